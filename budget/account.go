@@ -1,0 +1,217 @@
+package budget
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Limits are the budget's fixed terms, all in the counter's unit.
+type Limits struct {
+	// Capacity is W, the model's context window.
+	Capacity int `json:"capacity"`
+	// Reserve is R, the room kept for the model's output.
+	Reserve int `json:"reserve"`
+	// Wrapper is the message framing a chat API adds around the serialized
+	// input; it is counted as overhead (part of H).
+	Wrapper int `json:"wrapper"`
+}
+
+// Limit is the most the input may take: W − R.
+func (l Limits) Limit() int { return l.Capacity - l.Reserve }
+
+// Validate reports limits that cannot describe a budget.
+func (l Limits) Validate() error {
+	switch {
+	case l.Capacity <= 0:
+		return fmt.Errorf("capacity %d: must be positive", l.Capacity)
+	case l.Reserve < 0:
+		return fmt.Errorf("reserve %d: must not be negative", l.Reserve)
+	case l.Wrapper < 0:
+		return fmt.Errorf("wrapper %d: must not be negative", l.Wrapper)
+	}
+	return nil
+}
+
+// Kind names what a part of the input is. Evidence parts are what the
+// evidence budget B pays for; every other kind is a fixed cost.
+type Kind string
+
+// The part kinds. Overhead is every byte of the serialization that belongs
+// to no part (keys, braces, commas, the template field) plus the wrapper.
+const (
+	KindInstruction Kind = "instruction"
+	KindExample     Kind = "example"
+	KindMemory      Kind = "memory"
+	KindEvidence    Kind = "evidence"
+	KindToolOutput  Kind = "tool_output"
+	KindQuestion    Kind = "question"
+	KindOverhead    Kind = "overhead"
+)
+
+// Span marks the bytes of one part within the serialized input.
+type Span struct {
+	Kind  Kind
+	Label string // e.g. an evidence address "travel-v2:1-3"
+	Start int    // byte offset, inclusive
+	End   int    // byte offset, exclusive
+}
+
+// Part is the cost of one part of the input.
+type Part struct {
+	Kind  Kind   `json:"kind"`
+	Label string `json:"label,omitempty"`
+	Cost  int    `json:"cost"`
+}
+
+// Report is the accounting B = W − R − I − E − Q − H for one input. Parts
+// lists every part in serialization order, with the overhead last, and
+// their costs add up to Total exactly.
+type Report struct {
+	Counter string `json:"counter"`
+	Limits
+	Parts []Part `json:"parts"`
+	// Total is the whole input: the serialized text plus the wrapper.
+	Total int `json:"total"`
+	// Fixed is every part that is not evidence (I + E + Q + H, and memory
+	// or tool output when present).
+	Fixed int `json:"fixed"`
+	// EvidenceBudget is B = W − R − Fixed; negative when even the fixed
+	// parts do not fit.
+	EvidenceBudget int `json:"evidence_budget"`
+	// EvidenceCost is what the evidence parts take.
+	EvidenceCost int `json:"evidence_cost"`
+	// Left is B − EvidenceCost; negative is the shortfall.
+	Left int `json:"left"`
+}
+
+// Fits reports whether the input is within W − R. Exactly full fits.
+func (r Report) Fits() bool { return r.Left >= 0 }
+
+// Shortfall is how much the input is over the limit, or 0.
+func (r Report) Shortfall() int { return max(0, -r.Left) }
+
+// Account counts text once and attributes every unit to the span it starts
+// in; bytes outside every span, and the wrapper, are overhead. spans must be
+// in order and must not overlap.
+func Account(c Counter, text string, spans []Span, limits Limits) Report {
+	cuts := make([]int, 0, 2*len(spans))
+	for _, s := range spans {
+		cuts = append(cuts, s.Start, s.End)
+	}
+	seg := c.Split(text, cuts)
+	r := Report{Counter: c.Name(), Limits: limits}
+	overhead := limits.Wrapper + seg[0]
+	for i, s := range spans {
+		overhead += seg[2*i+2] // the gap after span i
+		cost := seg[2*i+1]
+		r.Parts = append(r.Parts, Part{Kind: s.Kind, Label: s.Label, Cost: cost})
+		if s.Kind == KindEvidence {
+			r.EvidenceCost += cost
+		} else {
+			r.Fixed += cost
+		}
+	}
+	r.Parts = append(r.Parts, Part{Kind: KindOverhead, Cost: overhead})
+	r.Fixed += overhead
+	r.Total = r.Fixed + r.EvidenceCost
+	r.EvidenceBudget = limits.Limit() - r.Fixed
+	r.Left = r.EvidenceBudget - r.EvidenceCost
+	return r
+}
+
+// ErrOverBudget is matched (errors.Is) by every *OverError.
+var ErrOverBudget = errors.New("over budget")
+
+// OverError reports an input that does not fit. Nothing was cut: the
+// caller decides what to drop, or raises the capacity.
+type OverError struct {
+	Report Report
+}
+
+// Error names the limit, the total, the shortfall and each part's cost.
+func (e *OverError) Error() string {
+	r := e.Report
+	var b strings.Builder
+	fmt.Fprintf(&b, "over budget by %d %s: the input takes %d, the limit is %d (capacity %d − reserve %d)",
+		r.Shortfall(), unit(r.Counter), r.Total, r.Limit(), r.Capacity, r.Reserve)
+	if r.EvidenceBudget < 0 {
+		fmt.Fprintf(&b, "; even without evidence the fixed parts take %d", r.Fixed)
+	}
+	b.WriteString("; costs:")
+	for _, p := range r.Parts {
+		fmt.Fprintf(&b, " %s %d,", p.name(), p.Cost)
+	}
+	s := strings.TrimSuffix(b.String(), ",")
+	return s + "; raise --capacity, lower --reserve, or ask about fewer dates"
+}
+
+// Is makes errors.Is(err, ErrOverBudget) true.
+func (e *OverError) Is(target error) bool { return target == ErrOverBudget }
+
+func (p Part) name() string {
+	if p.Label != "" {
+		return string(p.Kind) + " " + p.Label
+	}
+	return string(p.Kind)
+}
+
+func unit(counter string) string {
+	if counter == "codepoint" {
+		return "code points"
+	}
+	return counter + " tokens"
+}
+
+// WriteText prints the accounting as aligned lines, for people.
+func (r Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	line := func(name string, v int, note string) {
+		fmt.Fprintf(&b, "%-28s %7d", name, v)
+		if note != "" {
+			b.WriteString("  " + note)
+		}
+		b.WriteByte('\n')
+	}
+	fmt.Fprintf(&b, "counter %s (%s)\n", r.Counter, unit(r.Counter))
+	line("W capacity", r.Capacity, "")
+	line("R reserve", r.Reserve, "")
+	sums := map[Kind]int{}
+	for _, p := range r.Parts {
+		sums[p.Kind] += p.Cost
+	}
+	for _, k := range []Kind{KindInstruction, KindExample, KindMemory, KindToolOutput, KindQuestion} {
+		if _, ok := sums[k]; ok || k == KindInstruction || k == KindExample || k == KindQuestion {
+			line(letter(k)+string(k), sums[k], "")
+		}
+	}
+	line("H overhead", sums[KindOverhead], fmt.Sprintf("wrapper %d + serialization %d", r.Wrapper, sums[KindOverhead]-r.Wrapper))
+	line("B = W − R − fixed", r.EvidenceBudget, "left for evidence")
+	for _, p := range r.Parts {
+		if p.Kind == KindEvidence {
+			line("  evidence "+p.Label, p.Cost, "")
+		}
+	}
+	line("evidence total", r.EvidenceCost, "")
+	line("total input", r.Total, fmt.Sprintf("limit %d", r.Limit()))
+	if r.Fits() {
+		line("left", r.Left, "")
+	} else {
+		line("shortfall", r.Shortfall(), "over budget")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func letter(k Kind) string {
+	switch k {
+	case KindInstruction:
+		return "I "
+	case KindExample:
+		return "E "
+	case KindQuestion:
+		return "Q "
+	}
+	return "  "
+}

@@ -1,0 +1,190 @@
+// Package cli wires ka2's commands to the library packages. Each command
+// lives in its own file as NewCmdX(f, runF) with an options struct; run
+// functions read and write only through the Factory's streams.
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ka2/ka2"
+	"github.com/ka2/ka2/budget"
+	"github.com/ka2/ka2/contract"
+)
+
+// Exit codes. They are documented in the README and never change meaning.
+const (
+	ExitOK         = 0 // success
+	ExitProblems   = 1 // a check ran and found problems
+	ExitInput      = 2 // usage or input error
+	ExitBudget     = 3 // over budget
+	ExitNoEvidence = 4 // no applicable evidence, with --require-evidence
+)
+
+// Factory carries what commands need from the outside world, so tests can
+// replace it.
+type Factory struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+	// Now is the clock, read only by the CLI to resolve defaults.
+	Now func() time.Time
+	// ErrorFormat is "text" or "json", from the root --error-format flag.
+	ErrorFormat string
+}
+
+// Main runs ka2 with the process's arguments and streams and returns the
+// exit code.
+func Main() int {
+	f := &Factory{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, Now: time.Now}
+	return Run(f, os.Args[1:])
+}
+
+// Run executes one ka2 command line and returns its exit code. Every error
+// is printed once, here.
+func Run(f *Factory, args []string) int {
+	cmd := NewCmdRoot(f)
+	cmd.SetArgs(args)
+	cmd.SetIn(f.In)
+	cmd.SetOut(f.Out)
+	cmd.SetErr(f.ErrOut)
+	err := cmd.Execute()
+	if err == nil {
+		return ExitOK
+	}
+	code := exitCode(err)
+	if !errors.Is(err, errReported) {
+		printError(f, cmd, args, err, code)
+	}
+	return code
+}
+
+// NewCmdRoot builds the ka2 command tree.
+func NewCmdRoot(f *Factory) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "ka2",
+		Short: "Select effective-date evidence and build budgeted context contracts",
+		Long: `ka2 decides, for one question, exactly which policy text a knowledge
+assistant's generator receives: the sources that apply to the question's
+subject and date, in a fixed order, with the cited lines and their addresses,
+packed with the instruction, an example and the question into a typed JSON
+contract that is counted against a budget and never silently cut.
+
+Without --corpus, commands use the embedded sample corpus.`,
+		Version:       ka2.Version,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.PersistentFlags().StringVar(&f.ErrorFormat, "error-format", "text", "how errors are printed on stderr: text or json")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(
+		NewCmdBuild(f, nil),
+		NewCmdSelect(f, nil),
+		NewCmdShow(f, nil),
+		NewCmdVerify(f, nil),
+		NewCmdBudget(f, nil),
+	)
+	return root
+}
+
+// usageError marks a mistake in the command line itself.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// errReported is returned by commands that already printed their outcome
+// (for example verify's problem list) and only need an exit code.
+var errReported = errors.New("reported")
+
+// exitError attaches an exit code to an error.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e exitError) Error() string { return e.err.Error() }
+func (e exitError) Unwrap() error { return e.err }
+
+func exitCode(err error) int {
+	var ee exitError
+	switch {
+	case errors.As(err, &ee):
+		return ee.code
+	case errors.Is(err, budget.ErrOverBudget):
+		return ExitBudget
+	case errors.Is(err, contract.ErrNoEvidence):
+		return ExitNoEvidence
+	}
+	return ExitInput
+}
+
+// errorKind is the stable name of an error in JSON output.
+func errorKind(err error, code int) string {
+	switch code {
+	case ExitBudget:
+		return "budget_exceeded"
+	case ExitNoEvidence:
+		return "no_evidence"
+	case ExitProblems:
+		return "check_failed"
+	}
+	var ue usageError
+	if errors.As(err, &ue) {
+		return "usage"
+	}
+	return "bad_input"
+}
+
+// jsonError is the shape of an error under --error-format json.
+type jsonError struct {
+	Error struct {
+		Kind    string         `json:"kind"`
+		Message string         `json:"message"`
+		Budget  *budget.Report `json:"budget,omitempty"`
+	} `json:"error"`
+}
+
+func printError(f *Factory, cmd *cobra.Command, args []string, err error, code int) {
+	if f.ErrorFormat == "json" {
+		var je jsonError
+		je.Error.Kind = errorKind(err, code)
+		je.Error.Message = err.Error()
+		var oe *budget.OverError
+		if errors.As(err, &oe) {
+			je.Error.Budget = &oe.Report
+		}
+		writeJSON(f.ErrOut, je, true)
+		return
+	}
+	fmt.Fprintf(f.ErrOut, "ka2: %v\n", err)
+	var ue usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(f.ErrOut, "Try: %s --help\n", commandPath(cmd, args))
+	}
+}
+
+// commandPath names the subcommand the arguments chose, for the Try: line.
+func commandPath(root *cobra.Command, args []string) string {
+	c, _, err := root.Find(args)
+	if err != nil {
+		return root.Name()
+	}
+	return c.CommandPath()
+}
+
+// writeJSON writes v as JSON without HTML escaping, followed by a newline.
+func writeJSON(w io.Writer, v any, indent bool) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	if indent {
+		enc.SetIndent("", "  ")
+	}
+	return enc.Encode(v)
+}

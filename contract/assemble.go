@@ -1,0 +1,189 @@
+package contract
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/ka2/ka2/budget"
+)
+
+// Assemble serializes items as the definition's template: compact JSON,
+// the definition's fields in order, no HTML escaping. It returns the text
+// and the span of each part, for the budget. Items of each kind keep the
+// order they are given in; several instruction items are joined by a blank
+// line into the one instruction string.
+//
+// Assemble is the only place where typed items become text.
+func Assemble(def *Definition, items []Item) ([]byte, []budget.Span, error) {
+	byKind := map[Kind][]Item{}
+	for _, it := range items {
+		if _, ok := itemKinds[it.Kind]; !ok {
+			return nil, nil, fmt.Errorf("item %s has unknown kind %q", short(it.ID), it.Kind)
+		}
+		if def.field(it.Kind) == nil {
+			return nil, nil, fmt.Errorf("template %s has no field for %s items", def.Template, it.Kind)
+		}
+		byKind[it.Kind] = append(byKind[it.Kind], it)
+	}
+	for _, k := range []Kind{KindInstruction, KindExample, KindQuestion} {
+		if n := len(byKind[k]); n == 0 || (k != KindInstruction && n > 1) {
+			return nil, nil, fmt.Errorf("a contract needs exactly one %s item, got %d", k, n)
+		}
+	}
+
+	b := make([]byte, 0, 1024)
+	var spans []budget.Span
+	mark := func(k Kind, label string, start int) {
+		spans = append(spans, budget.Span{Kind: budget.Kind(k), Label: label, Start: start, End: len(b)})
+	}
+	b = append(b, '{')
+	first := true
+	for _, f := range def.Fields {
+		k := Kind(f.ContextType)
+		list := byKind[k]
+		if f.ContextType != constantType && !f.Required && len(list) == 0 {
+			continue
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = appendString(b, f.Name)
+		b = append(b, ':')
+		switch {
+		case f.ContextType == constantType:
+			b = appendString(b, def.Template)
+		case k == KindInstruction:
+			start := len(b)
+			texts := make([]string, len(list))
+			for i, it := range list {
+				texts[i] = it.Text
+			}
+			b = appendString(b, strings.Join(texts, "\n\n"))
+			mark(k, "", start)
+		case k == KindExample:
+			start := len(b)
+			ex := list[0].Example
+			b = append(b, `{"question":`...)
+			b = appendString(b, ex.Question)
+			b = append(b, `,"answer":`...)
+			b = appendString(b, ex.Answer)
+			b = append(b, '}')
+			mark(k, "", start)
+		case k == KindQuestion:
+			start := len(b)
+			b = appendString(b, list[0].Text)
+			mark(k, "", start)
+		default: // a list kind
+			b = append(b, '[')
+			for i, it := range list {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				start := len(b)
+				label := it.Source
+				if k == KindEvidence {
+					b = appendEvidence(b, it)
+					label = it.Ref.Address()
+				} else {
+					b = appendTextItem(b, it)
+				}
+				mark(k, label, start)
+			}
+			b = append(b, ']')
+		}
+	}
+	b = append(b, '}')
+	return b, spans, nil
+}
+
+func appendEvidence(b []byte, it Item) []byte {
+	b = append(b, `{"source_id":`...)
+	b = appendString(b, it.Ref.SourceID)
+	b = append(b, `,"version":`...)
+	b = appendString(b, it.Ref.Version)
+	b = append(b, `,"line_start":`...)
+	b = strconv.AppendInt(b, int64(it.Ref.Lines.Start), 10)
+	b = append(b, `,"line_end":`...)
+	b = strconv.AppendInt(b, int64(it.Ref.Lines.End), 10)
+	b = append(b, `,"quote":`...)
+	b = appendString(b, it.Text)
+	return append(b, '}')
+}
+
+// appendTextItem writes a memory or tool output item with its source.
+func appendTextItem(b []byte, it Item) []byte {
+	b = append(b, `{"source":`...)
+	b = appendString(b, it.Source)
+	b = append(b, `,"text":`...)
+	b = appendString(b, it.Text)
+	return append(b, '}')
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString appends s as a JSON string exactly as encoding/json does
+// with SetEscapeHTML(false): '<', '>' and '&' stay as they are; U+2028 and
+// U+2029 are escaped so the output is also safe as JavaScript; invalid
+// UTF-8 becomes U+FFFD.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// short shortens a content ID for messages; 12 hex digits are unambiguous
+// for any corpus ka2 will meet.
+func short(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}

@@ -1,0 +1,108 @@
+package corpus
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Code is a stable machine name for a kind of corpus problem. Tools that
+// branch on a problem compare codes, never messages.
+type Code string
+
+// The problems Parse and Load report.
+const (
+	CodeInvalidUTF8      Code = "invalid-utf8"
+	CodeNoFrontMatter    Code = "no-front-matter"
+	CodeBadFrontMatter   Code = "bad-front-matter"
+	CodeUnknownKey       Code = "unknown-key"
+	CodeDuplicateKey     Code = "duplicate-key"
+	CodeMissingKey       Code = "missing-key"
+	CodeBadValue         Code = "bad-value"
+	CodeBadDate          Code = "bad-date"
+	CodeEmptyInterval    Code = "empty-interval"
+	CodeDuplicateSource  Code = "duplicate-source"
+	CodeCiteOutsideBody  Code = "cite-outside-body"
+	CodeSymlinkOutside   Code = "symlink-outside"
+	CodeUnreadable       Code = "unreadable"
+	CodeEmptyCorpus      Code = "empty-corpus"
+	CodeUnknownSource    Code = "unknown-source"
+	CodeAmbiguousAddress Code = "ambiguous-address"
+	CodeRangeOutsideBody Code = "range-outside-body"
+)
+
+// Error is one problem in one file: where it is, what is wrong and how to fix
+// it. Line and Col are 1-based positions in the file; 0 means unknown.
+type Error struct {
+	Path string
+	Line int
+	Col  int
+	Code Code
+	Msg  string // what is wrong
+	Hint string // how to fix it; may be empty
+}
+
+// Error formats e as "path:line:col: msg; hint".
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Path)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+		if e.Col > 0 {
+			fmt.Fprintf(&b, ":%d", e.Col)
+		}
+	}
+	if b.Len() > 0 {
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Msg)
+	if e.Hint != "" {
+		b.WriteString("; ")
+		b.WriteString(e.Hint)
+	}
+	return b.String()
+}
+
+// ErrorList is every problem found, sorted by path, line, column and code.
+type ErrorList []*Error
+
+// Error joins the problems, one per line.
+func (l ErrorList) Error() string {
+	msgs := make([]string, len(l))
+	for i, e := range l {
+		msgs[i] = e.Error()
+	}
+	return strings.Join(msgs, "\n")
+}
+
+// Unwrap lets errors.As find each *Error.
+func (l ErrorList) Unwrap() []error {
+	errs := make([]error, len(l))
+	for i, e := range l {
+		errs[i] = e
+	}
+	return errs
+}
+
+// sort orders the list deterministically.
+func (l ErrorList) sort() {
+	slices.SortStableFunc(l, func(a, b *Error) int {
+		return cmp.Or(
+			strings.Compare(a.Path, b.Path),
+			cmp.Compare(a.Line, b.Line),
+			cmp.Compare(a.Col, b.Col),
+			strings.Compare(string(a.Code), string(b.Code)),
+			strings.Compare(a.Msg, b.Msg),
+		)
+	})
+}
+
+// err returns the list as an error, or nil when it is empty.
+func (l ErrorList) err() error {
+	if len(l) == 0 {
+		return nil
+	}
+	l.sort()
+	return l
+}

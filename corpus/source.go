@@ -1,0 +1,479 @@
+package corpus
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Source is one parsed policy file.
+type Source struct {
+	ID         string   // source_id: lowercase letters, digits, '.', '_', '-'
+	Version    string   // the author's version label, e.g. "v2"
+	Subjects   []string // what questions the source answers, e.g. "lodging"
+	ValidFrom  Date     // first day the source applies
+	ValidUntil Date     // first day it no longer applies; zero means open-ended
+	Supersedes []string // source_ids this source replaces
+	Lang       string   // language tag, e.g. "en"; empty applies to every language
+	Unit       string   // unit of the amounts in the body, e.g. "CNY per room-night"
+	Cite       []Range  // author-declared short representation
+
+	Path     string   // slash-separated path relative to the corpus root
+	BodyLine int      // file line number of body line 1
+	Lines    []string // body lines, exactly as written, without terminators
+	Digest   string   // hex SHA-256 of the file's bytes
+
+	// Positions of front matter keys and values, for tools that point at
+	// them (the linter). Keyed by front matter key.
+	Keys map[string]Pos
+
+	HasBOM  bool // the file started with a UTF-8 byte order mark
+	HasCRLF bool // some line ended with CRLF
+}
+
+// Pos is a 1-based line and column in a file.
+type Pos struct {
+	Line, Col int
+}
+
+// AppliesOn reports whether d lies in [ValidFrom, ValidUntil).
+func (s *Source) AppliesOn(d Date) bool {
+	return !d.Before(s.ValidFrom) && (s.ValidUntil.IsZero() || d.Before(s.ValidUntil))
+}
+
+// HasSubject reports whether subject is one of the source's subjects.
+func (s *Source) HasSubject(subject string) bool {
+	for _, x := range s.Subjects {
+		if x == subject {
+			return true
+		}
+	}
+	return false
+}
+
+// Body returns the whole body range, or the zero Range for an empty body.
+func (s *Source) Body() Range {
+	if len(s.Lines) == 0 {
+		return Range{}
+	}
+	return Range{Start: 1, End: len(s.Lines)}
+}
+
+// Quote returns the lines of r joined by "\n", exactly as in the file.
+func (s *Source) Quote(r Range) (string, error) {
+	if len(s.Lines) == 0 {
+		return "", &Error{Path: s.Path, Code: CodeRangeOutsideBody,
+			Msg:  fmt.Sprintf("source %s has an empty body, so there are no lines to quote", s.ID),
+			Hint: "add the policy text below the closing '---'"}
+	}
+	if r.Start < 1 || r.End > len(s.Lines) || r.Start > r.End {
+		return "", &Error{Path: s.Path, Code: CodeRangeOutsideBody,
+			Msg:  fmt.Sprintf("lines %s are outside the body of %s, which has %d lines", r, s.ID, len(s.Lines)),
+			Hint: fmt.Sprintf("cite lines between 1 and %d", len(s.Lines))}
+	}
+	return strings.Join(s.Lines[r.Start-1:r.End], "\n"), nil
+}
+
+// Known front matter keys, in the order the README documents them.
+var knownKeys = []string{"source_id", "version", "subjects", "subject", "valid_from", "valid_until", "supersedes", "lang", "unit", "cite"}
+
+// KnownKeys lists the front matter keys a policy file may use.
+func KnownKeys() []string { return append([]string(nil), knownKeys...) }
+
+var langPattern = regexp.MustCompile(`^[a-z]{2,3}(-[A-Za-z0-9]{1,8})*$`)
+
+// yamlLine finds the line number in a yaml.v3 error message.
+var yamlLine = regexp.MustCompile(`^line (\d+): (.*)`)
+
+// yamlParserProblems are the yaml.v3 parser (not scanner) errors. yaml.v3
+// (decode.go, parser.fail) adds one to scanner marks only, so these report
+// the 0-based line of their mark, one before the line a person would count.
+var yamlParserProblems = map[string]bool{
+	"did not find expected <stream-start>":   true,
+	"did not find expected <document start>": true,
+	"did not find expected node content":     true,
+	"did not find expected '-' indicator":    true,
+	"did not find expected key":              true,
+	"did not find expected ',' or ']'":       true,
+	"did not find expected ',' or '}'":       true,
+	"found undefined tag handle":             true,
+	"found duplicate %YAML directive":        true,
+	"found incompatible YAML document":       true,
+	"found duplicate %TAG directive":         true,
+}
+
+// firstControl finds the first character the YAML reader refuses (yaml.v3's
+// readerc.go reports it without a position), as a 1-based line and column
+// of text.
+func firstControl(text string) (line, col int, ok bool) {
+	line, col = 1, 1
+	for _, r := range text {
+		switch {
+		case r == '\n':
+			line, col = line+1, 1
+			continue
+		case r == '\t', r == '\r', r == 0x85,
+			0x20 <= r && r <= 0x7E, 0xA0 <= r && r <= 0xD7FF,
+			0xE000 <= r && r <= 0xFFFD, 0x10000 <= r && r <= 0x10FFFF:
+		default:
+			return line, col, true
+		}
+		col++
+	}
+	return 0, 0, false
+}
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// Parse reads one policy file. path is used in errors and kept in the
+// Source; it should be slash-separated and relative to the corpus root. On
+// failure the error is an ErrorList with every problem found in the file.
+func Parse(path string, data []byte) (*Source, error) {
+	p := parser{src: &Source{Path: path, Keys: map[string]Pos{}}}
+	sum := sha256.Sum256(data)
+	p.src.Digest = hex.EncodeToString(sum[:])
+	p.parse(data)
+	if err := p.errs.err(); err != nil {
+		return nil, err
+	}
+	return p.src, nil
+}
+
+type parser struct {
+	src  *Source
+	errs ErrorList
+}
+
+func (p *parser) errorf(line, col int, code Code, hint, format string, args ...any) {
+	p.errs = append(p.errs, &Error{Path: p.src.Path, Line: line, Col: col, Code: code,
+		Msg: fmt.Sprintf(format, args...), Hint: hint})
+}
+
+func (p *parser) parse(data []byte) {
+	if bytes.HasPrefix(data, utf8BOM) {
+		data = data[len(utf8BOM):]
+		p.src.HasBOM = true
+	}
+	if !utf8.Valid(data) {
+		line, col := firstInvalidUTF8(data)
+		p.errorf(line, col, CodeInvalidUTF8, "save the file as UTF-8", "invalid UTF-8")
+		return
+	}
+	lines, crlf := splitLines(string(data))
+	p.src.HasCRLF = crlf
+	if len(lines) == 0 || !isDelimiter(lines[0]) {
+		p.errorf(1, 1, CodeNoFrontMatter, "start the file with a line '---', the keys, then another '---'",
+			"missing front matter")
+		return
+	}
+	end := -1
+	for i := 1; i < len(lines); i++ {
+		if isDelimiter(lines[i]) {
+			end = i
+			break
+		}
+	}
+	if end < 0 {
+		p.errorf(1, 1, CodeNoFrontMatter, "close the front matter with a line '---' before the body",
+			"front matter is never closed")
+		return
+	}
+	p.src.BodyLine = end + 2
+	p.src.Lines = lines[end+1:]
+	p.frontMatter(strings.Join(lines[1:end], "\n"))
+}
+
+// splitLines splits s into lines without terminators. LF and CRLF give the
+// same lines, and a final terminator does not add an empty line. A CR that
+// is not followed by LF (a stray one, or one at the very end of the file) is
+// not a terminator: it stays part of the line's text.
+func splitLines(s string) (lines []string, crlf bool) {
+	if s == "" {
+		return nil, false
+	}
+	s, final := strings.CutSuffix(s, "\n")
+	lines = strings.Split(s, "\n")
+	for i, l := range lines {
+		if i == len(lines)-1 && !final {
+			break // the last line has no terminator at all
+		}
+		if strings.HasSuffix(l, "\r") {
+			lines[i] = l[:len(l)-1]
+			crlf = true
+		}
+	}
+	return lines, crlf
+}
+
+// isDelimiter reports whether line is a front matter delimiter "---",
+// allowing trailing blanks.
+func isDelimiter(line string) bool {
+	return strings.TrimRight(line, " \t\r") == "---"
+}
+
+func firstInvalidUTF8(data []byte) (line, col int) {
+	line, col = 1, 1
+	for len(data) > 0 {
+		r, size := utf8.DecodeRune(data)
+		if r == utf8.RuneError && size <= 1 {
+			return line, col
+		}
+		if r == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+		data = data[size:]
+	}
+	return line, col
+}
+
+// frontMatter decodes the YAML between the '---' lines. The document starts
+// on file line 2, so a YAML line n is file line n+1.
+func (p *parser) frontMatter(text string) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
+		line, col, msg := 1, 1, strings.TrimPrefix(err.Error(), "yaml: ")
+		if m := yamlLine.FindStringSubmatch(msg); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			if yamlParserProblems[m[2]] {
+				n++ // yaml.v3 reports these with a 0-based line number
+			}
+			line, msg = n+1, m[2]
+		} else if l, c, ok := firstControl(text); ok && msg == "control characters are not allowed" {
+			line, col = l+1, c
+		}
+		p.errorf(line, col, CodeBadFrontMatter, "fix the YAML syntax", "front matter is not valid YAML: %s", msg)
+		return
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		p.errorf(1, 1, CodeMissingKey, "add source_id, version, subjects and valid_from", "front matter is empty")
+		return
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		p.errorf(root.Line+1, root.Column, CodeBadFrontMatter, "write the front matter as 'key: value' lines", "front matter is not a mapping of keys to values")
+		return
+	}
+	values := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		pos := Pos{Line: k.Line + 1, Col: k.Column}
+		if prev, dup := p.src.Keys[k.Value]; dup {
+			p.errorf(pos.Line, pos.Col, CodeDuplicateKey, "keep one of them", "key %s is already set on line %d", k.Value, prev.Line)
+			continue
+		}
+		if !isKnownKey(k.Value) {
+			hint := "known keys are " + strings.Join(knownKeys, ", ")
+			if s := Suggest(k.Value, knownKeys); s != "" {
+				hint = "did you mean " + s + "?"
+			}
+			p.errorf(pos.Line, pos.Col, CodeUnknownKey, hint, "unknown key %q", k.Value)
+			continue
+		}
+		p.src.Keys[k.Value] = pos
+		values[k.Value] = v
+	}
+	p.fields(values)
+}
+
+func isKnownKey(k string) bool {
+	for _, x := range knownKeys {
+		if x == k {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *parser) fields(v map[string]*yaml.Node) {
+	s := p.src
+	s.ID = p.scalar(v, "source_id", true)
+	if s.ID != "" && !ValidSourceID(s.ID) {
+		n := v["source_id"]
+		p.errorf(n.Line+1, n.Column, CodeBadValue, "use only lowercase letters, digits, '.', '_' and '-'", "source_id %q is not valid", s.ID)
+	}
+	s.Version = p.scalar(v, "version", true)
+	switch {
+	case v["subjects"] != nil && v["subject"] != nil:
+		n := v["subject"]
+		p.errorf(n.Line+1, n.Column, CodeDuplicateKey, "keep only subjects", "both subject and subjects are set")
+	case v["subject"] != nil:
+		if x := p.scalar(v, "subject", true); x != "" {
+			s.Subjects = []string{x}
+		}
+	default:
+		s.Subjects, _ = p.list(v, "subjects", true)
+	}
+	s.ValidFrom = p.date(v, "valid_from", true)
+	s.ValidUntil = p.date(v, "valid_until", false)
+	if !s.ValidFrom.IsZero() && !s.ValidUntil.IsZero() && !s.ValidFrom.Before(s.ValidUntil) {
+		n := v["valid_until"]
+		p.errorf(n.Line+1, n.Column, CodeEmptyInterval,
+			"valid_until is exclusive: set it after valid_from, or remove it for an open-ended source",
+			"valid_until %s is not after valid_from %s", s.ValidUntil, s.ValidFrom)
+	}
+	var nodes []*yaml.Node
+	s.Supersedes, nodes = p.list(v, "supersedes", false)
+	for i, id := range s.Supersedes {
+		if !ValidSourceID(id) {
+			n := nodes[i]
+			p.errorf(n.Line+1, n.Column, CodeBadValue, "name the source_id of the replaced source", "supersedes %q is not a valid source_id", id)
+		}
+	}
+	s.Lang = p.scalar(v, "lang", false)
+	if s.Lang != "" && !langPattern.MatchString(s.Lang) {
+		n := v["lang"]
+		p.errorf(n.Line+1, n.Column, CodeBadValue, "use a language tag such as en or zh", "lang %q is not a language tag", s.Lang)
+	}
+	s.Unit = p.scalar(v, "unit", false)
+	p.cite(v["cite"])
+}
+
+// node returns the value of key, reporting a missing required key. A null
+// value counts as missing.
+func (p *parser) node(v map[string]*yaml.Node, key string, required bool) *yaml.Node {
+	n := v[key]
+	if n != nil && n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		if required {
+			p.errorf(n.Line+1, n.Column, CodeMissingKey, "give "+key+" a value", "%s is empty", key)
+		}
+		return nil
+	}
+	if n == nil && required {
+		p.errorf(1, 1, CodeMissingKey, "add '"+key+": …' to the front matter", "missing required key %s", key)
+	}
+	return n
+}
+
+func (p *parser) scalar(v map[string]*yaml.Node, key string, required bool) string {
+	n := p.node(v, key, required)
+	if n == nil {
+		return ""
+	}
+	if n.Kind != yaml.ScalarNode {
+		p.errorf(n.Line+1, n.Column, CodeBadValue, "write a single value", "%s must be a single value", key)
+		return ""
+	}
+	val := strings.TrimSpace(n.Value)
+	if val == "" && required {
+		p.errorf(n.Line+1, n.Column, CodeMissingKey, "give "+key+" a value", "%s is empty", key)
+	}
+	return val
+}
+
+// list accepts a YAML sequence of scalars, or a single scalar as a list of one.
+// It returns the items and, in step with them, the nodes they came from.
+func (p *parser) list(v map[string]*yaml.Node, key string, required bool) ([]string, []*yaml.Node) {
+	n := p.node(v, key, required)
+	if n == nil {
+		return nil, nil
+	}
+	var items []*yaml.Node
+	switch n.Kind {
+	case yaml.ScalarNode:
+		items = []*yaml.Node{n}
+	case yaml.SequenceNode:
+		items = n.Content
+	default:
+		p.errorf(n.Line+1, n.Column, CodeBadValue, "write a list such as [a, b]", "%s must be a list", key)
+		return nil, nil
+	}
+	var out []string
+	var nodes []*yaml.Node
+	for _, it := range items {
+		if it.Kind != yaml.ScalarNode || strings.TrimSpace(it.Value) == "" {
+			p.errorf(it.Line+1, it.Column, CodeBadValue, "write each item as plain text", "%s has an empty or nested item", key)
+			continue
+		}
+		out = append(out, strings.TrimSpace(it.Value))
+		nodes = append(nodes, it)
+	}
+	if len(out) == 0 && required && len(items) == 0 {
+		p.errorf(n.Line+1, n.Column, CodeMissingKey, "list at least one", "%s is empty", key)
+	}
+	return out, nodes
+}
+
+func (p *parser) date(v map[string]*yaml.Node, key string, required bool) Date {
+	n := p.node(v, key, required)
+	if n == nil {
+		return Date{}
+	}
+	if n.Kind != yaml.ScalarNode {
+		p.errorf(n.Line+1, n.Column, CodeBadDate, "write YYYY-MM-DD", "%s must be a date", key)
+		return Date{}
+	}
+	d, err := ParseDate(n.Value)
+	if err != nil {
+		hint := "write YYYY-MM-DD, e.g. 2026-01-01"
+		if errors.Is(err, ErrNotCivilDate) {
+			hint = "ka2 compares civil dates: drop the time and zone, e.g. " + n.Value[:10]
+		}
+		p.errorf(n.Line+1, n.Column, CodeBadDate, hint, "%s %q is not a calendar date", key, n.Value)
+	}
+	return d
+}
+
+func (p *parser) cite(n *yaml.Node) {
+	if n == nil || (n.Kind == yaml.ScalarNode && n.Tag == "!!null") {
+		return
+	}
+	items := []*yaml.Node{n}
+	if n.Kind == yaml.SequenceNode {
+		items = n.Content
+	}
+	for _, it := range items {
+		r, err := ParseRange(strings.TrimSpace(it.Value))
+		if it.Kind != yaml.ScalarNode || err != nil {
+			p.errorf(it.Line+1, it.Column, CodeBadValue, "write each range as \"N-M\" with 1 ≤ N ≤ M", "cite %q is not a line range", it.Value)
+			continue
+		}
+		if r.End > len(p.src.Lines) {
+			p.errorf(it.Line+1, it.Column, CodeCiteOutsideBody, fmt.Sprintf("cite lines between 1 and %d", len(p.src.Lines)),
+				"cite %s is outside the body, which has %d lines", r, len(p.src.Lines))
+			continue
+		}
+		p.src.Cite = append(p.src.Cite, r)
+	}
+}
+
+// Suggest returns the candidate closest to s by edit distance, or "" when
+// none is close enough to be a likely typo.
+func Suggest(s string, candidates []string) string {
+	best, bestD := "", len(s)/2+2
+	for _, c := range candidates {
+		if d := editDistance(s, c); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

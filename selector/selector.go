@@ -1,0 +1,246 @@
+package selector
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/ka2/ka2/corpus"
+)
+
+// Query asks for the sources about some subjects on some dates.
+type Query struct {
+	Subjects []string
+	Dates    []corpus.Date
+	// Lang restricts the selection to sources in that language and sources
+	// without a lang. Empty means every language.
+	Lang string
+}
+
+// ErrBadQuery reports a query that cannot select anything.
+var ErrBadQuery = errors.New("bad query")
+
+// normalize checks q and returns it with subjects and dates sorted and
+// deduplicated, so equal questions give equal selections.
+func (q Query) normalize() (Query, error) {
+	if len(q.Subjects) == 0 {
+		return q, fmt.Errorf("%w: no subject: pass --subject, e.g. --subject lodging", ErrBadQuery)
+	}
+	if len(q.Dates) == 0 {
+		return q, fmt.Errorf("%w: no date: pass --date YYYY-MM-DD", ErrBadQuery)
+	}
+	for _, s := range q.Subjects {
+		if strings.TrimSpace(s) == "" {
+			return q, fmt.Errorf("%w: empty subject", ErrBadQuery)
+		}
+	}
+	for _, d := range q.Dates {
+		if d.IsZero() {
+			return q, fmt.Errorf("%w: empty date", ErrBadQuery)
+		}
+	}
+	q.Subjects = slices.Compact(slices.Sorted(slices.Values(q.Subjects)))
+	q.Dates = slices.CompactFunc(slices.SortedFunc(slices.Values(q.Dates), corpus.Date.Compare),
+		func(a, b corpus.Date) bool { return a == b })
+	return q, nil
+}
+
+// Compare orders sources as a contract lists them: valid_from descending,
+// then source_id ascending (bytewise), then lang ascending.
+func Compare(a, b *corpus.Source) int {
+	return cmp.Or(
+		b.ValidFrom.Compare(a.ValidFrom),
+		strings.Compare(a.ID, b.ID),
+		strings.Compare(a.Lang, b.Lang),
+	)
+}
+
+// Selection is the outcome of a query: the applicable sources in contract
+// order, and the conflicts among them.
+type Selection struct {
+	Query     Query
+	Sources   []*corpus.Source
+	Conflicts []Conflict
+}
+
+// Conflict is a set of applicable sources about the same subject that all
+// apply on the same asked dates, in the same language. All of them are kept;
+// the conflict is reported so a person can decide.
+type Conflict struct {
+	Subject string
+	Lang    string        // the language they share; empty when none is set
+	Dates   []corpus.Date // asked dates on which they all apply
+	Sources []string      // their source_ids, in contract order
+}
+
+// String describes the conflict in one line.
+func (c Conflict) String() string {
+	dates := make([]string, len(c.Dates))
+	for i, d := range c.Dates {
+		dates[i] = d.String()
+	}
+	lang := ""
+	if c.Lang != "" {
+		lang = " (" + c.Lang + ")"
+	}
+	return fmt.Sprintf("subject %s%s on %s: %s all apply", c.Subject, lang, strings.Join(dates, ", "), strings.Join(c.Sources, ", "))
+}
+
+// Index answers queries over one corpus in O(log n + k) for k results per
+// subject and date. It is immutable and safe for concurrent use.
+type Index struct {
+	corpus    *corpus.Corpus
+	bySubject map[string]*timeline
+}
+
+// timeline cuts one subject's time into segments at every valid_from and
+// valid_until; each segment lists the sources that cover all of it, in
+// contract order. A date is found by binary search over the cut points.
+// Memory is O(n) when versions of a subject do not overlap, and grows only
+// with overlaps, which are conflicts anyway.
+type timeline struct {
+	cuts     []corpus.Date      // ascending; segment i is [cuts[i], cuts[i+1])
+	segments [][]*corpus.Source // len(cuts) segments; the last is open-ended
+}
+
+// NewIndex indexes every source of c by subject and validity.
+func NewIndex(c *corpus.Corpus) *Index {
+	bySubject := map[string][]*corpus.Source{}
+	for _, s := range c.Sources {
+		for _, subj := range s.Subjects {
+			if l := bySubject[subj]; len(l) == 0 || l[len(l)-1] != s {
+				bySubject[subj] = append(bySubject[subj], s)
+			}
+		}
+	}
+	ix := &Index{corpus: c, bySubject: make(map[string]*timeline, len(bySubject))}
+	for subj, sources := range bySubject {
+		ix.bySubject[subj] = newTimeline(sources)
+	}
+	return ix
+}
+
+func newTimeline(sources []*corpus.Source) *timeline {
+	slices.SortFunc(sources, Compare)
+	var cuts []corpus.Date
+	for _, s := range sources {
+		cuts = append(cuts, s.ValidFrom)
+		if !s.ValidUntil.IsZero() {
+			cuts = append(cuts, s.ValidUntil)
+		}
+	}
+	slices.SortFunc(cuts, corpus.Date.Compare)
+	cuts = slices.Compact(cuts)
+	t := &timeline{cuts: cuts, segments: make([][]*corpus.Source, len(cuts))}
+	for _, s := range sources { // in contract order, so every segment is too
+		first := t.segment(s.ValidFrom)
+		last := len(cuts) - 1
+		if !s.ValidUntil.IsZero() {
+			last = t.segment(s.ValidUntil) - 1
+		}
+		for i := first; i <= last; i++ {
+			t.segments[i] = append(t.segments[i], s)
+		}
+	}
+	return t
+}
+
+// segment returns the index of the segment holding d, or -1 before the first.
+func (t *timeline) segment(d corpus.Date) int {
+	return sort.Search(len(t.cuts), func(i int) bool { return d.Before(t.cuts[i]) }) - 1
+}
+
+// at returns the sources that apply on d.
+func (t *timeline) at(d corpus.Date) []*corpus.Source {
+	if i := t.segment(d); i >= 0 {
+		return t.segments[i]
+	}
+	return nil
+}
+
+// Corpus returns the indexed corpus.
+func (ix *Index) Corpus() *corpus.Corpus { return ix.corpus }
+
+// Select returns the sources that apply to q, in contract order: each source
+// once, however many subjects and dates select it.
+func (ix *Index) Select(q Query) (Selection, error) {
+	q, err := q.normalize()
+	if err != nil {
+		return Selection{}, err
+	}
+	sel := Selection{Query: q}
+	seen := map[*corpus.Source]bool{}
+	conflicts := map[string]*Conflict{}
+	for _, subj := range q.Subjects {
+		t := ix.bySubject[subj]
+		if t == nil {
+			continue
+		}
+		for _, d := range q.Dates {
+			var here []*corpus.Source
+			for _, s := range t.at(d) {
+				if langMatches(s.Lang, q.Lang) {
+					here = append(here, s)
+				}
+			}
+			for _, s := range here {
+				if !seen[s] {
+					seen[s] = true
+					sel.Sources = append(sel.Sources, s)
+				}
+			}
+			addConflicts(conflicts, subj, d, here)
+		}
+	}
+	slices.SortFunc(sel.Sources, Compare)
+	for _, c := range conflicts {
+		sel.Conflicts = append(sel.Conflicts, *c)
+	}
+	slices.SortFunc(sel.Conflicts, func(a, b Conflict) int {
+		return cmp.Or(strings.Compare(a.Subject, b.Subject), strings.Compare(a.Lang, b.Lang),
+			slices.Compare(a.Sources, b.Sources))
+	})
+	return sel, nil
+}
+
+func langMatches(sourceLang, asked string) bool {
+	return asked == "" || sourceLang == "" || sourceLang == asked
+}
+
+// addConflicts records every group of two or more sources that apply on d in
+// one language. Sources without a lang join every language's group.
+func addConflicts(into map[string]*Conflict, subj string, d corpus.Date, here []*corpus.Source) {
+	if len(here) < 2 {
+		return
+	}
+	var langs []string
+	for _, s := range here {
+		if s.Lang != "" && !slices.Contains(langs, s.Lang) {
+			langs = append(langs, s.Lang)
+		}
+	}
+	if len(langs) == 0 {
+		langs = []string{""}
+	}
+	for _, lang := range langs {
+		var ids []string
+		for _, s := range here {
+			if s.Lang == "" || s.Lang == lang {
+				ids = append(ids, s.ID)
+			}
+		}
+		if len(ids) < 2 {
+			continue
+		}
+		key := subj + "\x00" + lang + "\x00" + strings.Join(ids, "\x00")
+		c := into[key]
+		if c == nil {
+			c = &Conflict{Subject: subj, Lang: lang, Sources: ids}
+			into[key] = c
+		}
+		c.Dates = append(c.Dates, d)
+	}
+}

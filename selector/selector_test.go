@@ -1,0 +1,239 @@
+package selector_test
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/selector"
+)
+
+func sampleIndex(t testing.TB) *selector.Index {
+	t.Helper()
+	c, err := corpus.Load(corpus.Sample())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return selector.NewIndex(c)
+}
+
+func date(s string) corpus.Date {
+	d, err := corpus.ParseDate(s)
+	if err != nil {
+		panic(err)
+	}
+	return d
+}
+
+func ids(ss []*corpus.Source) []string {
+	var out []string
+	for _, s := range ss {
+		out = append(out, s.ID+"/"+s.Lang)
+	}
+	return out
+}
+
+func TestSelectWorkedExample(t *testing.T) {
+	ix := sampleIndex(t)
+	tests := []struct {
+		name     string
+		subjects []string
+		dates    []string
+		lang     string
+		want     []string
+	}{
+		{"last day of v1", []string{"lodging"}, []string{"2025-12-31"}, "en", []string{"travel-v1/en"}},
+		{"first day of v2 only", []string{"lodging"}, []string{"2026-01-01"}, "en", []string{"travel-v2/en"}},
+		{"a date in 2025", []string{"lodging"}, []string{"2025-09-14"}, "en", []string{"travel-v1/en"}},
+		{"a date in 2026", []string{"lodging"}, []string{"2026-09-14"}, "en", []string{"travel-v2/en"}},
+		{"open-ended far future", []string{"lodging"}, []string{"2099-12-31"}, "zh", []string{"travel-v2/zh"}},
+		{"comparison gives both, newest first", []string{"lodging"}, []string{"2025-09-14", "2026-09-14"}, "en", []string{"travel-v2/en", "travel-v1/en"}},
+		{"dates in any order", []string{"lodging"}, []string{"2026-09-14", "2025-09-14", "2026-09-14"}, "en", []string{"travel-v2/en", "travel-v1/en"}},
+		{"before anything", []string{"lodging"}, []string{"2024-12-31"}, "en", nil},
+		{"rail is another subject", []string{"rail"}, []string{"2026-09-14"}, "en", []string{"rail-faq-v1/en"}},
+		{"no lang: every language", []string{"lodging"}, []string{"2026-09-14"}, "", []string{"travel-v2/en", "travel-v2/zh"}},
+		{"source without lang applies to every lang", []string{"lodging-notice"}, []string{"2026-09-14"}, "zh", []string{"notice-hostile/"}},
+		{"several subjects", []string{"rail", "lodging"}, []string{"2026-09-14"}, "en", []string{"rail-faq-v1/en", "travel-v2/en"}},
+		{"unknown subject", []string{"meals"}, []string{"2026-09-14"}, "en", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := selector.Query{Subjects: tt.subjects, Lang: tt.lang}
+			for _, d := range tt.dates {
+				q.Dates = append(q.Dates, date(d))
+			}
+			sel, err := ix.Select(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, ids(sel.Sources)); diff != "" {
+				t.Errorf("Select() mismatch (-want +got):\n%s", diff)
+			}
+			if len(sel.Conflicts) != 0 {
+				t.Errorf("Select() conflicts = %v, want none", sel.Conflicts)
+			}
+			// Explain must agree with Select on what is selected.
+			decisions, err := ix.Explain(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var explained []*corpus.Source
+			for _, d := range decisions {
+				if d.Selected() {
+					explained = append(explained, d.Source)
+				}
+			}
+			if diff := cmp.Diff(tt.want, ids(explained)); diff != "" {
+				t.Errorf("Explain() selected mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestExplainReasons(t *testing.T) {
+	ix := sampleIndex(t)
+	q := selector.Query{Subjects: []string{"lodging"}, Dates: []corpus.Date{date("2026-09-14")}, Lang: "en"}
+	decisions, err := ix.Explain(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, d := range decisions {
+		got[d.Source.ID+"/"+d.Source.Lang] = d.Explain()
+	}
+	want := map[string]string{
+		"travel-v2/en":    "selected: applies on 2026-09-14",
+		"travel-v1/en":    "excluded: on or after valid_until 2026-01-01",
+		"rail-faq-v1/en":  "excluded: subject mismatch (about rail)",
+		"notice-hostile/": "excluded: subject mismatch (about lodging-notice)",
+		"travel-v1/zh":    "excluded: other language (zh)",
+		"travel-v2/zh":    "excluded: other language (zh)",
+		"rail-faq-v1/zh":  "excluded: subject mismatch (about rail)",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Explain() mismatch (-want +got):\n%s", diff)
+	}
+	if !decisions[0].Selected() {
+		t.Errorf("Explain() lists %s first, want the selected source first", decisions[0].Source.ID)
+	}
+}
+
+func TestExplainBeforeAndBetween(t *testing.T) {
+	ix := sampleIndex(t)
+	q := selector.Query{Subjects: []string{"lodging"}, Dates: []corpus.Date{date("2024-06-01")}, Lang: "en"}
+	decisions, _ := ix.Explain(q)
+	for _, d := range decisions {
+		if d.Source.ID == "travel-v1" && d.Source.Lang == "en" && d.Reason != selector.ReasonBeforeFrom {
+			t.Errorf("travel-v1 reason = %s, want %s", d.Reason, selector.ReasonBeforeFrom)
+		}
+	}
+	q.Dates = []corpus.Date{date("2024-06-01"), date("2026-06-01")}
+	decisions, _ = ix.Explain(q)
+	for _, d := range decisions {
+		if d.Source.ID == "travel-v1" && d.Source.Lang == "en" && d.Reason != selector.ReasonBetweenDates {
+			t.Errorf("travel-v1 reason = %s, want %s", d.Reason, selector.ReasonBetweenDates)
+		}
+	}
+}
+
+func src(id, lang, from, until string, subjects ...string) *corpus.Source {
+	s := &corpus.Source{ID: id, Version: "v1", Lang: lang, Subjects: subjects, ValidFrom: date(from), Path: id + ".md"}
+	if until != "" {
+		s.ValidUntil = date(until)
+	}
+	return s
+}
+
+func TestOverlapsAreKeptAndReported(t *testing.T) {
+	c, err := corpus.New([]*corpus.Source{
+		src("hotel-a", "en", "2026-01-01", "2026-07-01", "lodging"),
+		src("hotel-b", "en", "2026-03-01", "", "lodging"),
+		src("hotel-c", "", "2026-05-01", "2026-06-01", "lodging"),
+		src("hotel-z", "zh", "2026-03-01", "", "lodging"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := selector.NewIndex(c)
+	sel, err := ix.Select(selector.Query{Subjects: []string{"lodging"}, Dates: []corpus.Date{date("2026-04-01"), date("2026-05-15")}, Lang: "en"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"hotel-c/", "hotel-b/en", "hotel-a/en"}, ids(sel.Sources)); diff != "" {
+		t.Errorf("Select() mismatch (-want +got):\n%s", diff)
+	}
+	var got []string
+	for _, c := range sel.Conflicts {
+		got = append(got, c.String())
+	}
+	want := []string{
+		"subject lodging (en) on 2026-04-01: hotel-b, hotel-a all apply",
+		"subject lodging (en) on 2026-05-15: hotel-c, hotel-b, hotel-a all apply",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Conflicts mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestBadQuery(t *testing.T) {
+	ix := sampleIndex(t)
+	for _, q := range []selector.Query{
+		{Dates: []corpus.Date{date("2026-01-01")}},
+		{Subjects: []string{"lodging"}},
+		{Subjects: []string{" "}, Dates: []corpus.Date{date("2026-01-01")}},
+	} {
+		if _, err := ix.Select(q); !errors.Is(err, selector.ErrBadQuery) {
+			t.Errorf("Select(%+v) error = %v, want ErrBadQuery", q, err)
+		}
+	}
+}
+
+// TestIndexAgreesWithScan checks the indexed query against a plain scan on
+// random corpora with overlapping intervals.
+func TestIndexAgreesWithScan(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	base := corpus.NewDate(2020, time.January, 1)
+	for round := 0; round < 50; round++ {
+		var sources []*corpus.Source
+		for i := 0; i < 40; i++ {
+			s := &corpus.Source{ID: fmt.Sprintf("s%02d", i), Version: "v1", Path: fmt.Sprintf("s%02d.md", i),
+				Subjects:  []string{fmt.Sprintf("subj%d", r.IntN(3))},
+				ValidFrom: base.AddDays(r.IntN(400)), Lang: []string{"", "en", "zh"}[r.IntN(3)]}
+			if r.IntN(4) > 0 {
+				s.ValidUntil = s.ValidFrom.AddDays(1 + r.IntN(200))
+			}
+			sources = append(sources, s)
+		}
+		c, err := corpus.New(sources)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ix := selector.NewIndex(c)
+		for i := 0; i < 30; i++ {
+			q := selector.Query{Subjects: []string{fmt.Sprintf("subj%d", r.IntN(3))},
+				Dates: []corpus.Date{base.AddDays(r.IntN(700) - 50)}, Lang: []string{"", "en", "zh"}[r.IntN(3)]}
+			if r.IntN(2) == 0 {
+				q.Dates = append(q.Dates, base.AddDays(r.IntN(700)-50))
+			}
+			sel, err := ix.Select(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			decisions, _ := ix.Explain(q)
+			var want []*corpus.Source
+			for _, d := range decisions {
+				if d.Selected() {
+					want = append(want, d.Source)
+				}
+			}
+			if diff := cmp.Diff(ids(want), ids(sel.Sources)); diff != "" {
+				t.Fatalf("round %d query %+v: Select() disagrees with a scan (-scan +index):\n%s", round, q, diff)
+			}
+		}
+	}
+}
