@@ -1,0 +1,66 @@
+package contract_test
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/ka2/ka2/budget"
+	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/gencorpus"
+	"github.com/ka2/ka2/selector"
+)
+
+const benchSources = 100_000
+
+var bigCorpus = sync.OnceValues(func() (*corpus.Corpus, error) {
+	return corpus.Load(gencorpus.FS(benchSources))
+})
+
+func bigBuilder(b *testing.B, counter string) *contract.Builder {
+	c, err := bigCorpus()
+	if err != nil {
+		b.Fatal(err)
+	}
+	def := contract.Default()
+	cnt, _ := budget.Lookup(counter)
+	limits, _ := def.Limits(counter)
+	limits.Capacity *= 4 // the generated bodies are longer than the sample's
+	return &contract.Builder{Definition: def, Index: selector.NewIndex(c), Counter: cnt, Limits: limits}
+}
+
+// BenchmarkSelectBuild is one contract on a 100k-source corpus: select,
+// assemble and count, rotating over subjects and dates.
+func BenchmarkSelectBuild(b *testing.B) {
+	for _, counter := range []string{"codepoint", "o200k_base"} {
+		b.Run(counter, func(b *testing.B) {
+			bld := bigBuilder(b, counter)
+			reqs := make([]contract.Request, 1000)
+			for i := range reqs {
+				src := (i * 7919) % benchSources
+				d := gencorpus.ValidFrom(src).AddDate(0, 0, i%30)
+				reqs[i] = request("en", "What is the limit for this claim?", false, gencorpus.Subject(src), d.Format("2006-01-02"))
+			}
+			b.ResetTimer()
+			i := 0
+			for b.Loop() {
+				res, err := bld.Build(reqs[i%len(reqs)])
+				if err != nil || len(res.Selection.Sources) != 1 {
+					b.Fatalf("Build() = %v, %d sources", err, len(res.Selection.Sources))
+				}
+				i++
+			}
+		})
+	}
+}
+
+// BenchmarkSelect is the indexed query alone.
+func BenchmarkSelect(b *testing.B) {
+	bld := bigBuilder(b, "codepoint")
+	q := request("en", "q", false, gencorpus.Subject(54321), gencorpus.ValidFrom(54321).Format("2006-01-02")).Query
+	for b.Loop() {
+		if _, err := bld.Index.Select(q); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
