@@ -21,4 +21,5 @@ require (
 	github.com/rogpeppe/go-internal v1.16.0 // indirect
 	github.com/sebdah/goldie/v2 v2.8.0 // indirect
 	github.com/sergi/go-diff v1.0.0 // indirect
+	golang.org/x/tools v0.52.0 // indirect
 )

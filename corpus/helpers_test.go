@@ -144,3 +144,16 @@ func summary(t testing.TB, c *corpus.Corpus, err error) string {
 	}
 	return b.String()
 }
+
+// assertCode checks that err is, or wraps, an *Error with the given code.
+func assertCode(t testing.TB, err error, want corpus.Code) {
+	t.Helper()
+	var e *corpus.Error
+	if !errors.As(err, &e) {
+		t.Errorf("error %v (%T) is not a *corpus.Error", err, err)
+		return
+	}
+	if e.Code != want {
+		t.Errorf("error code = %s, want %s", e.Code, want)
+	}
+}

@@ -36,6 +36,8 @@ type Corpus struct {
 // followed, since that folder is read where it is.
 //
 // On any problem Load returns an ErrorList of every problem and no corpus.
+// Every problem means all of them in one run: a duplicate source_id among
+// the files that parsed is reported alongside the files that did not.
 func Load(fsys fs.FS) (*Corpus, error) {
 	paths, errs := walk(fsys)
 	sources := make([]*Source, len(paths))
@@ -152,7 +154,7 @@ func walk(fsys fs.FS) ([]string, ErrorList) {
 			case err != nil:
 				errs = append(errs, &Error{Path: p, Code: CodeSymlinkOutside,
 					Msg:  "symbolic link leads outside the corpus root, or to nothing",
-					Hint: "replace the link with a copy of its target, or move the target into the corpus"})
+					Hint: "replace the link with a copy of its target, or make it a relative link to a target inside the corpus"})
 				return nil
 			case isMD && !info.Mode().IsRegular():
 				errs = append(errs, &Error{Path: p, Code: CodeSymlinkOutside,

@@ -76,7 +76,7 @@ func (s *Source) Quote(r Range) (string, error) {
 	}
 	if r.Start < 1 || r.End > len(s.Lines) || r.Start > r.End {
 		return "", &Error{Path: s.Path, Code: CodeRangeOutsideBody,
-			Msg:  fmt.Sprintf("lines %s are outside the body of %s, which has %d lines", r, s.ID, len(s.Lines)),
+			Msg:  fmt.Sprintf("lines %s are outside the body of %s, which has %s", r, s.ID, countLines(len(s.Lines))),
 			Hint: fmt.Sprintf("cite lines between 1 and %d", len(s.Lines))}
 	}
 	return strings.Join(s.Lines[r.Start-1:r.End], "\n"), nil
@@ -108,6 +108,24 @@ var yamlParserProblems = map[string]bool{
 	"found duplicate %YAML directive":        true,
 	"found incompatible YAML document":       true,
 	"found duplicate %TAG directive":         true,
+}
+
+// firstOtherBreak finds the first character YAML takes for a line break
+// but ka2 does not (CR on its own, NEL, LS, PS), as a 1-based line and
+// column of text.
+func firstOtherBreak(text string) (line, col int, r rune, ok bool) {
+	line, col = 1, 1
+	for _, r := range text {
+		switch r {
+		case '\n':
+			line, col = line+1, 1
+			continue
+		case '\r', 0x85, 0x2028, 0x2029:
+			return line, col, r, true
+		}
+		col++
+	}
+	return 0, 0, 0, false
 }
 
 // firstControl finds the first character the YAML reader refuses (yaml.v3's
@@ -239,6 +257,13 @@ func firstInvalidUTF8(data []byte) (line, col int) {
 // frontMatter decodes the YAML between the '---' lines. The document starts
 // on file line 2, so a YAML line n is file line n+1.
 func (p *parser) frontMatter(text string) {
+	// YAML also breaks lines at a lone CR, NEL, LS and PS; ka2 does not, so
+	// with one of those every position after it would be wrong. Refuse them.
+	if l, c, r, ok := firstOtherBreak(text); ok {
+		p.errorf(l+1, c, CodeBadFrontMatter, "end each line with LF or CRLF, and remove other line-break characters",
+			"front matter has a line break ka2 does not count (%U)", r)
+		return
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
 		line, col, msg := 1, 1, strings.TrimPrefix(err.Error(), "yaml: ")
@@ -247,7 +272,8 @@ func (p *parser) frontMatter(text string) {
 			if yamlParserProblems[m[2]] {
 				n++ // yaml.v3 reports these with a 0-based line number
 			}
-			line, msg = n+1, m[2]
+			// At most the closing '---' line, where the YAML ends.
+			line, msg = min(n+1, strings.Count(text, "\n")+3), m[2]
 		} else if l, c, ok := firstControl(text); ok && msg == "control characters are not allowed" {
 			line, col = l+1, c
 		}
@@ -437,13 +463,25 @@ func (p *parser) cite(n *yaml.Node) {
 			p.errorf(it.Line+1, it.Column, CodeBadValue, "write each range as \"N-M\" with 1 ≤ N ≤ M", "cite %q is not a line range", it.Value)
 			continue
 		}
-		if r.End > len(p.src.Lines) {
-			p.errorf(it.Line+1, it.Column, CodeCiteOutsideBody, fmt.Sprintf("cite lines between 1 and %d", len(p.src.Lines)),
-				"cite %s is outside the body, which has %d lines", r, len(p.src.Lines))
+		if body := len(p.src.Lines); r.End > body {
+			hint := fmt.Sprintf("cite lines between 1 and %d", body)
+			if body == 0 {
+				hint = "the body is empty: write the text below the closing '---', or remove cite"
+			}
+			p.errorf(it.Line+1, it.Column, CodeCiteOutsideBody, hint,
+				"cite %s is outside the body, which has %s", r, countLines(body))
 			continue
 		}
 		p.src.Cite = append(p.src.Cite, r)
 	}
+}
+
+// countLines says "1 line" or "N lines".
+func countLines(n int) string {
+	if n == 1 {
+		return "1 line"
+	}
+	return strconv.Itoa(n) + " lines"
 }
 
 // Suggest returns the candidate closest to s by edit distance, or "" when
