@@ -1,7 +1,8 @@
 // Package ka2 holds the files that define the ka2-context-v1 contract, so
 // that the binary carries them as defaults. The packages below it do the
 // work: corpus reads policy files, selector picks and orders sources, budget
-// counts, contract assembles and verifies, golden runs regression cases.
+// counts, provenance decides which typed item may take which role, contract
+// assembles and verifies, golden runs regression cases.
 package ka2
 
 import _ "embed"

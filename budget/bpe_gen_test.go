@@ -60,8 +60,8 @@ var (
 		"请注意", "本规定", "废止", "替代", "版本", "有效期", "日期", "问题", "答案", "引用",
 		"根据", "以下", "证据", "当前", "旧版", "比较", "酒店", "交通", "餐饮补贴", "每日",
 	}
-	zhPunct    = []string{"，", "。", "：", "；", "、", "（", "）", "“", "”", "！", "？", "《", "》"}
-	enPhrases  = []string{
+	zhPunct   = []string{"，", "。", "：", "；", "、", "（", "）", "“", "”", "！", "？", "《", "》"}
+	enPhrases = []string{
 		"the", "lodging", "limit", "is", "per", "room-night", "in", "Beijing", "from", "until",
 		"policy", "travel", "supersedes", "applies", "to", "employees", "on", "business", "trips",
 		"amount", "CNY", "valid", "source", "lines", "answer", "only", "evidence", "cite", "refuse",

@@ -43,22 +43,29 @@ func (m *merger) merge(v *vocab, piece string) {
 	}
 }
 
-// mergeSmall keeps the parts in arrays and finds each merge by a scan:
-// starts[k] is where part k begins, ranks[k] its token, and pairs[k] the rank
-// of parts k and k+1 together.
+// mergeSmall keeps the parts in arrays on the stack and finds each merge by
+// a scan: of the current parts, starts[k] is where part k begins
+// (starts[parts] = n closes the last one), ranks[k] is part k's token, and
+// pairs[k] the rank of parts k and k+1 together, noRank if none.
 func (m *merger) mergeSmall(v *vocab, p string) {
+	var (
+		starts [smallPiece + 1]int32
+		ranks  [smallPiece + 1]uint32
+		pairs  [smallPiece + 1]uint32
+	)
 	n := len(p)
-	starts, ranks, pairs := m.starts[:0], m.ranks[:0], m.pairs[:0]
 	for i := range n {
-		starts = append(starts, int32(i))
-		ranks = append(ranks, v.single[p[i]])
+		starts[i] = int32(i)
+		ranks[i] = v.single[p[i]]
 	}
+	starts[n] = int32(n)
 	for i := 0; i+1 < n; i++ {
-		pairs = append(pairs, v.pair[int(p[i])<<8|int(p[i+1])])
+		pairs[i] = v.pair[int(p[i])<<8|int(p[i+1])]
 	}
-	for {
+	parts := n
+	for parts > 1 {
 		best, at := noRank, -1
-		for k, r := range pairs {
+		for k, r := range pairs[:parts-1] {
 			if r < best {
 				best, at = r, k
 			}
@@ -66,25 +73,25 @@ func (m *merger) mergeSmall(v *vocab, p string) {
 		if at < 0 {
 			break
 		}
-		// Part at absorbs part at+1.
+		// Part at absorbs part at+1. The arrays are short, so one loop
+		// shifting all three beats three calls to copy; it also moves
+		// entries past the live ones, which the spare element allows.
 		ranks[at] = best
-		starts = append(starts[:at+1], starts[at+2:]...)
-		ranks = append(ranks[:at+1], ranks[at+2:]...)
-		pairs = append(pairs[:at], pairs[at+1:]...)
-		end := func(k int) int { // end of part k
-			if k+1 < len(starts) {
-				return int(starts[k+1])
-			}
-			return n
+		for k := at + 1; k < parts; k++ {
+			starts[k] = starts[k+1]
+			ranks[k] = ranks[k+1]
+			pairs[k-1] = pairs[k]
 		}
-		if at < len(pairs) {
-			pairs[at] = v.rank(p[starts[at]:end(at+1)])
+		parts--
+		if at+1 < parts {
+			pairs[at] = v.rank(p[starts[at]:starts[at+2]])
 		}
 		if at > 0 {
-			pairs[at-1] = v.rank(p[starts[at-1]:end(at)])
+			pairs[at-1] = v.rank(p[starts[at-1]:starts[at+1]])
 		}
 	}
-	m.starts, m.ranks, m.pairs = starts, ranks, pairs
+	m.starts = append(m.starts[:0], starts[:parts]...)
+	m.ranks = append(m.ranks[:0], ranks[:parts]...)
 }
 
 // mergeHeap does the same merges in O(n log n) for a piece of n bytes, so

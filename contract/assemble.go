@@ -7,23 +7,39 @@ import (
 	"unicode/utf8"
 
 	"github.com/ka2/ka2/budget"
+	"github.com/ka2/ka2/provenance"
 )
 
-// Assemble serializes items as the definition's template: compact JSON,
-// the definition's fields in order, no HTML escaping. It returns the text
-// and the span of each part, for the budget. Items of each kind keep the
-// order they are given in; several instruction items are joined by a blank
-// line into the one instruction string.
+// AssembleHeld serializes items as the definition's template: compact
+// JSON, the definition's fields in order, no HTML escaping. Every item must
+// be held by store s exactly as given (see provenance.Store.Holds);
+// anything else is refused with a provenance error of code not_held. It
+// returns the text and the span of each part, for the budget. Items of each
+// kind keep the order they are given in; several instruction items are
+// joined by a blank line into the one instruction string. Optional fields
+// (memory, tool_output) are left out when they have no items.
 //
-// Assemble is the only place where typed items become text.
-func Assemble(def *Definition, items []Item) ([]byte, []budget.Span, error) {
+// AssembleHeld is the only place where typed items become text.
+func AssembleHeld(def *Definition, s *provenance.Store, items []Item) ([]byte, []budget.Span, error) {
+	if s == nil {
+		return nil, nil, &provenance.Error{Code: provenance.CodeNotHeld, Op: "assemble",
+			Message: "no store holds the items", Hint: "register them with provenance.Store.Add"}
+	}
 	byKind := map[Kind][]Item{}
-	for _, it := range items {
+	for i, it := range items {
+		if !s.Holds(it) {
+			return nil, nil, &provenance.Error{Code: provenance.CodeNotHeld, Op: "assemble", Type: it.Kind, Item: it.Key, Source: it.Source,
+				Message: fmt.Sprintf("item %d (%s from %s) is not held by the store, or differs from the item it holds", i, it.Kind, it.Source),
+				Hint:    "assemble only items that the store's Add or Transform returned, unchanged"}
+		}
 		if _, ok := itemKinds[it.Kind]; !ok {
 			return nil, nil, fmt.Errorf("item %s has unknown kind %q", short(it.ID), it.Kind)
 		}
 		if def.field(it.Kind) == nil {
 			return nil, nil, fmt.Errorf("template %s has no field for %s items", def.Template, it.Kind)
+		}
+		if it.Kind == KindEvidence && it.Ref.SourceID == "" {
+			return nil, nil, fmt.Errorf("evidence item %s from %s has no address to cite", short(it.Key), it.Source)
 		}
 		byKind[it.Kind] = append(byKind[it.Kind], it)
 	}
@@ -97,6 +113,24 @@ func Assemble(def *Definition, items []Item) ([]byte, []budget.Span, error) {
 	}
 	b = append(b, '}')
 	return b, spans, nil
+}
+
+// Assemble registers items, in the order given, in a new provenance store
+// under the default policy, then assembles them with AssembleHeld. The
+// items must be candidates (as NewItem, NewExample and NewEvidence make
+// them); a refusal is returned as the *provenance.Error. Use AssembleHeld
+// with the store that holds them to assemble items made by transforms.
+func Assemble(def *Definition, items []Item) ([]byte, []budget.Span, error) {
+	s := provenance.NewStore(nil)
+	held := make([]Item, len(items))
+	for i, it := range items {
+		h, err := s.Add(it)
+		if err != nil {
+			return nil, nil, fmt.Errorf("item %d: %w", i, err)
+		}
+		held[i] = h
+	}
+	return AssembleHeld(def, s, held)
 }
 
 func appendEvidence(b []byte, it Item) []byte {

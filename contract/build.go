@@ -3,12 +3,14 @@ package contract
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/provenance"
 	"github.com/ka2/ka2/selector"
 )
 
@@ -22,6 +24,23 @@ type Request struct {
 	// RequireEvidence makes a selection with no applicable source an error
 	// (ErrNoEvidence) instead of a contract with an empty evidence list.
 	RequireEvidence bool
+	// Items are extra typed items: candidates (see NewItem) of type
+	// instruction, memory or tool_output, registered in the order given
+	// after the contract's own instruction, example, selected evidence and
+	// question. Extra instructions are joined to the contract's instruction.
+	Items []Item
+	// Promote transforms items by their index in Items, in order. Several
+	// promotions of one index chain: each starts from the item the previous
+	// one made. The contract carries each item in its last form; the earlier
+	// forms stay in the store.
+	Promote []Promotion
+}
+
+// Promotion asks for Items[Item] to be transformed to type To, through the
+// policy's transition and its validators.
+type Promotion struct {
+	Item int  `json:"item"`
+	To   Kind `json:"to"`
 }
 
 // Builder builds contracts from one corpus with one definition, counter
@@ -34,6 +53,9 @@ type Builder struct {
 	// Now stamps items; nil means the zero time, which keeps builds
 	// reproducible. Nothing in the contract depends on it.
 	Now func() time.Time
+	// Policy decides which items the build's store accepts; nil means
+	// provenance.DefaultPolicy().
+	Policy *provenance.Policy
 }
 
 // Result is a built contract and everything that decided it.
@@ -42,8 +64,13 @@ type Result struct {
 	JSON      []byte
 	Lang      string
 	Selection selector.Selection
-	Items     []Item
-	Budget    budget.Report
+	// Items are the items in the contract, in the order they were given to
+	// the assembler.
+	Items  []Item
+	Budget budget.Report
+	// Store holds every item of the build, including the forms promoted
+	// items were transformed from, and its history.
+	Store *provenance.Store
 }
 
 // ErrNoEvidence is returned when Request.RequireEvidence is set and no
@@ -54,11 +81,27 @@ var ErrNoEvidence = errors.New("no applicable evidence")
 // question or a language without instruction text.
 var ErrBadRequest = errors.New("bad request")
 
-// Build selects the evidence for req, assembles the contract and counts it.
-// Over budget, it returns the full Result together with a
-// *budget.OverError, so callers can show the accounting; the JSON must not
-// be used then.
+// NewStore makes an empty store under the builder's policy and clock.
+func (b *Builder) NewStore() *provenance.Store {
+	return provenance.NewStore(b.Policy, provenance.WithClock(b.Now))
+}
+
+// Build selects the evidence for req, registers every item in a new store
+// (see BuildInto), assembles the contract and counts it. Over budget, it
+// returns the full Result together with a *budget.OverError, so callers
+// can show the accounting; the JSON must not be used then.
 func (b *Builder) Build(req Request) (*Result, error) {
+	return b.BuildInto(b.NewStore(), req)
+}
+
+// BuildInto builds like Build, registering the items in s: the
+// instruction and example from system, each selected quote as evidence
+// from corpus:ID, the question from user, then req.Items in order, then
+// req.Promote. When the store refuses an item (errors.Is(err,
+// provenance.ErrRefused)), it returns a Result with only Lang, Selection
+// and Store set, whose history records the refusal, and the error; no
+// contract is made.
+func (b *Builder) BuildInto(s *provenance.Store, req Request) (*Result, error) {
 	lang := req.Query.Lang
 	content, err := b.Definition.ContentFor(lang)
 	if err != nil {
@@ -70,6 +113,9 @@ func (b *Builder) Build(req Request) (*Result, error) {
 	if !utf8.ValidString(req.Question) {
 		return nil, fmt.Errorf("%w: the question is not valid UTF-8", ErrBadRequest)
 	}
+	if err := checkExtras(req); err != nil {
+		return nil, err
+	}
 	sel, err := b.Index.Select(req.Query)
 	if err != nil {
 		return nil, err
@@ -78,36 +124,104 @@ func (b *Builder) Build(req Request) (*Result, error) {
 		return nil, fmt.Errorf("%w for subject %s on %s%s", ErrNoEvidence,
 			strings.Join(sel.Query.Subjects, ", "), dateList(sel.Query.Dates), langNote(lang))
 	}
-	now := time.Time{}
-	if b.Now != nil {
-		now = b.Now()
-	}
-	items := []Item{
-		NewItem(KindInstruction, "system", content.Instruction, now),
-		NewExample(content.Example, now),
-	}
-	evidence, err := EvidenceItems(sel.Sources, req.Short, now)
+	evidence, err := EvidenceItems(sel.Sources, req.Short, time.Time{})
 	if err != nil {
 		return nil, err
 	}
-	items = append(items, evidence...)
-	items = append(items, NewItem(KindQuestion, "user", req.Question, now))
-	res, err := b.Assemble(items)
+	refused := func(what string, err error) (*Result, error) {
+		return &Result{Lang: lang, Selection: sel, Store: s}, fmt.Errorf("%s: %w", what, err)
+	}
+	var items, extras []Item
+	add := func(c Item) error {
+		it, err := s.Add(c)
+		if err == nil {
+			items = append(items, it)
+		}
+		return err
+	}
+	if err := add(NewItem(KindInstruction, provenance.SourceSystem, content.Instruction, time.Time{})); err != nil {
+		return refused("the instruction", err)
+	}
+	if err := add(NewExample(content.Example, time.Time{})); err != nil {
+		return refused("the example", err)
+	}
+	for _, c := range evidence {
+		if err := add(c); err != nil {
+			return refused("evidence "+c.Ref.Address(), err)
+		}
+	}
+	if err := add(NewItem(KindQuestion, provenance.SourceUser, req.Question, time.Time{})); err != nil {
+		return refused("the question", err)
+	}
+	for i, c := range req.Items {
+		it, err := s.Add(c)
+		if err != nil {
+			return refused(fmt.Sprintf("request items[%d]", i), err)
+		}
+		extras = append(extras, it)
+	}
+	for j, p := range req.Promote {
+		it, err := s.Transform(extras[p.Item], p.To)
+		if err != nil {
+			return refused(fmt.Sprintf("request promote[%d] (items[%d] to %s)", j, p.Item, p.To), err)
+		}
+		extras[p.Item] = it
+	}
+	res, err := b.AssembleHeld(s, append(items, extras...))
 	if res != nil {
 		res.Lang, res.Selection = lang, sel
 	}
 	return res, err
 }
 
-// Assemble serializes items and counts them against the budget. Over
-// budget, it returns the Result with a *budget.OverError.
+// requestKinds are the types a request may add as items.
+var requestKinds = []Kind{KindInstruction, KindMemory, KindToolOutput}
+
+// checkExtras refuses request items and promotions that cannot be built,
+// as ErrBadRequest; what the policy decides is left to the store.
+func checkExtras(req Request) error {
+	for i, it := range req.Items {
+		if !slices.Contains(requestKinds, it.Kind) {
+			return fmt.Errorf("%w: items[%d] has type %q: a request may add instruction, memory or tool_output items; evidence comes from the corpus or from promoting a tool_output item", ErrBadRequest, i, it.Kind)
+		}
+	}
+	for j, p := range req.Promote {
+		if p.Item < 0 || p.Item >= len(req.Items) {
+			return fmt.Errorf("%w: promote[%d] names items[%d], but the request has %d item(s)", ErrBadRequest, j, p.Item, len(req.Items))
+		}
+		if !p.To.Valid() {
+			_, err := provenance.ParseKind(string(p.To))
+			return fmt.Errorf("%w: promote[%d].to: %w", ErrBadRequest, j, err)
+		}
+	}
+	return nil
+}
+
+// Assemble registers items, candidates in the order given, in a new store
+// under the builder's policy, then assembles and counts them (see
+// AssembleHeld).
 func (b *Builder) Assemble(items []Item) (*Result, error) {
-	text, spans, err := Assemble(b.Definition, items)
+	s := b.NewStore()
+	held := make([]Item, len(items))
+	for i, it := range items {
+		h, err := s.Add(it)
+		if err != nil {
+			return nil, fmt.Errorf("item %d: %w", i, err)
+		}
+		held[i] = h
+	}
+	return b.AssembleHeld(s, held)
+}
+
+// AssembleHeld serializes items held by s and counts them against the
+// budget. Over budget, it returns the Result with a *budget.OverError.
+func (b *Builder) AssembleHeld(s *provenance.Store, items []Item) (*Result, error) {
+	text, spans, err := AssembleHeld(b.Definition, s, items)
 	if err != nil {
 		return nil, err
 	}
 	rep := budget.Account(b.Counter, string(text), spans, b.Limits)
-	res := &Result{JSON: text, Items: items, Budget: rep}
+	res := &Result{JSON: text, Items: items, Budget: rep, Store: s}
 	if !rep.Fits() {
 		return res, &budget.OverError{Report: rep}
 	}

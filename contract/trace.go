@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 
 	"github.com/ka2/ka2/budget"
+	"github.com/ka2/ka2/provenance"
 	"github.com/ka2/ka2/selector"
 )
 
@@ -17,11 +18,26 @@ type Trace struct {
 	Request    TraceRequest    `json:"request"`
 	Decisions  []TraceDecision `json:"decisions"`
 	Conflicts  []TraceConflict `json:"conflicts"`
-	Items      []TraceItem     `json:"items"`
-	Budget     budget.Report   `json:"budget"`
+	// Policy names the provenance policy the build's store used.
+	Policy TracePolicy `json:"policy"`
+	// Items lists every item the build's store holds, in registration
+	// order: those in the contract and the forms promoted items were
+	// transformed from, so each derived_from can be followed back.
+	Items  []TraceItem   `json:"items"`
+	Budget budget.Report `json:"budget"`
 	// ContractSHA256 is the hex SHA-256 of the contract bytes, without the
-	// final newline.
+	// final newline; empty when an item was refused and there is no
+	// contract.
 	ContractSHA256 string `json:"contract_sha256"`
+	// Refusal is the store's refusal that stopped the build, if any.
+	Refusal *provenance.Error `json:"refusal,omitempty"`
+}
+
+// TracePolicy names a provenance policy: the file as given, or
+// provenance.DefaultPolicyName, and the SHA-256 of its bytes.
+type TracePolicy struct {
+	Location string `json:"location"`
+	SHA256   string `json:"sha256"`
 }
 
 // TraceCorpus names the corpus a build read.
@@ -42,6 +58,17 @@ type TraceRequest struct {
 	RequireEvidence bool     `json:"require_evidence"`
 	Counter         string   `json:"counter"`
 	budget.Limits
+	// Items and Promote are the request's extra typed items and
+	// promotions, as given.
+	Items   []TraceRequestItem `json:"items,omitempty"`
+	Promote []Promotion        `json:"promote,omitempty"`
+}
+
+// TraceRequestItem is one extra item of the request.
+type TraceRequestItem struct {
+	Type   Kind   `json:"type"`
+	Source string `json:"source"`
+	Text   string `json:"text"`
 }
 
 // TraceDecision is what the selection decided for one source.
@@ -65,17 +92,24 @@ type TraceConflict struct {
 	Sources []string `json:"sources"`
 }
 
-// TraceItem is one item that went into the contract.
+// TraceItem is one item of the build's store.
 type TraceItem struct {
-	Kind        Kind   `json:"kind"`
-	Source      string `json:"source"`
+	Kind   Kind   `json:"kind"`
+	Source string `json:"source"`
+	// ID is the content ID; Item the item's key, which DerivedFrom names.
 	ID          string `json:"id"`
+	Item        string `json:"item"`
 	DerivedFrom string `json:"derived_from,omitempty"`
 	Address     string `json:"address,omitempty"`
+	// InContract is false for an item that was transformed into another
+	// one, which the contract carries instead.
+	InContract bool `json:"in_contract"`
 }
 
 // NewTrace records a build. decisions should come from Index.Explain for
-// the same query; location names the corpus as the caller gave it.
+// the same query; location names the corpus as the caller gave it. res may
+// be the partial Result of a refused build (no JSON); the caller sets
+// Refusal then.
 func NewTrace(version, location string, b *Builder, req Request, res *Result, decisions []selector.Decision) Trace {
 	c := b.Index.Corpus()
 	t := Trace{
@@ -112,14 +146,37 @@ func NewTrace(version, location string, b *Builder, req Request, res *Result, de
 		}
 		t.Conflicts = append(t.Conflicts, tc)
 	}
+	for _, it := range req.Items {
+		t.Request.Items = append(t.Request.Items, TraceRequestItem{Type: it.Kind, Source: it.Source, Text: it.Text})
+	}
+	t.Request.Promote = req.Promote
+	policy := b.Policy
+	if res.Store != nil {
+		policy = res.Store.Policy()
+	}
+	if policy == nil {
+		policy = provenance.DefaultPolicy()
+	}
+	t.Policy = TracePolicy{Location: policy.Name(), SHA256: policy.Digest()}
+	inContract := map[string]bool{}
 	for _, it := range res.Items {
-		ti := TraceItem{Kind: it.Kind, Source: it.Source, ID: it.ID, DerivedFrom: it.DerivedFrom}
+		inContract[it.Key] = true
+	}
+	all := res.Items
+	if res.Store != nil {
+		all = res.Store.Items()
+	}
+	t.Items = []TraceItem{}
+	for _, it := range all {
+		ti := TraceItem{Kind: it.Kind, Source: it.Source, ID: it.ID, Item: it.Key, DerivedFrom: it.DerivedFrom, InContract: inContract[it.Key]}
 		if it.Kind == KindEvidence {
 			ti.Address = it.Ref.Address()
 		}
 		t.Items = append(t.Items, ti)
 	}
-	sum := sha256.Sum256(res.JSON)
-	t.ContractSHA256 = hex.EncodeToString(sum[:])
+	if res.JSON != nil {
+		sum := sha256.Sum256(res.JSON)
+		t.ContractSHA256 = hex.EncodeToString(sum[:])
+	}
 	return t
 }

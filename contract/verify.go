@@ -8,18 +8,23 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/provenance"
 	"github.com/ka2/ka2/selector"
 )
 
-// Problem is one thing Verify found wrong with a contract.
+// Problem is one thing Verify found wrong with a contract, or, in
+// Verification.Notes, one thing it could not check.
 type Problem struct {
-	// Code is a stable machine name: schema, template, lang, unknown_source,
-	// version, quote, shifted_range, order, duplicate, not_canonical, budget.
+	// Code is a stable machine name: schema, template, lang, instruction,
+	// example, unknown_source, version, quote, shifted_range, range, order,
+	// duplicate, provenance, not_canonical, budget; for notes,
+	// not_in_corpus and extra_instruction.
 	Code string `json:"code"`
 	// Where is a JSON pointer into the contract, e.g. "/evidence/1/quote".
 	Where   string `json:"where"`
@@ -35,9 +40,12 @@ func (p Problem) String() string {
 
 // Verification is what Verify found: the problems, the language it checked
 // the contract in, and the budget accounting when the contract could be
-// counted.
+// counted. Notes name the parts Verify could check only in part, such as
+// promoted tool output, which has no corpus lines to compare with; they
+// are not problems.
 type Verification struct {
 	Problems []Problem
+	Notes    []Problem
 	Lang     string
 	Budget   *budget.Report
 }
@@ -50,8 +58,16 @@ type wire struct {
 	Template    string         `json:"template"`
 	Instruction string         `json:"instruction"`
 	Example     Example        `json:"example"`
+	Memory      []wireText     `json:"memory"`
 	Evidence    []wireEvidence `json:"evidence"`
+	ToolOutput  []wireText     `json:"tool_output"`
 	Question    string         `json:"question"`
+}
+
+// wireText is a memory or tool_output record.
+type wireText struct {
+	Source string `json:"source"`
+	Text   string `json:"text"`
 }
 
 type wireEvidence struct {
@@ -84,14 +100,28 @@ func (d *Definition) CompiledSchema() (*jsonschema.Schema, error) {
 
 // Verify checks a serialized contract against the corpus it claims to quote:
 // the schema, that every quote equals the lines its address names, the
-// ordering rule, no duplicate records, the canonical serialization, and the
-// budget. It lists every problem, in the order of the contract. lang may be
-// empty: it is then found from the instruction text. A trailing newline (as
-// ka2 build prints) is ignored.
+// ordering rule, no duplicate records, that every record can be registered
+// under the builder's policy as the type its field holds, the canonical
+// serialization, and the budget. It lists every problem, in the order of
+// the contract. lang may be empty: it is then found from the instruction
+// text. A trailing newline (as ka2 build prints) is ignored.
+//
+// Records that do not quote the corpus are checked as far as they can be,
+// and each gets a note: an evidence record whose source_id is a tool:NAME
+// (or memory:NAME) source is promoted output, so Verify registers its
+// quote under that source and re-runs the policy's transforms to evidence,
+// validators included, and checks that its version is the first 12 hex
+// digits of the quote's content ID and its lines are 1 to the quote's last
+// line; memory and tool_output records are registered under their sources
+// through the policy. Request instructions after the template's
+// instruction text are registered as instructions and noted.
 func (b *Builder) Verify(data []byte, lang string) Verification {
 	var v Verification
 	add := func(code, where, format string, args ...any) {
 		v.Problems = append(v.Problems, Problem{Code: code, Where: where, Message: fmt.Sprintf(format, args...)})
+	}
+	note := func(code, where, format string, args ...any) {
+		v.Notes = append(v.Notes, Problem{Code: code, Where: where, Message: fmt.Sprintf(format, args...)})
 	}
 	data = bytes.TrimSuffix(data, []byte("\n"))
 	data = bytes.TrimSuffix(data, []byte("\r"))
@@ -118,10 +148,24 @@ func (b *Builder) Verify(data []byte, lang string) Verification {
 		return v
 	}
 
+	// instructionOf splits the instruction into the template's text for a
+	// language and what a request added after it.
+	instructionOf := func(l string) (base, extra string, ok bool) {
+		c, found := b.Definition.Content[l]
+		switch {
+		case !found:
+			return "", "", false
+		case w.Instruction == c.Instruction:
+			return c.Instruction, "", true
+		case strings.HasPrefix(w.Instruction, c.Instruction+"\n\n"):
+			return c.Instruction, w.Instruction[len(c.Instruction)+2:], true
+		}
+		return "", "", false
+	}
 	v.Lang = lang
 	if v.Lang == "" {
 		for _, l := range b.Definition.Langs() {
-			if b.Definition.Content[l].Instruction == w.Instruction {
+			if _, _, ok := instructionOf(l); ok {
 				v.Lang = l
 			}
 		}
@@ -129,8 +173,15 @@ func (b *Builder) Verify(data []byte, lang string) Verification {
 			add("lang", "/instruction", "the instruction matches no language of the contract definition; pass --lang")
 		}
 	}
+	baseInstruction, extraInstruction := w.Instruction, ""
 	if c, ok := b.Definition.Content[v.Lang]; ok {
-		if c.Instruction != w.Instruction {
+		if base, extra, ok := instructionOf(v.Lang); ok {
+			baseInstruction, extraInstruction = base, extra
+			if extra != "" {
+				note("extra_instruction", "/instruction", "the instruction has %d code points of request instructions after the %s text of template %s; verify checked only that they register as instructions under the policy",
+					utf8.RuneCountInString(extra), v.Lang, b.Definition.Template)
+			}
+		} else {
 			add("instruction", "/instruction", "the instruction differs from the %s text of template %s", v.Lang, b.Definition.Template)
 		}
 		if c.Example != w.Example {
@@ -138,20 +189,94 @@ func (b *Builder) Verify(data []byte, lang string) Verification {
 		}
 	}
 
+	st := b.NewStore()
+	registered := true
+	refuse := func(where string, err error) {
+		add("provenance", where, "%v", err)
+		registered = false
+	}
+	reg := func(where string, c Item) (Item, bool) {
+		it, err := st.Add(c)
+		if err != nil {
+			refuse(where, err)
+			return Item{}, false
+		}
+		return it, true
+	}
+	// derive registers text from source as the type the source may
+	// register, then transforms it along the policy's route to type to.
+	derive := func(where, source, text string, to Kind) (Item, bool) {
+		if err := provenance.CheckSource(source); err != nil {
+			refuse(where, err)
+			return Item{}, false
+		}
+		route, ok := st.Policy().Route(source, to)
+		if !ok {
+			add("provenance", where, "source %s cannot become %s under policy %s, directly or through its transforms", source, to, st.Policy().Name())
+			registered = false
+			return Item{}, false
+		}
+		it, ok := reg(where, NewItem(route[0], source, text, noTime))
+		for _, k := range route[1:] {
+			if !ok {
+				break
+			}
+			var err error
+			if it, err = st.Transform(it, k); err != nil {
+				refuse(where, err)
+				ok = false
+			}
+		}
+		return it, ok
+	}
+
 	c := b.Index.Corpus()
-	items := []Item{NewItem(KindInstruction, "system", w.Instruction, noTime), NewExample(w.Example, noTime)}
+	var items, later []Item
+	if it, ok := reg("/instruction", NewItem(KindInstruction, provenance.SourceSystem, baseInstruction, noTime)); ok {
+		items = append(items, it)
+	}
+	if it, ok := reg("/example", NewExample(w.Example, noTime)); ok {
+		items = append(items, it)
+	}
 	var prev *corpus.Source
 	seen := map[string]int{}
+	promoted := -1 // index of the first promoted evidence record
+	recordProblem := false
 	for i, e := range w.Evidence {
 		where := fmt.Sprintf("/evidence/%d", i)
 		addr := corpus.Address{SourceID: e.SourceID, Range: corpus.Range{Start: e.LineStart, End: e.LineEnd}}
-		it := NewItem(KindEvidence, "corpus:"+e.SourceID, e.Quote, noTime)
-		it.Ref = Ref{SourceID: e.SourceID, Version: e.Version, Lines: addr.Range}
-		items = append(items, it)
 		if j, dup := seen[addr.String()]; dup {
 			add("duplicate", where, "%s is also record %d", addr, j)
 		}
 		seen[addr.String()] = i
+		if strings.Contains(e.SourceID, ":") {
+			if promoted < 0 {
+				promoted = i
+			}
+			it, ok := derive(where, e.SourceID, e.Quote, KindEvidence)
+			if !ok {
+				continue
+			}
+			later = append(later, it)
+			if e.Version != it.Ref.Version {
+				add("version", where+"/version", "promoted output from %s must have the first 12 hex digits of its content ID, %s, as version, not %q", e.SourceID, it.Ref.Version, e.Version)
+				recordProblem = true
+			}
+			if addr.Range != it.Ref.Lines {
+				add("range", where, "promoted output from %s is cited whole, as lines %s, not %s", e.SourceID, it.Ref.Lines, addr.Range)
+				recordProblem = true
+			}
+			note("not_in_corpus", where, "%s is promoted output from %s: checked against its content ID and re-derived through policy %s (validators included), not against the corpus",
+				it.Ref.Address(), e.SourceID, st.Policy().Name())
+			continue
+		}
+		if promoted >= 0 {
+			add("order", where, "corpus evidence %s must come before promoted output (record %d)", addr, promoted)
+			recordProblem = true
+		}
+		if it, ok := reg(where, provenance.NewEvidence(Ref{SourceID: e.SourceID, Version: e.Version, Lines: addr.Range}, e.Quote, noTime)); ok {
+			items = append(items, it)
+		}
 		s, err := c.Lookup(e.SourceID, v.Lang)
 		if err != nil {
 			add("unknown_source", where+"/source_id", "%v", err)
@@ -177,18 +302,41 @@ func (b *Builder) Verify(data []byte, lang string) Verification {
 		}
 		prev = s
 	}
-	items = append(items, NewItem(KindQuestion, "user", w.Question, noTime))
+	if it, ok := reg("/question", NewItem(KindQuestion, provenance.SourceUser, w.Question, noTime)); ok {
+		items = append(items, it)
+	}
+	if extraInstruction != "" {
+		if it, ok := reg("/instruction", NewItem(KindInstruction, provenance.SourceSystem, extraInstruction, noTime)); ok {
+			items = append(items, it)
+		}
+	}
+	for _, f := range []struct {
+		kind Kind
+		list []wireText
+	}{{KindMemory, w.Memory}, {KindToolOutput, w.ToolOutput}} {
+		for i, r := range f.list {
+			where := fmt.Sprintf("/%s/%d", f.kind, i)
+			if it, ok := derive(where, r.Source, r.Text, f.kind); ok {
+				later = append(later, it)
+				note("not_in_corpus", where, "%s from %s: registered through policy %s, not checked against the corpus", f.kind, r.Source, st.Policy().Name())
+			}
+		}
+	}
+	items = append(items, later...)
 
 	if w.Template != b.Definition.Template {
 		add("template", "/template", "template is %q, want %q", w.Template, b.Definition.Template)
 		return v
 	}
-	text, spans, err := Assemble(b.Definition, items)
+	if !registered {
+		return v
+	}
+	text, spans, err := AssembleHeld(b.Definition, st, items)
 	if err != nil {
 		add("schema", "", "%v", err)
 		return v
 	}
-	if !bytes.Equal(text, data) {
+	if !bytes.Equal(text, data) && !recordProblem {
 		add("not_canonical", "", "the contract is not in ka2's compact form (whitespace, key order or escaping differ), so its cost cannot be checked as sent")
 	}
 	rep := budget.Account(b.Counter, string(text), spans, b.Limits)

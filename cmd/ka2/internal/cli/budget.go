@@ -39,6 +39,7 @@ budget it still prints the accounting, and exits 3.`,
 	opts.budgetFlags.register(fs)
 	fs.BoolVar(&opts.Short, "short", false, build.Flags().Lookup("short").Usage)
 	fs.BoolVar(&opts.RequireEvidence, "require-evidence", false, build.Flags().Lookup("require-evidence").Usage)
+	opts.typedFlags.register(fs)
 	fs.StringVar(&opts.Format, "format", "text", "output format: text or json")
 	return cmd
 }
@@ -48,7 +49,7 @@ func runBudget(o *BudgetOptions) error {
 		return err
 	}
 	run, err := o.build()
-	if run == nil {
+	if run == nil || run.res.JSON == nil {
 		return err
 	}
 	if o.Format == "json" {

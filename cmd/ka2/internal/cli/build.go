@@ -10,6 +10,7 @@ import (
 	"github.com/ka2/ka2"
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/internal/atomicfile"
+	"github.com/ka2/ka2/provenance"
 )
 
 // BuildOptions are the inputs of `ka2 build`.
@@ -18,10 +19,12 @@ type BuildOptions struct {
 	corpusFlags
 	budgetFlags
 	queryFlags
+	typedFlags
 	Question        string
 	Short           bool
 	RequireEvidence bool
 	Trace           string
+	Audit           string
 }
 
 // NewCmdBuild makes `ka2 build`. runF replaces the run step in tests.
@@ -34,10 +37,22 @@ func NewCmdBuild(f *Factory, runF func(*BuildOptions) error) *cobra.Command {
 their lines with addresses, and prints the ka2-context-v1 contract as compact
 JSON followed by a newline. The whole input is counted against the budget; a
 contract that does not fit is an error (exit 3) that names every part's cost,
-never a shortened contract.`,
+never a shortened contract.
+
+Every part is a typed item in a provenance store before it is text: the
+instruction and example from system, the quotes as evidence from corpus:ID,
+the question from user. --request FILE (or - for standard input) reads a JSON
+request whose keys replace the matching flags and which may add typed items
+(instruction, memory, tool_output) and promote them, e.g. a tool result to
+evidence. The policy (--policy FILE, default embedded) decides what may enter
+which type; an item it refuses stops the build with exit 5 and prints nothing
+on standard output. --audit FILE writes the store's history as JSON Lines.`,
 		Example: `  ka2 build --subject lodging --date 2026-09-14 --question "What is the Beijing lodging limit?"
   ka2 build --subject lodging --date 2025-09-14 --date 2026-09-14 --short --question "How did the limit change?"
-  ka2 build --corpus policies --lang zh --subject lodging --date 2026-09-14 --question "住宿标准是多少？" --trace run.json`,
+  ka2 build --corpus policies --lang zh --subject lodging --date 2026-09-14 --question "住宿标准是多少？" --trace run.json
+  echo '{"subject":"lodging","dates":["2026-09-14"],"question":"Is order A-104 within the limit?",
+    "items":[{"type":"tool_output","source":"tool:order_lookup","text":"Order A-104: 720 CNY per room-night"}],
+    "promote":[{"item":0,"to":"evidence"}]}' | ka2 build --request - --trace run.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {
@@ -54,6 +69,8 @@ never a shortened contract.`,
 	fs.BoolVar(&opts.Short, "short", false, "quote only each source's author-declared cite ranges")
 	fs.BoolVar(&opts.RequireEvidence, "require-evidence", false, "exit 4 instead of printing a contract with no evidence")
 	fs.StringVar(&opts.Trace, "trace", "", "write a JSON record of the run to this file")
+	opts.typedFlags.register(fs)
+	fs.StringVar(&opts.Audit, "audit", "", "write the provenance store's history (every add, transform and refusal) to this file as JSON Lines")
 	return cmd
 }
 
@@ -65,8 +82,15 @@ type buildRun struct {
 }
 
 // build runs the build shared by `build` and `budget`. Over budget it
-// returns the run along with the *budget.OverError.
+// returns the run along with the *budget.OverError; when the store refuses
+// an item, the run has no contract (res.JSON is nil) and the error is the
+// refusal.
 func (o *BuildOptions) build() (*buildRun, error) {
+	rf, err := o.readRequest(o.f.In)
+	if err != nil {
+		return nil, err
+	}
+	o.applyRequest(rf)
 	q, err := o.query()
 	if err != nil {
 		return nil, err
@@ -74,11 +98,19 @@ func (o *BuildOptions) build() (*buildRun, error) {
 	if o.Question == "" {
 		return nil, usageError{errors.New("--question is required")}
 	}
+	policy, err := o.policy()
+	if err != nil {
+		return nil, err
+	}
 	b, err := o.builder(&o.corpusFlags)
 	if err != nil {
 		return nil, err
 	}
+	b.Policy = policy
 	req := contract.Request{Query: q, Question: o.Question, Short: o.Short, RequireEvidence: o.RequireEvidence}
+	if rf != nil {
+		req.Items, req.Promote = rf.Candidates(), rf.Promote
+	}
 	res, err := b.Build(req)
 	if res == nil {
 		return nil, err
@@ -89,8 +121,17 @@ func (o *BuildOptions) build() (*buildRun, error) {
 func runBuild(o *BuildOptions) error {
 	run, err := o.build()
 	if run != nil && o.Trace != "" {
-		if terr := o.writeTrace(run); terr != nil {
+		if terr := o.writeTrace(run, err); terr != nil {
 			return terr
+		}
+	}
+	if run != nil && o.Audit != "" {
+		var buf bytes.Buffer
+		if aerr := run.res.Store.WriteHistory(&buf); aerr != nil {
+			return aerr
+		}
+		if aerr := atomicfile.Write(o.Audit, buf.Bytes(), 0o644); aerr != nil {
+			return fmt.Errorf("--audit: %w", aerr)
 		}
 	}
 	if err != nil {
@@ -101,13 +142,18 @@ func runBuild(o *BuildOptions) error {
 	return err
 }
 
-// writeTrace records the run, including an over-budget one, atomically.
-func (o *BuildOptions) writeTrace(run *buildRun) error {
+// writeTrace records the run, including an over-budget or refused one,
+// atomically.
+func (o *BuildOptions) writeTrace(run *buildRun, buildErr error) error {
 	decisions, err := run.builder.Index.Explain(run.req.Query)
 	if err != nil {
 		return err
 	}
 	t := contract.NewTrace(ka2.Version, o.location(), run.builder, run.req, run.res, decisions)
+	var pe *provenance.Error
+	if errors.As(buildErr, &pe) {
+		t.Refusal = pe
+	}
 	var buf bytes.Buffer
 	if err := writeJSON(&buf, t, true); err != nil {
 		return err

@@ -16,6 +16,7 @@ import (
 	"github.com/ka2/ka2"
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/provenance"
 )
 
 // Exit codes. They are documented in the README and never change meaning.
@@ -25,6 +26,9 @@ const (
 	ExitInput      = 2 // usage or input error
 	ExitBudget     = 3 // over budget
 	ExitNoEvidence = 4 // no applicable evidence, with --require-evidence
+	// ExitContextType: the provenance policy refused an item or a
+	// transform (a type it may not enter, a failed validation, …).
+	ExitContextType = 5
 )
 
 // Factory carries what commands need from the outside world, so tests can
@@ -89,6 +93,11 @@ Without --corpus, commands use the embedded sample corpus.`,
 		NewCmdShow(f, nil),
 		NewCmdVerify(f, nil),
 		NewCmdBudget(f, nil),
+		NewCmdPipeline(f),
+		NewCmdRegress(f, nil),
+		NewCmdReview(f, nil),
+		NewCmdReport(f, nil),
+		NewCmdImpact(f, nil),
 	)
 	return root
 }
@@ -121,6 +130,8 @@ func exitCode(err error) int {
 		return ExitBudget
 	case errors.Is(err, contract.ErrNoEvidence):
 		return ExitNoEvidence
+	case errors.Is(err, provenance.ErrRefused):
+		return ExitContextType
 	}
 	return ExitInput
 }
@@ -134,6 +145,8 @@ func errorKind(err error, code int) string {
 		return "no_evidence"
 	case ExitProblems:
 		return "check_failed"
+	case ExitContextType:
+		return "context_type"
 	}
 	var ue usageError
 	if errors.As(err, &ue) {
@@ -148,6 +161,8 @@ type jsonError struct {
 		Kind    string         `json:"kind"`
 		Message string         `json:"message"`
 		Budget  *budget.Report `json:"budget,omitempty"`
+		// Context details a provenance refusal or policy problem.
+		Context *provenance.Error `json:"context,omitempty"`
 	} `json:"error"`
 }
 
@@ -159,6 +174,10 @@ func printError(f *Factory, cmd *cobra.Command, args []string, err error, code i
 		var oe *budget.OverError
 		if errors.As(err, &oe) {
 			je.Error.Budget = &oe.Report
+		}
+		var pe *provenance.Error
+		if errors.As(err, &pe) {
+			je.Error.Context = pe
 		}
 		writeJSON(f.ErrOut, je, true)
 		return

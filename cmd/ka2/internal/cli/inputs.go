@@ -3,20 +3,13 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path"
-	"path/filepath"
 
 	"github.com/spf13/pflag"
 
-	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/selector"
 )
-
-// sampleLocation names the embedded corpus in traces and messages.
-const sampleLocation = "embedded:sample"
 
 // corpusFlags selects the corpus.
 type corpusFlags struct {
@@ -29,32 +22,12 @@ func (c *corpusFlags) register(fs *pflag.FlagSet) {
 
 // location names the corpus for traces: the folder as given, or the sample.
 func (c *corpusFlags) location() string {
-	if c.Corpus == "" {
-		return sampleLocation
-	}
-	return filepath.ToSlash(c.Corpus)
+	return contract.Config{Corpus: c.Corpus}.Location()
 }
 
-// load reads the corpus. Links are resolved inside the folder only, and
-// problems name files as the user would type them: the folder they gave,
-// joined with the path inside it.
+// load reads the corpus (see contract.LoadCorpus).
 func (c *corpusFlags) load() (*corpus.Corpus, error) {
-	if c.Corpus == "" {
-		return corpus.Load(corpus.Sample())
-	}
-	root, err := os.OpenRoot(c.Corpus)
-	if err != nil {
-		return nil, fmt.Errorf("open corpus: %w; check the --corpus folder", err)
-	}
-	defer root.Close()
-	corp, err := corpus.Load(root.FS())
-	var list corpus.ErrorList
-	if errors.As(err, &list) {
-		for _, e := range list {
-			e.Path = path.Join(filepath.ToSlash(c.Corpus), e.Path)
-		}
-	}
-	return corp, err
+	return contract.LoadCorpus(c.Corpus)
 }
 
 // budgetFlags choose the contract definition, the counter and the limits.
@@ -78,67 +51,41 @@ func (b *budgetFlags) register(fs *pflag.FlagSet) {
 	b.set = func(name string) bool { return fs.Changed(name) }
 }
 
-// definition reads the contract definition and the content file named in it,
-// which is looked up beside the definition file.
+// definition reads the contract definition (see contract.LoadDefinition).
 func (b *budgetFlags) definition() (*contract.Definition, error) {
-	if b.Contract == "" {
-		return contract.Default(), nil
-	}
-	defJSON, err := os.ReadFile(b.Contract)
-	if err != nil {
-		return nil, fmt.Errorf("read contract: %w", err)
-	}
-	name, err := contract.ContentFileOf(defJSON)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", b.Contract, err)
-	}
-	contentPath := filepath.Join(filepath.Dir(b.Contract), filepath.FromSlash(name))
-	content, err := os.ReadFile(contentPath)
-	if err != nil {
-		return nil, fmt.Errorf("read contract content: %w", err)
-	}
-	d, err := contract.ParseDefinition(defJSON, content)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", b.Contract, err)
-	}
-	return d, nil
+	return contract.LoadDefinition(b.Contract)
 }
 
-// builder loads everything a build needs.
-func (b *budgetFlags) builder(c *corpusFlags) (*contract.Builder, error) {
-	def, err := b.definition()
-	if err != nil {
-		return nil, err
-	}
-	name := b.Counter
-	if name == "" {
-		name = def.Budget.DefaultCounter
-	}
-	counter, err := budget.Lookup(name)
-	if err != nil {
-		return nil, usageError{fmt.Errorf("--counter: %w", err)}
-	}
-	limits, err := def.Limits(name)
-	if err != nil {
-		return nil, err
-	}
+// config turns the flags into the library's build configuration; flags
+// not given stay unset, so the definition's defaults apply.
+func (b *budgetFlags) config(c *corpusFlags) contract.Config {
+	cfg := contract.Config{Corpus: c.Corpus, Contract: b.Contract, Counter: b.Counter}
 	if b.set("capacity") {
-		limits.Capacity = b.Capacity
+		cfg.Capacity = &b.Capacity
 	}
 	if b.set("reserve") {
-		limits.Reserve = b.Reserve
+		cfg.Reserve = &b.Reserve
 	}
 	if b.set("wrapper") {
-		limits.Wrapper = b.Wrapper
+		cfg.Wrapper = &b.Wrapper
 	}
-	if err := limits.Validate(); err != nil {
-		return nil, usageError{err}
+	return cfg
+}
+
+// builder loads everything a build needs (see contract.Config.Builder).
+// A bad counter name or limits are usage errors.
+func (b *budgetFlags) builder(c *corpusFlags) (*contract.Builder, error) {
+	bld, err := b.config(c).Builder()
+	var ce *contract.ConfigError
+	if errors.As(err, &ce) {
+		switch ce.Setting {
+		case contract.SettingCounter:
+			return nil, usageError{fmt.Errorf("--counter: %w", ce.Err)}
+		case contract.SettingLimits:
+			return nil, usageError{ce.Err}
+		}
 	}
-	corp, err := c.load()
-	if err != nil {
-		return nil, err
-	}
-	return &contract.Builder{Definition: def, Index: selector.NewIndex(corp), Counter: counter, Limits: limits}, nil
+	return bld, err
 }
 
 // queryFlags are the question's subject, dates and language.

@@ -16,6 +16,7 @@ type VerifyOptions struct {
 	Lang   string
 	File   string
 	Format string
+	Policy string
 }
 
 // NewCmdVerify makes `ka2 verify`.
@@ -26,8 +27,18 @@ func NewCmdVerify(f *Factory, runF func(*VerifyOptions) error) *cobra.Command {
 		Short: "Check a contract against the corpus it quotes",
 		Long: `Verify reads a contract (FILE, or - for standard input) and checks it
 against the corpus: the JSON Schema, that every quote equals the lines its
-address names, the ordering rule, no duplicate records, ka2's compact form,
-and the budget. It lists every problem and exits 1 if there is any.`,
+address names, the ordering rule, no duplicate records, that every record
+registers under the provenance policy (--policy) as its field's type, ka2's
+compact form, and the budget. It lists every problem and exits 1 if there is
+any.
+
+Records that do not quote the corpus are checked as far as they can be and
+noted ("note: … not_in_corpus"), which is not a problem: promoted tool output
+(an evidence record whose source_id is tool:NAME) must carry the first 12 hex
+digits of its quote's content ID as version and lines 1 to its last line, and
+is re-derived through the policy's tool_output → evidence transform, its
+validators included; memory and tool_output records are registered under
+their sources through the policy.`,
 		Example: `  ka2 build --subject lodging --date 2026-09-14 --question "…" > contract.json
   ka2 verify contract.json`,
 		Args: cobra.ExactArgs(1),
@@ -44,6 +55,7 @@ and the budget. It lists every problem and exits 1 if there is any.`,
 	opts.budgetFlags.register(fs)
 	fs.StringVar(&opts.Lang, "lang", "", "language the contract was built in (default: found from its instruction)")
 	fs.StringVar(&opts.Format, "format", "text", "output format: text or json")
+	fs.StringVar(&opts.Policy, "policy", "", "provenance policy YAML file (default: the embedded policy)")
 	return cmd
 }
 
@@ -52,6 +64,7 @@ type verifyJSON struct {
 	OK       bool   `json:"ok"`
 	Lang     string `json:"lang"`
 	Problems any    `json:"problems"`
+	Notes    any    `json:"notes,omitempty"`
 	Budget   any    `json:"budget,omitempty"`
 }
 
@@ -69,13 +82,21 @@ func runVerify(o *VerifyOptions) error {
 	if err != nil {
 		return fmt.Errorf("read contract: %w", err)
 	}
+	policy, err := (&typedFlags{Policy: o.Policy}).policy()
+	if err != nil {
+		return err
+	}
 	b, err := o.builder(&o.corpusFlags)
 	if err != nil {
 		return err
 	}
+	b.Policy = policy
 	v := b.Verify(data, o.Lang)
 	if o.Format == "json" {
 		out := verifyJSON{OK: v.OK(), Lang: v.Lang, Problems: v.Problems}
+		if len(v.Notes) > 0 {
+			out.Notes = v.Notes
+		}
 		if v.Problems == nil {
 			out.Problems = []struct{}{}
 		}
@@ -88,6 +109,9 @@ func runVerify(o *VerifyOptions) error {
 	} else {
 		for _, p := range v.Problems {
 			fmt.Fprintf(o.f.Out, "%s: %s\n", o.File, p)
+		}
+		for _, n := range v.Notes {
+			fmt.Fprintf(o.f.Out, "%s: note: %s\n", o.File, n)
 		}
 		if v.OK() {
 			fmt.Fprintf(o.f.Out, "%s: ok (%d of %d %s used)\n", o.File, v.Budget.Total, v.Budget.Limit(), v.Budget.Counter)

@@ -1,0 +1,348 @@
+package budget
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+	"unicode"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestRuneClasses(t *testing.T) {
+	rc := classes()
+	in := func(r rune, tables ...*unicode.RangeTable) bool { return unicode.IsOneOf(tables, r) }
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		var want uint8
+		if unicode.IsLetter(r) {
+			want |= clsL
+		}
+		if unicode.IsNumber(r) {
+			want |= clsN
+		}
+		if unicode.IsSpace(r) {
+			want |= clsS
+		}
+		if in(r, unicode.Lu, unicode.Lt, unicode.Lm, unicode.Lo, unicode.M) {
+			want |= clsU
+		}
+		if in(r, unicode.Ll, unicode.Lm, unicode.Lo, unicode.M) {
+			want |= clsW
+		}
+		if got := rc.of(r); got != want {
+			t.Fatalf("class of %U = %05b, want %05b", r, got, want)
+		}
+	}
+}
+
+// TestPublishedVectors checks the token IDs published in OpenAI's tiktoken
+// tests (tests/test_encoding.py) and tiktoken-go's own test.
+func TestPublishedVectors(t *testing.T) {
+	tests := []struct {
+		enc  string
+		text string
+		want []int
+	}{
+		{"cl100k_base", "", nil},
+		{"cl100k_base", "hello world", []int{15339, 1917}},
+		{"cl100k_base", "rer", []int{38149}},
+		{"cl100k_base", "'rer", []int{2351, 81}},
+		{"cl100k_base", "today\n ", []int{31213, 198, 220}},
+		{"cl100k_base", "today\n \n", []int{31213, 27907}},
+		{"cl100k_base", "today\n  \n", []int{31213, 14211}},
+		{"cl100k_base", " \u00850", []int{220, 126, 227, 15}},
+		{"cl100k_base", "👍", []int{9468, 239, 235}},
+		{"cl100k_base", "hello world!你好，世界！", []int{15339, 1917, 0, 57668, 53901, 3922, 3574, 244, 98220, 6447}},
+		// "hello <|endoftext|>" with special tokens allowed is [15339 220
+		// 100257]; as plain text the marker is ordinary bytes.
+		{"cl100k_base", "hello ", []int{15339, 220}},
+		{"o200k_base", "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.enc+"/"+tt.text, func(t *testing.T) {
+			got := pureGo(t, tt.enc).encode(tt.text)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("encode(%q) mismatch (-want +got):\n%s", tt.text, diff)
+			}
+			if diff := cmp.Diff(oracleIDs(t, tt.enc, tt.text), got); diff != "" {
+				t.Errorf("encode(%q) differs from tiktoken-go (-tiktoken-go +ka2):\n%s", tt.text, diff)
+			}
+		})
+	}
+}
+
+// oracleIDs returns tiktoken-go's ordinary encoding of text, nil for none.
+func oracleIDs(tb testing.TB, enc, text string) []int {
+	ids := oracle(tb, enc).EncodeOrdinary(text)
+	if len(ids) == 0 {
+		return nil
+	}
+	return ids
+}
+
+// TestEveryTokenRoundTrips is tiktoken's single-token round trip over the
+// whole vocabulary: each token's bytes encode to that token alone.
+func TestEveryTokenRoundTrips(t *testing.T) {
+	for _, name := range bpeNames {
+		e := pureGo(t, name)
+		for r := range uint32(e.voc.size()) {
+			if got := e.voc.rank(string(e.voc.token(r))); got != r {
+				t.Fatalf("%s: rank(token %d = %q) = %d", name, r, e.voc.token(r), got)
+			}
+		}
+		if n := e.voc.size(); n != map[string]int{"cl100k_base": 100256, "o200k_base": 199998}[name] {
+			t.Errorf("%s has %d tokens", name, n)
+		}
+	}
+}
+
+// handPicked are inputs chosen one by one for what they stress.
+var handPicked = []string{
+	// tiktoken's round-trip and repetition cases
+	"hello", "hello ", "hello  ", " hello", " hello ", " hello  ", "请考试我的软件！12345",
+	// emoji: ZWJ sequences, flags, skin tones, keycaps, variation selectors
+	"👨‍👩‍👧‍👦", "👩🏽‍💻", "🇨🇳🇺🇸🇯🇵", "👍🏻👍🏼👍🏽👍🏾👍🏿", "#️⃣ 1️⃣", "❤️‍🔥", "🏳️‍🌈 flag", "a👍b", " 👍 ",
+	// CJK, Japanese, Korean
+	"北京的住宿标准是每间夜750元，自2026年1月1日起生效。", "差旅费用报销政策（第二版）",
+	"東京都の宿泊費は一泊一万円までです。カタカナとひらがな、々とー。", "한국어 문장입니다. 서울의 숙박비는 얼마입니까?",
+	// Arabic, Hebrew, Devanagari, Thai (marks and no spaces)
+	"السياسة الجديدة تطبق من ٢٠٢٦", "שלום עולם", "यात्रा नीति हिन्दी में लिखी गई है।", "นโยบายการเดินทางใหม่มีผลบังคับใช้",
+	// combining marks, decomposed and stacked
+	"e\u0301te\u0301", "Z\u0351\u0358\u0367a\u036b\u0308lgo", "\u0301abc", " \u0301", "x\u20dd", "A\u030aB\u030a",
+	// contractions, in every case, and apostrophes that are not contractions
+	"I'm we're they've he'll she'd it's don't", "I'M WE'RE THEY'VE HE'LL SHE'D IT'S DON'T", "'s's'S'", "''s", "rock'n'roll", "o'clock", "Mc'Donald'S",
+	"’s curly", "Don'T",
+	// case patterns of o200k
+	"HelloWorld", "HELLOworld", "helloWORLD", "ǅemal ǅ", "ʰʰʰa", "CamelCaseJSONParser",
+	// every Unicode whitespace, alone and in runs
+	"\t", "\n", "\v", "\f", "\r", " ", "\u0085", "\u00a0", "\u1680", "\u2000", "\u2001", "\u2002", "\u2003", "\u2004", "\u2005",
+	"\u2006", "\u2007", "\u2008", "\u2009", "\u200a", "\u2028", "\u2029", "\u202f", "\u205f", "\u3000",
+	"a\u0085b", "a\u2028b", "a\u3000b", "a \u3000b", "\u3000\u3000x", "x\u00a0\u00a0y", "end\u2029", "a\u0085\u0085", "x\u0085\n",
+	// runs of spaces and blank lines
+	"x\n\ny", "today\n \n", "today\n\n\n", "a  b   c    d", "    indented", "trailing    ", "\n\n\n", "  \n  \n  ",
+	"x\r\n\r\ny", "line\r\n", "\t\tcode", "a \n b", " \n", "x \t\n\t y", "x\n  y", "x\n\t\ty", "x   !", "x   1", "x  'll",
+	// numbers
+	"1234567890", "3.14159", "1,000,000", "Ⅻ ² ① ½ ٣٤ ०१", "v2.0.1", "2026-01-01", "750元/间夜",
+	// punctuation, slashes, and code
+	"...!!!???", "a/b/c", "path/to/file\n/next", "//\n//", "x = (y + z) * 2;", "<div class=\"x\">&amp;</div>", "@@@ ### $$$",
+	// JSON escapes
+	`{"quote":"line one\nline two","q":"say \"hi\"","u":"\u4e2d\u6587","b":"\\"}`, `\n\n`, `\"\"`, `\u0000`, `"\t"`,
+	// special-token strings as plain text
+	"<|endoftext|>", "<|fim_prefix|><|fim_middle|><|fim_suffix|>", "<|endofprompt|>", "hello <|endoftext|> world", "<|im_start|>user",
+	// replacement rune and invalid UTF-8
+	"\ufffd", "a\xffb", "\xe4\xb8", "\xed\xa0\x80", "\xff\xfe\xfd", "ok\xc0\xafok", "中\xe4文",
+}
+
+func TestHandPicked(t *testing.T) {
+	for _, name := range bpeNames {
+		e := pureGo(t, name)
+		for _, text := range handPicked {
+			if diff := cmp.Diff(oracleIDs(t, name, text), e.encode(text)); diff != "" {
+				t.Errorf("%s encode(%q) differs from tiktoken-go (-tiktoken-go +ka2):\n%s", name, text, diff)
+			}
+		}
+	}
+}
+
+// TestRepetitive is tiktoken's catastrophically-repetitive case, checked
+// against tiktoken-go at a length its quadratic merge still handles.
+func TestRepetitive(t *testing.T) {
+	for _, name := range bpeNames {
+		e := pureGo(t, name)
+		for _, c := range []string{"^", "0", "a", "'s", " ", "\n", "中", "👍", "ab", "\u3000"} {
+			big := strings.Repeat(c, 3000)
+			for _, text := range []string{big, " " + big, " " + big + "\n"} {
+				if got, want := e.encode(text), oracleIDs(t, name, text); !slices.Equal(got, want) {
+					t.Errorf("%s encode(%q×3000 variant) differs from tiktoken-go: %d tokens, want %d", name, c, len(got), len(want))
+				}
+			}
+		}
+	}
+}
+
+func TestGeneratedHostile(t *testing.T) {
+	const n = 10000
+	for _, name := range bpeNames {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			e := pureGo(t, name)
+			r := rand.New(rand.NewPCG(8, 8))
+			bad := 0
+			for range n {
+				text := hostileString(r, 40)
+				got, want := e.encode(text), oracleIDs(t, name, text)
+				if !slices.Equal(got, want) {
+					t.Errorf("%s encode(%q) differs from tiktoken-go (-tiktoken-go +ka2):\n%s", name, text, cmp.Diff(want, got))
+					if bad++; bad == 5 {
+						t.Fatal("stopping after 5 differences")
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestDocuments compares two generated multi-megabyte zh/en documents in
+// whole; each encoding of each document runs in parallel with the others.
+func TestDocuments(t *testing.T) {
+	for _, seed := range []uint64{1, 2} {
+		doc := mixedDoc(seed, 2<<20+int(seed)*123457)
+		for _, name := range bpeNames {
+			t.Run(fmt.Sprintf("%s/seed%d", name, seed), func(t *testing.T) {
+				t.Parallel()
+				got, want := pureGo(t, name).encode(doc), oracleIDs(t, name, doc)
+				if len(got) != len(want) {
+					t.Errorf("%d tokens, tiktoken-go gives %d", len(got), len(want))
+				}
+				if i := firstDiff(got, want); i >= 0 {
+					t.Errorf("token %d is %d, tiktoken-go gives %d", i, got[i], want[i])
+				}
+			})
+		}
+	}
+}
+
+func firstDiff(a, b []int) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	if len(a) != len(b) {
+		return min(len(a), len(b))
+	}
+	return -1
+}
+
+// TestMergeHeapMatchesScan runs both merge strategies on the same pieces,
+// including the short ones only the scan normally sees.
+func TestMergeHeapMatchesScan(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, name := range bpeNames {
+		e := pureGo(t, name)
+		var scan, heap merger
+		for range 3000 {
+			piece := newValidView(hostileString(r, 12)).text
+			if len(piece) > smallPiece {
+				continue
+			}
+			scan.mergeSmall(e.voc, piece)
+			heap.mergeHeap(e.voc, piece)
+			if !slices.Equal(scan.starts, heap.starts) || !slices.Equal(scan.ranks, heap.ranks) {
+				t.Fatalf("%s merge(%q): scan %v %v, heap %v %v", name, piece, scan.starts, scan.ranks, heap.starts, heap.ranks)
+			}
+		}
+	}
+}
+
+// worstCases are inputs made of one or few very long pieces, where a
+// quadratic merge or pre-tokenizer would show.
+var worstCases = []struct {
+	name string
+	gen  func(r *rand.Rand, n int) string
+}{
+	{"letters", func(r *rand.Rand, n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"[r.IntN(52)]
+		}
+		return string(b)
+	}},
+	{"cjk", func(r *rand.Rand, n int) string {
+		var b strings.Builder
+		for b.Len() < n {
+			b.WriteRune(rune(0x4e00 + r.IntN(0x9fa5-0x4e00)))
+		}
+		return b.String()
+	}},
+	{"base64", func(r *rand.Rand, n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"[r.IntN(64)]
+		}
+		return string(b)
+	}},
+	{"one letter", func(_ *rand.Rand, n int) string { return strings.Repeat("a", n) }},
+	{"spaces", func(_ *rand.Rand, n int) string { return strings.Repeat(" ", n-1) + "x" }},
+}
+
+// TestWorstCaseExact checks the long-piece inputs against tiktoken-go at a
+// size its quadratic merge can still handle.
+func TestWorstCaseExact(t *testing.T) {
+	for _, wc := range worstCases {
+		text := wc.gen(rand.New(rand.NewPCG(5, 6)), 4000)
+		for _, name := range bpeNames {
+			if got, want := pureGo(t, name).encode(text), oracleIDs(t, name, text); !slices.Equal(got, want) {
+				t.Errorf("%s %s: differs from tiktoken-go at token %d", name, wc.name, firstDiff(got, want))
+			}
+		}
+	}
+}
+
+// TestWorstCaseLinear counts 1 MB of each worst case, which must take under
+// a second of CPU time (on an idle machine it takes at most a fifth of
+// one; a quadratic merge such as tiktoken-go's takes minutes). CPU time
+// rather than wall time keeps the check steady on a machine shared with
+// other work. The time for 512 KB is logged beside it to show growth.
+//
+// The race detector slows code several times and unevenly, so under it each
+// case counts 256 KB once within 10 s of CPU time: quadratic merging needs
+// far longer for that (tiktoken-go takes 6.6 s for 100 KB without it).
+func TestWorstCaseLinear(t *testing.T) {
+	if testing.Short() {
+		t.Skip("counts megabytes")
+	}
+	for _, wc := range worstCases {
+		for _, name := range bpeNames {
+			e := pureGo(t, name)
+			r := rand.New(rand.NewPCG(7, 7))
+			if raceEnabled {
+				if d := cpuCount(e, wc.gen(r, 256<<10)); d > 10*time.Second {
+					t.Errorf("%s %s: 256 KB took %v under the race detector, want under 10s", name, wc.name, d)
+				}
+				continue
+			}
+			half, full := wc.gen(r, 512<<10), wc.gen(r, 1<<20)
+			tHalf, tFull := cpuCount(e, half), cpuCount(e, full)
+			t.Logf("%s %s: 512 KB %v, 1 MB %v", name, wc.name, tHalf, tFull)
+			if tFull > time.Second {
+				t.Errorf("%s %s: 1 MB took %v of CPU time, want under 1s", name, wc.name, tFull)
+			}
+		}
+	}
+}
+
+// cpuCount returns the process CPU time of counting text, best of two.
+func cpuCount(e *encoder, text string) time.Duration {
+	best := time.Duration(1<<63 - 1)
+	for range 2 {
+		start := processCPU()
+		e.count(text)
+		best = min(best, processCPU()-start)
+	}
+	return best
+}
+
+// FuzzEncodeMatchesTiktoken compares both encodings with tiktoken-go on
+// arbitrary input, seeded with the hand-picked cases and the alphabet.
+func FuzzEncodeMatchesTiktoken(f *testing.F) {
+	for _, s := range handPicked {
+		f.Add(s)
+	}
+	for _, s := range hostile {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		if len(text) > 2000 {
+			t.Skip("tiktoken-go's merge is quadratic on long pieces")
+		}
+		for _, name := range bpeNames {
+			if got, want := pureGo(t, name).encode(text), oracleIDs(t, name, text); !slices.Equal(got, want) {
+				t.Errorf("%s encode(%q) differs from tiktoken-go (-tiktoken-go +ka2):\n%s", name, text, cmp.Diff(want, got))
+			}
+		}
+	})
+}

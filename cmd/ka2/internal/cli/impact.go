@@ -1,0 +1,193 @@
+package cli
+
+import (
+	"archive/tar"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strings"
+	"testing/fstest"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/golden"
+)
+
+// ImpactOptions are the inputs of `ka2 impact`.
+type ImpactOptions struct {
+	f       *Factory
+	Cases   []string
+	Corpus  string
+	Base    string
+	BaseRef string
+	Format  string
+	Jobs    int
+
+	// Git runs git with the given arguments and returns its standard
+	// output; tests replace it.
+	Git func(args ...string) ([]byte, error)
+}
+
+// NewCmdImpact makes `ka2 impact`. runF replaces the run step in tests.
+func NewCmdImpact(f *Factory, runF func(*ImpactOptions) error) *cobra.Command {
+	opts := &ImpactOptions{f: f, Git: runGit}
+	cmd := &cobra.Command{
+		Use:   "impact --cases DIR --corpus NEW (--base OLD | --base-ref GIT_REF)",
+		Short: "List the cases whose contract an edit to the corpus changes",
+		Long: `Impact builds every case in the case files under --cases twice: against the
+corpus before an edit (--base OLD, a folder, or --base-ref REF, the --corpus
+folder as git has it at REF) and after it (--corpus NEW). It lists each case
+whose output changes, with a one-line summary and the changed corpus files
+that caused it (changed files among the sources selected either way).
+
+The corpus the case files name is ignored; their other settings apply.
+
+Exit status: 0 when no case changes, 1 when some do (so it can gate a pull
+request), 2 on broken case files or corpora.`,
+		Example: `  ka2 impact --cases cases --corpus policies --base-ref origin/main
+  ka2 impact --cases cases --corpus policies-edited --base policies --format json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runImpact(opts)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringArrayVar(&opts.Cases, "cases", nil, "case files or folders of case files (repeat for several)")
+	fs.StringVar(&opts.Corpus, "corpus", "", "the corpus folder after the edit")
+	fs.StringVar(&opts.Base, "base", "", "the corpus folder before the edit")
+	fs.StringVar(&opts.BaseRef, "base-ref", "", "git revision holding the corpus before the edit, e.g. origin/main")
+	fs.StringVar(&opts.Format, "format", "text", "output format: text or json")
+	fs.IntVar(&opts.Jobs, "jobs", 0, "cases built at once (default: all cores)")
+	return cmd
+}
+
+func (o *ImpactOptions) validate() error {
+	switch {
+	case len(o.Cases) == 0:
+		return usageError{errors.New("--cases is required: the case files or folders to rebuild")}
+	case o.Corpus == "":
+		return usageError{errors.New("--corpus is required: the corpus folder after the edit")}
+	case (o.Base == "") == (o.BaseRef == ""):
+		return usageError{errors.New("give the corpus before the edit as --base FOLDER or --base-ref GIT_REF (one of them)")}
+	case o.Jobs < 0:
+		return usageError{fmt.Errorf("--jobs %d: must not be negative (0 means all cores)", o.Jobs)}
+	}
+	return checkFormat(o.Format, "text", "json")
+}
+
+func runImpact(o *ImpactOptions) error {
+	next, err := contract.LoadCorpus(o.Corpus)
+	if err != nil {
+		return fmt.Errorf("--corpus: %w", err)
+	}
+	var base *corpus.Corpus
+	if o.BaseRef != "" {
+		base, err = o.corpusAt(o.BaseRef)
+	} else {
+		base, err = contract.LoadCorpus(o.Base)
+		if err != nil {
+			err = fmt.Errorf("--base: %w", err)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	suite, err := golden.Load(o.Cases, golden.LoadOptions{Corpus: next})
+	if err != nil {
+		return err
+	}
+	rep := golden.Impact(suite, base, next, o.Jobs)
+	if o.Format == "json" {
+		err = writeJSON(o.f.Out, rep, true)
+	} else {
+		err = rep.WriteText(o.f.Out)
+	}
+	if err != nil {
+		return err
+	}
+	if len(rep.Changed) > 0 {
+		return exitError{ExitProblems, errReported}
+	}
+	return nil
+}
+
+// corpusAt loads the --corpus folder as git has it at ref, without
+// touching the work tree: git archive streams the folder's files, which are
+// read into memory.
+func (o *ImpactOptions) corpusAt(ref string) (*corpus.Corpus, error) {
+	dir := filepath.Clean(o.Corpus)
+	top, err := o.Git("-C", dir, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return nil, fmt.Errorf("--base-ref: %s is not in a git work tree: %w", dir, err)
+	}
+	prefix, err := o.Git("-C", dir, "rev-parse", "--show-prefix")
+	if err != nil {
+		return nil, fmt.Errorf("--base-ref: %w", err)
+	}
+	pfx := strings.TrimSpace(string(prefix))
+	args := []string{"-C", strings.TrimSpace(string(top)), "archive", "--format=tar", ref}
+	if pfx != "" {
+		args = append(args, "--", pfx)
+	}
+	archive, err := o.Git(args...)
+	if err != nil {
+		return nil, fmt.Errorf("--base-ref %s: %w; check that the revision exists and has the folder %s", ref, err, pfx)
+	}
+	fsys := fstest.MapFS{}
+	tr := tar.NewReader(bytes.NewReader(archive))
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("--base-ref %s: read git archive: %w", ref, err)
+		}
+		name := strings.TrimPrefix(h.Name, pfx)
+		switch h.Typeflag {
+		case tar.TypeReg:
+			data, err := io.ReadAll(tr)
+			if err != nil {
+				return nil, fmt.Errorf("--base-ref %s: read git archive: %w", ref, err)
+			}
+			fsys[name] = &fstest.MapFile{Data: data, Mode: 0o644}
+		case tar.TypeSymlink:
+			if strings.HasSuffix(name, ".md") {
+				return nil, fmt.Errorf("--base-ref %s: %s is a symbolic link, which --base-ref cannot follow; check the revision out and pass its folder as --base", ref, path.Join(pfx, name))
+			}
+		}
+	}
+	corp, err := corpus.Load(fsys)
+	if err != nil {
+		return nil, fmt.Errorf("--base-ref %s: corpus %s at that revision: %w", ref, pfx, err)
+	}
+	return corp, nil
+}
+
+// runGit runs git and returns its standard output; a failure carries git's
+// standard error.
+func runGit(args ...string) ([]byte, error) {
+	cmd := exec.Command("git", args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		if msg := strings.TrimSpace(stderr.String()); msg != "" {
+			return nil, fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
+		}
+		return nil, fmt.Errorf("git: %w", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,258 @@
+package cli_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/sebdah/goldie/v2"
+
+	"github.com/ka2/ka2/cmd/ka2/internal/cli"
+)
+
+// pipelineCLI runs ka2 with args on fake streams and returns the exit
+// code, stdout and stderr.
+func pipelineCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	f := &cli.Factory{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut,
+		Now: func() time.Time { return time.Date(2026, 9, 14, 9, 0, 0, 0, time.UTC) }}
+	code := cli.Run(f, args)
+	return code, out.String(), errOut.String()
+}
+
+const pipelineFixtures = "../../../../pipeline/testdata"
+
+func TestPipelineCheckFlags(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		want    cli.PipelineCheckOptions
+		wantErr string
+	}{
+		{name: "defaults", args: []string{"p.yaml"}, want: cli.PipelineCheckOptions{File: "p.yaml", Mode: "strict", Format: "text"}},
+		{name: "all flags", args: []string{"--mode", "warn", "--format", "json", "--contract", "c.json", "-"},
+			want: cli.PipelineCheckOptions{File: "-", Mode: "warn", Format: "json", Contract: "c.json"}},
+		{name: "bad mode", args: []string{"--mode", "lenient", "p.yaml"}, wantErr: `--mode "lenient": use strict or warn`},
+		{name: "bad format", args: []string{"--format", "yaml", "p.yaml"}, wantErr: `--format "yaml"`},
+		{name: "no file", args: []string{}, wantErr: "accepts 1 arg(s)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got *cli.PipelineCheckOptions
+			cmd := cli.NewCmdPipelineCheck(&cli.Factory{}, func(o *cli.PipelineCheckOptions) error { got = o; return nil })
+			cmd.SetArgs(tt.args)
+			cmd.SetOut(&bytes.Buffer{})
+			cmd.SetErr(&bytes.Buffer{})
+			err := cmd.Execute()
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("Execute() error = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, *got, cmp.AllowUnexported(cli.PipelineCheckOptions{}), cmp.FilterPath(func(p cmp.Path) bool {
+				return p.Last().String() == ".f"
+			}, cmp.Ignore())); diff != "" {
+				t.Errorf("options mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestPipelineRunFlags(t *testing.T) {
+	type opts struct {
+		File, Input, Snapshots, Corpus, Counter string
+		Timeout                                 time.Duration
+	}
+	tests := []struct {
+		name    string
+		args    []string
+		want    opts
+		wantErr string
+	}{
+		{name: "defaults", args: []string{"p.yaml", "--input", "q.json"},
+			want: opts{File: "p.yaml", Input: "q.json", Timeout: time.Minute}},
+		{name: "all flags", args: []string{"p.yaml", "--input", "-", "--snapshots", "out", "--timeout", "5s", "--corpus", "c", "--counter", "cl100k_base"},
+			want: opts{File: "p.yaml", Input: "-", Snapshots: "out", Timeout: 5 * time.Second, Corpus: "c", Counter: "cl100k_base"}},
+		{name: "no input", args: []string{"p.yaml"}, wantErr: "--input is required"},
+		{name: "stdin twice", args: []string{"-", "--input", "-"}, wantErr: "cannot both be standard input"},
+		{name: "zero timeout", args: []string{"p.yaml", "--input", "q.json", "--timeout", "0s"}, wantErr: "positive duration"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got *cli.PipelineRunOptions
+			cmd := cli.NewCmdPipelineRun(&cli.Factory{}, func(o *cli.PipelineRunOptions) error { got = o; return nil })
+			cmd.SetArgs(tt.args)
+			cmd.SetOut(&bytes.Buffer{})
+			cmd.SetErr(&bytes.Buffer{})
+			err := cmd.Execute()
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("Execute() error = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := opts{File: got.File, Input: got.Input, Snapshots: got.Snapshots, Timeout: got.Timeout, Corpus: got.Corpus, Counter: got.Counter}
+			if diff := cmp.Diff(tt.want, g); diff != "" {
+				t.Errorf("options mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestPipelineCheckCommand(t *testing.T) {
+	answer := filepath.Join(pipelineFixtures, "pipelines", "answer.yaml")
+	incompatible := filepath.Join(pipelineFixtures, "check", "incompatible-pair.yaml")
+	unused := filepath.Join(pipelineFixtures, "check", "unused.yaml")
+	src, err := os.ReadFile(incompatible)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := goldie.New(t, goldie.WithFixtureDir("testdata/golden"))
+	tests := []struct {
+		name     string
+		stdin    string
+		args     []string
+		wantCode int
+		golden   string // compares stdout and stderr with testdata/golden/NAME.golden
+	}{
+		{name: "clean file", args: []string{"pipeline", "check", answer}, golden: "pipeline-check-ok"},
+		{name: "warnings do not fail", args: []string{"pipeline", "check", unused}, golden: "pipeline-check-warning"},
+		{name: "strict", args: []string{"pipeline", "check", incompatible}, wantCode: cli.ExitProblems, golden: "pipeline-check-strict"},
+		{name: "warn mode", args: []string{"pipeline", "check", "--mode", "warn", incompatible}, golden: "pipeline-check-warn"},
+		{name: "json", args: []string{"pipeline", "check", "--format", "json", incompatible}, wantCode: cli.ExitProblems, golden: "pipeline-check-json"},
+		{name: "stdin", stdin: string(src), args: []string{"pipeline", "check", "-"}, wantCode: cli.ExitProblems, golden: "pipeline-check-stdin"},
+		{name: "bad mode", args: []string{"pipeline", "check", "--mode", "x", answer}, wantCode: cli.ExitInput, golden: "pipeline-check-usage"},
+		{name: "missing file", args: []string{"pipeline", "check", "testdata/no-such.yaml"}, wantCode: cli.ExitInput, golden: "pipeline-check-missing"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := pipelineCLI(t, tt.stdin, tt.args...)
+			if code != tt.wantCode {
+				t.Errorf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.wantCode, out, errOut)
+			}
+			g.Assert(t, tt.golden, []byte("-- stdout --\n"+out+"-- stderr --\n"+errOut))
+		})
+	}
+}
+
+// buildPipelineStages builds the test stage programs of the pipeline
+// package into dir.
+func buildPipelineStages(t *testing.T, dir string) {
+	t.Helper()
+	cmd := exec.Command("go", "build", "-o", dir,
+		"github.com/ka2/ka2/pipeline/testdata/stages/answer", "github.com/ka2/ka2/pipeline/testdata/stages/check")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build the test stages: %v\n%s", err, out)
+	}
+}
+
+func TestPipelineRunCommand(t *testing.T) {
+	dir := t.TempDir()
+	buildPipelineStages(t, dir)
+	src, err := os.ReadFile(filepath.Join(pipelineFixtures, "pipelines", "answer.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, text string) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := write("answer.yaml", string(src))
+	lying := write("lying.yaml", strings.Replace(string(src), "exec: [./answer]", "exec: [./answer, -amount, '600']", 1))
+	broken := write("broken.yaml", strings.Replace(string(src), "input_schema: CitedAnswer", "input_schema: CitedAnswr", 1))
+	question := write("q.json", `{"question": "What is the Beijing lodging limit?", "subjects": ["lodging"], "dates": ["2026-09-14"]}`)
+	nothing := write("none.json", `{"question": "Parking?", "subjects": ["parking"], "dates": ["2026-09-14"], "require_evidence": true}`)
+	typo := write("typo.json", `{"questoin": "?", "subjects": ["lodging"], "dates": ["2026-09-14"]}`)
+	const verdict = `{"ok":true,"citation":"travel-v2:3-3","cited":"The lodging limit is 750 CNY per room-night."}` + "\n"
+
+	tests := []struct {
+		name       string
+		stdin      string
+		args       []string
+		wantCode   int
+		wantOut    string
+		wantErr    string // part of stderr
+		wantSnaps  []string
+		lastStatus int
+	}{
+		{name: "three stages", args: []string{good, "--input", question}, wantOut: verdict},
+		{name: "input on stdin, snapshots", stdin: `{"question":"Limit?","subject":"lodging","dates":["2026-09-14"]}`,
+			args: []string{good, "--input", "-", "--snapshots", "SNAPS"}, wantOut: verdict,
+			wantSnaps: []string{"00-input.json", "01-build.json", "02-answer.json", "03-check.json"}},
+		{name: "a stage fails", args: []string{lying, "--input", question, "--snapshots", "SNAPS"}, wantCode: cli.ExitStage,
+			wantErr:   "ka2: stage 'check': stage failed: ./check exited with status 1: check: lines travel-v2:3-3 do not state 600",
+			wantSnaps: []string{"00-input.json", "01-build.json", "02-answer.json", "03-check.json"}, lastStatus: 1},
+		{name: "over budget", args: []string{good, "--input", question, "--capacity", "500"}, wantCode: cli.ExitBudget,
+			wantErr: "ka2: stage 'build': over budget"},
+		{name: "no evidence", args: []string{good, "--input", nothing}, wantCode: cli.ExitNoEvidence, wantErr: "no applicable evidence"},
+		{name: "bad input", args: []string{good, "--input", typo}, wantCode: cli.ExitInput, wantErr: `unknown field "questoin"`},
+		{name: "pipeline with errors", args: []string{broken, "--input", question}, wantCode: cli.ExitProblems,
+			wantErr: "C-002: input_schema of stage 'check' names unknown protocol 'CitedAnswr'"},
+		{name: "no input", args: []string{good}, wantCode: cli.ExitInput, wantErr: "Try: ka2 pipeline run --help"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			snaps := filepath.Join(t.TempDir(), "snaps")
+			args := []string{"pipeline", "run"}
+			for _, a := range tt.args {
+				args = append(args, strings.ReplaceAll(a, "SNAPS", snaps))
+			}
+			code, out, errOut := pipelineCLI(t, tt.stdin, args...)
+			if code != tt.wantCode {
+				t.Errorf("exit code %d, want %d\nstderr:\n%s", code, tt.wantCode, errOut)
+			}
+			if out != tt.wantOut {
+				t.Errorf("stdout = %q, want %q", out, tt.wantOut)
+			}
+			if !strings.Contains(errOut, tt.wantErr) {
+				t.Errorf("stderr = %q, want it to contain %q", errOut, tt.wantErr)
+			}
+			if tt.wantSnaps == nil {
+				return
+			}
+			entries, err := os.ReadDir(snaps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, e := range entries {
+				names = append(names, e.Name())
+			}
+			if diff := cmp.Diff(tt.wantSnaps, names); diff != "" {
+				t.Errorf("snapshot files mismatch (-want +got):\n%s", diff)
+			}
+			var last struct {
+				ExitCode int    `json:"exit_code"`
+				Stderr   string `json:"stderr"`
+			}
+			data, err := os.ReadFile(filepath.Join(snaps, names[len(names)-1]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(data, &last); err != nil {
+				t.Fatal(err)
+			}
+			if last.ExitCode != tt.lastStatus || (tt.lastStatus != 0 && last.Stderr == "") {
+				t.Errorf("last snapshot: exit %d, stderr %q; want exit %d with stderr kept", last.ExitCode, last.Stderr, tt.lastStatus)
+			}
+		})
+	}
+}

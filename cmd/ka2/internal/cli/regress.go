@@ -1,0 +1,211 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ka2/ka2/golden"
+	"github.com/ka2/ka2/internal/atomicfile"
+)
+
+// RegressOptions are the inputs of `ka2 regress`.
+type RegressOptions struct {
+	f     *Factory
+	Paths []string
+
+	Jobs         int
+	Update       bool
+	Force        bool
+	Pending      bool
+	Prune        bool
+	Unreferenced string
+	Format       string
+	Report       string
+	Shard        string
+
+	// Getenv reads the environment (CI); IsTerminal says whether a writer
+	// is a terminal (for the progress line). Tests replace them.
+	Getenv     func(string) string
+	IsTerminal func(io.Writer) bool
+}
+
+// NewCmdRegress makes `ka2 regress`. runF replaces the run step in tests.
+func NewCmdRegress(f *Factory, runF func(*RegressOptions) error) *cobra.Command {
+	opts := &RegressOptions{f: f, Getenv: os.Getenv, IsTerminal: isTerminal}
+	cmd := &cobra.Command{
+		Use:   "regress DIR|FILE...",
+		Short: "Run case files against their golden files",
+		Long: `Regress runs every case in the case files (*.yaml) under the given folders,
+builds each one exactly as ka2 build would, and compares the bytes with the
+case's golden file (testdata/golden/FILE/NAME.golden beside the case file).
+It also checks the cases' quick expectations (expect: sources, error).
+
+Exit status: 0 when every case matches; 1 when a case differs, has no golden
+or fails an expectation (or, with --unreferenced=reject, a golden has no
+case); 2 when the case files themselves are broken.
+
+--update rewrites the goldens of cases that differ, atomically, and lists
+them; it never writes a case whose expectation fails. When the CI
+environment variable is set, --update and --prune refuse unless --force is
+given. --pending instead writes NAME.golden.new beside each differing
+golden, for ka2 review.`,
+		Example: `  ka2 regress cases
+  ka2 regress --update cases
+  ka2 regress --unreferenced=reject --format junit --report junit.xml cases
+  ka2 regress --shard 2/4 --format json --report shard-2.json cases`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Paths = args
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runRegress(opts)
+		},
+	}
+	fs := cmd.Flags()
+	fs.IntVar(&opts.Jobs, "jobs", 0, "cases run at once (default: all cores); the report is the same for any value")
+	fs.BoolVar(&opts.Update, "update", false, "rewrite the goldens of cases that differ or have none")
+	fs.BoolVar(&opts.Force, "force", false, "let --update and --prune write even when CI is set")
+	fs.BoolVar(&opts.Pending, "pending", false, "write NAME.golden.new beside each differing golden, for ka2 review")
+	fs.BoolVar(&opts.Prune, "prune", false, "delete goldens that no case refers to")
+	fs.StringVar(&opts.Unreferenced, "unreferenced", "report", "goldens no case refers to: report, or reject (fail the run)")
+	fs.StringVar(&opts.Format, "format", "text", "report format: text, json or junit")
+	fs.StringVar(&opts.Report, "report", "", "write the report in --format to this file; the console then shows text")
+	fs.StringVar(&opts.Shard, "shard", "", "run only shard K of N (K/N, e.g. 2/4); shards are stable as cases are added")
+	return cmd
+}
+
+func (o *RegressOptions) validate() error {
+	if err := checkFormat(o.Format, "text", "json", "junit"); err != nil {
+		return err
+	}
+	if o.Unreferenced != "report" && o.Unreferenced != "reject" {
+		return usageError{fmt.Errorf("--unreferenced %q: use report or reject", o.Unreferenced)}
+	}
+	if o.Update && o.Pending {
+		return usageError{errors.New("--update and --pending: choose one (--update writes goldens, --pending writes NAME.golden.new for review)")}
+	}
+	if o.Force && !o.Update && !o.Prune {
+		return usageError{errors.New("--force only applies with --update or --prune")}
+	}
+	if o.Jobs < 0 {
+		return usageError{fmt.Errorf("--jobs %d: must not be negative (0 means all cores)", o.Jobs)}
+	}
+	if o.Shard != "" {
+		if _, err := golden.ParseShard(o.Shard); err != nil {
+			return usageError{fmt.Errorf("--shard: %w", err)}
+		}
+	}
+	return nil
+}
+
+// ciSet reports whether the CI environment variable says this is a CI run:
+// set, and not empty, "0" or "false".
+func ciSet(getenv func(string) string) bool {
+	switch getenv("CI") {
+	case "", "0", "false", "FALSE", "False":
+		return false
+	}
+	return true
+}
+
+func runRegress(o *RegressOptions) error {
+	suite, err := golden.Load(o.Paths, golden.LoadOptions{})
+	if err != nil {
+		return err
+	}
+	shard, _ := golden.ParseShard(o.Shard)
+	if o.Shard == "" {
+		shard = golden.Shard{}
+	}
+	opts := golden.Options{
+		Jobs: o.Jobs, Update: o.Update, Pending: o.Pending, Prune: o.Prune, Force: o.Force,
+		CI: ciSet(o.Getenv), RejectUnreferenced: o.Unreferenced == "reject", Shard: shard,
+	}
+	progress := &progressLine{w: o.f.Out}
+	if o.IsTerminal(o.f.Out) {
+		opts.Progress = progress.show
+	}
+	rep, runErr := golden.Run(suite, opts)
+	progress.clear()
+	if rep == nil {
+		return runErr
+	}
+	if err := o.writeReport(rep); err != nil {
+		return err
+	}
+	if runErr != nil {
+		return runErr
+	}
+	if !rep.OK() {
+		return exitError{ExitProblems, errReported}
+	}
+	return nil
+}
+
+// writeReport prints the report in --format, or with --report writes it to
+// the file (atomically) and prints text.
+func (o *RegressOptions) writeReport(rep *golden.Report) error {
+	write := func(w io.Writer, format string) error {
+		switch format {
+		case "json":
+			return rep.WriteJSON(w)
+		case "junit":
+			return rep.WriteJUnit(w)
+		}
+		return rep.WriteText(w)
+	}
+	if o.Report == "" {
+		return write(o.f.Out, o.Format)
+	}
+	var buf bytes.Buffer
+	if err := write(&buf, o.Format); err != nil {
+		return err
+	}
+	if err := atomicfile.Write(o.Report, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("--report: %w", err)
+	}
+	return write(o.f.Out, "text")
+}
+
+// progressLine shows "cases done/total, failures" on one terminal line,
+// redrawn at most once per percent.
+type progressLine struct {
+	w       io.Writer
+	last    int
+	written bool
+}
+
+func (p *progressLine) show(pr golden.Progress) {
+	pct := pr.Done * 100 / max(pr.Total, 1)
+	if p.written && pct == p.last && pr.Done != pr.Total {
+		return
+	}
+	p.last, p.written = pct, true
+	fmt.Fprintf(p.w, "\r\033[Kka2 regress: %d/%d cases, %d failed", pr.Done, pr.Total, pr.Failed)
+}
+
+// clear erases the progress line before the report is printed.
+func (p *progressLine) clear() {
+	if p.written {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+}
+
+// isTerminal reports whether w is a terminal (a character device).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,609 @@
+package cli_test
+
+import (
+	"bytes"
+	"encoding/xml"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/rogpeppe/go-internal/txtar"
+	"github.com/spf13/cobra"
+
+	"github.com/ka2/ka2/cmd/ka2/internal/cli"
+	"github.com/ka2/ka2/golden"
+)
+
+type regressCobraCommand = cobra.Command
+
+// regressResult is one ka2 invocation.
+type regressResult struct {
+	stdout, stderr string
+	code           int
+}
+
+// regressCLI runs one command line through cli.Run with in as standard input.
+func regressCLI(t *testing.T, in string, args ...string) regressResult {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	f := &cli.Factory{In: strings.NewReader(in), Out: &out, ErrOut: &errOut,
+		Now: func() time.Time { return time.Date(2026, 9, 14, 9, 0, 0, 0, time.UTC) }}
+	code := cli.Run(f, args)
+	return regressResult{out.String(), errOut.String(), code}
+}
+
+// want checks the exit code, printing the streams when it differs.
+func (r regressResult) want(t *testing.T, code int) regressResult {
+	t.Helper()
+	if r.code != code {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, code, r.stdout, r.stderr)
+	}
+	return r
+}
+
+// lastLine is the summary line of a report.
+func (r regressResult) lastLine() string {
+	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	return lines[len(lines)-1]
+}
+
+// setupRegressFixture writes the regress fixture into a temporary working directory,
+// clears CI, and writes the goldens.
+func setupRegressFixture(t *testing.T) {
+	t.Helper()
+	ar, err := txtar.ParseFile("testdata/regress.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, f := range ar.Files {
+		writeRegressFile(t, filepath.Join(dir, f.Name), string(f.Data))
+	}
+	t.Chdir(dir)
+	t.Setenv("CI", "")
+	r := regressCLI(t, "", "regress", "--update", "cases").want(t, 0)
+	if got, want := r.lastLine(), "ka2 regress: 7 cases, 7 passed, 0 failed; 0 goldens updated, 7 created: ok"; got != want {
+		t.Fatalf("first --update: %s, want %s", got, want)
+	}
+}
+
+func writeRegressFile(t *testing.T, name, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func replaceInRegressFile(t *testing.T, name, old, new string) {
+	t.Helper()
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(data, []byte(old)) {
+		t.Fatalf("%s does not contain %q", name, old)
+	}
+	writeRegressFile(t, name, strings.Replace(string(data), old, new, 1))
+}
+
+const firstFreeDay = "cases/testdata/golden/parking/parking-first-free-day.golden"
+
+func TestRegressFlags(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		want    cli.RegressOptions
+		wantErr string
+	}{
+		{"defaults", []string{"cases"}, cli.RegressOptions{Paths: []string{"cases"}, Unreferenced: "report", Format: "text"}, ""},
+		{"everything", []string{"--jobs", "3", "--pending", "--unreferenced=reject", "--format", "junit", "--report", "r.xml", "--shard", "2/4", "a", "b.yaml"},
+			cli.RegressOptions{Paths: []string{"a", "b.yaml"}, Jobs: 3, Pending: true, Unreferenced: "reject", Format: "junit", Report: "r.xml", Shard: "2/4"}, ""},
+		{"update with force and prune", []string{"--update", "--force", "--prune", "cases"},
+			cli.RegressOptions{Paths: []string{"cases"}, Update: true, Force: true, Prune: true, Unreferenced: "report", Format: "text"}, ""},
+		{"no folder", nil, cli.RegressOptions{}, "requires at least 1 arg(s), only received 0"},
+		{"bad format", []string{"--format", "xml", "c"}, cli.RegressOptions{}, `--format "xml": use one of [text json junit]`},
+		{"bad unreferenced", []string{"--unreferenced", "ignore", "c"}, cli.RegressOptions{}, `--unreferenced "ignore": use report or reject`},
+		{"update and pending", []string{"--update", "--pending", "c"}, cli.RegressOptions{}, "--update and --pending: choose one (--update writes goldens, --pending writes NAME.golden.new for review)"},
+		{"force alone", []string{"--force", "c"}, cli.RegressOptions{}, "--force only applies with --update or --prune"},
+		{"bad shard", []string{"--shard", "5/4", "c"}, cli.RegressOptions{}, `--shard: shard "5/4": write K/N with 1 ≤ K ≤ N, e.g. 2/4 for the second of four`},
+		{"negative jobs", []string{"--jobs", "-1", "c"}, cli.RegressOptions{}, "--jobs -1: must not be negative (0 means all cores)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got *cli.RegressOptions
+			cmd := cli.NewCmdRegress(&cli.Factory{}, func(o *cli.RegressOptions) error { got = o; return nil })
+			cmd.SetArgs(tt.args)
+			cmd.SetOut(&bytes.Buffer{})
+			cmd.SetErr(&bytes.Buffer{})
+			err := cmd.Execute()
+			if tt.wantErr != "" {
+				if err == nil || err.Error() != tt.wantErr {
+					t.Fatalf("Execute() error = %v, want %s", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(&tt.want, got, cmpopts.IgnoreUnexported(cli.RegressOptions{}),
+				cmpopts.IgnoreFields(cli.RegressOptions{}, "Getenv", "IsTerminal")); diff != "" {
+				t.Errorf("RegressOptions mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestRegressAllPass(t *testing.T) {
+	setupRegressFixture(t)
+	r := regressCLI(t, "", "regress", "cases").want(t, 0)
+	if r.stdout != "ka2 regress: 7 cases, 7 passed, 0 failed: ok\n" || r.stderr != "" {
+		t.Errorf("stdout %q, stderr %q", r.stdout, r.stderr)
+	}
+}
+
+func TestRegressEditedGoldenThenUpdate(t *testing.T) {
+	setupRegressFixture(t)
+	replaceInRegressFile(t, firstFreeDay, "free for staff", "free for everyone")
+	r := regressCLI(t, "", "regress", "cases").want(t, 1)
+	for _, want := range []string{
+		"FAIL cases/parking.yaml:18 parking-first-free-day (golden differs)\n",
+		"    evidence ~parking-v2:1-3 (quote line 2); budget total 740 → 737 (-3) of 1200\n",
+		"    --- cases/testdata/golden/parking/parking-first-free-day.golden\n    +++ ka2 build\n",
+		`    -      "quote": "Scope: parking at the Shanghai office.\nParking in the basement is free for everyone from 2026.\nVisitors pay 10 CNY per day."`,
+		`    +      "quote": "Scope: parking at the Shanghai office.\nParking in the basement is free for staff from 2026.\nVisitors pay 10 CNY per day."`,
+		"ka2 regress: 7 cases, 6 passed, 1 failed (1 differ, 0 missing, 0 with failed expectations): FAIL\n",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	r = regressCLI(t, "", "regress", "--update", "cases").want(t, 0)
+	if !strings.Contains(r.stdout, "UPDATED cases/parking.yaml:18 parking-first-free-day\n    evidence ~parking-v2:1-3 (quote line 2)") ||
+		!strings.Contains(r.stdout, "    wrote "+firstFreeDay+"\n") {
+		t.Errorf("--update does not say what it changed:\n%s", r.stdout)
+	}
+	regressCLI(t, "", "regress", "cases").want(t, 0)
+}
+
+func TestRegressMissingGolden(t *testing.T) {
+	setupRegressFixture(t)
+	os.Remove(firstFreeDay)
+	r := regressCLI(t, "", "regress", "cases").want(t, 1)
+	want := "FAIL cases/parking.yaml:18 parking-first-free-day (golden missing)\n" +
+		"    no golden yet; the build gives a contract with evidence [parking-v2:1-3], total 737 of 1200\n"
+	if !strings.Contains(r.stdout, want) {
+		t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
+	}
+}
+
+func TestRegressStaleGolden(t *testing.T) {
+	setupRegressFixture(t)
+	// The case is renamed: its old golden is left behind.
+	replaceInRegressFile(t, "cases/parking.yaml", "name: parking-compare", "name: parking-2025-vs-2026")
+	r := regressCLI(t, "", "regress", "cases").want(t, 1) // the renamed case has no golden yet
+	if !strings.Contains(r.stdout, "unreferenced golden cases/testdata/golden/parking/parking-compare.golden\n") {
+		t.Errorf("the stale golden is not reported:\n%s", r.stdout)
+	}
+	regressCLI(t, "", "regress", "--update", "cases").want(t, 0)
+	r = regressCLI(t, "", "regress", "--unreferenced=reject", "cases").want(t, 1)
+	if !strings.Contains(r.stdout, "FAIL unreferenced golden cases/testdata/golden/parking/parking-compare.golden\n") {
+		t.Errorf("reject does not name the stale golden:\n%s", r.stdout)
+	}
+	regressCLI(t, "", "regress", "cases").want(t, 0) // reported, not rejected
+	r = regressCLI(t, "", "regress", "--prune", "--unreferenced=reject", "cases").want(t, 0)
+	if !strings.Contains(r.stdout, "pruned cases/testdata/golden/parking/parking-compare.golden\n") {
+		t.Errorf("--prune does not say what it deleted:\n%s", r.stdout)
+	}
+	if _, err := os.Stat("cases/testdata/golden/parking/parking-compare.golden"); err == nil {
+		t.Error("--prune left the stale golden")
+	}
+	regressCLI(t, "", "regress", "--unreferenced=reject", "cases").want(t, 0)
+}
+
+func TestRegressUpdateKeepsFailedExpectation(t *testing.T) {
+	setupRegressFixture(t)
+	replaceInRegressFile(t, "cases/parking.yaml", "sources: [parking-v2]\n", "sources: [parking-v1]\n")
+	replaceInRegressFile(t, firstFreeDay, "free for staff", "free for nobody")
+	before, _ := os.ReadFile(firstFreeDay)
+	r := regressCLI(t, "", "regress", "--update", "cases").want(t, 1)
+	for _, want := range []string{
+		"FAIL cases/parking.yaml:18 parking-first-free-day (golden differs)\n",
+		"    expectation failed: expected sources [parking-v1], selected [parking-v2]\n",
+		"    not updated: a failed expectation is never written into a golden\n",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if after, _ := os.ReadFile(firstFreeDay); !bytes.Equal(before, after) {
+		t.Error("--update wrote the golden of a case whose expectation fails")
+	}
+	r = regressCLI(t, "", "regress", "cases").want(t, 1)
+	if !strings.Contains(r.stdout, "expectation failed") {
+		t.Errorf("the failed expectation disappeared:\n%s", r.stdout)
+	}
+}
+
+func TestRegressJobsGiveIdenticalReports(t *testing.T) {
+	setupRegressFixture(t)
+	replaceInRegressFile(t, firstFreeDay, "free for staff", "free for everyone")
+	os.Remove("cases/equipment/testdata/golden/laptops/laptop-now.golden")
+	for _, format := range []string{"text", "json", "junit"} {
+		one := regressCLI(t, "", "regress", "--jobs", "1", "--format", format, "cases").want(t, 1)
+		eight := regressCLI(t, "", "regress", "--jobs", "8", "--format", format, "cases").want(t, 1)
+		if diff := cmp.Diff(one.stdout, eight.stdout); diff != "" {
+			t.Errorf("--format %s: --jobs 1 and --jobs 8 differ (-1 +8):\n%s", format, diff)
+		}
+	}
+}
+
+func TestRegressShardsMergeToTheUnshardedReport(t *testing.T) {
+	setupRegressFixture(t)
+	replaceInRegressFile(t, firstFreeDay, "free for staff", "free for everyone")
+	whole := regressCLI(t, "", "regress", "--format", "json", "cases").want(t, 1)
+	const n = 3
+	var files []string
+	seen := map[string]int{}
+	for k := 1; k <= n; k++ {
+		name := "shard-" + strconv.Itoa(k) + ".json"
+		r := regressCLI(t, "", "regress", "--shard", strconv.Itoa(k)+"/"+strconv.Itoa(n), "--format", "json", "--report", name, "cases")
+		if r.code != 0 && r.code != 1 {
+			r.want(t, 1)
+		}
+		if !strings.Contains(r.lastLine(), "shard "+strconv.Itoa(k)+"/3 of 7 cases") {
+			t.Errorf("shard %d console summary: %s", k, r.lastLine())
+		}
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := golden.ReadReport(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range rep.Files {
+			for _, c := range f.Cases {
+				seen[f.Path+" "+c.Name]++
+			}
+		}
+		files = append(files, name)
+	}
+	if len(seen) != 7 {
+		t.Errorf("the shards ran %d distinct cases, want 7: %v", len(seen), seen)
+	}
+	for c, times := range seen {
+		if times != 1 {
+			t.Errorf("case %s ran in %d shards", c, times)
+		}
+	}
+	merged := regressCLI(t, "", append([]string{"report", "merge", "--format", "json", "--junit", "merged.xml"}, files...)...).want(t, 1)
+	if diff := cmp.Diff(whole.stdout, merged.stdout); diff != "" {
+		t.Errorf("merged shards differ from the unsharded report (-whole +merged):\n%s", diff)
+	}
+	data, err := os.ReadFile("merged.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var junit struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Suites   []struct {
+			Name string `xml:"name,attr"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(data, &junit); err != nil {
+		t.Fatalf("merged JUnit is not XML: %v", err)
+	}
+	if junit.Tests != 7 || junit.Failures != 1 || len(junit.Suites) != 2 {
+		t.Errorf("merged JUnit: %+v", junit)
+	}
+	text := regressCLI(t, "", append([]string{"report", "merge"}, files...)...).want(t, 1)
+	if got := text.lastLine(); got != "ka2 regress: 7 cases, 6 passed, 1 failed (1 differ, 0 missing, 0 with failed expectations): FAIL" {
+		t.Errorf("merged summary: %s", got)
+	}
+	r := regressCLI(t, "", "report", "merge", files[0], files[2]).want(t, 2)
+	if r.stderr != "ka2: cannot merge reports: shard 2/3 missing: its cases would be left out of the summary\n" {
+		t.Errorf("missing shard: %q", r.stderr)
+	}
+}
+
+func TestRegressReportFile(t *testing.T) {
+	setupRegressFixture(t)
+	replaceInRegressFile(t, firstFreeDay, "free for staff", "free for everyone")
+	r := regressCLI(t, "", "regress", "--format", "junit", "--report", "out/junit.xml", "cases")
+	if r.code != 2 || !strings.Contains(r.stderr, "--report: write out/junit.xml") {
+		t.Errorf("a report into a missing folder: exit %d, stderr %q", r.code, r.stderr)
+	}
+	r = regressCLI(t, "", "regress", "--format", "junit", "--report", "junit.xml", "cases").want(t, 1)
+	if !strings.HasPrefix(r.stdout, "FAIL cases/parking.yaml:18") {
+		t.Errorf("the console should show text beside --report:\n%s", r.stdout)
+	}
+	data, err := os.ReadFile("junit.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var junit struct {
+		Suites []struct {
+			Name  string `xml:"name,attr"`
+			Cases []struct {
+				Name    string `xml:"name,attr"`
+				Failure *struct {
+					Body string `xml:",chardata"`
+				} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(data, &junit); err != nil {
+		t.Fatalf("junit.xml is not XML: %v", err)
+	}
+	var names []string
+	for _, s := range junit.Suites {
+		names = append(names, s.Name)
+		for _, c := range s.Cases {
+			if c.Name == "parking-first-free-day" && (c.Failure == nil || !strings.Contains(c.Failure.Body, "+++ ka2 build")) {
+				t.Errorf("the failure body lacks the diff: %+v", c.Failure)
+			}
+		}
+	}
+	if diff := cmp.Diff([]string{"cases/equipment/laptops.yaml", "cases/parking.yaml"}, names); diff != "" {
+		t.Errorf("testsuites mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestRegressOnCI(t *testing.T) {
+	setupRegressFixture(t)
+	t.Setenv("CI", "true")
+	replaceInRegressFile(t, firstFreeDay, "free for staff", "free for everyone")
+	r := regressCLI(t, "", "regress", "--update", "cases").want(t, 2)
+	if !strings.HasPrefix(r.stderr, "ka2: refusing to write goldens on CI: ") {
+		t.Errorf("stderr %q", r.stderr)
+	}
+	// Without --update, a differing case may leave a pending golden.
+	r = regressCLI(t, "", "regress", "--pending", "cases").want(t, 1)
+	if !strings.Contains(r.stdout, "    pending "+firstFreeDay+".new (accept with ka2 review)\n") {
+		t.Errorf("no pending golden reported:\n%s", r.stdout)
+	}
+	regressCLI(t, "", "regress", "--update", "--force", "cases").want(t, 0)
+	t.Setenv("CI", "false")
+	regressCLI(t, "", "regress", "--update", "cases").want(t, 0)
+}
+
+func TestReview(t *testing.T) {
+	setupRegressFixture(t)
+	replaceInRegressFile(t, firstFreeDay, "free for staff", "free for everyone")
+	replaceInRegressFile(t, "cases/testdata/golden/parking/parking-2025.golden", "20 CNY", "25 CNY")
+	os.Remove("cases/equipment/testdata/golden/laptops/laptop-now.golden")
+	regressCLI(t, "", "regress", "--pending", "cases").want(t, 1)
+
+	// Answers: accept the first, a typo then reject the second, end of
+	// input before the third.
+	r := regressCLI(t, "y\nmaybe\nn\n", "review", "cases").want(t, 0)
+	for _, want := range []string{
+		"[1/3] cases/equipment/laptops.yaml:5 laptop-now\n    no golden yet; the build gives a contract with evidence [laptops:1-2], total 685 of 1200\n",
+		"    accepted: wrote cases/equipment/testdata/golden/laptops/laptop-now.golden\n",
+		"[2/3] cases/parking.yaml:6 parking-2025\n    evidence ~parking-v1:1-2 (quote line 2)\n",
+		"accept? [y]es, [n]o, [s]kip, [q]uit: accept? [y]es, [n]o, [s]kip, [q]uit:     rejected: deleted cases/testdata/golden/parking/parking-2025.golden.new\n",
+		"[3/3] cases/parking.yaml:18 parking-first-free-day\n",
+		"    stopped\nka2 review: 1 accepted, 1 rejected, 1 left pending\n",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("review output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	r = regressCLI(t, "", "review", "--accept-all", "cases").want(t, 0)
+	if !strings.HasSuffix(r.stdout, "ka2 review: 1 accepted, 0 rejected, 0 left pending\n") {
+		t.Errorf("--accept-all:\n%s", r.stdout)
+	}
+	// parking-2025's hand edit was rejected, so only it still differs.
+	r = regressCLI(t, "", "regress", "cases").want(t, 1)
+	if !strings.Contains(r.lastLine(), "7 cases, 6 passed, 1 failed (1 differ") {
+		t.Errorf("after review: %s", r.lastLine())
+	}
+	regressCLI(t, "", "regress", "--pending", "cases").want(t, 1)
+	r = regressCLI(t, "", "review", "--reject-all", "cases").want(t, 0)
+	if !strings.HasSuffix(r.stdout, "ka2 review: 0 accepted, 1 rejected, 0 left pending\n") {
+		t.Errorf("--reject-all:\n%s", r.stdout)
+	}
+	r = regressCLI(t, "", "review", "cases").want(t, 0)
+	if r.stdout != "ka2 review: no pending goldens (ka2 regress --pending writes them)\n" {
+		t.Errorf("nothing pending: %q", r.stdout)
+	}
+	regressCLI(t, "", "review", "--accept-all", "--reject-all", "cases").want(t, 2)
+}
+
+func TestRegressBrokenCaseFiles(t *testing.T) {
+	setupRegressFixture(t)
+	replaceInRegressFile(t, "cases/parking.yaml", "    dates: [2025-12-31]\n", "    dats: [2025-12-31]\n")
+	replaceInRegressFile(t, "cases/equipment/laptops.yaml", "corpus: ../../policies", "corpus: ../../no-such-folder")
+	r := regressCLI(t, "", "regress", "cases").want(t, 2)
+	want := "ka2: cases/equipment/laptops.yaml:2:11: corpus no-such-folder cannot be loaded:\n" +
+		"\topen corpus: open no-such-folder: no such file or directory; check the --corpus folder; fix the corpus (ka2 lint shows its problems), or the corpus path, which is relative to the case file\n" +
+		"cases/parking.yaml:12:5: case parking-last-paid-day has no dates; list the dates asked about, e.g. dates: [2026-09-14]\n" +
+		"cases/parking.yaml:14:5: unknown key \"dats\" in a case; did you mean dates?\n"
+	if diff := cmp.Diff(want, r.stderr); diff != "" {
+		t.Errorf("stderr mismatch (-want +got):\n%s", diff)
+	}
+	if r.stdout != "" {
+		t.Errorf("a broken suite ran cases:\n%s", r.stdout)
+	}
+}
+
+// TestImpact moves parking-v1's valid_until by one day: only the case
+// asking about that day changes.
+func TestImpact(t *testing.T) {
+	setupRegressFixture(t)
+	if err := os.CopyFS("policies-new", os.DirFS("policies")); err != nil {
+		t.Fatal(err)
+	}
+	replaceInRegressFile(t, "policies-new/parking-v1.md", "valid_until: 2026-01-01", "valid_until: 2026-01-02")
+	r := regressCLI(t, "", "impact", "--cases", "cases", "--corpus", "policies-new", "--base", "policies").want(t, 1)
+	want := `CHANGED cases/parking.yaml:18 parking-first-free-day
+    evidence +parking-v1:1-2; budget total 737 → 906 (+169) of 1200
+    caused by parking-v1.md
+changed corpus files:
+    modified parking-v1.md
+ka2 impact: 7 cases, 1 changed by 1 changed file
+`
+	if diff := cmp.Diff(want, r.stdout); diff != "" {
+		t.Errorf("impact mismatch (-want +got):\n%s", diff)
+	}
+	r = regressCLI(t, "", "impact", "--cases", "cases", "--corpus", "policies", "--base", "policies").want(t, 0)
+	if r.stdout != "ka2 impact: 7 cases, 0 changed by 0 changed files\n" {
+		t.Errorf("no change: %q", r.stdout)
+	}
+	regressCLI(t, "", "impact", "--cases", "cases", "--corpus", "policies").want(t, 2)
+	r = regressCLI(t, "", "impact", "--cases", "cases", "--corpus", "policies-new", "--base", "policies", "--format", "json").want(t, 1)
+	if !strings.Contains(r.stdout, `"caused_by": [`+"\n"+`        "parking-v1.md"`) {
+		t.Errorf("json: %s", r.stdout)
+	}
+}
+
+// TestImpactBaseRef compares the work tree's corpus with a commit, in a
+// throwaway git repository.
+func TestImpactBaseRef(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	setupRegressFixture(t)
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=ka2 test", "-c", "user.email=test@example.invalid", "-c", "commit.gpgsign=false"}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q", ".")
+	git("add", "policies")
+	git("commit", "-q", "-m", "policies")
+	replaceInRegressFile(t, "policies/parking-v1.md", "valid_until: 2026-01-01", "valid_until: 2026-01-02")
+	r := regressCLI(t, "", "impact", "--cases", "cases", "--corpus", "policies", "--base-ref", "HEAD").want(t, 1)
+	if !strings.HasPrefix(r.stdout, "CHANGED cases/parking.yaml:18 parking-first-free-day\n") || !strings.Contains(r.stdout, "    caused by parking-v1.md\n") {
+		t.Errorf("impact --base-ref:\n%s", r.stdout)
+	}
+	r = regressCLI(t, "", "impact", "--cases", "cases", "--corpus", "policies", "--base-ref", "no-such-ref").want(t, 2)
+	if !strings.Contains(r.stderr, "--base-ref no-such-ref") {
+		t.Errorf("bad ref: %q", r.stderr)
+	}
+}
+
+// TestGoldensAreBuildOutput checks that every golden of the project's
+// sample case set holds exactly what `ka2 build` prints for the same
+// settings: the contract on stdout, or the error with --error-format json
+// on stderr.
+func TestGoldensAreBuildOutput(t *testing.T) {
+	suite, err := golden.Load([]string{"../../../../golden/testdata/sample-cases"}, golden.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range suite.Cases {
+		args := []string{"build", "--error-format", "json", "--question", c.Question, "--lang", c.Lang}
+		for _, s := range c.Subjects {
+			args = append(args, "--subject", s)
+		}
+		for _, d := range c.Dates {
+			args = append(args, "--date", d.String())
+		}
+		cfg := c.Config
+		for flag, v := range map[string]string{"--corpus": cfg.Corpus, "--contract": cfg.Contract, "--counter": cfg.Counter} {
+			if v != "" {
+				args = append(args, flag, v)
+			}
+		}
+		for flag, v := range map[string]*int{"--capacity": cfg.Capacity, "--reserve": cfg.Reserve, "--wrapper": cfg.Wrapper} {
+			if v != nil {
+				args = append(args, flag, strconv.Itoa(*v))
+			}
+		}
+		if c.Short {
+			args = append(args, "--short")
+		}
+		if c.RequireEvidence {
+			args = append(args, "--require-evidence")
+		}
+		r := regressCLI(t, "", args...)
+		printed := r.stdout
+		if r.code != 0 {
+			printed = r.stderr
+		}
+		want, err := os.ReadFile(c.Golden)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if printed != string(want) {
+			t.Errorf("%s: ka2 build %q printed (exit %d):\n%s\nthe golden holds:\n%s", c, args, r.code, printed, want)
+		}
+	}
+}
+
+func TestReviewReportImpactFlags(t *testing.T) {
+	type capturedOptions struct {
+		review *cli.ReviewOptions
+		merge  *cli.ReportMergeOptions
+		impact *cli.ImpactOptions
+	}
+	tests := []struct {
+		name    string
+		args    []string
+		want    capturedOptions
+		wantErr string
+	}{
+		{"review", []string{"review", "--accept-all", "cases"}, capturedOptions{review: &cli.ReviewOptions{Paths: []string{"cases"}, AcceptAll: true}}, ""},
+		{"review both", []string{"review", "--accept-all", "--reject-all", "cases"}, capturedOptions{}, "--accept-all and --reject-all: choose one"},
+		{"merge", []string{"report", "merge", "--junit", "j.xml", "--json", "m.json", "a.json", "b.json"},
+			capturedOptions{merge: &cli.ReportMergeOptions{Files: []string{"a.json", "b.json"}, Format: "text", JUnit: "j.xml", JSON: "m.json"}}, ""},
+		{"merge without files", []string{"report", "merge"}, capturedOptions{}, "requires at least 1 arg(s), only received 0"},
+		{"impact", []string{"impact", "--cases", "c1", "--cases", "c2", "--corpus", "new", "--base-ref", "origin/main", "--jobs", "2"},
+			capturedOptions{impact: &cli.ImpactOptions{Cases: []string{"c1", "c2"}, Corpus: "new", BaseRef: "origin/main", Format: "text", Jobs: 2}}, ""},
+		{"impact without base", []string{"impact", "--cases", "c", "--corpus", "new"}, capturedOptions{},
+			"give the corpus before the edit as --base FOLDER or --base-ref GIT_REF (one of them)"},
+		{"impact with both bases", []string{"impact", "--cases", "c", "--corpus", "new", "--base", "old", "--base-ref", "HEAD"}, capturedOptions{},
+			"give the corpus before the edit as --base FOLDER or --base-ref GIT_REF (one of them)"},
+		{"impact without cases", []string{"impact", "--corpus", "new", "--base", "old"}, capturedOptions{}, "--cases is required: the case files or folders to rebuild"},
+		{"impact bad format", []string{"impact", "--cases", "c", "--corpus", "new", "--base", "old", "--format", "junit"}, capturedOptions{}, `--format "junit": use one of [text json]`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got capturedOptions
+			f := &cli.Factory{}
+			var cmd = map[string]func() *regressCobraCommand{
+				"review": func() *regressCobraCommand {
+					return cli.NewCmdReview(f, func(o *cli.ReviewOptions) error { got.review = o; return nil })
+				},
+				"report": func() *regressCobraCommand {
+					return cli.NewCmdReport(f, func(o *cli.ReportMergeOptions) error { got.merge = o; return nil })
+				},
+				"impact": func() *regressCobraCommand {
+					return cli.NewCmdImpact(f, func(o *cli.ImpactOptions) error { got.impact = o; return nil })
+				},
+			}[tt.args[0]]()
+			cmd.SetArgs(tt.args[1:])
+			cmd.SetOut(&bytes.Buffer{})
+			cmd.SetErr(&bytes.Buffer{})
+			err := cmd.Execute()
+			if tt.wantErr != "" {
+				if err == nil || err.Error() != tt.wantErr {
+					t.Fatalf("Execute() error = %v, want %s", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts := cmp.Options{cmpopts.IgnoreUnexported(cli.ReviewOptions{}, cli.ReportMergeOptions{}, cli.ImpactOptions{}),
+				cmpopts.IgnoreFields(cli.ImpactOptions{}, "Git"), cmp.AllowUnexported(capturedOptions{})}
+			if diff := cmp.Diff(tt.want, got, opts); diff != "" {
+				t.Errorf("options mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

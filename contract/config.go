@@ -1,0 +1,172 @@
+package contract
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+
+	"github.com/ka2/ka2/budget"
+	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/selector"
+)
+
+// SampleCorpus names the embedded sample corpus wherever a corpus location
+// is written down: in traces, in messages and in regression case files.
+const SampleCorpus = "embedded:sample"
+
+// Config is what a Builder is made from, named the way a person names it on
+// the command line (`ka2 build`) or in a regression case file: files by path,
+// and budget choices of which any may be left unset to take the contract
+// definition's default. Both front ends go through Config, so a case file
+// and a command line that say the same thing build the same bytes.
+type Config struct {
+	// Corpus is the folder of policy files; "" means the embedded sample
+	// corpus. (A front end that lets people write SampleCorpus maps it to "".)
+	Corpus string
+	// Contract is the definition file; its content file is looked up beside
+	// it. "" means the embedded ka2-context-contract-v1 definition.
+	Contract string
+	// Counter names the budget counter; "" means the definition's default.
+	Counter string
+	// Capacity, Reserve and Wrapper replace the definition's limits for the
+	// counter when they are not nil.
+	Capacity, Reserve, Wrapper *int
+}
+
+// Setting names the part of a Config that a ConfigError is about.
+type Setting string
+
+// The settings a ConfigError can name.
+const (
+	SettingCorpus   Setting = "corpus"   // the corpus cannot be read or has problems
+	SettingContract Setting = "contract" // the definition or its content file
+	SettingCounter  Setting = "counter"  // not a counter name
+	SettingBudget   Setting = "budget"   // the definition sets no limits for the counter
+	SettingLimits   Setting = "limits"   // capacity, reserve or wrapper out of range
+)
+
+// ConfigError is a Config that cannot make a Builder. Its message is the
+// underlying error's, unchanged; Setting says which part to fix.
+type ConfigError struct {
+	Setting Setting
+	Err     error
+}
+
+// Error returns the underlying message.
+func (e *ConfigError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the underlying error, so that errors.Is and errors.As see
+// for example a corpus.ErrorList or budget.ErrUnknownCounter.
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// Builder loads the definition, resolves the budget and loads and indexes
+// the corpus, in that order, stopping at the first problem.
+func (c Config) Builder() (*Builder, error) {
+	def, err := LoadDefinition(c.Contract)
+	if err != nil {
+		return nil, err
+	}
+	counter, limits, err := c.Budget(def)
+	if err != nil {
+		return nil, err
+	}
+	corp, err := LoadCorpus(c.Corpus)
+	if err != nil {
+		return nil, err
+	}
+	return &Builder{Definition: def, Index: selector.NewIndex(corp), Counter: counter, Limits: limits}, nil
+}
+
+// Location names the corpus as traces record it: the folder, slash
+// separated, or SampleCorpus.
+func (c Config) Location() string {
+	if c.Corpus == "" {
+		return SampleCorpus
+	}
+	return filepath.ToSlash(c.Corpus)
+}
+
+// Budget resolves the counter and its limits: the named counter or the
+// definition's default, the definition's limits for it, then the overrides.
+func (c Config) Budget(def *Definition) (budget.Counter, budget.Limits, error) {
+	name := c.Counter
+	if name == "" {
+		name = def.Budget.DefaultCounter
+	}
+	counter, err := budget.Lookup(name)
+	if err != nil {
+		return nil, budget.Limits{}, &ConfigError{SettingCounter, err}
+	}
+	limits, err := def.Limits(name)
+	if err != nil {
+		return nil, budget.Limits{}, &ConfigError{SettingBudget, err}
+	}
+	if c.Capacity != nil {
+		limits.Capacity = *c.Capacity
+	}
+	if c.Reserve != nil {
+		limits.Reserve = *c.Reserve
+	}
+	if c.Wrapper != nil {
+		limits.Wrapper = *c.Wrapper
+	}
+	if err := limits.Validate(); err != nil {
+		return nil, budget.Limits{}, &ConfigError{SettingLimits, err}
+	}
+	return counter, limits, nil
+}
+
+// LoadDefinition reads a contract definition file and the content file it
+// names, which is looked up beside it. An empty path gives Default().
+func LoadDefinition(file string) (*Definition, error) {
+	if file == "" {
+		return Default(), nil
+	}
+	fail := func(err error) (*Definition, error) { return nil, &ConfigError{SettingContract, err} }
+	defJSON, err := os.ReadFile(file)
+	if err != nil {
+		return fail(fmt.Errorf("read contract: %w", err))
+	}
+	name, err := ContentFileOf(defJSON)
+	if err != nil {
+		return fail(fmt.Errorf("%s: %w", file, err))
+	}
+	contentPath := filepath.Join(filepath.Dir(file), filepath.FromSlash(name))
+	content, err := os.ReadFile(contentPath)
+	if err != nil {
+		return fail(fmt.Errorf("read contract content: %w", err))
+	}
+	d, err := ParseDefinition(defJSON, content)
+	if err != nil {
+		return fail(fmt.Errorf("%s: %w", file, err))
+	}
+	return d, nil
+}
+
+// LoadCorpus reads the corpus in folder dir, or the embedded sample when dir
+// is "". Links are resolved inside the folder only, and
+// problems name files as a person would type them: dir joined with the path
+// inside it.
+func LoadCorpus(dir string) (*corpus.Corpus, error) {
+	if dir == "" {
+		return corpus.Load(corpus.Sample())
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, &ConfigError{SettingCorpus, fmt.Errorf("open corpus: %w; check the --corpus folder", err)}
+	}
+	defer root.Close()
+	corp, err := corpus.Load(root.FS())
+	if err != nil {
+		var list corpus.ErrorList
+		if errors.As(err, &list) {
+			for _, e := range list {
+				e.Path = path.Join(filepath.ToSlash(dir), e.Path)
+			}
+		}
+		return nil, &ConfigError{SettingCorpus, err}
+	}
+	return corp, nil
+}

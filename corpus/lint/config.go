@@ -1,0 +1,361 @@
+package lint
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/ka2/ka2/corpus"
+	"gopkg.in/yaml.v3"
+)
+
+// ConfigFile is the name of the configuration file FindConfig looks for.
+const ConfigFile = ".ka2lint.yaml"
+
+// Config turns rules off and changes their severity, for the whole corpus
+// and per path glob. The zero Config, like a nil *Config, changes nothing.
+type Config struct {
+	// Path is where the configuration was read from, for messages.
+	Path string
+	// Base is the corpus root relative to the folder that holds the
+	// configuration file, slash-separated ("." when it is the same folder).
+	// Globs are matched against Base joined with a file's corpus path.
+	Base string
+	// Rules maps a rule ID to its severity, or SeverityOff.
+	Rules map[string]Severity
+	// Overrides apply in order; for a file that matches several, the last
+	// one that sets a rule wins.
+	Overrides []Override
+}
+
+// Override sets rule severities for the files that match one of its globs.
+type Override struct {
+	// Files are globs relative to the folder of the configuration file. "*"
+	// and "?" match within one path segment, "**" matches any number of
+	// segments, and a glob without a "/" matches a file name in any
+	// folder, as in .gitignore.
+	Files []string
+	Rules map[string]Severity
+}
+
+// ConfigError is a problem in a configuration file.
+type ConfigError struct {
+	Path string
+	Line int // 1-based; 0 when unknown
+	Col  int // 1-based; 0 when unknown
+	Msg  string
+	Hint string
+}
+
+// Error formats e as "path:line:col: msg; hint".
+func (e *ConfigError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Path)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+		if e.Col > 0 {
+			fmt.Fprintf(&b, ":%d", e.Col)
+		}
+	}
+	b.WriteString(": " + e.Msg)
+	if e.Hint != "" {
+		b.WriteString("; " + e.Hint)
+	}
+	return b.String()
+}
+
+// severity returns the severity of rule r for the file at corpus path p, or
+// SeverityOff.
+func (c *Config) severity(r *Rule, p string) Severity {
+	sev := r.Severity
+	if c == nil {
+		return sev
+	}
+	if s, ok := c.Rules[r.ID]; ok {
+		sev = s
+	}
+	if len(c.Overrides) == 0 {
+		return sev
+	}
+	full := p
+	if c.Base != "" && c.Base != "." {
+		full = path.Join(c.Base, p)
+	}
+	for _, o := range c.Overrides {
+		if s, ok := o.Rules[r.ID]; ok && o.matches(full) {
+			sev = s
+		}
+	}
+	return sev
+}
+
+func (o Override) matches(p string) bool {
+	for _, g := range o.Files {
+		if matchGlob(g, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchGlob matches a slash path against a glob with "**" segments.
+func matchGlob(glob, name string) bool {
+	if !strings.Contains(glob, "/") {
+		glob = "**/" + glob
+	}
+	return matchSegments(strings.Split(glob, "/"), strings.Split(name, "/"))
+}
+
+func matchSegments(glob, name []string) bool {
+	for len(glob) > 0 {
+		if glob[0] == "**" {
+			if len(glob) == 1 {
+				return true
+			}
+			for i := 0; i <= len(name); i++ {
+				if matchSegments(glob[1:], name[i:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(name) == 0 {
+			return false
+		}
+		if ok, _ := path.Match(glob[0], name[0]); !ok {
+			return false
+		}
+		glob, name = glob[1:], name[1:]
+	}
+	return len(name) == 0
+}
+
+// validGlob reports whether every segment of glob is a valid path.Match
+// pattern.
+func validGlob(glob string) bool {
+	if glob == "" || strings.HasPrefix(glob, "/") {
+		return false
+	}
+	for _, seg := range strings.Split(glob, "/") {
+		if _, err := path.Match(seg, ""); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+var yamlErrLine = regexp.MustCompile(`line (\d+): (.*)`)
+
+// ParseConfig reads a configuration file; name is used in errors. Unknown
+// keys, unknown rule IDs, severities other than error, warning, info and
+// off, and malformed globs are errors (a *ConfigError), so that a typo never
+// silently leaves a rule on.
+func ParseConfig(name string, data []byte) (*Config, error) {
+	c := &Config{Path: name, Base: ".", Rules: map[string]Severity{}}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		e := &ConfigError{Path: name, Msg: "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: "), Hint: "fix the YAML syntax"}
+		if m := yamlErrLine.FindStringSubmatch(err.Error()); m != nil {
+			e.Line, _ = strconv.Atoi(m[1])
+			e.Msg = "not valid YAML: " + m[2]
+		}
+		return nil, e
+	}
+	if len(bytes.TrimSpace(data)) == 0 || len(doc.Content) == 0 {
+		return c, nil
+	}
+	root := doc.Content[0]
+	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+		return c, nil
+	}
+	errAt := func(n *yaml.Node, hint, format string, args ...any) error {
+		return &ConfigError{Path: name, Line: n.Line, Col: n.Column, Msg: fmt.Sprintf(format, args...), Hint: hint}
+	}
+	if root.Kind != yaml.MappingNode {
+		return nil, errAt(root, "write rules: and overrides: keys", "configuration is not a mapping of keys to values")
+	}
+	top := []string{"rules", "overrides"}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		switch k.Value {
+		case "rules":
+			rules, err := parseRuleMap(name, v)
+			if err != nil {
+				return nil, err
+			}
+			c.Rules = rules
+		case "overrides":
+			if v.Kind != yaml.SequenceNode {
+				return nil, errAt(v, "write a list of entries, each with files: and rules:", "overrides must be a list")
+			}
+			for _, item := range v.Content {
+				o, err := parseOverride(name, item)
+				if err != nil {
+					return nil, err
+				}
+				c.Overrides = append(c.Overrides, o)
+			}
+		default:
+			hint := "the keys are rules and overrides"
+			if s := corpus.Suggest(k.Value, top); s != "" {
+				hint = "did you mean " + s + "?"
+			}
+			return nil, errAt(k, hint, "unknown key %s", quote(k.Value))
+		}
+	}
+	return c, nil
+}
+
+func parseRuleMap(name string, n *yaml.Node) (map[string]Severity, error) {
+	if n.Kind != yaml.MappingNode {
+		return nil, &ConfigError{Path: name, Line: n.Line, Col: n.Column, Msg: "rules must map rule IDs to severities",
+			Hint: "write lines such as 'trailing-whitespace: off'"}
+	}
+	out := map[string]Severity{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if _, ok := RuleByID(k.Value); !ok {
+			hint := "use a rule ID as ka2 lint prints it in brackets, e.g. instruction-text"
+			if s := corpus.Suggest(k.Value, ruleIDs()); s != "" {
+				hint = "did you mean " + s + "?"
+			}
+			return nil, &ConfigError{Path: name, Line: k.Line, Col: k.Column, Msg: "unknown rule " + quote(k.Value), Hint: hint}
+		}
+		sev, err := ParseSeverity(v.Value)
+		if v.Kind != yaml.ScalarNode || err != nil {
+			return nil, &ConfigError{Path: name, Line: v.Line, Col: v.Column,
+				Msg:  fmt.Sprintf("%s: severity %s is not one of error, warning, info, off", k.Value, quote(v.Value)),
+				Hint: "write error, warning, info or off"}
+		}
+		out[k.Value] = sev
+	}
+	return out, nil
+}
+
+func parseOverride(name string, n *yaml.Node) (Override, error) {
+	var o Override
+	errAt := func(n *yaml.Node, hint, format string, args ...any) error {
+		return &ConfigError{Path: name, Line: n.Line, Col: n.Column, Msg: fmt.Sprintf(format, args...), Hint: hint}
+	}
+	if n.Kind != yaml.MappingNode {
+		return o, errAt(n, "write files: and rules: keys", "an override must be a mapping")
+	}
+	var filesNode *yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		switch k.Value {
+		case "files":
+			filesNode = k
+			items := []*yaml.Node{v}
+			if v.Kind == yaml.SequenceNode {
+				items = v.Content
+			}
+			for _, it := range items {
+				if it.Kind != yaml.ScalarNode || !validGlob(it.Value) {
+					return o, errAt(it, `write globs relative to the configuration file, such as "archive/**" or "*.md"`,
+						"files: %s is not a valid glob", quote(it.Value))
+				}
+				o.Files = append(o.Files, it.Value)
+			}
+		case "rules":
+			rules, err := parseRuleMap(name, v)
+			if err != nil {
+				return o, err
+			}
+			o.Rules = rules
+		default:
+			hint := "an override has files and rules"
+			if s := corpus.Suggest(k.Value, []string{"files", "rules"}); s != "" {
+				hint = "did you mean " + s + "?"
+			}
+			return o, errAt(k, hint, "unknown key %s", quote(k.Value))
+		}
+	}
+	if len(o.Files) == 0 {
+		at := n
+		if filesNode != nil {
+			at = filesNode
+		}
+		return o, errAt(at, `add files: ["GLOB", …]`, "override names no files")
+	}
+	return o, nil
+}
+
+// FindConfig looks for ConfigFile in dir, a slash-separated path in fsys,
+// then in each parent folder up to the root of fsys, and parses the first
+// one it finds. It returns nil and no error when there is none. The
+// Config's Base is dir relative to the folder where the file was found.
+func FindConfig(fsys fs.FS, dir string) (*Config, error) {
+	dir = path.Clean(dir)
+	for d := dir; ; d = path.Dir(d) {
+		name := path.Join(d, ConfigFile)
+		data, err := fs.ReadFile(fsys, name)
+		if err == nil {
+			c, err := ParseConfig(name, data)
+			if err != nil {
+				return nil, err
+			}
+			c.Base = relSlash(d, dir)
+			return c, nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("read %s: %w", name, err)
+		}
+		if d == "." || d == "/" {
+			return nil, nil
+		}
+	}
+}
+
+// relSlash returns dir relative to its ancestor anc.
+func relSlash(anc, dir string) string {
+	if anc == dir {
+		return "."
+	}
+	if anc == "." {
+		return dir
+	}
+	return strings.TrimPrefix(dir, anc+"/")
+}
+
+// FindConfigOS is FindConfig on the operating system's file system: it
+// looks for ConfigFile in dir and each parent folder up to the file system
+// root. The Config's Path is written relative to dir when dir is relative.
+func FindConfigOS(dir string) (*Config, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("find %s: %w", ConfigFile, err)
+	}
+	for d := abs; ; {
+		data, err := os.ReadFile(filepath.Join(d, ConfigFile))
+		if err == nil {
+			up, _ := filepath.Rel(abs, d)
+			name := filepath.Join(d, ConfigFile)
+			if !filepath.IsAbs(dir) {
+				name = filepath.Join(dir, up, ConfigFile)
+			}
+			c, err := ParseConfig(filepath.ToSlash(name), data)
+			if err != nil {
+				return nil, err
+			}
+			base, _ := filepath.Rel(d, abs)
+			c.Base = filepath.ToSlash(base)
+			return c, nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("read %s: %w", filepath.Join(d, ConfigFile), err)
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return nil, nil
+		}
+		d = parent
+	}
+}

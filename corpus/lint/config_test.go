@@ -1,0 +1,213 @@
+package lint
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"testing/fstest"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestParseConfig(t *testing.T) {
+	tests := []struct {
+		name    string
+		yaml    string
+		want    *Config
+		wantErr string
+	}{
+		{name: "empty", yaml: "", want: &Config{Path: "c.yaml", Base: ".", Rules: map[string]Severity{}}},
+		{name: "comment only", yaml: "# nothing yet\n", want: &Config{Path: "c.yaml", Base: ".", Rules: map[string]Severity{}}},
+		{
+			name: "rules and overrides",
+			yaml: "rules:\n  trailing-whitespace: off\n  coverage-gap: error\noverrides:\n  - files: [\"archive/**\", \"*.draft.md\"]\n    rules:\n      coverage-gap: off\n  - files: legacy/*.md\n    rules: {crlf: warning}\n",
+			want: &Config{Path: "c.yaml", Base: ".",
+				Rules: map[string]Severity{"trailing-whitespace": SeverityOff, "coverage-gap": SeverityError},
+				Overrides: []Override{
+					{Files: []string{"archive/**", "*.draft.md"}, Rules: map[string]Severity{"coverage-gap": SeverityOff}},
+					{Files: []string{"legacy/*.md"}, Rules: map[string]Severity{"crlf": SeverityWarning}},
+				}},
+		},
+		{name: "unknown rule", yaml: "rules:\n  overlaps: off\n", wantErr: `c.yaml:2:3: unknown rule "overlaps"; did you mean overlap?`},
+		{name: "bad severity", yaml: "rules:\n  overlap: warn\n", wantErr: `c.yaml:2:12: overlap: severity "warn" is not one of error, warning, info, off; write error, warning, info or off`},
+		{name: "unknown top-level key", yaml: "rule:\n  overlap: off\n", wantErr: `c.yaml:1:1: unknown key "rule"; did you mean rules?`},
+		{name: "override without files", yaml: "overrides:\n  - rules: {overlap: off}\n", wantErr: `c.yaml:2:5: override names no files; add files: ["GLOB", …]`},
+		{name: "bad glob", yaml: "overrides:\n  - files: [\"a/[b\"]\n    rules: {overlap: off}\n", wantErr: `c.yaml:2:13: files: "a/[b" is not a valid glob; write globs relative to the configuration file, such as "archive/**" or "*.md"`},
+		{name: "not YAML", yaml: "rules: [\n", wantErr: "c.yaml:1: not valid YAML: did not find expected node content; fix the YAML syntax"},
+		{name: "not a mapping", yaml: "- a\n", wantErr: "c.yaml:1:1: configuration is not a mapping of keys to values; write rules: and overrides: keys"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseConfig("c.yaml", []byte(tt.yaml))
+			if tt.wantErr != "" {
+				var ce *ConfigError
+				if !errors.As(err, &ce) {
+					t.Fatalf("ParseConfig() error = %v, want a *ConfigError", err)
+				}
+				if err.Error() != tt.wantErr {
+					t.Errorf("ParseConfig() error\n got %s\nwant %s", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("ParseConfig() error: %v", err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("ParseConfig() mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestMatchGlob(t *testing.T) {
+	tests := []struct {
+		glob, name string
+		want       bool
+	}{
+		{"archive/**", "archive/2024/a.md", true},
+		{"archive/**", "archive/a.md", true},
+		{"archive/**", "current/a.md", false},
+		{"**/draft-*.md", "a/b/draft-1.md", true},
+		{"**/draft-*.md", "draft-1.md", true},
+		{"*.md", "deep/in/x.md", true},
+		{"en/*.md", "en/x.md", true},
+		{"en/*.md", "en/sub/x.md", false},
+		{"policies/en/travel-v1.md", "policies/en/travel-v1.md", true},
+		{"a/**/b/*.md", "a/x/y/b/c.md", true},
+		{"a/**/b/*.md", "a/b/c.md", true},
+	}
+	for _, tt := range tests {
+		if got := matchGlob(tt.glob, tt.name); got != tt.want {
+			t.Errorf("matchGlob(%q, %q) = %v, want %v", tt.glob, tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestConfigInRun(t *testing.T) {
+	fsys := fstest.MapFS{
+		"en/a.md":         {Data: []byte(validFile("a", "s", "2026-01-01", "") + "trailing \n")},
+		"archive/old.md":  {Data: []byte(validFile("old", "t", "2024-01-01", "2024-06-01") + "trailing \n")},
+		"archive/old2.md": {Data: []byte(validFile("old2", "t", "2024-09-01", "2025-01-01"))},
+		"en/b.md": {Data: []byte("---\n# ka2lint:disable trailing-whitespace, coverage-gap -- reviewed\n" +
+			validFile("b", "u", "2026-01-01", "")[4:] + "trailing \n")},
+	}
+	cfg, err := ParseConfig(".ka2lint.yaml", []byte(`
+rules:
+  trailing-whitespace: warning
+overrides:
+  - files: ["policies/archive/**"]
+    rules:
+      coverage-gap: off
+      trailing-whitespace: error
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Base = "policies"
+	rep, err := Run(fsys, Options{Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"archive/old.md:11:9: error: trailing whitespace; delete it; body lines are quoted exactly, whitespace included [trailing-whitespace]",
+		"en/a.md:10:9: warning: trailing whitespace; delete it; body lines are quoted exactly, whitespace included [trailing-whitespace]",
+	}
+	if diff := cmp.Diff(want, findingStrings(rep)); diff != "" {
+		t.Errorf("Run(config) mismatch (-want +got):\n%s", diff)
+	}
+
+	// Without the configuration the gap and the default severities show.
+	rep, err = Run(fsys, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rules []string
+	for _, f := range rep.Findings {
+		rules = append(rules, f.Path+" "+f.Rule+" "+f.Severity.String())
+	}
+	wantRules := []string{
+		"archive/old.md trailing-whitespace info",
+		"archive/old2.md coverage-gap warning",
+		"en/a.md trailing-whitespace info",
+	}
+	if diff := cmp.Diff(wantRules, rules); diff != "" {
+		t.Errorf("Run(no config) mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestFindConfig(t *testing.T) {
+	fsys := fstest.MapFS{
+		"repo/.ka2lint.yaml":              {Data: []byte("rules: {bom: off}\n")},
+		"repo/policies/travel/a.md":       {Data: []byte("x")},
+		"other/policies/a.md":             {Data: []byte("x")},
+		"broken/.ka2lint.yaml":            {Data: []byte("rules: {nope: off}\n")},
+		"broken/policies/a.md":            {Data: []byte("x")},
+		"repo/policies/own/.ka2lint.yaml": {Data: []byte("rules: {crlf: off}\n")},
+	}
+	tests := []struct {
+		dir      string
+		wantPath string
+		wantBase string
+		wantErr  bool
+	}{
+		{dir: "repo/policies/travel", wantPath: "repo/.ka2lint.yaml", wantBase: "policies/travel"},
+		{dir: "repo", wantPath: "repo/.ka2lint.yaml", wantBase: "."},
+		{dir: "repo/policies/own", wantPath: "repo/policies/own/.ka2lint.yaml", wantBase: "."},
+		{dir: "other/policies"},
+		{dir: "broken/policies", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.dir, func(t *testing.T) {
+			c, err := FindConfig(fsys, tt.dir)
+			if tt.wantErr {
+				if err == nil {
+					t.Fatal("FindConfig() succeeded, want an error")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.wantPath == "" {
+				if c != nil {
+					t.Errorf("FindConfig() = %+v, want nil", c)
+				}
+				return
+			}
+			if c == nil || c.Path != tt.wantPath || c.Base != tt.wantBase {
+				t.Errorf("FindConfig() = %+v, want Path %s, Base %s", c, tt.wantPath, tt.wantBase)
+			}
+		})
+	}
+}
+
+func TestFindConfigOS(t *testing.T) {
+	root := t.TempDir()
+	corpusDir := filepath.Join(root, "policies", "travel")
+	if err := os.MkdirAll(corpusDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, ConfigFile), []byte("rules: {bom: off}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := FindConfigOS(corpusDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c == nil || c.Base != "policies/travel" || c.Rules["bom"] != SeverityOff {
+		t.Fatalf("FindConfigOS() = %+v", c)
+	}
+	if want := filepath.ToSlash(filepath.Join(root, ConfigFile)); c.Path != want {
+		t.Errorf("Path = %s, want %s", c.Path, want)
+	}
+
+	t.Chdir(corpusDir)
+	c, err = FindConfigOS(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c == nil || c.Path != "../../"+ConfigFile {
+		t.Errorf("FindConfigOS(.) = %+v, want Path ../../%s", c, ConfigFile)
+	}
+}

@@ -1,0 +1,72 @@
+package lint
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/ka2/ka2/corpus"
+)
+
+// Rule is one check. Its ID is stable: configuration, inline disable
+// comments and tools that read the output refer to it.
+type Rule struct {
+	ID       string   // stable machine name, e.g. "overlap"
+	Severity Severity // default severity; configuration may change it
+	Summary  string   // one line: what the rule finds
+	Doc      string   // what the rule checks, why it matters and how to fix it
+
+	// At most one of the following says how the rule runs; a rule with
+	// none is reported by Run itself (unreadable files, disable comments).
+	codes  []corpus.Code      // parse problems the rule reports
+	file   func(*Rule, *file) // a check of one file, run for each file in scope
+	corpus func(*Rule, *pass) // a check that compares the files that parsed
+}
+
+// Rules returns every rule, sorted by ID. The slice is a copy; the rules are
+// shared and must not be modified.
+func Rules() []*Rule {
+	return slices.Clone(allRules)
+}
+
+// RuleByID returns the rule with the given ID.
+func RuleByID(id string) (*Rule, bool) {
+	i, ok := slices.BinarySearchFunc(allRules, id, func(r *Rule, id string) int { return strings.Compare(r.ID, id) })
+	if !ok {
+		return nil, false
+	}
+	return allRules[i], true
+}
+
+// ruleIDs lists every rule ID, sorted.
+func ruleIDs() []string {
+	ids := make([]string, len(allRules))
+	for i, r := range allRules {
+		ids[i] = r.ID
+	}
+	return ids
+}
+
+// allRules is sorted by ID in init.
+var allRules = []*Rule{
+	// Errors: the file does not parse, or the corpus is inconsistent.
+	ruleUnreadable, ruleInvalidUTF8, ruleFrontMatter, ruleUnknownKey, ruleMissingKey,
+	ruleBadValue, ruleInvalidDate, ruleEmptyInterval, ruleCiteOutsideBody, ruleParseError,
+	ruleDuplicateSource, ruleUnknownSupersedes, ruleSupersedesCycle,
+	// Warnings: selection would pick surprising evidence.
+	ruleOverlap, ruleSupersedesBoundary, ruleCoverageGap, ruleAmountWithoutUnit,
+	ruleMissingScopeOrDate, ruleInstructionText, ruleTranslationMismatch, ruleLintDirective,
+	// Info: hygiene.
+	ruleTrailingWhitespace, ruleCRLF, ruleBOM, ruleFutureSource,
+}
+
+// ruleForCode maps each corpus parse problem to the rule that reports it.
+var ruleForCode = map[corpus.Code]*Rule{}
+
+func init() {
+	slices.SortFunc(allRules, func(a, b *Rule) int { return strings.Compare(a.ID, b.ID) })
+	for _, r := range allRules {
+		for _, c := range r.codes {
+			ruleForCode[c] = r
+		}
+	}
+}

@@ -1,0 +1,106 @@
+package lint
+
+import "github.com/ka2/ka2/corpus"
+
+// The rules that report what corpus.Parse finds in one file. A file with any
+// of these problems does not parse, so corpus.Load refuses the corpus, and
+// the rules that compare files leave the file out.
+
+var ruleUnreadable = &Rule{
+	ID:       "unreadable",
+	Severity: SeverityError,
+	Summary:  "a policy file or folder cannot be read",
+	Doc: `A file or folder below the corpus root cannot be read, or a symbolic link leads
+outside the corpus root. ka2 refuses a corpus it cannot read completely, since a
+missing file could be the one that applies. Fix the permissions, or replace the
+link with a copy of its target.`,
+	codes: []corpus.Code{corpus.CodeUnreadable, corpus.CodeSymlinkOutside},
+}
+
+var ruleInvalidUTF8 = &Rule{
+	ID:       "invalid-utf8",
+	Severity: SeverityError,
+	Summary:  "the file is not valid UTF-8",
+	Doc: `Policy files must be UTF-8. The finding points at the first byte that is not.
+Save the file as UTF-8 in your editor.`,
+	codes: []corpus.Code{corpus.CodeInvalidUTF8},
+}
+
+var ruleFrontMatter = &Rule{
+	ID:       "front-matter",
+	Severity: SeverityError,
+	Summary:  "front matter is missing, never closed, not valid YAML, or repeats a key",
+	Doc: `Every policy file starts with a line '---', the keys (YAML), and another line
+'---'; the body follows. This rule reports a file without front matter, front
+matter that is never closed, YAML that does not parse or is not a mapping of keys
+to values, and a key set twice (including subject and subjects together).`,
+	codes: []corpus.Code{corpus.CodeNoFrontMatter, corpus.CodeBadFrontMatter, corpus.CodeDuplicateKey},
+}
+
+var ruleUnknownKey = &Rule{
+	ID:       "unknown-key",
+	Severity: SeverityError,
+	Summary:  "the front matter has a key ka2 does not know",
+	Doc: `ka2 refuses keys it does not know, so that a typo such as valid_untill never
+silently turns a bounded source into an open-ended one. The hint names the
+closest known key.`,
+	codes: []corpus.Code{corpus.CodeUnknownKey},
+}
+
+var ruleMissingKey = &Rule{
+	ID:       "missing-key",
+	Severity: SeverityError,
+	Summary:  "a required key is missing or empty",
+	Doc: `source_id, version, subjects (or subject) and valid_from are required and must
+not be empty.`,
+	codes: []corpus.Code{corpus.CodeMissingKey},
+}
+
+var ruleBadValue = &Rule{
+	ID:       "bad-value",
+	Severity: SeverityError,
+	Summary:  "a front matter value has the wrong shape",
+	Doc: `A value is not what its key needs: a source_id or a supersedes entry that is not
+lowercase letters, digits, '.', '_' and '-'; a lang that is not a language tag; a
+list where a single value belongs, or the reverse; a cite entry that is not a
+line range N-M.`,
+	codes: []corpus.Code{corpus.CodeBadValue},
+}
+
+var ruleInvalidDate = &Rule{
+	ID:       "invalid-date",
+	Severity: SeverityError,
+	Summary:  "valid_from or valid_until is not a calendar date YYYY-MM-DD",
+	Doc: `Dates are civil calendar dates written YYYY-MM-DD. A time or a zone offset
+(2026-01-01T00:00:00Z) is an error, not dropped, because ka2 compares days: a
+boundary must never depend on a clock or a time zone.`,
+	codes: []corpus.Code{corpus.CodeBadDate},
+}
+
+var ruleEmptyInterval = &Rule{
+	ID:       "empty-interval",
+	Severity: SeverityError,
+	Summary:  "valid_until is not after valid_from",
+	Doc: `valid_until is exclusive: a source applies from valid_from up to, but not
+including, valid_until. When valid_until is on or before valid_from the source
+never applies. Set it after valid_from, or remove it for an open-ended source.`,
+	codes: []corpus.Code{corpus.CodeEmptyInterval},
+}
+
+var ruleCiteOutsideBody = &Rule{
+	ID:       "cite-outside-body",
+	Severity: SeverityError,
+	Summary:  "a cite range names lines the body does not have",
+	Doc: `cite lists the body line ranges that make up the source's short form. Body lines
+are numbered from 1 after the closing '---'. A range past the last line cannot be
+quoted.`,
+	codes: []corpus.Code{corpus.CodeCiteOutsideBody},
+}
+
+var ruleParseError = &Rule{
+	ID:       "parse-error",
+	Severity: SeverityError,
+	Summary:  "any other problem that stops the file from parsing",
+	Doc: `A problem corpus.Parse reports that no more specific rule covers. The message
+says what is wrong.`,
+}

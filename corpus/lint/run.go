@@ -1,0 +1,418 @@
+package lint
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/ka2/ka2/corpus"
+)
+
+// Options say what Run lints and how. The zero Options lints every file
+// with every rule at its default severity, except future-source, which needs
+// Today.
+type Options struct {
+	// Today is the date future-source compares valid_from with: normally
+	// the current date, which the caller resolves (the library never reads
+	// the clock). The zero Date turns future-source off.
+	Today corpus.Date
+
+	// Config turns rules off and changes their severity; nil uses every
+	// rule's default.
+	Config *Config
+
+	// ChangedOnly limits the report to the files listed in Changed. Every
+	// other file is still read and parsed, so the rules that compare files
+	// check the changed files against the whole corpus: an overlap between a
+	// changed file and an unchanged one is found, and is reported at the
+	// changed file.
+	ChangedOnly bool
+
+	// Changed lists the files to report on when ChangedOnly is set:
+	// slash-separated paths relative to the corpus root. Paths that name no
+	// policy file in the corpus (a deleted file, a README) are ignored; an
+	// empty list gives an empty report.
+	Changed []string
+}
+
+// ErrNoPolicyFiles reports a corpus root that holds no policy files.
+var ErrNoPolicyFiles = errors.New("no policy files (*.md) found: point the linter at the folder that holds the policy files")
+
+// Run lints every *.md file below the root of fsys and returns the findings.
+// Files and folders whose names start with "." are skipped, as corpus.Load
+// skips them. Pass an fs.FS from os.Root.FS so that a symbolic link that
+// leaves the corpus is reported instead of read.
+//
+// Run reports every problem in every file. It returns an error only when it
+// could not lint at all: the root cannot be read, or it holds no policy
+// files (ErrNoPolicyFiles).
+func Run(fsys fs.FS, opts Options) (Report, error) {
+	paths, walkFindings, err := walk(fsys)
+	if err != nil {
+		return Report{}, err
+	}
+	if len(paths) == 0 && len(walkFindings) == 0 {
+		return Report{}, ErrNoPolicyFiles
+	}
+
+	var scope map[string]bool
+	if opts.ChangedOnly {
+		scope = make(map[string]bool, len(opts.Changed))
+		for _, p := range opts.Changed {
+			scope[path.Clean(strings.TrimPrefix(p, "./"))] = true
+		}
+	}
+	inScope := func(p string) bool { return scope == nil || scope[p] }
+
+	files := make([]*file, len(paths))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(runtime.GOMAXPROCS(0), max(len(paths), 1)) {
+		wg.Go(func() {
+			for i := range next {
+				f := &file{path: paths[i], inScope: inScope(paths[i]), opts: &opts}
+				f.load(fsys)
+				files[i] = f
+			}
+		})
+	}
+	for i := range paths {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+
+	p := newPass(files, &opts)
+	for _, r := range allRules {
+		if r.corpus != nil {
+			r.corpus(r, p)
+		}
+	}
+
+	rep := Report{}
+	keep := func(f Finding) {
+		r, ok := RuleByID(f.Rule)
+		if !ok {
+			panic("lint: finding of unknown rule " + f.Rule) // a bug in this package
+		}
+		if !inScope(f.Path) {
+			return
+		}
+		if fl := p.byPath[f.Path]; fl != nil && fl.disabled[f.Rule] {
+			return
+		}
+		sev := opts.Config.severity(r, f.Path)
+		if sev == SeverityOff {
+			return
+		}
+		f.Severity = sev
+		rep.Findings = append(rep.Findings, f)
+	}
+	for _, f := range walkFindings {
+		keep(f)
+	}
+	for _, fl := range files {
+		if fl.inScope {
+			rep.Files++
+		}
+		for _, f := range fl.findings {
+			keep(f)
+		}
+	}
+	for _, f := range p.findings {
+		keep(f)
+	}
+	slices.SortFunc(rep.Findings, compareFindings)
+	rep.Findings = slices.CompactFunc(rep.Findings, func(a, b Finding) bool {
+		return compareFindings(a, b) == 0 && slices.Equal(a.Related, b.Related)
+	})
+	if rep.Findings == nil {
+		rep.Findings = []Finding{}
+	}
+	return rep, nil
+}
+
+// walk lists the *.md files below the root in lexical order, as corpus.Load
+// does, and reports the entries it cannot read as findings. It fails only
+// when the root itself cannot be read.
+func walk(fsys fs.FS) ([]string, []Finding, error) {
+	var paths []string
+	var findings []Finding
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == "." {
+				return err
+			}
+			findings = append(findings, Finding{Rule: ruleUnreadable.ID, Path: p,
+				Message: "cannot read: " + pathErrorText(err),
+				Hint:    "check that the path exists and is readable"})
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if p != "." && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		isMD := path.Ext(p) == ".md"
+		if d.Type()&fs.ModeSymlink != 0 {
+			// As corpus.Load does: check every link, so that a linked folder
+			// outside the root does not vanish silently; a link to a folder
+			// inside the root is not followed, the folder is read where it is.
+			info, err := fs.Stat(fsys, p)
+			switch {
+			case err != nil:
+				findings = append(findings, Finding{Rule: ruleUnreadable.ID, Path: p,
+					Message: "symbolic link leads outside the corpus root, or to nothing",
+					Hint:    "replace the link with a copy of its target, or make it a relative link to a target inside the corpus"})
+				return nil
+			case isMD && !info.Mode().IsRegular():
+				findings = append(findings, Finding{Rule: ruleUnreadable.ID, Path: p,
+					Message: "symbolic link does not lead to a file inside the corpus root",
+					Hint:    "replace the link with a copy of the file, or move its target into the corpus"})
+				return nil
+			}
+		}
+		if d.IsDir() || !isMD {
+			return nil
+		}
+		paths = append(paths, p)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("lint: cannot read the corpus: %w", err)
+	}
+	return paths, findings, nil
+}
+
+// pathErrorText drops the operation and path an fs error repeats.
+func pathErrorText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// file is one policy file as the linter sees it: parsed when it could be,
+// and always with its raw lines when it is valid UTF-8.
+type file struct {
+	path    string
+	inScope bool // findings about this file are reported
+	opts    *Options
+
+	raw   []string // lines without terminators, BOM dropped; nil when unreadable or not UTF-8
+	bom   bool     // starts with a UTF-8 byte order mark
+	crlf  int      // first file line that ends in CRLF; 0 for none
+	fmEnd int      // file line of the '---' that closes the front matter; 0 when none
+
+	src        *corpus.Source  // nil when the file did not parse
+	declaredID string          // source_id found in a file that did not parse
+	disabled   map[string]bool // rules turned off by ka2lint:disable comments
+
+	findings []Finding
+}
+
+// add records a finding about f.
+func (f *file) add(r *Rule, line, col int, msg, hint string, related ...Location) {
+	f.findings = append(f.findings, Finding{Rule: r.ID, Severity: r.Severity, Path: f.path,
+		Line: line, Col: col, Message: msg, Hint: hint, Related: related})
+}
+
+// load reads and parses the file, and runs the one-file rules when the file
+// is in scope.
+func (f *file) load(fsys fs.FS) {
+	data, err := fs.ReadFile(fsys, f.path)
+	if err != nil {
+		f.add(ruleUnreadable, 0, 0, "cannot read: "+pathErrorText(err),
+			"check the file's permissions, and that links stay inside the corpus")
+		return
+	}
+	f.scanRaw(data)
+
+	src, err := corpus.Parse(f.path, data)
+	if err != nil {
+		var list corpus.ErrorList
+		if !errors.As(err, &list) {
+			list = corpus.ErrorList{{Path: f.path, Msg: err.Error()}}
+		}
+		for _, e := range list {
+			r := ruleForCode[e.Code]
+			if r == nil {
+				r = ruleParseError
+			}
+			f.add(r, e.Line, e.Col, e.Msg, e.Hint)
+		}
+		f.declaredID = f.scanSourceID()
+	} else {
+		f.src = src
+	}
+	f.scanDirectives()
+
+	if !f.inScope {
+		return
+	}
+	for _, r := range allRules {
+		if r.file != nil {
+			r.file(r, f)
+		}
+	}
+}
+
+// scanRaw splits valid UTF-8 into lines, noting a BOM, the first CRLF and
+// the end of the front matter the way corpus.Parse finds it.
+func (f *file) scanRaw(data []byte) {
+	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
+		data = data[3:]
+		f.bom = true
+	}
+	if !utf8.Valid(data) {
+		return
+	}
+	s := strings.TrimSuffix(string(data), "\n")
+	if s == "" {
+		f.raw = []string{}
+		return
+	}
+	f.raw = strings.Split(s, "\n")
+	for i, l := range f.raw {
+		if strings.HasSuffix(l, "\r") {
+			f.raw[i] = l[:len(l)-1]
+			if f.crlf == 0 {
+				f.crlf = i + 1
+			}
+		}
+	}
+	if len(f.raw) == 0 || strings.TrimRight(f.raw[0], " \t") != "---" {
+		return
+	}
+	for i := 1; i < len(f.raw); i++ {
+		if strings.TrimRight(f.raw[i], " \t") == "---" {
+			f.fmEnd = i + 1
+			return
+		}
+	}
+}
+
+// frontMatter returns the raw front matter lines and the file line of the
+// first one.
+func (f *file) frontMatter() (lines []string, first int) {
+	if f.fmEnd == 0 {
+		return nil, 0
+	}
+	return f.raw[1 : f.fmEnd-1], 2
+}
+
+// scanSourceID finds the source_id a file that did not parse declares, so
+// that other files naming it in supersedes are not told it does not exist.
+func (f *file) scanSourceID() string {
+	if id := f.rawValue("source_id"); corpus.ValidSourceID(id) {
+		return id
+	}
+	return ""
+}
+
+// rawValue finds the value of a top-level "key: value" line in the front
+// matter, for files that did not parse. It is "" when there is none.
+func (f *file) rawValue(key string) string {
+	lines, _ := f.frontMatter()
+	for _, l := range lines {
+		rest, ok := strings.CutPrefix(l, key+":")
+		if !ok {
+			continue
+		}
+		if i := strings.Index(rest, " #"); i >= 0 {
+			rest = rest[:i]
+		}
+		return strings.Trim(strings.TrimSpace(rest), `"'`)
+	}
+	return ""
+}
+
+// body returns the body lines and the file line of the first: from the
+// parsed source, or, for a file whose front matter did not parse but is
+// delimited, from its raw lines, so that the body rules still check it.
+func (f *file) body() (lines []string, first int, ok bool) {
+	if f.src != nil {
+		return f.src.Lines, f.src.BodyLine, true
+	}
+	if f.fmEnd == 0 {
+		return nil, 0, false
+	}
+	return f.raw[f.fmEnd:], f.fmEnd + 1, true
+}
+
+// unit returns the front matter's unit, parsed or scanned.
+func (f *file) unit() string {
+	if f.src != nil {
+		return strings.TrimSpace(f.src.Unit)
+	}
+	return f.rawValue("unit")
+}
+
+// locate finds value written in the front matter at or after the line of
+// key, for pointing at one item of a list. It falls back to the key.
+func (f *file) locate(key, value string) corpus.Pos {
+	if f.src == nil {
+		return corpus.Pos{}
+	}
+	pos := f.src.Keys[key]
+	lines, first := f.frontMatter()
+	for i := max(pos.Line-first, 0); i < len(lines); i++ {
+		if i > pos.Line-first && isKeyLine(lines[i]) {
+			break
+		}
+		if col := tokenIndex(lines[i], value); col >= 0 {
+			return corpus.Pos{Line: first + i, Col: utf8.RuneCountInString(lines[i][:col]) + 1}
+		}
+	}
+	return pos
+}
+
+// isKeyLine reports whether a front matter line starts a new top-level key.
+func isKeyLine(l string) bool {
+	return l != "" && l[0] != ' ' && l[0] != '\t' && l[0] != '-' && l[0] != '#'
+}
+
+// tokenIndex returns the byte index of value in line where it is not part
+// of a longer source_id, or -1.
+func tokenIndex(line, value string) int {
+	for off := 0; ; {
+		i := strings.Index(line[off:], value)
+		if i < 0 {
+			return -1
+		}
+		i += off
+		j := i + len(value)
+		if (i == 0 || !isIDByte(line[i-1])) && (j == len(line) || !isIDByte(line[j])) {
+			return i
+		}
+		off = i + 1
+	}
+}
+
+func isIDByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-'
+}
+
+// pos returns the position of a front matter key, or of the first key that
+// is set among fallbacks, or line 1.
+func (f *file) pos(keys ...string) corpus.Pos {
+	if f.src != nil {
+		for _, k := range keys {
+			if p, ok := f.src.Keys[k]; ok {
+				return p
+			}
+		}
+	}
+	return corpus.Pos{Line: 1, Col: 1}
+}

@@ -1,0 +1,582 @@
+package golden
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/ka2/ka2/budget"
+	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/selector"
+)
+
+// File is one parsed case file.
+type File struct {
+	// Path is the file's path as it was read, slash-separated.
+	Path  string
+	Cases []*Case
+}
+
+// Case is one question whose build output is pinned by a golden file.
+type Case struct {
+	// File is the case file's path, slash-separated; Line is where the case
+	// starts in it.
+	File string
+	Line int
+	Name string
+
+	Question        string
+	Subjects        []string
+	Dates           []corpus.Date
+	Lang            string
+	Short           bool
+	RequireEvidence bool
+	// Config is the corpus, contract and budget the case builds with, with
+	// paths resolved against the case file's folder. An empty Corpus is the
+	// embedded sample.
+	Config contract.Config
+	Expect Expect
+
+	// Golden is the path of the case's golden file (see GoldenPath).
+	Golden string
+
+	key     string              // shard key: the file's path below its root, NUL, the name
+	pos     map[string]position // where each setting that applies to the case was written
+	builder *contract.Builder   // set by Load
+}
+
+// Expect holds a case's quick expectations. They are checked on every run,
+// and `--update` never makes a failed one pass.
+type Expect struct {
+	// CheckSources says whether Sources is an expectation; `sources: []`
+	// expects that no source applies.
+	CheckSources bool
+	// Sources are the selected source IDs, exactly and in contract order.
+	Sources []string
+	// Error is the kind of error the build must fail with; "" expects
+	// nothing in particular.
+	Error ErrorKind
+}
+
+// ErrorKind names how a build failed, as `ka2 build --error-format json`
+// prints it in "kind". The empty kind is a successful build (a contract).
+type ErrorKind string
+
+// The error kinds a golden can hold and `expect: error:` can name.
+//
+// Extension point: the typed-context runtime (issue 3) adds the kind
+// "context_type" for a refused item (exit 5). Add it here, to
+// errorKinds, and to KindOf, together with the items/promote keys (see
+// futureKeys); until then a case naming it is refused as CodeNotYet.
+const (
+	KindBudgetExceeded ErrorKind = "budget_exceeded"
+	KindNoEvidence     ErrorKind = "no_evidence"
+	KindBadInput       ErrorKind = "bad_input"
+)
+
+var errorKinds = []ErrorKind{KindBudgetExceeded, KindNoEvidence, KindBadInput}
+
+// futureKeys are case and expectation values that belong to the typed
+// context runtime (issue 3): extra request items and their promotions, as in
+// `ka2 build --request`, and the error kind of a refused item. They are
+// refused by name, so a case file written for a newer ka2 fails loudly
+// instead of running without its items. To support them, parse them in
+// parseCase into Case fields and pass them on in Case.Request.
+var futureKeys = map[string]bool{"items": true, "promote": true}
+
+// futureKinds are expect.error values reserved the same way.
+var futureKinds = map[string]bool{"context_type": true}
+
+// SampleCorpus is how a case file names the embedded sample corpus
+// explicitly; leaving `corpus` out means the same.
+const SampleCorpus = contract.SampleCorpus
+
+// DefaultLang is the language of a case that sets none, as for `ka2 build`.
+const DefaultLang = "en"
+
+// The keys of a case file, at each level.
+var (
+	topKeys     = []string{"defaults", "cases"}
+	settingKeys = []string{"corpus", "contract", "subject", "lang", "counter", "capacity", "reserve", "wrapper", "short", "require_evidence"}
+	caseKeys    = append([]string{"name", "question", "dates", "expect"}, settingKeys...)
+	expectKeys  = []string{"sources", "error"}
+)
+
+// caseName is what a case name may be: it becomes a file name, so it is
+// kept to characters that are safe on every system.
+var caseName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// maxNameLen keeps golden file names well within file-system limits.
+const maxNameLen = 120
+
+// GoldenPath returns where the golden file of case name in case file file
+// lives: beside the case file, in testdata/golden/STEM/NAME.golden, where
+// STEM is the case file's name without ".yaml" — the layout goldie uses for
+// Go tests, so the same habits (and -update) apply.
+func GoldenPath(file, name string) string {
+	file = filepath.ToSlash(file)
+	dir, base := path.Split(file)
+	stem := strings.TrimSuffix(base, ".yaml")
+	return path.Join(dir, "testdata", "golden", stem, name+".golden")
+}
+
+// PendingSuffix is appended to a golden's path for a pending golden, the
+// output a run saw but did not accept (`ka2 regress --pending`).
+const PendingSuffix = ".new"
+
+// Request is the build request of the case.
+func (c *Case) Request() contract.Request {
+	// Extension point: once the typed runtime exists, extra items and
+	// promotions from the case file go into the request here.
+	return contract.Request{
+		Query:           selector.Query{Subjects: slices.Clone(c.Subjects), Dates: slices.Clone(c.Dates), Lang: c.Lang},
+		Question:        c.Question,
+		Short:           c.Short,
+		RequireEvidence: c.RequireEvidence,
+	}
+}
+
+// String names the case as "file:line name".
+func (c *Case) String() string { return fmt.Sprintf("%s:%d %s", c.File, c.Line, c.Name) }
+
+type position struct{ line, col int }
+
+// ParseFile reads one case file. file is the path it was read from: it is
+// used in errors, for the golden paths, and to resolve the corpus and
+// contract paths, which are relative to the case file's folder. ParseFile
+// reads no other file; Load also loads each case's corpus and contract.
+//
+// On any problem it returns an ErrorList of every problem found, and no
+// cases: a file with one broken case is broken as a whole.
+func ParseFile(file string, data []byte) (*File, error) {
+	p := &fileParser{path: filepath.ToSlash(file)}
+	f := p.parse(data)
+	if err := p.errs.err(); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+type fileParser struct {
+	path string
+	errs ErrorList
+}
+
+func (p *fileParser) errorf(n *yaml.Node, code Code, hint, format string, args ...any) {
+	e := &Error{Path: p.path, Code: code, Msg: fmt.Sprintf(format, args...), Hint: hint}
+	if n != nil {
+		e.Line, e.Col = n.Line, n.Column
+	}
+	p.errs = append(p.errs, e)
+}
+
+// yamlLine finds the line number in a yaml.v3 error message.
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)`)
+
+func (p *fileParser) parse(data []byte) *File {
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	err := dec.Decode(&doc)
+	switch {
+	case errors.Is(err, io.EOF):
+		p.errs = append(p.errs, &Error{Path: p.path, Code: CodeSyntax, Msg: "the case file is empty",
+			Hint: "list cases under cases:, each with name, question, subject and dates"})
+		return nil
+	case err != nil:
+		p.syntax(err)
+		return nil
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		if err != nil {
+			p.syntax(err)
+		} else {
+			p.errorf(&extra, CodeSyntax, "keep one document per case file, or split it into several files", "a second YAML document starts here")
+		}
+		return nil
+	}
+	root := &doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
+		root = root.Content[0]
+	}
+	top, _ := p.mapping(root, "the case file", topKeys, nil)
+	if top == nil {
+		return nil
+	}
+	f := &File{Path: p.path}
+	var defaults map[string]*yaml.Node
+	if n := top["defaults"]; n != nil {
+		defaults, _ = p.mapping(n, "defaults", settingKeys, nil)
+	}
+	list := deref(top["cases"])
+	switch {
+	case list == nil || isNull(list):
+		p.errorf(root, CodeMissingKey, "add cases: with at least one case (name, question, subject, dates)", "no cases")
+		return nil
+	case list.Kind != yaml.SequenceNode:
+		p.errorf(list, CodeBadValue, "write cases as a list of mappings, each starting with '- name:'", "cases is not a list")
+		return nil
+	case len(list.Content) == 0:
+		p.errorf(list, CodeMissingKey, "add at least one case, or delete the file", "cases is empty")
+		return nil
+	}
+	seen := map[string]*yaml.Node{}
+	for _, item := range list.Content {
+		c := p.parseCase(deref(item), defaults)
+		if c == nil {
+			continue
+		}
+		lower := strings.ToLower(c.Name)
+		if first := seen[lower]; first != nil {
+			p.errorf(item, CodeDuplicateCase, "give every case in a file its own name (names are compared ignoring case, as some file systems do)",
+				"case name %q is already used on line %d", c.Name, first.Line)
+			continue
+		}
+		seen[lower] = item
+		f.Cases = append(f.Cases, c)
+	}
+	return f
+}
+
+// syntax reports a YAML error at the line the parser names.
+func (p *fileParser) syntax(err error) {
+	e := &Error{Path: p.path, Code: CodeSyntax, Msg: err.Error(),
+		Hint: "fix the YAML syntax; indent with spaces, and quote text that contains ': ' or starts with a special character"}
+	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		e.Line, _ = strconv.Atoi(m[1])
+		e.Msg = m[2]
+		if yamlParserProblems[e.Msg] {
+			e.Line++
+		}
+	} else {
+		e.Msg = strings.TrimPrefix(e.Msg, "yaml: ")
+	}
+	p.errs = append(p.errs, e)
+}
+
+// yamlParserProblems are the yaml.v3 parser (not scanner) errors, which
+// report the 0-based line of their mark: one before the line a person counts.
+var yamlParserProblems = map[string]bool{
+	"did not find expected <stream-start>":   true,
+	"did not find expected <document start>": true,
+	"did not find expected node content":     true,
+	"did not find expected '-' indicator":    true,
+	"did not find expected key":              true,
+	"did not find expected ',' or ']'":       true,
+	"did not find expected ',' or '}'":       true,
+	"found undefined tag handle":             true,
+	"found duplicate %YAML directive":        true,
+	"found incompatible YAML document":       true,
+	"found duplicate %TAG directive":         true,
+}
+
+func deref(n *yaml.Node) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	return n
+}
+
+// absent reports a value that is missing, null or the empty string.
+func absent(n *yaml.Node) bool {
+	n = deref(n)
+	return n == nil || isNull(n) || (n.Kind == yaml.ScalarNode && n.Value == "")
+}
+
+func isNull(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.Tag == "!!null"
+}
+
+// mapping reads a mapping's keys, refusing unknown and repeated ones. It
+// returns the values and the key nodes, by key.
+func (p *fileParser) mapping(n *yaml.Node, what string, known []string, reserved map[string]bool) (map[string]*yaml.Node, map[string]*yaml.Node) {
+	n = deref(n)
+	if n == nil || n.Kind != yaml.MappingNode {
+		p.errorf(n, CodeBadValue, "write key: value pairs, one per line", "%s is not a mapping", what)
+		return nil, nil
+	}
+	values, keys := map[string]*yaml.Node{}, map[string]*yaml.Node{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := deref(n.Content[i]), n.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			p.errorf(k, CodeBadValue, "keys are plain words such as name or dates", "a key in %s is not a plain word", what)
+			continue
+		}
+		switch {
+		case reserved[k.Value]:
+			p.errorf(k, CodeNotYet, "remove it, or run a ka2 whose `ka2 build --request` has a typed-context runtime",
+				"%s: extra request items need the typed-context runtime, which this ka2 does not have yet", k.Value)
+			continue
+		case !slices.Contains(known, k.Value):
+			hint := "the keys here are " + strings.Join(known, ", ")
+			if s := corpus.Suggest(k.Value, known); s != "" {
+				hint = "did you mean " + s + "?"
+			}
+			p.errorf(k, CodeUnknownKey, hint, "unknown key %q in %s", k.Value, what)
+			continue
+		}
+		if first := keys[k.Value]; first != nil {
+			p.errorf(k, CodeDuplicateKey, "write each key once", "%s is already set on line %d", k.Value, first.Line)
+			continue
+		}
+		values[k.Value], keys[k.Value] = v, k
+	}
+	return values, keys
+}
+
+// lookup finds a setting in the case, then in the defaults.
+func lookup(key string, own, defaults map[string]*yaml.Node) *yaml.Node {
+	if n := own[key]; n != nil {
+		return n
+	}
+	return defaults[key]
+}
+
+func (p *fileParser) parseCase(item *yaml.Node, defaults map[string]*yaml.Node) *Case {
+	before := len(p.errs)
+	own, _ := p.mapping(item, "a case", caseKeys, futureKeys)
+	if own == nil {
+		return nil
+	}
+	c := &Case{File: p.path, Line: item.Line, pos: map[string]position{}}
+	name, ok := p.str(own["name"], "name")
+	switch {
+	case !ok:
+		if absent(own["name"]) {
+			p.errorf(item, CodeMissingKey, "give the case a name: it names its golden file", "case has no name")
+		}
+	case !caseName.MatchString(name) || len(name) > maxNameLen:
+		p.errorf(own["name"], CodeBadValue, "use letters, digits, '.', '_' and '-', starting with a letter or digit, at most 120 characters (it becomes a file name)",
+			"case name %q cannot name a golden file", name)
+	default:
+		c.Name = name
+	}
+	label := "case"
+	if c.Name != "" {
+		label = "case " + c.Name
+	}
+	if c.Question, ok = p.str(own["question"], "question"); (!ok && absent(own["question"])) || (ok && strings.TrimSpace(c.Question) == "") {
+		p.errorf(item, CodeMissingKey, "write the question as the user would ask it", "%s has no question", label)
+	}
+	if n := lookup("subject", own, defaults); n == nil {
+		p.errorf(item, CodeMissingKey, "set subject in the case or under defaults, e.g. subject: lodging", "%s has no subject", label)
+	} else {
+		c.Subjects = p.strList(n, "subject", true)
+	}
+	c.Dates = p.dates(own["dates"], item, label)
+	c.Lang = DefaultLang
+	if n := lookup("lang", own, defaults); n != nil {
+		if s, ok := p.setting(n, "lang"); ok {
+			c.Lang = s
+		}
+	}
+	c.Short = p.boolean(lookup("short", own, defaults), "short")
+	c.RequireEvidence = p.boolean(lookup("require_evidence", own, defaults), "require_evidence")
+	p.config(c, own, defaults)
+	if n := own["expect"]; n != nil {
+		p.expect(c, n)
+	}
+	if len(p.errs) > before {
+		return nil
+	}
+	c.Golden = GoldenPath(p.path, c.Name)
+	c.key = p.path + "\x00" + c.Name
+	return c
+}
+
+// config reads the corpus, contract and budget settings.
+func (p *fileParser) config(c *Case, own, defaults map[string]*yaml.Node) {
+	dir := path.Dir(p.path)
+	resolve := func(v string) string {
+		v = filepath.ToSlash(v)
+		if path.IsAbs(v) || filepath.IsAbs(v) {
+			return v
+		}
+		return path.Join(dir, v)
+	}
+	mark := func(key string, n *yaml.Node) { c.pos[key] = position{n.Line, n.Column} }
+	if n := lookup("corpus", own, defaults); n != nil {
+		mark("corpus", n)
+		if v, ok := p.setting(n, "corpus"); ok && v != SampleCorpus {
+			c.Config.Corpus = resolve(v)
+		}
+	}
+	if n := lookup("contract", own, defaults); n != nil {
+		mark("contract", n)
+		if v, ok := p.setting(n, "contract"); ok {
+			c.Config.Contract = resolve(v)
+		}
+	}
+	if n := lookup("counter", own, defaults); n != nil {
+		mark("counter", n)
+		if v, ok := p.setting(n, "counter"); ok {
+			if _, err := budget.Lookup(v); err != nil {
+				p.errorf(n, CodeBadValue, "", "counter: %v", err)
+			}
+			c.Config.Counter = v
+		}
+	}
+	limits := []struct {
+		key string
+		min int
+		dst **int
+	}{{"capacity", 1, &c.Config.Capacity}, {"reserve", 0, &c.Config.Reserve}, {"wrapper", 0, &c.Config.Wrapper}}
+	for _, l := range limits {
+		if n := lookup(l.key, own, defaults); n != nil {
+			mark(l.key, n)
+			if v, ok := p.integer(n, l.key, l.min); ok {
+				*l.dst = &v
+			}
+		}
+	}
+}
+
+func (p *fileParser) expect(c *Case, n *yaml.Node) {
+	m, _ := p.mapping(n, "expect", expectKeys, nil)
+	if m == nil {
+		return
+	}
+	if s := m["sources"]; s != nil {
+		c.Expect.CheckSources = true
+		c.Expect.Sources = p.strList(s, "expect.sources", false)
+	}
+	if e := m["error"]; e != nil {
+		v, ok := p.str(e, "expect.error")
+		switch {
+		case !ok:
+		case futureKinds[v]:
+			p.errorf(e, CodeNotYet, "remove it, or run a ka2 with the typed-context runtime",
+				"expect.error %s needs the typed-context runtime, which this ka2 does not have yet", v)
+		case !slices.Contains(errorKinds, ErrorKind(v)):
+			p.errorf(e, CodeBadValue, "use one of "+kindList(), "expect.error %q is not an error kind", v)
+		default:
+			c.Expect.Error = ErrorKind(v)
+		}
+	}
+}
+
+func kindList() string {
+	s := make([]string, len(errorKinds))
+	for i, k := range errorKinds {
+		s[i] = string(k)
+	}
+	return strings.Join(s, ", ")
+}
+
+// str reads a non-empty scalar. A missing or null value is reported by the
+// caller, which knows whether the key is required.
+func (p *fileParser) str(n *yaml.Node, key string) (string, bool) {
+	n = deref(n)
+	if n == nil || isNull(n) {
+		return "", false
+	}
+	if n.Kind != yaml.ScalarNode {
+		p.errorf(n, CodeBadValue, "write a single value", "%s is not a single value", key)
+		return "", false
+	}
+	return n.Value, n.Value != ""
+}
+
+// setting reads a non-empty single value of a setting that has a default:
+// an empty one is refused rather than taken to mean the default.
+func (p *fileParser) setting(n *yaml.Node, key string) (string, bool) {
+	v, ok := p.str(n, key)
+	if !ok && absent(n) {
+		p.errorf(n, CodeBadValue, "remove the key to use the default", "%s is empty", key)
+	}
+	return v, ok
+}
+
+// strList reads a list of non-empty strings; with scalarOK a single value
+// is a list of one.
+func (p *fileParser) strList(n *yaml.Node, key string, scalarOK bool) []string {
+	n = deref(n)
+	items := []*yaml.Node{n}
+	switch {
+	case n.Kind == yaml.SequenceNode:
+		items = n.Content
+	case !scalarOK:
+		p.errorf(n, CodeBadValue, fmt.Sprintf("write a list, e.g. %s: [travel-v2]", key), "%s is not a list", key)
+		return nil
+	}
+	out := []string{}
+	for _, it := range items {
+		it = deref(it)
+		if it.Kind != yaml.ScalarNode || isNull(it) || strings.TrimSpace(it.Value) == "" {
+			p.errorf(it, CodeBadValue, "write each entry as a plain value", "%s has an empty or nested entry", key)
+			continue
+		}
+		out = append(out, it.Value)
+	}
+	if len(out) == 0 && scalarOK {
+		p.errorf(n, CodeMissingKey, "name at least one", "%s is empty", key)
+	}
+	return out
+}
+
+func (p *fileParser) dates(n, item *yaml.Node, label string) []corpus.Date {
+	n = deref(n)
+	if n == nil || isNull(n) {
+		p.errorf(item, CodeMissingKey, "list the dates asked about, e.g. dates: [2026-09-14]", "%s has no dates", label)
+		return nil
+	}
+	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
+		p.errorf(n, CodeBadValue, "write a list with at least one date, e.g. dates: [2026-09-14]", "dates is not a list of dates")
+		return nil
+	}
+	var out []corpus.Date
+	for _, it := range n.Content {
+		it = deref(it)
+		if it.Kind != yaml.ScalarNode {
+			p.errorf(it, CodeBadValue, "write each date as YYYY-MM-DD", "a date is not a single value")
+			continue
+		}
+		d, err := corpus.ParseDate(it.Value)
+		if err != nil {
+			p.errorf(it, CodeBadValue, "", "date %v", err)
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+func (p *fileParser) integer(n *yaml.Node, key string, lowest int) (int, bool) {
+	n = deref(n)
+	v, err := strconv.Atoi(n.Value)
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" || err != nil {
+		p.errorf(n, CodeBadValue, "write a whole number", "%s %q is not a whole number", key, n.Value)
+		return 0, false
+	}
+	if v < lowest {
+		rule := "must not be negative"
+		if lowest > 0 {
+			rule = "must be positive"
+		}
+		p.errorf(n, CodeBadValue, "", "%s %d: %s", key, v, rule)
+		return 0, false
+	}
+	return v, true
+}
+
+func (p *fileParser) boolean(n *yaml.Node, key string) bool {
+	n = deref(n)
+	if n == nil {
+		return false
+	}
+	var b bool
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" || n.Decode(&b) != nil {
+		p.errorf(n, CodeBadValue, "write true or false", "%s %q is not true or false", key, n.Value)
+	}
+	return b
+}

@@ -1,0 +1,305 @@
+package golden_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/golden"
+)
+
+func date(t testing.TB, s string) corpus.Date {
+	t.Helper()
+	d, err := corpus.ParseDate(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func intp(n int) *int { return &n }
+
+func TestParseFile(t *testing.T) {
+	const file = "suite/lodging/caps.yaml"
+	tests := []struct {
+		name string
+		yaml string
+		want []*golden.Case
+	}{
+		{
+			name: "defaults apply and cases override them",
+			yaml: `
+defaults:
+  corpus: ../../policies
+  subject: lodging
+  counter: cl100k_base
+  capacity: 900
+cases:
+  - name: cap-2026
+    question: What is the cap?
+    dates: [2026-09-14]
+    expect:
+      sources: [travel-v2]
+  - name: cap-zh
+    question: 上限是多少？
+    subject: [lodging, rail]
+    lang: zh
+    dates: [2025-09-14, 2026-09-14]
+    capacity: 1000
+    reserve: 10
+    wrapper: 0
+    short: true
+    require_evidence: true
+    contract: /abs/contract.json
+    expect:
+      sources: []
+      error: budget_exceeded
+`,
+			want: []*golden.Case{
+				{
+					File: file, Line: 8, Name: "cap-2026", Question: "What is the cap?",
+					Subjects: []string{"lodging"}, Dates: []corpus.Date{date(t, "2026-09-14")}, Lang: "en",
+					Config: contract.Config{Corpus: "policies", Counter: "cl100k_base", Capacity: intp(900)},
+					Expect: golden.Expect{CheckSources: true, Sources: []string{"travel-v2"}},
+					Golden: "suite/lodging/testdata/golden/caps/cap-2026.golden",
+				},
+				{
+					File: file, Line: 13, Name: "cap-zh", Question: "上限是多少？",
+					Subjects: []string{"lodging", "rail"}, Dates: []corpus.Date{date(t, "2025-09-14"), date(t, "2026-09-14")},
+					Lang: "zh", Short: true, RequireEvidence: true,
+					Config: contract.Config{Corpus: "policies", Contract: "/abs/contract.json", Counter: "cl100k_base",
+						Capacity: intp(1000), Reserve: intp(10), Wrapper: intp(0)},
+					Expect: golden.Expect{CheckSources: true, Sources: []string{}, Error: golden.KindBudgetExceeded},
+					Golden: "suite/lodging/testdata/golden/caps/cap-zh.golden",
+				},
+			},
+		},
+		{
+			name: "the embedded sample named explicitly is the same as no corpus",
+			yaml: `
+cases:
+  - name: a
+    corpus: embedded:sample
+    subject: lodging
+    question: q
+    dates: ["2026-01-01"]
+`,
+			want: []*golden.Case{{
+				File: file, Line: 3, Name: "a", Question: "q", Subjects: []string{"lodging"},
+				Dates: []corpus.Date{date(t, "2026-01-01")}, Lang: "en",
+				Golden: "suite/lodging/testdata/golden/caps/a.golden",
+			}},
+		},
+		{
+			name: "aliases are followed",
+			yaml: `
+defaults:
+  subject: lodging
+cases:
+  - name: a
+    question: &q Same question
+    dates: &d [2026-01-01]
+  - name: b
+    question: *q
+    dates: *d
+`,
+			want: []*golden.Case{
+				{File: file, Line: 5, Name: "a", Question: "Same question", Subjects: []string{"lodging"},
+					Dates: []corpus.Date{date(t, "2026-01-01")}, Lang: "en", Golden: "suite/lodging/testdata/golden/caps/a.golden"},
+				{File: file, Line: 8, Name: "b", Question: "Same question", Subjects: []string{"lodging"},
+					Dates: []corpus.Date{date(t, "2026-01-01")}, Lang: "en", Golden: "suite/lodging/testdata/golden/caps/b.golden"},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := golden.ParseFile(file, []byte(tt.yaml))
+			if err != nil {
+				t.Fatalf("ParseFile() error: %v", err)
+			}
+			if diff := cmp.Diff(tt.want, f.Cases, cmpopts.IgnoreUnexported(golden.Case{}, corpus.Date{})); diff != "" {
+				t.Errorf("ParseFile() mismatch (-want +got):\n%s", diff)
+			}
+			for i, c := range f.Cases {
+				if got, want := c.Dates, tt.want[i].Dates; !cmp.Equal(want, got, cmp.Comparer(func(a, b corpus.Date) bool { return a == b })) {
+					t.Errorf("case %s dates = %v, want %v", c.Name, got, want)
+				}
+			}
+		})
+	}
+}
+
+func TestParseFileErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		yaml string
+		want []string
+	}{
+		{"empty file", "", []string{"c.yaml: the case file is empty; list cases under cases:, each with name, question, subject and dates"}},
+		{"not yaml", "cases: [a\n", []string{"c.yaml:2: did not find expected ',' or ']'; fix the YAML syntax; indent with spaces, and quote text that contains ': ' or starts with a special character"}},
+		{"two documents", "cases: []\n---\ncases: []\n", []string{"c.yaml:2:1: a second YAML document starts here; keep one document per case file, or split it into several files"}},
+		{"no cases", "defaults:\n  subject: x\n", []string{"c.yaml:1:1: no cases; add cases: with at least one case (name, question, subject, dates)"}},
+		{"unknown top-level key with suggestion", "case:\n  - name: a\n", []string{
+			"c.yaml:1:1: no cases; add cases: with at least one case (name, question, subject, dates)",
+			`c.yaml:1:1: unknown key "case" in the case file; did you mean cases?`,
+		}},
+		{"typo in a case key", "cases:\n  - name: a\n    question: q\n    subject: s\n    dats: [2026-01-01]\n", []string{
+			"c.yaml:2:5: case a has no dates; list the dates asked about, e.g. dates: [2026-09-14]",
+			`c.yaml:5:5: unknown key "dats" in a case; did you mean dates?`,
+		}},
+		{"typo in defaults", "defaults:\n  capacty: 5\ncases:\n  - {name: a, question: q, subject: s, dates: [2026-01-01]}\n", []string{
+			`c.yaml:2:3: unknown key "capacty" in defaults; did you mean capacity?`,
+		}},
+		{"typo in expect", "cases:\n  - {name: a, question: q, subject: s, dates: [2026-01-01], expect: {source: [x]}}\n", []string{
+			`c.yaml:2:70: unknown key "source" in expect; did you mean sources?`,
+		}},
+		{"missing fields", "cases:\n  - name: a\n", []string{
+			"c.yaml:2:5: case a has no dates; list the dates asked about, e.g. dates: [2026-09-14]",
+			"c.yaml:2:5: case a has no question; write the question as the user would ask it",
+			"c.yaml:2:5: case a has no subject; set subject in the case or under defaults, e.g. subject: lodging",
+		}},
+		{"missing name", "cases:\n  - {question: q, subject: s, dates: [2026-01-01]}\n", []string{
+			"c.yaml:2:5: case has no name; give the case a name: it names its golden file",
+		}},
+		{"duplicate names ignoring case", "defaults: {subject: s}\ncases:\n  - {name: Cap, question: q, dates: [2026-01-01]}\n  - {name: cap, question: q, dates: [2026-01-01]}\n", []string{
+			`c.yaml:4:5: case name "cap" is already used on line 3; give every case in a file its own name (names are compared ignoring case, as some file systems do)`,
+		}},
+		{"name that cannot be a file name", "cases:\n  - {name: ../up, question: q, subject: s, dates: [2026-01-01]}\n", []string{
+			`c.yaml:2:12: case name "../up" cannot name a golden file; use letters, digits, '.', '_' and '-', starting with a letter or digit, at most 120 characters (it becomes a file name)`,
+		}},
+		{"date with a time", "cases:\n  - {name: a, question: q, subject: s, dates: [2026-01-01T00:00:00Z]}\n", []string{
+			`c.yaml:2:48: date "2026-01-01T00:00:00Z": ka2 compares civil dates: write the date as YYYY-MM-DD, without a time or zone`,
+		}},
+		{"dates not a list", "cases:\n  - {name: a, question: q, subject: s, dates: 2026-01-01}\n", []string{
+			"c.yaml:2:47: dates is not a list of dates; write a list with at least one date, e.g. dates: [2026-09-14]",
+		}},
+		{"bad budget values", "defaults: {subject: s, counter: words, capacity: 0, reserve: -1, wrapper: two}\ncases:\n  - {name: a, question: q, dates: [2026-01-01]}\n", []string{
+			`c.yaml:1:33: counter: unknown counter "words": use one of codepoint, cl100k_base, o200k_base`,
+			"c.yaml:1:50: capacity 0: must be positive",
+			"c.yaml:1:62: reserve -1: must not be negative",
+			`c.yaml:1:75: wrapper "two" is not a whole number; write a whole number`,
+		}},
+		{"empty setting", "defaults: {subject: s, lang: \"\"}\ncases:\n  - {name: a, question: q, dates: [2026-01-01]}\n", []string{
+			"c.yaml:1:30: lang is empty; remove the key to use the default",
+		}},
+		{"bad expectation", "cases:\n  - {name: a, question: q, subject: s, dates: [2026-01-01], expect: {error: boom, sources: travel-v2}}\n", []string{
+			`c.yaml:2:77: expect.error "boom" is not an error kind; use one of budget_exceeded, no_evidence, bad_input`,
+			"c.yaml:2:92: expect.sources is not a list; write a list, e.g. expect.sources: [travel-v2]",
+		}},
+		{"typed-runtime keys are refused until it exists", "cases:\n  - name: a\n    question: q\n    subject: s\n    dates: [2026-01-01]\n    items: []\n    expect: {error: context_type}\n", []string{
+			"c.yaml:6:5: items: extra request items need the typed-context runtime, which this ka2 does not have yet; remove it, or run a ka2 whose `ka2 build --request` has a typed-context runtime",
+			"c.yaml:7:21: expect.error context_type needs the typed-context runtime, which this ka2 does not have yet; remove it, or run a ka2 with the typed-context runtime",
+		}},
+		{"one broken case breaks the file", "defaults: {subject: s}\ncases:\n  - {name: good, question: q, dates: [2026-01-01]}\n  - {name: bad, question: q, dates: [someday]}\n", []string{
+			`c.yaml:4:38: date "someday": not a calendar date: write it as YYYY-MM-DD, e.g. 2026-01-01`,
+		}},
+		{"duplicate key", "cases:\n  - name: a\n    name: b\n    question: q\n    subject: s\n    dates: [2026-01-01]\n", []string{
+			"c.yaml:3:5: name is already set on line 2; write each key once",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := golden.ParseFile("c.yaml", []byte(tt.yaml))
+			if err == nil {
+				t.Fatalf("ParseFile() = %d cases, want an error", len(f.Cases))
+			}
+			if !errors.Is(err, golden.ErrBadCases) {
+				t.Errorf("errors.Is(err, ErrBadCases) = false for %v", err)
+			}
+			if f != nil {
+				t.Errorf("ParseFile() returned cases along with an error")
+			}
+			got := strings.Split(err.Error(), "\n")
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("ParseFile() errors mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestLoadErrors checks what only loading can find: corpora and contracts
+// that cannot be read, pointed at the line that names them.
+func TestLoadErrors(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "policies", "broken.md"), "---\nsource_id: x\nversion: v1\nsubjects: [a]\nvalid_from: 2026-01-01\nvalid_untill: 2027-01-01\n---\nbody\n")
+	write(t, filepath.Join(dir, "cases", "a.yaml"), "defaults:\n  corpus: ../policies\n  subject: a\ncases:\n  - {name: one, question: q, dates: [2026-01-01]}\n  - {name: two, question: q, dates: [2026-01-01]}\n")
+	write(t, filepath.Join(dir, "cases", "b.yaml"), "cases:\n  - name: one\n    question: q\n    subject: a\n    dates: [2026-01-01]\n    contract: missing.json\n")
+	t.Chdir(dir)
+	_, err := golden.Load([]string{"cases"}, golden.LoadOptions{})
+	if !errors.Is(err, golden.ErrBadCases) {
+		t.Fatalf("Load() error = %v, want ErrBadCases", err)
+	}
+	want := `cases/a.yaml:2:11: corpus policies cannot be loaded:
+	policies/broken.md:6:1: unknown key "valid_untill"; did you mean valid_until?; fix the corpus (ka2 lint shows its problems), or the corpus path, which is relative to the case file
+cases/b.yaml:6:15: contract cases/missing.json cannot be loaded: read contract: open cases/missing.json: no such file or directory; fix the definition, or remove contract to use the embedded one`
+	if diff := cmp.Diff(want, err.Error()); diff != "" {
+		t.Errorf("Load() error mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func write(t testing.TB, name, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func FuzzParseFile(f *testing.F) {
+	seeds, _ := filepath.Glob("testdata/sample-cases/*.yaml")
+	for _, s := range seeds {
+		data, err := os.ReadFile(s)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte("cases:\n  - {name: a, question: q, subject: s, dates: [2026-01-01], expect: {sources: []}}\n"))
+	f.Add([]byte("defaults: &d {subject: s}\ncases: [*d]\n"))
+	f.Add([]byte("cases:\n  - name: a\n    items: []\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		a, errA := golden.ParseFile("f.yaml", data)
+		b, errB := golden.ParseFile("f.yaml", data)
+		if (errA == nil) != (errB == nil) {
+			t.Fatalf("ParseFile is not deterministic: %v vs %v", errA, errB)
+		}
+		if errA != nil {
+			if a != nil {
+				t.Fatal("cases returned along with an error")
+			}
+			if !errors.Is(errA, golden.ErrBadCases) || errA.Error() != errB.Error() {
+				t.Fatalf("error %q vs %q", errA, errB)
+			}
+			return
+		}
+		if len(a.Cases) == 0 {
+			t.Fatal("a file without cases parsed")
+		}
+		seen := map[string]bool{}
+		for _, c := range a.Cases {
+			if c.Name == "" || strings.TrimSpace(c.Question) == "" || len(c.Subjects) == 0 || len(c.Dates) == 0 {
+				t.Fatalf("case %+v lacks a required field", c)
+			}
+			k := strings.ToLower(c.Golden)
+			if seen[k] {
+				t.Fatalf("two cases share golden %s", c.Golden)
+			}
+			seen[k] = true
+			if !strings.HasPrefix(c.Golden, "testdata/golden/f/") || strings.Contains(strings.TrimPrefix(c.Golden, "testdata/golden/f/"), "/") {
+				t.Fatalf("golden %s leaves its folder", c.Golden)
+			}
+		}
+		if diff := cmp.Diff(a.Cases, b.Cases, cmpopts.IgnoreUnexported(golden.Case{}), cmp.Comparer(func(x, y corpus.Date) bool { return x == y })); diff != "" {
+			t.Fatalf("ParseFile is not deterministic:\n%s", diff)
+		}
+	})
+}

@@ -1,0 +1,333 @@
+package golden
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/rogpeppe/go-internal/diff"
+
+	"github.com/ka2/ka2/budget"
+)
+
+// Diff shows how got differs from want (a golden's bytes) so a person can
+// read it: a unified diff of the pretty-printed JSON, with want as the old
+// side. It returns "" when the bytes are equal. When the JSON is the same
+// and only the bytes around it differ (line endings, white space, a final
+// newline) it says so and diffs the raw bytes, with carriage returns shown
+// as \r.
+func Diff(wantName string, want []byte, gotName string, got []byte) string {
+	if bytes.Equal(want, got) {
+		return ""
+	}
+	pw, pg := pretty(want), pretty(got)
+	if !bytes.Equal(pw, pg) {
+		return trimHeader(diff.Diff(wantName, pw, gotName, pg))
+	}
+	note := "the JSON is the same; only the bytes around it differ (white space or a final newline)\n"
+	if bytes.Contains(want, []byte("\r\n")) != bytes.Contains(got, []byte("\r\n")) {
+		note = "the JSON is the same; only the line endings differ (CRLF): a checkout may have converted them — mark goldens -text in .gitattributes\n"
+	}
+	show := func(b []byte) []byte { return bytes.ReplaceAll(b, []byte("\r"), []byte(`\r`)) }
+	d := trimHeader(diff.Diff(wantName, show(want), gotName, show(got)))
+	if d == "" { // only a missing final newline, which the line diff cannot show
+		d = fmt.Sprintf("--- %s\n+++ %s\n(%d bytes → %d bytes)\n", wantName, gotName, len(want), len(got))
+	}
+	return note + d
+}
+
+// trimHeader drops the "diff A B" line go-internal's diff starts with; the
+// ---/+++ lines that follow name both sides.
+func trimHeader(d []byte) string {
+	s := string(d)
+	if strings.HasPrefix(s, "diff ") {
+		if i := strings.IndexByte(s, '\n'); i >= 0 {
+			s = s[i+1:]
+		}
+	}
+	return s
+}
+
+// pretty indents JSON by two spaces, keeping key order and every string as
+// it is; anything that is not JSON is returned unchanged.
+func pretty(b []byte) []byte {
+	var out bytes.Buffer
+	if err := json.Indent(&out, bytes.TrimSpace(b), "", "  "); err != nil {
+		return b
+	}
+	out.WriteByte('\n')
+	return out.Bytes()
+}
+
+// parsedOutput is a golden's or a build's bytes, read back.
+type parsedOutput struct {
+	valid    bool
+	contract map[string]json.RawMessage // a contract's top-level fields
+	evidence []record
+	err      *errorBody // an error report
+	total    int        // the budget total: counted for a contract, reported for an error
+	hasTotal bool
+}
+
+// record is one evidence record of a contract.
+type record struct {
+	SourceID  string `json:"source_id"`
+	Version   string `json:"version"`
+	LineStart int    `json:"line_start"`
+	LineEnd   int    `json:"line_end"`
+	Quote     string `json:"quote"`
+}
+
+func (r record) address() string { return fmt.Sprintf("%s:%d-%d", r.SourceID, r.LineStart, r.LineEnd) }
+
+// parseOutput reads b as a contract or an error report. The budget total of
+// a contract is counted with c plus the wrapper, as the build counts it.
+func parseOutput(b []byte, c budget.Counter, l budget.Limits) parsedOutput {
+	var p parsedOutput
+	var top map[string]json.RawMessage
+	if json.Unmarshal(b, &top) != nil {
+		return p
+	}
+	if raw, ok := top["error"]; ok && len(top) == 1 {
+		var e errorBody
+		if json.Unmarshal(raw, &e) != nil {
+			return p
+		}
+		p.valid, p.err = true, &e
+		if e.Budget != nil {
+			p.total, p.hasTotal = e.Budget.Total, true
+		}
+		return p
+	}
+	if raw, ok := top["evidence"]; ok && json.Unmarshal(raw, &p.evidence) != nil {
+		return p
+	}
+	p.valid, p.contract = true, top
+	if c != nil {
+		p.total, p.hasTotal = c.Count(strings.TrimSuffix(string(b), "\n"))+l.Wrapper, true
+	}
+	return p
+}
+
+// fieldOrder is the order summaries name contract fields in.
+var fieldOrder = []string{"template", "instruction", "example", "memory", "evidence", "tool_output", "question"}
+
+// Summarize says in one line what changed from want (a golden) to got:
+// which evidence records were added (+), removed (-), changed (~) or
+// reordered, which other fields changed, and how the budget total moved.
+// counter and limits are the case's, used to count a contract's total.
+// A nil want summarizes got as new.
+func Summarize(want, got []byte, counter budget.Counter, limits budget.Limits) string {
+	g := parseOutput(got, counter, limits)
+	if want == nil {
+		return "no golden yet; the build gives " + describe(g, limits)
+	}
+	w := parseOutput(want, counter, limits)
+	switch {
+	case bytes.Equal(want, got):
+		return "no change"
+	case !w.valid:
+		return "the golden is not ka2 output (not a contract or an error report); the build gives " + describe(g, limits)
+	case !g.valid:
+		return "the build output is not a contract or an error report"
+	}
+	var parts []string
+	switch {
+	case w.err == nil && g.err != nil:
+		parts = append(parts, "now fails: "+describe(g, limits))
+	case w.err != nil && g.err == nil:
+		parts = append(parts, "now builds (was "+string(w.err.Kind)+"): "+describe(g, limits))
+	case w.err != nil && g.err != nil:
+		if w.err.Kind != g.err.Kind {
+			parts = append(parts, fmt.Sprintf("error %s → %s", w.err.Kind, g.err.Kind))
+		}
+		if w.err.Message != g.err.Message {
+			parts = append(parts, "message now: "+firstClause(g.err.Message))
+		}
+	default:
+		parts = append(parts, contractChanges(w, g)...)
+	}
+	if w.hasTotal && g.hasTotal && w.total != g.total {
+		parts = append(parts, fmt.Sprintf("budget total %d → %d (%+d) of %d", w.total, g.total, g.total-w.total, limits.Limit()))
+	}
+	if len(parts) == 0 {
+		if bytes.Contains(want, []byte("\r\n")) {
+			return "same JSON, different line endings (CRLF in the golden: mark goldens -text in .gitattributes)"
+		}
+		return "same JSON, different bytes (white space or a final newline)"
+	}
+	return strings.Join(parts, "; ")
+}
+
+// describe names an output in a few words.
+func describe(p parsedOutput, l budget.Limits) string {
+	switch {
+	case !p.valid:
+		return "output that is not a contract or an error report"
+	case p.err != nil:
+		s := string(p.err.Kind) + ": " + firstClause(p.err.Message)
+		return s
+	}
+	addrs := make([]string, len(p.evidence))
+	for i, r := range p.evidence {
+		addrs[i] = r.address()
+	}
+	s := "a contract with evidence " + list(addrs)
+	if p.hasTotal {
+		s += fmt.Sprintf(", total %d of %d", p.total, l.Limit())
+	}
+	return s
+}
+
+// contractChanges lists what changed between two contracts.
+func contractChanges(w, g parsedOutput) []string {
+	keys := slices.Clone(fieldOrder)
+	for _, m := range []map[string]json.RawMessage{w.contract, g.contract} {
+		for k := range m {
+			if !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
+		}
+	}
+	slices.Sort(keys[len(fieldOrder):])
+	var parts []string
+	for _, k := range keys {
+		a, inW := w.contract[k]
+		b, inG := g.contract[k]
+		switch {
+		case !inW && !inG:
+		case !inW:
+			parts = append(parts, k+" added")
+		case !inG:
+			parts = append(parts, k+" removed")
+		case k == "evidence":
+			if s := evidenceChanges(w.evidence, g.evidence); s != "" {
+				parts = append(parts, s)
+			}
+		case !bytes.Equal(compact(a), compact(b)):
+			parts = append(parts, k+" changed")
+		}
+	}
+	return parts
+}
+
+func compact(b []byte) []byte {
+	var out bytes.Buffer
+	if json.Compact(&out, b) != nil {
+		return b
+	}
+	return out.Bytes()
+}
+
+// evidenceChanges compares evidence lists. Records are matched by address
+// first, then by source ID (a record whose lines moved is "changed", not
+// removed and added).
+func evidenceChanges(want, got []record) string {
+	matchW := make([]int, len(want)) // index in got, or -1
+	matchG := make([]int, len(got))
+	for i := range matchW {
+		matchW[i] = -1
+	}
+	for i := range matchG {
+		matchG[i] = -1
+	}
+	pair := func(same func(a, b record) bool) {
+		for i, a := range want {
+			if matchW[i] >= 0 {
+				continue
+			}
+			for j, b := range got {
+				if matchG[j] < 0 && same(a, b) {
+					matchW[i], matchG[j] = j, i
+					break
+				}
+			}
+		}
+	}
+	pair(func(a, b record) bool { return a.address() == b.address() })
+	pair(func(a, b record) bool { return a.SourceID == b.SourceID })
+
+	var added, removed, changed []string
+	for j, b := range got {
+		if matchG[j] < 0 {
+			added = append(added, "+"+b.address())
+		}
+	}
+	for i, a := range want {
+		j := matchW[i]
+		if j < 0 {
+			removed = append(removed, "-"+a.address())
+			continue
+		}
+		b := got[j]
+		var what []string
+		if a.address() != b.address() {
+			what = append(what, fmt.Sprintf("lines %d-%d → %d-%d", a.LineStart, a.LineEnd, b.LineStart, b.LineEnd))
+		}
+		if a.Version != b.Version {
+			what = append(what, "version "+a.Version+" → "+b.Version)
+		}
+		if a.Quote != b.Quote {
+			what = append(what, quoteChange(a, b))
+		}
+		if len(what) > 0 {
+			changed = append(changed, "~"+a.address()+" ("+strings.Join(what, ", ")+")")
+		}
+	}
+	// Reordered: the matched records do not keep their relative order.
+	reordered := false
+	last := -1
+	for i := range want {
+		if j := matchW[i]; j >= 0 {
+			if j < last {
+				reordered = true
+			}
+			last = j
+		}
+	}
+	all := slices.Concat(added, removed, changed)
+	if reordered {
+		all = append(all, "reordered")
+	}
+	if len(all) == 0 {
+		return ""
+	}
+	return "evidence " + strings.Join(all, " ")
+}
+
+// quoteChange names the body lines whose text differs between two quotes
+// of one source, e.g. "quote line 3" or "quote lines 2, 4".
+func quoteChange(a, b record) string {
+	la, lb := strings.Split(a.Quote, "\n"), strings.Split(b.Quote, "\n")
+	var lines []string
+	for i := range max(len(la), len(lb)) {
+		if i >= len(la) || i >= len(lb) || la[i] != lb[i] {
+			lines = append(lines, fmt.Sprint(b.LineStart+i))
+		}
+	}
+	switch {
+	case a.LineStart != b.LineStart || len(lines) == 0:
+		return "quote"
+	case len(lines) == 1:
+		return "quote line " + lines[0]
+	case len(lines) > 5:
+		return fmt.Sprintf("quote lines %s … (%d lines)", strings.Join(lines[:5], ", "), len(lines))
+	}
+	return "quote lines " + strings.Join(lines, ", ")
+}
+
+// firstClause shortens an error message to its first clause (up to "; "),
+// at most 120 characters, for one-line summaries.
+func firstClause(msg string) string {
+	if i := strings.Index(msg, "; "); i >= 0 {
+		msg = msg[:i]
+	}
+	if utf8.RuneCountInString(msg) > 120 {
+		r := []rune(msg)
+		msg = string(r[:119]) + "…"
+	}
+	return msg
+}

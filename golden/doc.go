@@ -1,0 +1,55 @@
+// Package golden decides whether the evidence a question receives has
+// changed: it runs regression case files against golden files holding the
+// exact bytes `ka2 build` prints, and reports every difference.
+//
+// # Case files
+//
+// A case file is YAML (*.yaml) with optional defaults and a list of cases:
+//
+//	defaults:
+//	  corpus: ../policies     # relative to this file; omitted = the embedded sample
+//	  subject: lodging
+//	  lang: en                # the default, as for ka2 build
+//	cases:
+//	  - name: current-cap     # names the golden file
+//	    question: What is the Beijing hotel cap in September 2026?
+//	    dates: [2026-09-14]
+//	    expect:
+//	      sources: [travel-v2]  # exact selected source IDs, in order
+//
+// The settings — corpus, contract, subject (one or a list), lang, counter,
+// capacity, reserve, wrapper, short and require_evidence — may be set under
+// defaults or in a case, where they override the defaults; they mean what
+// the ka2 build flags of the same names mean. The embedded sample corpus is
+// named by leaving corpus out, or as corpus: embedded:sample. expect.error
+// names the error the build must end in: budget_exceeded, no_evidence or
+// bad_input. Unknown keys, repeated case names (compared ignoring case),
+// missing fields and corpora or contracts that cannot be loaded are errors
+// with file:line:col (ErrorList, matched by ErrBadCases), and then no case
+// runs. The keys items and promote, and the error kind context_type, are
+// reserved for the typed-context runtime and refused until it exists.
+//
+// # Goldens
+//
+// The golden of case NAME in DIR/FILE.yaml is
+// DIR/testdata/golden/FILE/NAME.golden (GoldenPath), the layout goldie uses
+// for Go tests. It holds exactly what `ka2 build` prints for the case: the
+// contract and a newline, or for a failed build the error as
+// `ka2 build --error-format json` prints it (kind, message, and for
+// budget_exceeded the accounting). Goldens are compared byte for byte and
+// written with internal/atomicfile, so a crash never leaves half a golden.
+//
+// # Runs
+//
+// Load reads and checks case files, Run builds every case (in parallel;
+// the report is in case order whatever the number of workers), compares
+// and optionally updates goldens or writes pending ones (NAME.golden.new,
+// accepted or rejected one by one through Suite.Pending). A Report prints
+// as text, JSON or JUnit XML; Shard selects a stable slice of the cases by
+// hash; Merge puts the JSON reports of all shards back together; Impact
+// rebuilds every case against two versions of a corpus.
+//
+// The package never reads the environment or the clock: whether the run is
+// on CI (which stops Update) and whether a terminal wants a progress line
+// are Options the caller sets.
+package golden

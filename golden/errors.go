@@ -1,0 +1,105 @@
+package golden
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Code is the stable machine name of a problem in a case file. Tools that
+// branch on a problem compare codes, never messages.
+type Code string
+
+// The problems ParseFile and Load report.
+const (
+	CodeSyntax        Code = "syntax"         // not YAML, or not one document
+	CodeUnknownKey    Code = "unknown-key"    // a key the format does not have (a typo)
+	CodeDuplicateKey  Code = "duplicate-key"  // a key written twice in one mapping
+	CodeMissingKey    Code = "missing-key"    // a required key is absent or empty
+	CodeBadValue      Code = "bad-value"      // a value of the wrong shape or range
+	CodeDuplicateCase Code = "duplicate-case" // two cases in a file share a name
+	CodeNotYet        Code = "not-yet"        // a key this version of ka2 reserves but cannot run yet
+	CodeCorpus        Code = "corpus"         // the corpus a case names cannot be loaded
+	CodeContract      Code = "contract"       // the contract definition cannot be loaded
+	CodeBudget        Code = "budget"         // the counter or limits do not make a budget
+	CodeUnreadable    Code = "unreadable"     // a case file or folder cannot be read
+)
+
+// ErrBadCases is matched (errors.Is) by every error Load and ParseFile
+// return for broken case files: `ka2 regress` exits 2 on it.
+var ErrBadCases = errors.New("broken case files")
+
+// Error is one problem in one case file: where it is, what is wrong and
+// how to fix it. Line and Col are 1-based; 0 means unknown.
+type Error struct {
+	Path string
+	Line int
+	Col  int
+	Code Code
+	Msg  string // what is wrong
+	Hint string // how to fix it; may be empty
+}
+
+// Error formats e as "path:line:col: msg; hint".
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Path)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+		if e.Col > 0 {
+			fmt.Fprintf(&b, ":%d", e.Col)
+		}
+	}
+	if b.Len() > 0 {
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Msg)
+	if e.Hint != "" {
+		b.WriteString("; ")
+		b.WriteString(e.Hint)
+	}
+	return b.String()
+}
+
+// Is makes errors.Is(err, ErrBadCases) true.
+func (e *Error) Is(target error) bool { return target == ErrBadCases }
+
+// ErrorList is every problem found, sorted by path, line, column and code.
+type ErrorList []*Error
+
+// Error joins the problems, one per line.
+func (l ErrorList) Error() string {
+	msgs := make([]string, len(l))
+	for i, e := range l {
+		msgs[i] = e.Error()
+	}
+	return strings.Join(msgs, "\n")
+}
+
+// Unwrap lets errors.As find each *Error and errors.Is find ErrBadCases.
+func (l ErrorList) Unwrap() []error {
+	errs := make([]error, len(l))
+	for i, e := range l {
+		errs[i] = e
+	}
+	return errs
+}
+
+// err sorts the list and returns it as an error, or nil when it is empty.
+func (l ErrorList) err() error {
+	if len(l) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(l, func(a, b *Error) int {
+		return cmp.Or(
+			strings.Compare(a.Path, b.Path),
+			cmp.Compare(a.Line, b.Line),
+			cmp.Compare(a.Col, b.Col),
+			strings.Compare(string(a.Code), string(b.Code)),
+			strings.Compare(a.Msg, b.Msg),
+		)
+	})
+	return l
+}

@@ -1,0 +1,146 @@
+package golden
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"slices"
+
+	"github.com/ka2/ka2/budget"
+	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/corpus"
+)
+
+// Outcome is what `ka2 build` prints for a case, and what decided it.
+type Outcome struct {
+	// Bytes are exactly what `ka2 build` prints: the contract and a newline
+	// on standard output, or for a failed build the error as
+	// `--error-format json` prints it on standard error. A golden file
+	// holds these bytes.
+	Bytes []byte
+	// Kind is the error kind, or "" for a contract.
+	Kind ErrorKind
+	// Err is the build error, or nil.
+	Err error
+	// Selected are the sources the build selected, in contract order; nil
+	// when the build failed before selecting (Selection is then false).
+	Selected  []*corpus.Source
+	Selection bool
+	// Budget is the accounting of the input; nil when the build failed
+	// before assembling it.
+	Budget *budget.Report
+}
+
+// SourceIDs lists the selected source IDs in order.
+func (o Outcome) SourceIDs() []string {
+	ids := make([]string, len(o.Selected))
+	for i, s := range o.Selected {
+		ids[i] = s.ID
+	}
+	return ids
+}
+
+// KindOf names an error from contract.Builder.Build as `ka2 build` does
+// in its JSON error output, and as goldens and `expect: error:` name it.
+func KindOf(err error) ErrorKind {
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, budget.ErrOverBudget):
+		return KindBudgetExceeded
+	case errors.Is(err, contract.ErrNoEvidence):
+		return KindNoEvidence
+	}
+	return KindBadInput
+}
+
+// errorJSON is the shape `ka2 build --error-format json` prints.
+type errorJSON struct {
+	Error errorBody `json:"error"`
+}
+
+type errorBody struct {
+	Kind    ErrorKind      `json:"kind"`
+	Message string         `json:"message"`
+	Budget  *budget.Report `json:"budget,omitempty"`
+}
+
+// ErrorBytes formats a build error exactly as `ka2 build --error-format
+// json` prints it: indented JSON without HTML escaping, and a newline.
+func ErrorBytes(err error) []byte {
+	body := errorBody{Kind: KindOf(err), Message: err.Error()}
+	var oe *budget.OverError
+	if errors.As(err, &oe) {
+		body.Budget = &oe.Report
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(errorJSON{body}); err != nil {
+		panic("encode error report: " + err.Error()) // plain structs always encode
+	}
+	return buf.Bytes()
+}
+
+// BuildOutcome builds req with b and returns what `ka2 build` would print.
+func BuildOutcome(b *contract.Builder, req contract.Request) Outcome {
+	res, err := b.Build(req)
+	var o Outcome
+	if res != nil {
+		o.Selected, o.Selection = res.Selection.Sources, true
+		rep := res.Budget
+		o.Budget = &rep
+	}
+	if err != nil {
+		o.Err, o.Kind, o.Bytes = err, KindOf(err), ErrorBytes(err)
+		if o.Kind == KindNoEvidence { // nothing applied: the selection is empty
+			o.Selected, o.Selection = []*corpus.Source{}, true
+		}
+		return o
+	}
+	o.Bytes = append(bytes.Clone(res.JSON), '\n')
+	return o
+}
+
+// Build runs the case's build. The case must come from Load.
+func (c *Case) Build() Outcome {
+	return BuildOutcome(c.builder, c.Request())
+}
+
+// check returns the case's failed expectations, each as a sentence.
+func (c *Case) check(o Outcome) []string {
+	var out []string
+	e := c.Expect
+	if e.Error != "" && o.Kind != e.Error {
+		got := "a contract"
+		if o.Kind != "" {
+			got = "error " + string(o.Kind) + ": " + firstClause(o.Err.Error())
+		}
+		out = append(out, "expected error "+string(e.Error)+", got "+got)
+	}
+	if e.CheckSources {
+		switch {
+		case !o.Selection:
+			out = append(out, "expected sources "+list(e.Sources)+", but the build failed before selecting: "+
+				string(o.Kind)+": "+firstClause(o.Err.Error()))
+		case !slices.Equal(e.Sources, o.SourceIDs()):
+			out = append(out, "expected sources "+list(e.Sources)+", selected "+list(o.SourceIDs()))
+		}
+	}
+	return out
+}
+
+// list formats IDs as "[a, b]".
+func list(ids []string) string {
+	var b bytes.Buffer
+	b.WriteByte('[')
+	for i, id := range ids {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(id)
+	}
+	b.WriteByte(']')
+	return b.String()
+}

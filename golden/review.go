@@ -1,0 +1,69 @@
+package golden
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// PendingGolden is a pending golden (NAME.golden.new, written by
+// `ka2 regress --pending`) waiting for review.
+type PendingGolden struct {
+	Case *Case
+	// Path is the pending file's path.
+	Path string
+	// Old is the golden's content, or nil when there is none yet; New is
+	// the pending content.
+	Old, New []byte
+}
+
+// Pending lists the suite's pending goldens in case order.
+func (s *Suite) Pending() ([]PendingGolden, error) {
+	var out []PendingGolden
+	for _, c := range s.Cases {
+		p := c.Golden + PendingSuffix
+		data, err := os.ReadFile(filepath.FromSlash(p))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", p, err)
+		}
+		old, err := os.ReadFile(filepath.FromSlash(c.Golden))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("read %s: %w", c.Golden, err)
+		}
+		out = append(out, PendingGolden{Case: c, Path: p, Old: old, New: data})
+	}
+	return out, nil
+}
+
+// Summary says in one line what accepting would change.
+func (p PendingGolden) Summary() string {
+	b := p.Case.builder
+	return Summarize(p.Old, p.New, b.Counter, b.Limits)
+}
+
+// Diff shows what accepting would change, the golden as the old side.
+func (p PendingGolden) Diff() string {
+	return Diff(p.Case.Golden, p.Old, p.Path, p.New)
+}
+
+// Accept replaces the golden with the pending content, atomically, and
+// deletes the pending file.
+func (p PendingGolden) Accept() error {
+	if err := writeGolden(p.Case.Golden, p.New); err != nil {
+		return err
+	}
+	return p.Reject()
+}
+
+// Reject deletes the pending file and leaves the golden as it is.
+func (p PendingGolden) Reject() error {
+	if err := os.Remove(filepath.FromSlash(p.Path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove %s: %w", p.Path, err)
+	}
+	return nil
+}

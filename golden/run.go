@@ -1,0 +1,207 @@
+package golden
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sync"
+
+	"github.com/ka2/ka2/internal/atomicfile"
+)
+
+// Options control a run. The zero Options compare every case with its
+// golden on all cores and write nothing.
+type Options struct {
+	// Jobs is how many cases run at once; ≤ 0 means all cores. The report
+	// is the same for every value.
+	Jobs int
+	// Update rewrites the goldens of cases that differ or have none,
+	// atomically. A case whose expectation fails is never updated.
+	Update bool
+	// Pending writes NAME.golden.new beside the golden of each case that
+	// differs or has none, for `ka2 review`. It cannot be combined with
+	// Update.
+	Pending bool
+	// Prune deletes unreferenced goldens.
+	Prune bool
+	// CI says the run is on a CI system (the CLI sets it from the CI
+	// environment variable). Update and Prune then refuse to write unless
+	// Force is set.
+	CI    bool
+	Force bool
+	// RejectUnreferenced makes unreferenced goldens that are not pruned
+	// fail the run (`--unreferenced=reject`).
+	RejectUnreferenced bool
+	// Shard restricts the run to one slice of the cases.
+	Shard Shard
+	// Progress, if not nil, is called after each case, one call at a time.
+	Progress func(Progress)
+}
+
+// Progress is how far a run is.
+type Progress struct {
+	Done, Total, Failed int
+}
+
+// ErrRefusedOnCI is returned by Run when it is asked to write goldens
+// (Update or Prune) on CI without Force.
+var ErrRefusedOnCI = errors.New("refusing to write goldens on CI")
+
+// ErrBadOptions is returned by Run for options that contradict each other.
+var ErrBadOptions = errors.New("bad options")
+
+// ErrWrite is matched by the error Run returns when a golden or pending
+// file could not be written or deleted. The report is complete even then,
+// and says which case it was.
+var ErrWrite = errors.New("cannot write goldens")
+
+// Run builds every case of the suite (or of opts.Shard), compares each
+// build's bytes with the case's golden and checks its expectations. The
+// report lists the cases in suite order whatever opts.Jobs is.
+//
+// Run returns an error before running anything for options it refuses
+// (ErrRefusedOnCI, ErrBadOptions). When writing a golden fails it still
+// returns the whole report, along with an error matching ErrWrite.
+func Run(s *Suite, opts Options) (*Report, error) {
+	if opts.Update && opts.Pending {
+		return nil, fmt.Errorf("%w: --update writes goldens and --pending writes NAME.golden.new for review: choose one", ErrBadOptions)
+	}
+	if (opts.Update || opts.Prune) && opts.CI && !opts.Force {
+		return nil, fmt.Errorf("%w: CI is set, and a CI run that rewrites its goldens passes whatever changed; "+
+			"run --update (or --prune) locally and commit the goldens, use --pending to keep the new output for review, "+
+			"or pass --force if this job is meant to write them", ErrRefusedOnCI)
+	}
+	var cases []*Case
+	for _, c := range s.Cases {
+		if opts.Shard.Contains(c) {
+			cases = append(cases, c)
+		}
+	}
+	results := make([]CaseReport, len(cases))
+	var mu sync.Mutex
+	done, failed := 0, 0
+	parallel(len(cases), opts.Jobs, func(i int) {
+		results[i] = runCase(cases[i], opts)
+		if opts.Progress == nil {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		done++
+		if results[i].Status == StatusFail {
+			failed++
+		}
+		opts.Progress(Progress{Done: done, Total: len(cases), Failed: failed})
+	})
+
+	rep := &Report{Format: ReportFormat, Files: []FileReport{}, Unreferenced: []UnreferencedGolden{},
+		RejectUnreferenced: opts.RejectUnreferenced}
+	if !opts.Shard.All() {
+		rep.Shard = &ShardInfo{Shard: opts.Shard, SuiteCases: len(s.Cases)}
+	}
+	var errs []error
+	for i, c := range cases {
+		if n := len(rep.Files); n == 0 || rep.Files[n-1].Path != c.File {
+			rep.Files = append(rep.Files, FileReport{Path: c.File})
+		}
+		f := &rep.Files[len(rep.Files)-1]
+		f.Cases = append(f.Cases, results[i])
+		if results[i].Error != "" {
+			errs = append(errs, errors.New(results[i].Error))
+		}
+	}
+	for _, p := range s.Unreferenced {
+		u := UnreferencedGolden{Path: p}
+		if opts.Prune {
+			if err := os.Remove(filepath.FromSlash(p)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, fmt.Errorf("prune %s: %w", p, err))
+			} else {
+				u.Pruned = true
+			}
+		}
+		rep.Unreferenced = append(rep.Unreferenced, u)
+	}
+	rep.count()
+	if len(errs) > 0 {
+		return rep, fmt.Errorf("%w: %w", ErrWrite, errors.Join(errs...))
+	}
+	return rep, nil
+}
+
+// runCase builds one case, compares it and writes what opts ask for.
+func runCase(c *Case, opts Options) CaseReport {
+	o := c.Build()
+	r := CaseReport{Name: c.Name, Line: c.Line, Golden: c.Golden, Outcome: outcomeName(o.Kind)}
+	r.Expectations = c.check(o)
+	counter, limits := c.builder.Counter, c.builder.Limits
+	want, err := os.ReadFile(filepath.FromSlash(c.Golden))
+	switch {
+	case err == nil && bytes.Equal(want, o.Bytes):
+		r.State = StateMatch
+	case err == nil:
+		r.State = StateDiffers
+		r.Summary = Summarize(want, o.Bytes, counter, limits)
+		r.Diff = Diff(c.Golden, want, "ka2 build", o.Bytes)
+	case errors.Is(err, fs.ErrNotExist):
+		r.State = StateMissing
+		r.Summary = Summarize(nil, o.Bytes, counter, limits)
+	default:
+		r.State = StateUnreadable
+		r.Error = fmt.Sprintf("%s: read golden: %s; check its permissions", c.Golden, unwrapPathError(err))
+	}
+	if r.State == StateDiffers || r.State == StateMissing {
+		switch {
+		case opts.Update && len(r.Expectations) > 0:
+			r.Note = "not updated: a failed expectation is never written into a golden"
+		case opts.Update:
+			if err := writeGolden(c.Golden, o.Bytes); err != nil {
+				r.Error = err.Error()
+				break
+			}
+			if err := os.Remove(filepath.FromSlash(c.Golden + PendingSuffix)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				r.Error = fmt.Sprintf("remove the pending golden: %v", err)
+			}
+			if r.State == StateMissing {
+				r.State = StateCreated
+			} else {
+				r.State = StateUpdated
+			}
+		case opts.Pending:
+			if err := writeGolden(c.Golden+PendingSuffix, o.Bytes); err != nil {
+				r.Error = err.Error()
+				break
+			}
+			r.Pending = c.Golden + PendingSuffix
+		}
+	}
+	r.Status = StatusPass
+	switch {
+	case r.Error != "", len(r.Expectations) > 0, r.State != StateMatch && r.State != StateUpdated && r.State != StateCreated:
+		r.Status = StatusFail
+	}
+	return r
+}
+
+// writeGolden writes a golden (or pending) file atomically, creating its
+// folder.
+func writeGolden(p string, data []byte) error {
+	name := filepath.FromSlash(p)
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		return fmt.Errorf("write %s: %w", p, err)
+	}
+	return atomicfile.Write(name, data, 0o644)
+}
+
+func outcomeName(k ErrorKind) string {
+	if k == "" {
+		return "contract"
+	}
+	return string(k)
+}
+
+// goldenDirOf returns the folder that holds a case file's goldens.
+func goldenDirOf(file string) string { return path.Dir(GoldenPath(file, "x")) }

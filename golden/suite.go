@@ -1,0 +1,292 @@
+package golden
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/provenance"
+	"github.com/ka2/ka2/selector"
+)
+
+// Suite is every case found in some case files and folders, checked and
+// ready to run.
+type Suite struct {
+	// Files are the case files, sorted by path.
+	Files []*File
+	// Cases are all cases: by file, then in file order. Reports use this
+	// order whatever the number of workers.
+	Cases []*Case
+	// Unreferenced are golden files (NAME.golden) and pending ones
+	// (NAME.golden.new) in the suite's golden folders that no case refers
+	// to, such as those of removed or renamed cases. Sorted, slash paths.
+	Unreferenced []string
+}
+
+// LoadOptions change how Load resolves cases.
+type LoadOptions struct {
+	// Corpus, when not nil, replaces the corpus of every case, and the
+	// corpus a case file names is not loaded. `ka2 impact` uses it.
+	Corpus *corpus.Corpus
+}
+
+// Load reads every case file (*.yaml) in the given files and folders,
+// checks it, and loads the corpus and contract definition each case names
+// (each distinct one once). Folders are walked recursively, skipping
+// folders named testdata (where goldens live) and those starting with "."
+// or "_".
+//
+// On any problem Load returns an ErrorList of every problem in every file
+// (matched by errors.Is(err, ErrBadCases)) and no suite: no case runs when
+// any case file is broken.
+func Load(paths []string, opts LoadOptions) (*Suite, error) {
+	found, goldenDirs, errs := findFiles(paths)
+	files := make([]*File, len(found))
+	perFile := make([]error, len(found))
+	parallel(len(found), 0, func(i int) {
+		data, err := os.ReadFile(filepath.FromSlash(found[i].path))
+		if err != nil {
+			perFile[i] = ErrorList{{Path: found[i].path, Code: CodeUnreadable, Msg: "cannot read: " + unwrapPathError(err)}}
+			return
+		}
+		files[i], perFile[i] = ParseFile(found[i].path, data)
+	})
+	s := &Suite{}
+	for i, err := range perFile {
+		if err != nil {
+			var l ErrorList
+			errors.As(err, &l)
+			errs = append(errs, l...)
+			continue
+		}
+		for _, c := range files[i].Cases {
+			c.key = found[i].rel + "\x00" + c.Name
+		}
+		s.Files = append(s.Files, files[i])
+		s.Cases = append(s.Cases, files[i].Cases...)
+	}
+	// Resolve the files that parsed, even when others did not, so that one
+	// run reports every problem.
+	errs = append(errs, s.resolve(opts)...)
+	if err := errs.err(); err != nil {
+		return nil, err
+	}
+	s.Unreferenced = s.unreferenced(goldenDirs)
+	return s, nil
+}
+
+// caseFile is a case file found by findFiles: its path as reported, and its
+// path below the root it was found in (the stable part of a shard key).
+type caseFile struct{ path, rel string }
+
+// findFiles lists the case files in paths, sorted by path, and the golden
+// folders (testdata/golden/STEM) in which to look for unreferenced goldens.
+func findFiles(paths []string) ([]caseFile, []string, ErrorList) {
+	var files []caseFile
+	var goldenDirs []string
+	var errs ErrorList
+	seen := map[string]bool{}
+	add := func(p, rel string) {
+		p = filepath.ToSlash(p)
+		if !seen[p] {
+			seen[p] = true
+			files = append(files, caseFile{path: p, rel: filepath.ToSlash(rel)})
+		}
+	}
+	for _, root := range paths {
+		root = filepath.Clean(root)
+		info, err := os.Stat(root)
+		if err != nil {
+			errs = append(errs, &Error{Path: filepath.ToSlash(root), Code: CodeUnreadable, Msg: "cannot read: " + unwrapPathError(err),
+				Hint: "name folders or *.yaml case files that exist"})
+			continue
+		}
+		if !info.IsDir() {
+			if !strings.HasSuffix(root, ".yaml") {
+				errs = append(errs, &Error{Path: filepath.ToSlash(root), Code: CodeUnreadable, Msg: "not a case file",
+					Hint: "case files end in .yaml; name them or the folder that holds them"})
+				continue
+			}
+			add(root, filepath.Base(root))
+			goldenDirs = append(goldenDirs, goldenDirOf(root))
+			continue
+		}
+		err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				errs = append(errs, &Error{Path: filepath.ToSlash(p), Code: CodeUnreadable, Msg: "cannot read: " + unwrapPathError(err)})
+				return nil
+			}
+			name := d.Name()
+			if d.IsDir() {
+				if p != root && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+					return fs.SkipDir
+				}
+				dirs, _ := filepath.Glob(filepath.Join(p, "testdata", "golden", "*"))
+				for _, g := range dirs {
+					goldenDirs = append(goldenDirs, filepath.ToSlash(g))
+				}
+				return nil
+			}
+			if strings.HasSuffix(name, ".yaml") && !strings.HasPrefix(name, ".") {
+				rel, _ := filepath.Rel(root, p)
+				add(p, rel)
+			}
+			return nil
+		})
+		if err != nil {
+			errs = append(errs, &Error{Path: filepath.ToSlash(root), Code: CodeUnreadable, Msg: err.Error()})
+		}
+	}
+	slices.SortFunc(files, func(a, b caseFile) int { return strings.Compare(a.path, b.path) })
+	slices.Sort(goldenDirs)
+	return files, slices.Compact(goldenDirs), errs
+}
+
+func unwrapPathError(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// resolve loads every distinct contract definition and corpus once and
+// gives each case its builder.
+func (s *Suite) resolve(opts LoadOptions) ErrorList {
+	type loaded[T any] struct {
+		v   T
+		err error
+	}
+	defs := map[string]loaded[*contract.Definition]{}
+	indexes := map[string]loaded[*selector.Index]{}
+	var override *selector.Index
+	if opts.Corpus != nil {
+		override = selector.NewIndex(opts.Corpus)
+	}
+	// A nil Builder.Policy means provenance.DefaultPolicy(), which parses
+	// the embedded policy on every build; parse it once for the suite.
+	// Extension point: a case-file `policy` key would choose another here.
+	policy := provenance.DefaultPolicy()
+	var errs ErrorList
+	seen := map[string]bool{}
+	report := func(c *Case, key string, code Code, hint, format string, args ...any) {
+		p := c.pos[key]
+		e := &Error{Path: c.File, Line: p.line, Col: p.col, Code: code, Msg: fmt.Sprintf(format, args...), Hint: hint}
+		if e.Line == 0 {
+			e.Line = c.Line
+		}
+		if k := e.Error(); !seen[k] {
+			seen[k] = true
+			errs = append(errs, e)
+		}
+	}
+	for _, c := range s.Cases {
+		d, ok := defs[c.Config.Contract]
+		if !ok {
+			d.v, d.err = contract.LoadDefinition(filepath.FromSlash(c.Config.Contract))
+			defs[c.Config.Contract] = d
+		}
+		if d.err != nil {
+			report(c, "contract", CodeContract, "fix the definition, or remove contract to use the embedded one",
+				"contract %s cannot be loaded: %v", c.Config.Contract, d.err)
+			continue
+		}
+		counter, limits, err := c.Config.Budget(d.v)
+		if err != nil {
+			key := "counter"
+			var ce *contract.ConfigError
+			if errors.As(err, &ce) && ce.Setting == contract.SettingLimits {
+				key = "capacity"
+			}
+			report(c, key, CodeBudget, "", "%v", err)
+			continue
+		}
+		ix := override
+		if ix == nil {
+			x, ok := indexes[c.Config.Corpus]
+			if !ok {
+				corp, err := contract.LoadCorpus(filepath.FromSlash(c.Config.Corpus))
+				x.err = err
+				if err == nil {
+					x.v = selector.NewIndex(corp)
+				}
+				indexes[c.Config.Corpus] = x
+			}
+			if x.err != nil {
+				report(c, "corpus", CodeCorpus, "fix the corpus (ka2 lint shows its problems), or the corpus path, which is relative to the case file",
+					"corpus %s cannot be loaded:\n\t%s", c.Config.Location(), strings.ReplaceAll(x.err.Error(), "\n", "\n\t"))
+				continue
+			}
+			ix = x.v
+		}
+		c.builder = &contract.Builder{Definition: d.v, Index: ix, Counter: counter, Limits: limits, Policy: policy}
+	}
+	return errs
+}
+
+// unreferenced lists the golden and pending files in goldenDirs that no
+// case refers to.
+func (s *Suite) unreferenced(goldenDirs []string) []string {
+	ref := map[string]bool{}
+	for _, c := range s.Cases {
+		ref[c.Golden] = true
+		ref[c.Golden+PendingSuffix] = true
+	}
+	var out []string
+	for _, dir := range goldenDirs {
+		entries, err := os.ReadDir(filepath.FromSlash(dir))
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			name := e.Name()
+			if e.IsDir() || !(strings.HasSuffix(name, ".golden") || strings.HasSuffix(name, ".golden"+PendingSuffix)) {
+				continue
+			}
+			if p := path.Join(dir, name); !ref[p] {
+				out = append(out, p)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// parallel calls fn(0) … fn(n-1) on up to jobs goroutines (all cores when
+// jobs ≤ 0). Callers write results by index, so the outcome never depends
+// on scheduling.
+func parallel(n, jobs int, fn func(i int)) {
+	if jobs <= 0 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+	jobs = min(jobs, n)
+	if jobs <= 1 {
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	next := make(chan int, jobs)
+	for range jobs {
+		wg.Go(func() {
+			for i := range next {
+				fn(i)
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}

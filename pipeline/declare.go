@@ -1,0 +1,344 @@
+package pipeline
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// protocols reads the protocols block.
+func (ps *parser) protocols(n *yaml.Node) {
+	entries, _ := ps.mapping(n, "protocols")
+	for _, e := range entries {
+		name := e.key
+		switch {
+		case !protocolName.MatchString(name):
+			ps.errorf(CodeSyntax, ps.at(e.k), "Start with a letter or _, then use letters, digits, _, . and -",
+				"protocol name '%s' is not a name", name)
+			continue
+		case primitives[name] != KindInvalid || name == "list":
+			ps.errorf(CodeDuplicate, ps.at(e.k), "Pick another name", "'%s' is a type name and cannot name a protocol", name)
+			continue
+		case ps.p.Protocols[name] != nil:
+			ps.errorf(CodeDuplicate, ps.at(e.k), "Pick another name, or use the built-in protocol as it is",
+				"protocol '%s' is built in (%s)", name, ps.p.Protocols[name].Origin)
+			continue
+		case strings.HasPrefix(name, "ka2-"):
+			ps.errorf(CodeDuplicate, ps.at(e.k), "Pick a name that does not start with ka2-",
+				"protocol names starting with ka2- are reserved for built-in protocols")
+			continue
+		}
+		p := &Protocol{Name: name, Pos: ps.at(e.k)}
+		fields, _ := ps.mapping(e.v, "protocol '"+name+"'")
+		seen := map[string]int{}
+		for _, f := range fields {
+			fname, optional := strings.CutSuffix(f.key, "?")
+			if fname == "" {
+				ps.errorf(CodeSyntax, ps.at(f.k), "Name the field", "a field of protocol '%s' has no name", name)
+				continue
+			}
+			if line, dup := seen[fname]; dup {
+				ps.errorf(CodeDuplicate, ps.at(f.k), "Keep one of them",
+					"field '%s' of protocol '%s' is declared twice (first at line %d)", fname, name, line)
+				continue
+			}
+			seen[fname] = f.k.Line
+			text, ok := ps.scalar(f.v, "the type of field '"+fname+"'",
+				"Write one type: string, integer, number, boolean, date, list<T> or a protocol name")
+			if !ok {
+				p.broken = true
+				continue
+			}
+			t, err := ParseType(text)
+			if err != nil {
+				ps.errorf(CodeUnknownProtocol, ps.at(f.v), "Write string, integer, number, boolean, date, list<T> or a protocol name",
+					"field '%s' of protocol '%s': %v", fname, name, err)
+				p.broken = true
+				continue
+			}
+			p.Fields = append(p.Fields, Field{Name: fname, Type: t, Optional: optional, Pos: ps.at(f.v)})
+		}
+		ps.p.Protocols[name] = p
+	}
+	ps.resolveProtocols()
+}
+
+// resolveProtocols reports field types that name no protocol, and marks
+// every protocol that depends on a broken one, so no comparison runs on it.
+func (ps *parser) resolveProtocols() {
+	names := slices.Sorted(maps.Keys(ps.p.Protocols))
+	for _, name := range names {
+		p := ps.p.Protocols[name]
+		if p.Origin != "" {
+			continue
+		}
+		for _, f := range p.Fields {
+			ref := protocolOf(f.Type)
+			if ref == "" || ps.p.Protocols[ref] != nil {
+				continue
+			}
+			ps.errorf(CodeUnknownProtocol, f.Pos, ps.protocolHint(ref, true),
+				"field '%s' of protocol '%s' has unknown type '%s'", f.Name, name, ref)
+			p.broken = true
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, name := range names {
+			p := ps.p.Protocols[name]
+			if p.broken {
+				continue
+			}
+			for _, f := range p.Fields {
+				if ref := protocolOf(f.Type); ref != "" && ps.p.Protocols[ref] != nil && ps.p.Protocols[ref].broken {
+					p.broken, changed = true, true
+					break
+				}
+			}
+		}
+	}
+}
+
+// protocolOf names the protocol a type refers to, through lists, or "".
+func protocolOf(t Type) string {
+	for t.Kind == KindList {
+		t = *t.Elem
+	}
+	if t.Kind == KindProtocol {
+		return t.Name
+	}
+	return ""
+}
+
+func (ps *parser) protocolHint(name string, types bool) string {
+	candidates := slices.Sorted(maps.Keys(ps.p.Protocols))
+	if types {
+		candidates = append(candidates, primitiveNames...)
+	}
+	if s := didYouMean(name, candidates); s != "" {
+		return fmt.Sprintf("Did you mean '%s'? Or declare protocol '%s' under protocols", s, name)
+	}
+	return fmt.Sprintf("Declare protocol '%s' under protocols, or use a built-in protocol: %s",
+		name, joinWith(ps.builtinNames(), "or"))
+}
+
+func (ps *parser) builtinNames() []string {
+	var out []string
+	for name, p := range ps.p.Protocols {
+		if p.Origin != "" && !strings.Contains(name, ".") {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+var stageKeys = []string{"uses", "exec", "system", "timeout", "context"}
+var contextKeys = []string{"source", "sink", "input_schema", "output_schema", "max_history_turns", "inherit"}
+
+// stages reads the stages block.
+func (ps *parser) stages(n *yaml.Node) {
+	entries, ok := ps.mapping(n, "stages")
+	if !ok {
+		return
+	}
+	for _, e := range entries {
+		// A stage with a bad name is still read, so the flow does not
+		// report it again as unknown.
+		switch {
+		case e.key == InputStage:
+			ps.errorf(CodeDuplicate, ps.at(e.k), "Rename the stage",
+				"stage name '%s' is reserved for the run input", InputStage)
+		case !stageName.MatchString(e.key):
+			ps.errorf(CodeSyntax, ps.at(e.k), "Use letters, digits, _, . and -, starting with a letter, digit or _",
+				"stage name '%s' is not a name", e.key)
+		}
+		st := &Stage{Name: e.key, Pos: ps.at(e.k)}
+		ps.stage(st, e)
+		ps.p.Stages[st.Name] = st
+		ps.stageOrder = append(ps.stageOrder, st.Name)
+	}
+}
+
+func (ps *parser) stage(st *Stage, se entry) {
+	entries, ok := ps.mapping(se.v, "stage '"+st.Name+"'")
+	if !ok {
+		return
+	}
+	var usesPos, execPos, timeoutPos Pos
+	runnerOK := true // false when uses or exec is written but unreadable
+	for _, e := range entries {
+		switch e.key {
+		case "uses":
+			var ok bool
+			st.Uses, ok = ps.scalar(e.v, "uses", "Write uses: "+UsesBuild)
+			runnerOK = runnerOK && ok
+			usesPos = ps.at(e.v)
+		case "exec":
+			execPos = ps.at(e.k)
+			var ok bool
+			st.Exec, _, ok = ps.scalarList(e.v, "exec", "Write exec: [program, arg, …]")
+			runnerOK = runnerOK && ok
+		case "system":
+			st.System, _ = ps.scalar(e.v, "system", "Write the stage's system message as one string")
+		case "timeout":
+			s, ok := ps.scalar(e.v, "timeout", "Write a duration such as 30s or 2m")
+			if !ok {
+				continue
+			}
+			timeoutPos = ps.at(e.v)
+			d, err := time.ParseDuration(s)
+			if err != nil || d <= 0 {
+				ps.errorf(CodeBadValue, ps.at(e.v), "Write a positive duration such as 30s or 2m",
+					"timeout '%s' of stage '%s' is not a positive duration", s, st.Name)
+				continue
+			}
+			st.Timeout = d
+		case "context":
+			st.Context = ps.context(st, e)
+		default:
+			ps.unknownKey(e, "stage '"+st.Name+"'", stageKeys)
+		}
+	}
+	switch {
+	case !runnerOK:
+	case st.Uses == "" && st.Exec == nil:
+		ps.errorf(CodeBadRunner, st.Pos, "Add uses: "+UsesBuild+" or exec: [program, arg, …]",
+			"stage '%s' has nothing to run", st.Name)
+	case st.Uses != "" && st.Exec != nil:
+		ps.errorf(CodeBadRunner, execPos, "Keep uses or exec, not both",
+			"stage '%s' has both uses and exec", st.Name)
+	case st.Uses != "" && st.Uses != UsesBuild:
+		hint := "The only uses value is " + UsesBuild + "; run other programs with exec: [program, arg, …]"
+		ps.errorf(CodeBadRunner, usesPos, hint, "stage '%s' uses '%s', which ka2 does not provide", st.Name, st.Uses)
+	case st.Exec != nil && (len(st.Exec) == 0 || st.Exec[0] == ""):
+		ps.errorf(CodeBadRunner, execPos, "Name the program first: exec: [program, arg, …]",
+			"stage '%s' has an empty exec", st.Name)
+	}
+	if st.Uses == UsesBuild && st.Timeout != 0 {
+		ps.errorf(CodeBadValue, timeoutPos, "Remove timeout; it limits exec stages",
+			"stage '%s' runs %s in process, which takes no timeout", st.Name, UsesBuild)
+	}
+	if c := st.Context; st.Uses == UsesBuild && c != nil {
+		if c.InputSchema != "" && c.InputSchema != RequestProtocol {
+			ps.errorf(CodeBadValue, c.InputSchemaPos, "Remove input_schema, or write "+RequestProtocol,
+				"stage '%s' runs %s, which reads %s, not '%s'", st.Name, UsesBuild, RequestProtocol, c.InputSchema)
+		}
+		if c.OutputSchema != "" && c.OutputSchema != ps.p.def.Template {
+			ps.errorf(CodeBadValue, c.OutputSchemaPos, "Remove output_schema, or write "+ps.p.def.Template,
+				"stage '%s' runs %s, which writes %s, not '%s'", st.Name, UsesBuild, ps.p.def.Template, c.OutputSchema)
+		}
+	}
+}
+
+func (ps *parser) context(st *Stage, ce entry) *Context {
+	c := &Context{Pos: ps.at(ce.k), Source: Endpoint{Kind: Upstream}, Sink: Endpoint{Kind: Downstream}}
+	entries, _ := ps.mapping(ce.v, "the context of stage '"+st.Name+"'")
+	for _, e := range entries {
+		switch e.key {
+		case "source":
+			if s, ok := ps.scalar(e.v, "source", "Write upstream, fresh or shared:NAME"); ok {
+				c.SourcePos = ps.at(e.v)
+				c.Source, _ = ps.endpoint(st, s, c.SourcePos, true)
+			}
+		case "sink":
+			if s, ok := ps.scalar(e.v, "sink", "Write downstream, discard or shared:NAME"); ok {
+				c.SinkPos = ps.at(e.v)
+				c.Sink, _ = ps.endpoint(st, s, c.SinkPos, false)
+			}
+		case "input_schema", "output_schema":
+			s, ok := ps.scalar(e.v, e.key, "Write a protocol name")
+			if !ok {
+				continue
+			}
+			pos := ps.at(e.v)
+			if ps.p.Protocols[s] == nil {
+				ps.errorf(CodeUnknownProtocol, pos, ps.protocolHint(s, false),
+					"%s of stage '%s' names unknown protocol '%s'", e.key, st.Name, s)
+			}
+			if e.key == "input_schema" {
+				c.InputSchema, c.InputSchemaPos = s, pos
+			} else {
+				c.OutputSchema, c.OutputSchemaPos = s, pos
+			}
+		case "max_history_turns":
+			s, ok := ps.scalar(e.v, e.key, "Write a whole number of turns, 1 or more")
+			if !ok {
+				continue
+			}
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 1 {
+				ps.errorf(CodeBadValue, ps.at(e.v), "Write a whole number of turns, 1 or more, or remove the key to keep every turn",
+					"max_history_turns '%s' of stage '%s' is not a whole number of 1 or more", s, st.Name)
+				continue
+			}
+			c.MaxHistoryTurns = n
+		case "inherit":
+			vals, nodes, _ := ps.scalarList(e.v, "inherit", "Write a list of messages, artifacts and tool_results")
+			for i, v := range vals {
+				switch v {
+				case "messages":
+					c.Inherit.Messages = true
+				case "artifacts":
+					c.Inherit.Artifacts = true
+				case "tool_results":
+					c.Inherit.ToolResults = true
+				default:
+					parts := []string{"messages", "artifacts", "tool_results"}
+					hint := "Inherit any of messages, artifacts and tool_results"
+					if s := didYouMean(v, parts); s != "" {
+						hint = fmt.Sprintf("Did you mean '%s'? %s", s, hint)
+					}
+					ps.errorf(CodeUnknownInherit, ps.at(nodes[i]), hint,
+						"stage '%s' inherits unknown part '%s'", st.Name, v)
+				}
+			}
+		default:
+			ps.unknownKey(e, "the context of stage '"+st.Name+"'", contextKeys)
+		}
+	}
+	return c
+}
+
+// endpoint parses a source (isSource) or a sink.
+func (ps *parser) endpoint(st *Stage, s string, pos Pos, isSource bool) (Endpoint, bool) {
+	what, valid := "sink", "downstream, discard or shared:NAME"
+	if isSource {
+		what, valid = "source", "upstream, fresh or shared:NAME"
+	}
+	if name, ok := strings.CutPrefix(s, "shared:"); ok {
+		if !storeName.MatchString(name) {
+			ps.errorf(CodeBadEndpoint, pos, "Name the store with letters, digits, _, . and -, e.g. shared:notes",
+				"%s '%s' of stage '%s' has no valid store name", what, s, st.Name)
+			return Endpoint{}, false
+		}
+		return Endpoint{Kind: Shared, Name: name}, true
+	}
+	switch EndpointKind(s) {
+	case Upstream, Fresh:
+		if isSource {
+			return Endpoint{Kind: EndpointKind(s)}, true
+		}
+	case Downstream, Discard:
+		if !isSource {
+			return Endpoint{Kind: EndpointKind(s)}, true
+		}
+	}
+	hint := "Write " + valid
+	wrongSide := EndpointKind(s) == Downstream || EndpointKind(s) == Discard
+	if !isSource {
+		wrongSide = EndpointKind(s) == Upstream || EndpointKind(s) == Fresh
+	}
+	if wrongSide {
+		hint = fmt.Sprintf("'%s' is not a %s value; write %s", s, what, valid)
+	} else if m := didYouMean(s, strings.Split(strings.ReplaceAll(valid, " or", ","), ", ")); m != "" && m != "shared:NAME" {
+		hint = fmt.Sprintf("Did you mean '%s'? Write %s", m, valid)
+	}
+	ps.errorf(CodeBadEndpoint, pos, hint, "%s '%s' of stage '%s' is not %s", what, s, st.Name, valid)
+	return Endpoint{}, false
+}

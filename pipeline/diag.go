@@ -1,0 +1,211 @@
+package pipeline
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Code is the stable machine name of a kind of diagnostic. Codes never
+// change meaning; new checks get new codes.
+type Code string
+
+// The diagnostic codes.
+const (
+	// CodeSyntax: the file is not YAML, or not shaped like a pipeline file
+	// (unknown key, wrong kind of value, a required key missing).
+	CodeSyntax Code = "C-001"
+	// CodeUnknownProtocol: a schema or field type names no protocol or type.
+	CodeUnknownProtocol Code = "C-002"
+	// CodeUnknownStage: the flow names a stage that is not declared.
+	CodeUnknownStage Code = "C-003"
+	// CodeIncompatible: a stage's output schema is not a subtype of the
+	// input schema of the stage it hands its context to.
+	CodeIncompatible Code = "C-004"
+	// CodeUnknownInherit: inherit lists something other than messages,
+	// artifacts or tool_results.
+	CodeUnknownInherit Code = "C-005"
+	// CodeBadEndpoint: a source or sink that is not one of the allowed values.
+	CodeBadEndpoint Code = "C-006"
+	// CodeSharedUnwritten: a stage reads shared:NAME that no earlier stage
+	// writes.
+	CodeSharedUnwritten Code = "C-007"
+	// CodeNoUpstream: a stage reads upstream, but the stage before it does
+	// not send its context downstream (sink discard or shared:NAME).
+	CodeNoUpstream Code = "C-008"
+	// CodeBadRunner: a stage has neither or both of uses and exec, an empty
+	// exec, or a uses value ka2 does not provide.
+	CodeBadRunner Code = "C-009"
+	// CodeBadValue: a value out of range: max_history_turns, timeout, or a
+	// ka2.build stage declaring schemas other than its own.
+	CodeBadValue Code = "C-010"
+	// CodeDuplicate: a key written twice, a stage used twice in the flow, or
+	// a name that is reserved or built in.
+	CodeDuplicate Code = "C-011"
+	// CodeUnusedStage (warning): a declared stage that the flow never runs.
+	CodeUnusedStage Code = "C-012"
+)
+
+// Severity says whether a diagnostic fails the check.
+type Severity string
+
+// The severities.
+const (
+	SeverityError   Severity = "error"   // fails the check; Run refuses the pipeline
+	SeverityWarning Severity = "warning" // reported, never fails
+)
+
+// Pos is a place in a pipeline file. Line and Col are 1-based; Col counts
+// characters, not bytes.
+type Pos struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+	Col  int    `json:"col"`
+}
+
+// String formats p as file:line:col.
+func (p Pos) String() string { return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col) }
+
+// IsValid reports whether p names a line.
+func (p Pos) IsValid() bool { return p.Line > 0 }
+
+// Diagnostic is one finding of the check: what is wrong, where, and how to
+// fix it.
+type Diagnostic struct {
+	Code       Code     `json:"code"`
+	Severity   Severity `json:"severity"`
+	Pos        Pos      `json:"pos"`
+	Message    string   `json:"message"`
+	Suggestion string   `json:"suggestion,omitempty"`
+}
+
+// String formats d the way `ka2 pipeline check` prints it: the position,
+// the code and the message, then the suggestion on an indented line.
+func (d Diagnostic) String() string {
+	var b strings.Builder
+	b.WriteString(d.Pos.String())
+	b.WriteString(": ")
+	if d.Severity == SeverityWarning {
+		b.WriteString("warning: ")
+	}
+	b.WriteString(string(d.Code))
+	b.WriteString(": ")
+	b.WriteString(d.Message)
+	if d.Suggestion != "" {
+		b.WriteString("\n\tSuggestion: ")
+		b.WriteString(d.Suggestion)
+	}
+	return b.String()
+}
+
+// Diagnostics is a sorted list of findings.
+type Diagnostics []Diagnostic
+
+// Errors counts the diagnostics that fail the check.
+func (ds Diagnostics) Errors() int {
+	n := 0
+	for _, d := range ds {
+		if d.Severity == SeverityError {
+			n++
+		}
+	}
+	return n
+}
+
+// Warnings counts the diagnostics that do not fail the check.
+func (ds Diagnostics) Warnings() int { return len(ds) - ds.Errors() }
+
+// Err returns a *CheckError when there is any error, and nil otherwise.
+func (ds Diagnostics) Err() error {
+	if ds.Errors() == 0 {
+		return nil
+	}
+	return &CheckError{Diagnostics: ds}
+}
+
+// sort orders diagnostics by position, then code and message, so output
+// never depends on map order or on the order checks ran in.
+func (ds Diagnostics) sort() {
+	slices.SortStableFunc(ds, func(a, b Diagnostic) int {
+		return cmp.Or(
+			cmp.Compare(a.Pos.Line, b.Pos.Line),
+			cmp.Compare(a.Pos.Col, b.Pos.Col),
+			cmp.Compare(a.Code, b.Code),
+			cmp.Compare(a.Message, b.Message),
+		)
+	})
+}
+
+// ErrCheck is matched by the error Run returns for a pipeline whose check
+// found errors.
+var ErrCheck = errors.New("the pipeline file has errors")
+
+// CheckError carries the diagnostics of a failed check.
+type CheckError struct {
+	Diagnostics Diagnostics
+}
+
+// Error counts the errors and quotes the first one.
+func (e *CheckError) Error() string {
+	file := ""
+	if len(e.Diagnostics) > 0 {
+		file = e.Diagnostics[0].Pos.File + ": "
+	}
+	n := e.Diagnostics.Errors()
+	first := ""
+	for _, d := range e.Diagnostics {
+		if d.Severity == SeverityError {
+			first = fmt.Sprintf(" (first: %s %s)", d.Code, d.Message)
+			break
+		}
+	}
+	return fmt.Sprintf("%s%d error(s) in the pipeline file%s; run ka2 pipeline check for all of them", file, n, first)
+}
+
+// Is makes errors.Is(err, ErrCheck) true.
+func (e *CheckError) Is(target error) bool { return target == ErrCheck }
+
+// didYouMean suggests the closest of candidates to s, or "" when none is
+// close: at most a third of s's length away (one edit for short names),
+// and never all of it.
+func didYouMean(s string, candidates []string) string {
+	limit := max(1, len(s)/3)
+	best, bestD := "", limit+1
+	for _, c := range candidates {
+		d := editDistance(s, c)
+		if d < bestD || (d == bestD && c < best) {
+			best, bestD = c, d
+		}
+	}
+	if best == "" || best == s || bestD >= len(s) {
+		return ""
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes, for
+// did-you-mean hints on short names.
+func editDistance(a, b string) int {
+	if len(a) > 64 || len(b) > 64 {
+		return max(len(a), len(b))
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

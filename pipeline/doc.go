@@ -1,0 +1,82 @@
+// Package pipeline decides whether the stages of a knowledge-assistant
+// pipeline can hand their context to each other, before anything runs, and
+// then runs them, handing each stage exactly the context its declaration
+// asks for.
+//
+// # Pipeline files
+//
+// A pipeline file is YAML with three keys:
+//
+//	protocols:                  # named schemas: field name → type
+//	  Answer:
+//	    answer: string
+//	    amount: number
+//	    citation: string
+//	    note?: string           # a trailing ? makes a field optional
+//	stages:
+//	  build:
+//	    uses: ka2.build         # ka2's contract builder, in process
+//	  answer:
+//	    exec: [./stages/answer] # a program: context on stdin, output on stdout
+//	    timeout: 30s
+//	    system: Answer from the contract only.
+//	    context:
+//	      input_schema: ka2-context-v1
+//	      output_schema: Answer
+//	      inherit: [artifacts]
+//	flow: build >> answer
+//
+// Types are string, integer, number, boolean, date (a YYYY-MM-DD string),
+// list<T>, and protocol names. Built-in protocols are generated, never
+// retyped: ka2-context-v1 (and ka2-context-v1.example,
+// ka2-context-v1.evidence) from the output schema of the contract
+// definition, and ka2-request-v1, the run input (see Input).
+//
+// A stage's optional context block declares source (upstream, the default;
+// fresh; shared:NAME), sink (downstream, the default; discard;
+// shared:NAME), input_schema, output_schema, max_history_turns and inherit
+// (any of messages, artifacts, tool_results). A stage without a context
+// block hands off plain text and is never checked. A ka2.build stage
+// always reads ka2-request-v1 and writes ka2-context-v1.
+//
+// # The check
+//
+// Parse checks a file and reports Diagnostics with a stable Code and a
+// file:line:col each. A stage's output schema is compatible with the next
+// stage's input schema when it has every field that one requires, with
+// the same type, recursively through nested protocols and lists; extra
+// fields are allowed and names of protocols do not matter. Every
+// incompatible hand-off gives exactly one CodeIncompatible (C-004)
+// diagnostic naming the pair, both schemas and every missing or mistyped
+// field.
+//
+// Who hands a stage its context: for source upstream, the stage before
+// it (the run input, named "input", for the first stage); for fresh, the
+// run input; for shared:NAME, the last earlier stage with sink
+// shared:NAME. A stage sends its context to exactly one place, so a stage
+// reading upstream after one whose sink is discard or shared:NAME is an
+// error (C-008).
+//
+// # The run
+//
+// Pipeline.Run starts from the run input's snapshot and, for each stage in
+// the flow, builds its StageContext from the snapshot it reads:
+//
+//   - its own system message first, if it declares one;
+//   - with inherit messages, the upstream messages without their system
+//     messages; otherwise the upstream output text as one user message;
+//   - max_history_turns N keeps the last N user turns and everything after
+//     the first of them;
+//   - with inherit artifacts, the upstream artifacts, which win over the
+//     stage's own on a clash (the clash is recorded);
+//   - with inherit tool_results, the upstream tool results, the stage's own
+//     appended after them;
+//   - with an input schema, the upstream output text as JSON in Input,
+//     validated first.
+//
+// The stage's output is validated against its output schema; a violation,
+// a non-zero exit or a timeout stops the run, naming the stage, and
+// nothing after it runs. Every stage leaves a Snapshot (messages,
+// tool_results, artifacts, output_text, output_schema, stderr, exit code),
+// which together replay the run.
+package pipeline

@@ -1,0 +1,68 @@
+package pipeline
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var yamlBreak = regexp.MustCompile("\r\n|\r|\n|\u0085|\u2028|\u2029")
+
+// FuzzParse feeds pipeline files to Parse, seeded from every fixture. It
+// must never panic, every diagnostic must have a position in the file, the
+// diagnostics must be sorted, and parsing twice must give the same result.
+func FuzzParse(f *testing.F) {
+	for _, pattern := range []string{"testdata/check/*.yaml", "testdata/pipelines/*.yaml"} {
+		files, err := filepath.Glob(pattern)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, file := range files {
+			src, err := os.ReadFile(file)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(src)
+		}
+	}
+	f.Add([]byte("protocols: {P: {a: list<list<P>>}}\nstages: {s: {exec: x, context: {output_schema: P, input_schema: P}}}\nflow: s >> s"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		p, err := Parse("fuzz.yaml", src, nil)
+		if err != nil {
+			t.Fatalf("Parse returned an error for a file problem: %v", err)
+		}
+		// Line breaks as YAML counts them: CRLF, CR, LF, NEL, LS and PS.
+		lines := 1 + len(yamlBreak.FindAllIndex(src, -1))
+		for _, d := range p.Diagnostics {
+			if d.Pos.File != "fuzz.yaml" || d.Pos.Line < 1 || d.Pos.Col < 1 || d.Pos.Line > lines {
+				t.Errorf("diagnostic without a position in the file: %s", d)
+			}
+			if d.Code == "" || d.Message == "" || (d.Severity != SeverityError && d.Severity != SeverityWarning) {
+				t.Errorf("incomplete diagnostic: %+v", d)
+			}
+		}
+		if !slices.IsSortedFunc(p.Diagnostics, func(a, b Diagnostic) int {
+			if a.Pos.Line != b.Pos.Line {
+				return a.Pos.Line - b.Pos.Line
+			}
+			return a.Pos.Col - b.Pos.Col
+		}) {
+			t.Errorf("diagnostics are not sorted by position")
+		}
+		if p.Diagnostics.Errors() == 0 {
+			for _, step := range p.Flow {
+				if p.Stages[step.Stage] == nil {
+					t.Errorf("a clean pipeline runs unknown stage %q", step.Stage)
+				}
+			}
+		}
+		again, _ := Parse("fuzz.yaml", src, nil)
+		if diff := cmp.Diff(p.Diagnostics, again.Diagnostics); diff != "" {
+			t.Errorf("two parses differ (-first +second):\n%s", diff)
+		}
+	})
+}

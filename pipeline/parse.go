@@ -1,0 +1,421 @@
+package pipeline
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/ka2/ka2/contract"
+)
+
+// InputStage is the name the run input goes by in the flow's hand-offs and
+// diagnostics, as if it were a stage before the first one. No declared
+// stage may use it.
+const InputStage = "input"
+
+// stageName is the syntax of a stage name.
+var stageName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
+
+// storeName is the syntax of a shared store name.
+var storeName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
+
+// Parse reads a pipeline file and checks it: its shape, names, runners,
+// endpoints, and the structural compatibility of every hand-off. Every
+// finding is in the returned pipeline's Diagnostics, with file:line:col;
+// filename is only used to name the file in them.
+//
+// def supplies the built-in protocols and the builder's schema; nil means
+// contract.Default(). Parse returns an error only when def's output schema
+// cannot be turned into protocols, which is a problem of the definition,
+// not of the file.
+func Parse(filename string, src []byte, def *contract.Definition) (*Pipeline, error) {
+	var builtins Protocols
+	if def == nil {
+		def, builtins = defaultBuiltins()
+	} else {
+		var err error
+		if builtins, err = Builtins(def); err != nil {
+			return nil, err
+		}
+	}
+	p := &Pipeline{File: filename, Protocols: maps.Clone(builtins), Stages: map[string]*Stage{}, def: def}
+	ps := &parser{p: p, src: src}
+	ps.parse()
+	if !ps.fatal {
+		ps.check()
+	}
+	p.Diagnostics.sort()
+	return p, nil
+}
+
+type parser struct {
+	p   *Pipeline
+	src []byte
+	// fatal is set when the file cannot be read as a pipeline at all; the
+	// semantic check is skipped then, so one mistake gives one diagnostic.
+	fatal bool
+	// stageOrder is the stages in the order the file declares them.
+	stageOrder []string
+}
+
+func (ps *parser) at(n *yaml.Node) Pos {
+	return Pos{File: ps.p.File, Line: n.Line, Col: n.Column}
+}
+
+func (ps *parser) report(sev Severity, code Code, pos Pos, suggestion, format string, args ...any) {
+	if !pos.IsValid() {
+		pos = Pos{File: ps.p.File, Line: 1, Col: 1}
+	}
+	ps.p.Diagnostics = append(ps.p.Diagnostics, Diagnostic{
+		Code: code, Severity: sev, Pos: pos, Message: fmt.Sprintf(format, args...), Suggestion: suggestion,
+	})
+}
+
+func (ps *parser) errorf(code Code, pos Pos, suggestion, format string, args ...any) {
+	ps.report(SeverityError, code, pos, suggestion, format, args...)
+}
+
+// yamlLine finds the line number in a yaml.v3 error message.
+var yamlLine = regexp.MustCompile(`line (\d+)`)
+
+// decode reads one YAML document, turning a panic inside the YAML library
+// into an error: a pipeline file must never crash ka2.
+func decode(dec *yaml.Decoder, n *yaml.Node) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("the YAML parser failed: %v", r)
+		}
+	}()
+	return dec.Decode(n)
+}
+
+// yamlParserProblems are the problems yaml.v3's parser (as opposed to its
+// scanner) reports. For them the library prints the 0-based line of the
+// construct that failed, so the line is one more than the message says.
+var yamlParserProblems = map[string]bool{
+	"did not find expected ',' or ']'":       true,
+	"did not find expected ',' or '}'":       true,
+	"did not find expected '-' indicator":    true,
+	"did not find expected <document start>": true,
+	"did not find expected <stream-start>":   true,
+	"did not find expected key":              true,
+	"did not find expected node content":     true,
+	"found duplicate %TAG directive":         true,
+	"found duplicate %YAML directive":        true,
+	"found incompatible YAML document":       true,
+	"found undefined tag handle":             true,
+}
+
+func (ps *parser) yamlError(err error) {
+	pos := Pos{File: ps.p.File, Line: 1, Col: 1}
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	if m := yamlLine.FindStringSubmatch(msg); m != nil && strings.HasPrefix(msg, m[0]+": ") {
+		msg = strings.TrimPrefix(msg, m[0]+": ")
+		if n, err := strconv.Atoi(m[1]); err == nil && n > 0 {
+			pos.Line = n
+			if yamlParserProblems[msg] {
+				pos.Line++
+			}
+		}
+	} else if yamlParserProblems[msg] {
+		pos.Line = 1
+	}
+	if lines := len(splitLines(ps.src)); pos.Line > lines {
+		pos.Line = lines
+	}
+	hint := "Fix the YAML syntax on this line"
+	if yamlParserProblems[msg] {
+		hint = "Check the brackets and indentation of the block that starts on this line"
+	}
+	ps.errorf(CodeSyntax, pos, hint, "not valid YAML: %s", msg)
+	ps.fatal = true
+}
+
+func (ps *parser) parse() {
+	if !utf8.Valid(ps.src) {
+		ps.errorf(CodeSyntax, Pos{}, "Save the file as UTF-8", "the file is not valid UTF-8")
+		ps.fatal = true
+		return
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(ps.src))
+	var doc yaml.Node
+	err := decode(dec, &doc)
+	if err == io.EOF || (err == nil && isNull(&doc)) {
+		ps.errorf(CodeSyntax, Pos{}, "Declare stages and a flow, e.g. stages: {build: {uses: ka2.build}} and flow: build",
+			"the file is empty")
+		ps.fatal = true
+		return
+	}
+	if err != nil {
+		ps.yamlError(err)
+		return
+	}
+	var extra yaml.Node
+	if err := decode(dec, &extra); err != io.EOF {
+		if err != nil {
+			ps.yamlError(err)
+			return
+		}
+		ps.errorf(CodeSyntax, ps.at(&extra), "Remove the second document or move it to its own file",
+			"a pipeline file holds one YAML document; this is a second one")
+		ps.fatal = true
+		return
+	}
+	if ps.refuseAliases(&doc) {
+		ps.fatal = true
+		return
+	}
+	root := doc.Content[0]
+	entries, ok := ps.mapping(root, "the top level")
+	if !ok {
+		ps.fatal = true
+		return
+	}
+	byKey := map[string]entry{}
+	for _, e := range entries {
+		switch e.key {
+		case "protocols", "stages", "flow":
+			byKey[e.key] = e
+		default:
+			ps.unknownKey(e, "the top level", []string{"protocols", "stages", "flow"})
+		}
+	}
+	if e, ok := byKey["protocols"]; ok {
+		ps.protocols(e.v)
+	}
+	if e, ok := byKey["stages"]; ok {
+		ps.stages(e.v)
+	} else {
+		ps.errorf(CodeSyntax, ps.at(root), "Add stages: with at least one stage, e.g. build: {uses: ka2.build}",
+			"missing key 'stages'")
+	}
+	if e, ok := byKey["flow"]; ok {
+		ps.flow(e.v)
+	} else {
+		ps.errorf(CodeSyntax, ps.at(root), "Add a flow naming the stages in order, e.g. flow: build >> answer",
+			"missing key 'flow'")
+		ps.fatal = true
+	}
+}
+
+func isNull(doc *yaml.Node) bool {
+	if len(doc.Content) == 0 {
+		return true
+	}
+	n := doc.Content[0]
+	return n.Kind == yaml.ScalarNode && n.Tag == "!!null"
+}
+
+// refuseAliases reports every anchor and alias. They would make one value
+// appear at several places, so no position could name it; pipeline files
+// write each value out.
+func (ps *parser) refuseAliases(n *yaml.Node) bool {
+	found := false
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		switch {
+		case n.Kind == yaml.AliasNode:
+			ps.errorf(CodeSyntax, ps.at(n), "Write the value out where it is used",
+				"aliases (*%s) are not supported in pipeline files", n.Value)
+			found = true
+			return
+		case n.Anchor != "":
+			ps.errorf(CodeSyntax, ps.at(n), "Remove the anchor and write the value out where it is used",
+				"anchors (&%s) are not supported in pipeline files", n.Anchor)
+			found = true
+		}
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	walk(n)
+	return found
+}
+
+// entry is one key and value of a mapping.
+type entry struct {
+	key  string
+	k, v *yaml.Node
+}
+
+// mapping reads a mapping's entries in order, reporting non-scalar and
+// repeated keys. A null value counts as an empty mapping.
+func (ps *parser) mapping(n *yaml.Node, what string) ([]entry, bool) {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		return nil, true
+	}
+	if n.Kind != yaml.MappingNode {
+		ps.errorf(CodeSyntax, ps.at(n), "Write key: value pairs, one per line",
+			"%s must be a mapping, not %s", what, describe(n))
+		return nil, false
+	}
+	var out []entry
+	seen := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			ps.errorf(CodeSyntax, ps.at(k), "Use a plain name as the key", "a key in %s is %s, not a name", what, describe(k))
+			continue
+		}
+		if first, dup := seen[k.Value]; dup {
+			ps.errorf(CodeDuplicate, ps.at(k), "Remove one of them or rename it",
+				"key '%s' in %s is written twice (first at line %d)", k.Value, what, first.Line)
+			continue
+		}
+		seen[k.Value] = k
+		out = append(out, entry{key: k.Value, k: k, v: v})
+	}
+	return out, true
+}
+
+func (ps *parser) unknownKey(e entry, where string, keys []string) {
+	hint := "The keys are " + joinNames(keys)
+	if s := didYouMean(e.key, keys); s != "" {
+		hint = fmt.Sprintf("Did you mean '%s'? The keys are %s", s, joinNames(keys))
+	}
+	ps.errorf(CodeSyntax, ps.at(e.k), hint, "unknown key '%s' in %s", e.key, where)
+}
+
+func joinNames(names []string) string { return joinWith(names, "and") }
+
+// joinWith writes a, b and c (or a, b or c).
+func joinWith(names []string, conj string) string {
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " " + conj + " " + names[len(names)-1]
+}
+
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return "empty"
+		}
+		return fmt.Sprintf("%q", n.Value)
+	}
+	return "something else"
+}
+
+// scalar reads a scalar value. Any scalar is accepted as text, except null.
+func (ps *parser) scalar(n *yaml.Node, what, hint string) (string, bool) {
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		ps.errorf(CodeSyntax, ps.at(n), hint, "%s must be a single value, not %s", what, describe(n))
+		return "", false
+	}
+	return n.Value, true
+}
+
+// scalarList reads a list of scalars; a single scalar is a list of one.
+func (ps *parser) scalarList(n *yaml.Node, what, hint string) ([]string, []*yaml.Node, bool) {
+	if n.Kind == yaml.ScalarNode && n.Tag != "!!null" {
+		return []string{n.Value}, []*yaml.Node{n}, true
+	}
+	if n.Kind == yaml.ScalarNode {
+		return nil, nil, true
+	}
+	if n.Kind != yaml.SequenceNode {
+		ps.errorf(CodeSyntax, ps.at(n), hint, "%s must be a list, not %s", what, describe(n))
+		return nil, nil, false
+	}
+	vals := []string{}
+	var nodes []*yaml.Node
+	ok := true
+	for _, c := range n.Content {
+		if c.Kind != yaml.ScalarNode || c.Tag == "!!null" {
+			ps.errorf(CodeSyntax, ps.at(c), hint, "an item of %s must be a single value, not %s", what, describe(c))
+			ok = false
+			continue
+		}
+		vals = append(vals, c.Value)
+		nodes = append(nodes, c)
+	}
+	return vals, nodes, ok
+}
+
+// flow reads the flow: stage names joined by >>.
+func (ps *parser) flow(n *yaml.Node) {
+	hint := "Write the stages in order on one line: flow: a >> b >> c"
+	text, ok := ps.scalar(n, "flow", hint)
+	if !ok {
+		ps.fatal = true
+		return
+	}
+	col, exact := ps.scalarColumn(n)
+	offset := 0
+	for i, part := range strings.Split(text, ">>") {
+		name := strings.TrimSpace(part)
+		lead := len(part) - len(strings.TrimLeft(part, " \t\r\n"))
+		pos := ps.at(n)
+		if exact {
+			pos.Col = col + utf8.RuneCountInString(text[:offset+lead])
+		}
+		offset += len(part) + len(">>")
+		if name == "" {
+			if strings.TrimSpace(text) == "" {
+				ps.errorf(CodeSyntax, pos, hint, "the flow is empty")
+				ps.fatal = true
+				return
+			}
+			ps.errorf(CodeSyntax, pos, hint, "the flow has no stage name at position %d", i+1)
+			continue
+		}
+		ps.p.Flow = append(ps.p.Flow, FlowStep{Stage: name, Pos: pos})
+	}
+}
+
+// scalarColumn finds the column where a one-line scalar's text starts, so
+// each name in the flow gets its own column. It reports false when the
+// text is not written verbatim on the node's line (folded or escaped).
+func (ps *parser) scalarColumn(n *yaml.Node) (int, bool) {
+	if strings.ContainsAny(n.Value, "\n") || n.Line < 1 {
+		return 0, false
+	}
+	lines := splitLines(ps.src)
+	if n.Line > len(lines) {
+		return 0, false
+	}
+	runes := []rune(string(lines[n.Line-1]))
+	col := n.Column
+	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
+		col++
+	}
+	if col-1 > len(runes) || col < 1 {
+		return 0, false
+	}
+	if !strings.HasPrefix(string(runes[col-1:]), n.Value) {
+		return 0, false
+	}
+	return col, true
+}
+
+// lineBreak matches a line break as YAML counts lines: CRLF, CR, LF, and
+// the Unicode breaks NEL, LS and PS.
+var lineBreak = regexp.MustCompile("\r\n|\r|\n|\u0085|\u2028|\u2029")
+
+// splitLines splits src into lines the way the YAML parser numbers them.
+func splitLines(src []byte) [][]byte {
+	var out [][]byte
+	for _, l := range lineBreak.Split(string(src), -1) {
+		out = append(out, []byte(l))
+	}
+	return out
+}
+
+// errInternal reports a state the check should have made impossible.
+var errInternal = errors.New("internal error")

@@ -1,0 +1,411 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ka2/ka2/contract"
+)
+
+// Message is one turn of a conversation.
+type Message struct {
+	// Role is system, user, assistant or tool.
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// ToolResult is the result of one tool call, as a stage reports it.
+type ToolResult struct {
+	Tool    string          `json:"tool"`
+	Content json.RawMessage `json:"content"`
+}
+
+// StageContext is what a stage is given: for an exec stage, the JSON
+// document on its standard input.
+type StageContext struct {
+	Stage string `json:"stage"`
+	// Source is the stage's declared source: upstream, fresh or shared:NAME.
+	Source string `json:"source"`
+	// From names the snapshot the context was handed off from: a stage, or
+	// "input" for the run input.
+	From string `json:"from"`
+	// InputSchema and Input are set when the stage declares an input
+	// schema: Input is the upstream output text as JSON, validated against
+	// InputSchema.
+	InputSchema string          `json:"input_schema,omitempty"`
+	Input       json.RawMessage `json:"input,omitempty"`
+	Messages    []Message       `json:"messages"`
+	ToolResults []ToolResult    `json:"tool_results"`
+	// Artifacts hold named JSON values, such as the contract.
+	Artifacts map[string]json.RawMessage `json:"artifacts"`
+	// TrimmedMessages counts the messages max_history_turns left out.
+	TrimmedMessages int `json:"trimmed_messages,omitempty"`
+}
+
+// StageOutput is what a stage gives back: for an exec stage, the JSON
+// document on its standard output. Unknown keys are refused.
+//
+// Output holds a JSON value and OutputText a string; write one of them
+// (Output is stored as its compact serialization in the snapshot's output
+// text). Messages are the stage's turn; when it writes none, its output
+// text becomes one assistant message. Artifacts and tool results are the
+// stage's own, merged with what it inherited.
+type StageOutput struct {
+	OutputText  *string                    `json:"output_text,omitempty"`
+	Output      json.RawMessage            `json:"output,omitempty"`
+	Messages    []Message                  `json:"messages,omitempty"`
+	ToolResults []ToolResult               `json:"tool_results,omitempty"`
+	Artifacts   map[string]json.RawMessage `json:"artifacts,omitempty"`
+}
+
+// Snapshot is a stage's context after it ran: what it was given, what it
+// produced, and what it hands on. Snapshots hold no times, so two runs of
+// the same pipeline on the same input give the same snapshots.
+type Snapshot struct {
+	Stage string `json:"stage"`
+	// Runner is "input" for the run input, UsesBuild, or "exec".
+	Runner string `json:"runner"`
+	// Exec is the command line of an exec stage, as written.
+	Exec []string `json:"exec,omitempty"`
+	// Context is what the stage was given (nil for the run input); an exec
+	// stage read exactly this on stdin, so it can be replayed with
+	// jq .context SNAPSHOT | PROGRAM.
+	Context *StageContext `json:"context,omitempty"`
+	// Messages are the context's messages followed by the stage's turn.
+	Messages []Message `json:"messages"`
+	// ToolResults are the inherited tool results followed by the stage's.
+	ToolResults []ToolResult `json:"tool_results"`
+	// Artifacts are the stage's own, overridden by inherited ones on a
+	// clash; ArtifactClashes names the overridden ones.
+	Artifacts       map[string]json.RawMessage `json:"artifacts"`
+	ArtifactClashes []string                   `json:"artifact_clashes,omitempty"`
+	OutputText      string                     `json:"output_text"`
+	// OutputSchema is the protocol the output was validated against, or "".
+	OutputSchema string `json:"output_schema,omitempty"`
+	// Sink is where the snapshot went: downstream, discard or shared:NAME.
+	Sink     string `json:"sink"`
+	Stderr   string `json:"stderr,omitempty"`
+	ExitCode int    `json:"exit_code"`
+	// Error says why the run stopped at this stage, or is empty.
+	Error string `json:"error,omitempty"`
+}
+
+// RunOptions are what a run needs besides the pipeline and its input.
+type RunOptions struct {
+	// Builder builds contracts for ka2.build stages; required when the flow
+	// has one.
+	Builder *contract.Builder
+	// Dir is the folder exec programs run in and relative program paths
+	// resolve against: the pipeline file's folder. Empty means the current
+	// folder.
+	Dir string
+	// Env is the environment of exec programs. Nil means an empty
+	// environment, so nothing reaches a stage unless the caller passes it.
+	Env []string
+	// Timeout limits each exec stage without its own timeout; zero means
+	// DefaultTimeout.
+	Timeout time.Duration
+}
+
+// DefaultTimeout is the time limit of an exec stage when neither the stage
+// nor RunOptions sets one.
+const DefaultTimeout = time.Minute
+
+// Run is the record of one run: the input and a snapshot per stage that
+// ran, in flow order, after the run input's own snapshot. A run that
+// stopped ends with the snapshot of the stage that stopped it.
+type Run struct {
+	Input     Input
+	Snapshots []*Snapshot
+}
+
+// Output is the output text of the last stage that ran.
+func (r *Run) Output() string {
+	if r == nil || len(r.Snapshots) == 0 {
+		return ""
+	}
+	return r.Snapshots[len(r.Snapshots)-1].OutputText
+}
+
+// Sentinels for why a stage stopped a run; a *StageError wraps one of them
+// (or, for a ka2.build stage, the builder's error).
+var (
+	// ErrStageFailed: an exec program could not start or exited non-zero.
+	ErrStageFailed = errors.New("stage failed")
+	// ErrTimeout: an exec program ran past its time limit and was stopped.
+	ErrTimeout = errors.New("stage timed out")
+	// ErrBadOutput: an exec program's standard output is not a StageOutput
+	// document.
+	ErrBadOutput = errors.New("stage output is not a stage output document")
+)
+
+// StageError is why a run stopped at a stage.
+type StageError struct {
+	Stage string
+	// Step is "input" (its input broke its input schema), "run" (it failed
+	// or timed out) or "output" (its output was unreadable or broke its
+	// output schema).
+	Step string
+	// ExitCode is an exec program's exit status, -1 when it was killed, 0
+	// when it did not exit non-zero.
+	ExitCode int
+	Err      error
+}
+
+// Error names the stage and says what went wrong.
+func (e *StageError) Error() string { return fmt.Sprintf("stage '%s': %v", e.Stage, e.Err) }
+
+// Unwrap returns the cause, so errors.Is sees the sentinels and the
+// builder's errors.
+func (e *StageError) Unwrap() error { return e.Err }
+
+// Run runs the flow on in: each stage gets its context from its source as
+// its declaration says, runs, and its output is validated and sent to its
+// sink. The first stage that fails stops the run; nothing after it runs.
+// Run refuses a pipeline whose check found errors (a *CheckError).
+//
+// The returned Run holds the snapshots of the stages that ran, also when
+// the error is not nil (except for a refused pipeline or input).
+func (p *Pipeline) Run(ctx context.Context, in Input, opts RunOptions) (*Run, error) {
+	if err := p.Diagnostics.Err(); err != nil {
+		return nil, err
+	}
+	if in.Lang == "" {
+		in.Lang = DefaultLang
+	}
+	if err := in.check(); err != nil {
+		return nil, err
+	}
+	if p.UsesBuild() && opts.Builder == nil {
+		return nil, fmt.Errorf("the flow runs a %s stage, which needs RunOptions.Builder", UsesBuild)
+	}
+	if opts.Builder != nil && opts.Builder.Definition.Template != p.def.Template {
+		return nil, fmt.Errorf("the builder makes %s contracts, but the pipeline was parsed with %s",
+			opts.Builder.Definition.Template, p.def.Template)
+	}
+	r := &runner{p: p, opts: opts}
+	run := &Run{Input: in}
+	inputJSON := in.JSON()
+	first := &Snapshot{
+		Stage:        InputStage,
+		Runner:       InputStage,
+		Messages:     []Message{{Role: "user", Content: in.Question}},
+		ToolResults:  []ToolResult{},
+		Artifacts:    map[string]json.RawMessage{InputStage: inputJSON},
+		OutputText:   string(inputJSON),
+		OutputSchema: RequestProtocol,
+		Sink:         string(Downstream),
+	}
+	run.Snapshots = append(run.Snapshots, first)
+
+	upstream := first
+	shared := map[string]*Snapshot{}
+	for _, step := range p.Flow {
+		st := p.Stages[step.Stage]
+		var from *Snapshot
+		switch src := st.source(); src.Kind {
+		case Upstream:
+			from = upstream
+		case Fresh:
+			from = first
+		case Shared:
+			from = shared[src.Name]
+		}
+		if from == nil { // the check rules this out
+			return run, fmt.Errorf("%w: stage '%s' has no context to read from %s", errInternal, st.Name, st.source())
+		}
+		snap, err := r.stage(ctx, st, from)
+		run.Snapshots = append(run.Snapshots, snap)
+		if err != nil {
+			snap.Error = err.Error()
+			return run, err
+		}
+		switch sink := st.sink(); sink.Kind {
+		case Downstream:
+			upstream = snap
+		case Shared:
+			shared[sink.Name] = snap
+			upstream = nil
+		case Discard:
+			upstream = nil
+		}
+	}
+	return run, nil
+}
+
+type runner struct {
+	p    *Pipeline
+	opts RunOptions
+}
+
+// handoff makes a stage's context from the snapshot it reads.
+func handoff(st *Stage, from *Snapshot) *StageContext {
+	inh := st.inherit()
+	sc := &StageContext{
+		Stage:       st.Name,
+		Source:      st.source().String(),
+		From:        from.Stage,
+		Messages:    []Message{},
+		ToolResults: []ToolResult{},
+		Artifacts:   map[string]json.RawMessage{},
+	}
+	if st.System != "" {
+		sc.Messages = append(sc.Messages, Message{Role: "system", Content: st.System})
+	}
+	var history []Message
+	if inh.Messages {
+		for _, m := range from.Messages {
+			if m.Role != "system" {
+				history = append(history, m)
+			}
+		}
+	} else if from.OutputText != "" {
+		history = []Message{{Role: "user", Content: from.OutputText}}
+	}
+	if st.Context != nil && st.Context.MaxHistoryTurns > 0 {
+		history, sc.TrimmedMessages = trimHistory(history, st.Context.MaxHistoryTurns)
+	}
+	sc.Messages = append(sc.Messages, history...)
+	if inh.Artifacts {
+		maps.Copy(sc.Artifacts, from.Artifacts)
+	}
+	if inh.ToolResults {
+		sc.ToolResults = append(sc.ToolResults, from.ToolResults...)
+	}
+	return sc
+}
+
+// trimHistory keeps the last n user turns and everything after the first
+// of them, and says how many messages it left out.
+func trimHistory(history []Message, n int) ([]Message, int) {
+	var users []int
+	for i, m := range history {
+		if m.Role == "user" {
+			users = append(users, i)
+		}
+	}
+	if len(users) <= n {
+		return history, 0
+	}
+	cut := users[len(users)-n]
+	return history[cut:], cut
+}
+
+// stage runs one stage on the context handed off from from.
+func (r *runner) stage(ctx context.Context, st *Stage, from *Snapshot) (*Snapshot, error) {
+	sc := handoff(st, from)
+	snap := &Snapshot{
+		Stage:       st.Name,
+		Runner:      "exec",
+		Exec:        st.Exec,
+		Context:     sc,
+		Messages:    []Message{},
+		ToolResults: []ToolResult{},
+		Artifacts:   map[string]json.RawMessage{},
+		Sink:        st.sink().String(),
+	}
+	if st.Uses != "" {
+		snap.Runner = st.Uses
+	}
+	if schema := st.inputSchema(); schema != "" {
+		sc.InputSchema = schema
+		if err := r.p.Protocols.Validate(schema, []byte(from.OutputText)); err != nil {
+			return snap, &StageError{Stage: st.Name, Step: "input",
+				Err: fmt.Errorf("its input from '%s' breaks input_schema '%s': %w; fix '%s' or the declared schema",
+					from.Stage, schema, err, from.Stage)}
+		}
+		sc.Input = compactJSON([]byte(from.OutputText))
+	}
+
+	var out StageOutput
+	var err error
+	if st.Uses == UsesBuild {
+		out, err = r.build(st, sc)
+	} else {
+		out, err = r.exec(ctx, st, sc, snap)
+	}
+	if err != nil {
+		return snap, err
+	}
+
+	// The stage's turn, then what it inherited merged with its own.
+	text := ""
+	if out.OutputText != nil {
+		text = *out.OutputText
+	}
+	if out.Output != nil {
+		text = string(compactJSON(out.Output))
+	}
+	snap.OutputText = text
+	snap.Messages = append(snap.Messages, sc.Messages...)
+	turn := out.Messages
+	if len(turn) == 0 && text != "" {
+		turn = []Message{{Role: "assistant", Content: text}}
+	}
+	snap.Messages = append(snap.Messages, turn...)
+	snap.ToolResults = append(snap.ToolResults, sc.ToolResults...)
+	for _, t := range out.ToolResults {
+		snap.ToolResults = append(snap.ToolResults, ToolResult{Tool: t.Tool, Content: compactJSON(t.Content)})
+	}
+	for name, v := range out.Artifacts {
+		snap.Artifacts[name] = compactJSON(v)
+	}
+	for name, v := range sc.Artifacts {
+		if own, ok := snap.Artifacts[name]; ok && !bytes.Equal(own, v) {
+			snap.ArtifactClashes = append(snap.ArtifactClashes, name)
+		}
+		snap.Artifacts[name] = v
+	}
+	slices.Sort(snap.ArtifactClashes)
+
+	if schema := st.outputSchema(r.p.def); schema != "" {
+		snap.OutputSchema = schema
+		if err := r.p.Protocols.Validate(schema, []byte(text)); err != nil {
+			return snap, &StageError{Stage: st.Name, Step: "output",
+				Err: fmt.Errorf("its output breaks output_schema '%s': %w; fix the stage or its declared output_schema", schema, err)}
+		}
+	}
+	return snap, nil
+}
+
+// build runs ka2's contract builder on the stage's input. Its output text
+// and its "contract" artifact are the contract.
+func (r *runner) build(st *Stage, sc *StageContext) (StageOutput, error) {
+	in, err := decodeInput(sc.Input, false)
+	if err != nil {
+		return StageOutput{}, &StageError{Stage: st.Name, Step: "input", Err: err}
+	}
+	res, err := r.opts.Builder.Build(contract.Request{
+		Query: in.query(), Question: in.Question, Short: in.Short, RequireEvidence: in.RequireEvidence,
+	})
+	if err != nil {
+		return StageOutput{}, &StageError{Stage: st.Name, Step: "run", Err: err}
+	}
+	text := string(res.JSON)
+	return StageOutput{
+		OutputText: &text,
+		Artifacts:  map[string]json.RawMessage{"contract": res.JSON},
+	}, nil
+}
+
+// compactJSON returns the compact form of a valid JSON value.
+func compactJSON(v []byte) json.RawMessage {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, v); err != nil {
+		return json.RawMessage(v)
+	}
+	return json.RawMessage(buf.Bytes())
+}
+
+// lastLine is the last non-empty line of s, for error messages.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}

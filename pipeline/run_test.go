@@ -1,0 +1,575 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/sebdah/goldie/v2"
+
+	"github.com/ka2/ka2/budget"
+	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/selector"
+)
+
+// sampleIndex is the embedded sample corpus, indexed once.
+var sampleIndex = sync.OnceValues(func() (*selector.Index, error) {
+	c, err := corpus.Load(corpus.Sample())
+	if err != nil {
+		return nil, err
+	}
+	return selector.NewIndex(c), nil
+})
+
+// sampleBuilder builds contracts from the sample corpus with the default
+// definition and budget; capacity, when positive, replaces the capacity.
+func sampleBuilder(t testing.TB, capacity int) *contract.Builder {
+	t.Helper()
+	ix, err := sampleIndex()
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := contract.Default()
+	counter, err := budget.Lookup(def.Budget.DefaultCounter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	limits, err := def.Limits(def.Budget.DefaultCounter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if capacity > 0 {
+		limits.Capacity = capacity
+	}
+	return &contract.Builder{Definition: def, Index: ix, Counter: counter, Limits: limits}
+}
+
+// lodging2026 is the question of SPEC.md's worked example.
+var lodging2026 = Input{Question: "What is the Beijing lodging limit for a trip on 2026-09-14?",
+	Subjects: []string{"lodging"}, Dates: []string{"2026-09-14"}, Lang: "en"}
+
+// runPipeline parses src, wants it clean, and runs it on in with the test
+// stage programs.
+func runPipeline(t *testing.T, src string, in Input) (*Run, error) {
+	t.Helper()
+	p := parseString(t, "run.yaml", src)
+	if err := p.Diagnostics.Err(); err != nil {
+		t.Fatalf("check: %v\n%s", err, diagnosticsText(p.Diagnostics))
+	}
+	return p.Run(context.Background(), in, RunOptions{Builder: sampleBuilder(t, 0), Dir: stageBin(t), Timeout: 20 * time.Second})
+}
+
+// snapshot finds a stage's snapshot.
+func snapshot(t *testing.T, run *Run, stage string) *Snapshot {
+	t.Helper()
+	for _, s := range run.Snapshots {
+		if s.Stage == stage {
+			return s
+		}
+	}
+	t.Fatalf("no snapshot for stage %s", stage)
+	return nil
+}
+
+func readFile(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// snapshotsJSON serializes a run's snapshots as --snapshots writes them.
+func snapshotsJSON(t *testing.T, run *Run) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(run.Snapshots); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestRunThreeStage is the real run: ka2.build >> answer (extracts the
+// cited amount from the contract) >> check (checks the citation against
+// the contract the answer was made from).
+func TestRunThreeStage(t *testing.T) {
+	src := readFile(t, "testdata/pipelines/answer.yaml")
+	tests := []struct {
+		name       string
+		in         Input
+		wantAnswer string
+		wantCite   string
+	}{
+		{name: "2026", in: lodging2026,
+			wantAnswer: "The lodging limit is 750 CNY per room-night. [travel-v2:3-3]", wantCite: "travel-v2:3-3"},
+		{name: "2025", in: Input{Question: "Lodging limit in 2025?", Subjects: []string{"lodging"}, Dates: []string{"2025-09-14"}},
+			wantAnswer: "The lodging limit is 600 CNY per room-night. [travel-v1:3-3]", wantCite: "travel-v1:3-3"},
+		{name: "zh", in: Input{Question: "2026 年住宿标准是多少？", Subjects: []string{"lodging"}, Dates: []string{"2026-09-14"}, Lang: "zh"},
+			wantAnswer: "住宿标准上限为每间夜 750 元。 [travel-v2:3-3]", wantCite: "travel-v2:3-3"},
+		{name: "short quotes", in: Input{Question: "Limit?", Subjects: []string{"lodging"}, Dates: []string{"2026-01-01"}, Short: true},
+			wantAnswer: "The lodging limit is 750 CNY per room-night. [travel-v2:3-3]", wantCite: "travel-v2:3-3"},
+		{name: "comparison: the current version comes first", in: Input{Question: "How did the limit change?",
+			Subjects: []string{"lodging"}, Dates: []string{"2025-09-14", "2026-09-14"}},
+			wantAnswer: "The lodging limit is 750 CNY per room-night. [travel-v2:3-3]", wantCite: "travel-v2:3-3"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			run, err := runPipeline(t, src, tt.in)
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			var stages []string
+			for _, s := range run.Snapshots {
+				stages = append(stages, s.Stage+"/"+s.Runner)
+			}
+			if diff := cmp.Diff([]string{"input/input", "build/ka2.build", "answer/exec", "check/exec"}, stages); diff != "" {
+				t.Fatalf("stages mismatch (-want +got):\n%s", diff)
+			}
+			build := snapshot(t, run, "build")
+			if build.OutputSchema != "ka2-context-v1" || string(build.Artifacts["contract"]) != build.OutputText {
+				t.Errorf("build: output_schema %q, contract artifact equal to output text: %v",
+					build.OutputSchema, string(build.Artifacts["contract"]) == build.OutputText)
+			}
+			var ans struct{ Answer, Citation string }
+			if err := json.Unmarshal([]byte(snapshot(t, run, "answer").OutputText), &ans); err != nil {
+				t.Fatal(err)
+			}
+			if ans.Answer != tt.wantAnswer || ans.Citation != tt.wantCite {
+				t.Errorf("answer = %q citing %s, want %q citing %s", ans.Answer, ans.Citation, tt.wantAnswer, tt.wantCite)
+			}
+			var verdict struct {
+				OK       bool
+				Citation string
+			}
+			if err := json.Unmarshal([]byte(run.Output()), &verdict); err != nil {
+				t.Fatal(err)
+			}
+			if !verdict.OK || verdict.Citation != tt.wantCite {
+				t.Errorf("verdict = %+v, want ok citing %s", verdict, tt.wantCite)
+			}
+			// The check stage saw the contract ka2 built, unchanged.
+			got := snapshot(t, run, "check").Context.Artifacts["contract"]
+			if string(got) != build.OutputText {
+				t.Errorf("check's contract artifact differs from the built contract")
+			}
+		})
+	}
+}
+
+// TestRunThreeStageGolden pins every snapshot of the worked example and
+// shows two runs give the same bytes.
+func TestRunThreeStageGolden(t *testing.T) {
+	src := readFile(t, "testdata/pipelines/answer.yaml")
+	run1, err := runPipeline(t, src, lodging2026)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run2, err := runPipeline(t, src, lodging2026)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := snapshotsJSON(t, run1)
+	if !bytes.Equal(got, snapshotsJSON(t, run2)) {
+		t.Error("two runs of the same pipeline on the same input gave different snapshots")
+	}
+	goldie.New(t, goldie.WithFixtureDir("testdata/golden")).Assert(t, "run-answer-snapshots", got)
+}
+
+// TestRunCheckCatchesAWrongAnswer: the answer stage lies about the amount;
+// the check stage exits 1, which stops the run with its status and stderr.
+func TestRunCheckCatchesAWrongAnswer(t *testing.T) {
+	src := strings.Replace(readFile(t, "testdata/pipelines/answer.yaml"), "exec: [./answer]", "exec: [./answer, -amount, '600']", 1)
+	run, err := runPipeline(t, src, lodging2026)
+	var se *StageError
+	if !errors.As(err, &se) || se.Stage != "check" || se.ExitCode != 1 || !errors.Is(err, ErrStageFailed) {
+		t.Fatalf("Run() error = %v, want check failing with status 1", err)
+	}
+	snap := snapshot(t, run, "check")
+	if !strings.Contains(snap.Stderr, "travel-v2:3-3 do not state 600") || snap.ExitCode != 1 || snap.Error == "" {
+		t.Errorf("check snapshot: stderr %q, exit %d, error %q", snap.Stderr, snap.ExitCode, snap.Error)
+	}
+	if !strings.Contains(err.Error(), "do not state 600") {
+		t.Errorf("error %q does not carry the stage's last stderr line", err)
+	}
+}
+
+// emitStage writes a stage that runs the emit test program.
+func emitStage(name, out string, extra ...string) string {
+	s := fmt.Sprintf("  %s:\n    exec: [./emit, -out, '%s']\n", name, out)
+	for _, e := range extra {
+		s += "    " + e + "\n"
+	}
+	return s
+}
+
+// rawStage writes a stage from its lines.
+func rawStage(name string, lines ...string) string {
+	s := "  " + name + ":\n"
+	for _, l := range lines {
+		s += "    " + l + "\n"
+	}
+	return s
+}
+
+// TestRunInherit runs every combination of inherit and checks what the
+// downstream stage was given and what its snapshot hands on.
+func TestRunInherit(t *testing.T) {
+	const upOut = `{"output_text":"up-text","messages":[{"role":"assistant","content":"a1"},{"role":"tool","content":"t1"}],` +
+		`"tool_results":[{"tool":"search","content":{"hits":1}}],"artifacts":{"clash":"from-up","u":1}}`
+	const downOut = `{"output_text":"down-text","tool_results":[{"tool":"calc","content":2}],"artifacts":{"clash":"from-down","d":2}}`
+	input := json.RawMessage(lodging2026.JSON())
+	for mask := range 8 {
+		var parts []string
+		msgs, arts, tools := mask&1 != 0, mask&2 != 0, mask&4 != 0
+		for i, p := range []string{"messages", "artifacts", "tool_results"} {
+			if mask&(1<<i) != 0 {
+				parts = append(parts, p)
+			}
+		}
+		t.Run("inherit=["+strings.Join(parts, ",")+"]", func(t *testing.T) {
+			src := "stages:\n" +
+				emitStage("up", upOut, "system: up-system", "context: {inherit: [messages, artifacts]}") +
+				emitStage("down", downOut, "system: down-system", "context: {inherit: ["+strings.Join(parts, ", ")+"]}") +
+				"flow: up >> down\n"
+			run, err := runPipeline(t, src, lodging2026)
+			if err != nil {
+				t.Fatal(err)
+			}
+			down := snapshot(t, run, "down")
+
+			wantCtx := &StageContext{Stage: "down", Source: "upstream", From: "up",
+				Messages:    []Message{{Role: "system", Content: "down-system"}},
+				ToolResults: []ToolResult{}, Artifacts: map[string]json.RawMessage{}}
+			if msgs { // upstream's conversation, without its system message
+				wantCtx.Messages = append(wantCtx.Messages, Message{"user", lodging2026.Question},
+					Message{"assistant", "a1"}, Message{"tool", "t1"})
+			} else { // upstream's output text as one user message
+				wantCtx.Messages = append(wantCtx.Messages, Message{"user", "up-text"})
+			}
+			if tools {
+				wantCtx.ToolResults = []ToolResult{{Tool: "search", Content: json.RawMessage(`{"hits":1}`)}}
+			}
+			if arts {
+				wantCtx.Artifacts = map[string]json.RawMessage{"clash": []byte(`"from-up"`), "u": []byte("1"), "input": input}
+			}
+			if diff := cmp.Diff(wantCtx, down.Context); diff != "" {
+				t.Errorf("down's context mismatch (-want +got):\n%s", diff)
+			}
+
+			wantTools := []ToolResult{{Tool: "calc", Content: json.RawMessage("2")}}
+			wantArts := map[string]json.RawMessage{"clash": []byte(`"from-down"`), "d": []byte("2")}
+			var wantClashes []string
+			if tools { // appended after the inherited ones
+				wantTools = append([]ToolResult{{Tool: "search", Content: json.RawMessage(`{"hits":1}`)}}, wantTools...)
+			}
+			if arts { // merged, upstream winning
+				wantArts = map[string]json.RawMessage{"clash": []byte(`"from-up"`), "d": []byte("2"), "u": []byte("1"), "input": input}
+				wantClashes = []string{"clash"}
+			}
+			wantMsgs := append(append([]Message{}, wantCtx.Messages...), Message{"assistant", "down-text"})
+			got := struct {
+				Messages    []Message
+				ToolResults []ToolResult
+				Artifacts   map[string]json.RawMessage
+				Clashes     []string
+			}{down.Messages, down.ToolResults, down.Artifacts, down.ArtifactClashes}
+			want := got
+			want.Messages, want.ToolResults, want.Artifacts, want.Clashes = wantMsgs, wantTools, wantArts, wantClashes
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("down's snapshot mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestRunMaxHistoryTurns keeps the last N user turns and everything after
+// the first of them; the stage's own system message always stays.
+func TestRunMaxHistoryTurns(t *testing.T) {
+	const upOut = `{"output_text":"up-text","messages":[{"role":"assistant","content":"a0"},{"role":"user","content":"u1"},` +
+		`{"role":"assistant","content":"a1"},{"role":"user","content":"u2"},{"role":"assistant","content":"a2"},` +
+		`{"role":"user","content":"u3"},{"role":"tool","content":"t3"}]}`
+	all := []Message{{"user", string(lodging2026.JSON())}, {"assistant", "a0"}, {"user", "u1"}, {"assistant", "a1"},
+		{"user", "u2"}, {"assistant", "a2"}, {"user", "u3"}, {"tool", "t3"}}
+	sys := Message{"system", "sys"}
+	tests := []struct {
+		name        string
+		context     string
+		want        []Message
+		wantTrimmed int
+	}{
+		{"1 turn", "{inherit: [messages], max_history_turns: 1}", append([]Message{sys}, all[6:]...), 6},
+		{"2 turns", "{inherit: [messages], max_history_turns: 2}", append([]Message{sys}, all[4:]...), 4},
+		{"3 turns", "{inherit: [messages], max_history_turns: 3}", append([]Message{sys}, all[2:]...), 2},
+		{"exactly all turns", "{inherit: [messages], max_history_turns: 4}", append([]Message{sys}, all...), 0},
+		{"more than there are", "{inherit: [messages], max_history_turns: 9}", append([]Message{sys}, all...), 0},
+		{"no limit", "{inherit: [messages]}", append([]Message{sys}, all...), 0},
+		{"plain hand-off is one turn", "{max_history_turns: 1}", []Message{sys, {"user", "up-text"}}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := "stages:\n" + emitStage("up", upOut) +
+				emitStage("down", `{"output_text":"ok"}`, "system: sys", "context: "+tt.context) + "flow: up >> down\n"
+			run, err := runPipeline(t, src, lodging2026)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := snapshot(t, run, "down").Context
+			if diff := cmp.Diff(tt.want, ctx.Messages); diff != "" {
+				t.Errorf("messages mismatch (-want +got):\n%s", diff)
+			}
+			if ctx.TrimmedMessages != tt.wantTrimmed {
+				t.Errorf("trimmed %d messages, want %d", ctx.TrimmedMessages, tt.wantTrimmed)
+			}
+		})
+	}
+}
+
+// TestRunSharedAndDiscard follows the contexts through shared stores, a
+// fresh start and a discard sink.
+func TestRunSharedAndDiscard(t *testing.T) {
+	src := "stages:\n" +
+		emitStage("a", `{"output_text":"from-a"}`, "context: {sink: shared:notes}") +
+		emitStage("b", `{"output_text":"from-b"}`, "context: {source: fresh, sink: discard}") +
+		emitStage("c", `{"output_text":"from-c"}`, "context: {source: shared:notes}") +
+		emitStage("d", `{"output_text":"from-d"}`, "context: {sink: shared:notes}") +
+		emitStage("e", `{"output_text":"from-e"}`, "context: {source: shared:notes, sink: discard}") +
+		"flow: a >> b >> c >> d >> e\n"
+	run, err := runPipeline(t, src, lodging2026)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type seen struct{ Stage, Source, From, Got, Sink string }
+	var got []seen
+	for _, s := range run.Snapshots[1:] {
+		got = append(got, seen{s.Stage, s.Context.Source, s.Context.From, s.Context.Messages[0].Content, s.Sink})
+	}
+	want := []seen{
+		{"a", "upstream", "input", string(lodging2026.JSON()), "shared:notes"},
+		{"b", "fresh", "input", string(lodging2026.JSON()), "discard"},
+		{"c", "shared:notes", "a", "from-a", "downstream"},
+		{"d", "upstream", "c", "from-c", "shared:notes"},
+		{"e", "shared:notes", "d", "from-d", "discard"}, // d overwrote a's notes
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("hand-offs mismatch (-want +got):\n%s", diff)
+	}
+	if run.Output() != "from-e" {
+		t.Errorf("Output() = %q, want the last stage's output text", run.Output())
+	}
+}
+
+// TestRunStops checks that a stage that fails, times out or breaks its
+// schema stops the run, names the stage, and nothing after it runs.
+func TestRunStops(t *testing.T) {
+	const schemas = "protocols:\n  P: {x: string}\n"
+	tests := []struct {
+		name      string
+		src       string
+		wantIs    error
+		wantStage string
+		wantStep  string
+		wantExit  int
+		wantErr   string // part of the message
+		wantRan   int    // snapshots, including the run input's
+	}{
+		{
+			name:   "output breaks its schema",
+			src:    schemas + "stages:\n" + emitStage("a", `{"output":{"x":1}}`, "context: {output_schema: P}") + emitStage("b", "{}") + "flow: a >> b\n",
+			wantIs: ErrSchema, wantStage: "a", wantStep: "output", wantRan: 2,
+			wantErr: "stage 'a': its output breaks output_schema 'P': breaks its schema: /x is a number, want string",
+		},
+		{
+			name:   "output is plain text where a schema is declared",
+			src:    schemas + "stages:\n" + emitStage("a", `{"output_text":"hello"}`, "context: {output_schema: P}") + "flow: a\n",
+			wantIs: ErrSchema, wantStage: "a", wantStep: "output", wantRan: 2, wantErr: "not a JSON document",
+		},
+		{
+			name: "input breaks its schema",
+			src: schemas + "stages:\n" + emitStage("a", `{"output":{"y":"1"}}`) +
+				emitStage("b", "{}", "context: {input_schema: P}") + emitStage("c", "{}") + "flow: a >> b >> c\n",
+			wantIs: ErrSchema, wantStage: "b", wantStep: "input", wantRan: 3,
+			wantErr: "its input from 'a' breaks input_schema 'P': breaks its schema: /x: missing required field of P",
+		},
+		{
+			name:   "non-zero exit",
+			src:    "stages:\n" + rawStage("a", "exec: [./emit, -exit, '3', -stderr, 'boom']") + emitStage("b", "{}") + "flow: a >> b\n",
+			wantIs: ErrStageFailed, wantStage: "a", wantStep: "run", wantExit: 3, wantRan: 2, wantErr: "exited with status 3: boom",
+		},
+		{
+			name:   "timeout",
+			src:    "stages:\n" + rawStage("slow", "exec: [./emit, -sleep, 20s]", "timeout: 300ms") + emitStage("b", "{}") + "flow: slow >> b\n",
+			wantIs: ErrTimeout, wantStage: "slow", wantStep: "run", wantExit: -1, wantRan: 2, wantErr: "did not finish within 300ms",
+		},
+		{
+			name:   "not a stage output document",
+			src:    "stages:\n" + emitStage("a", `{"output_txt":"x"}`) + "flow: a\n",
+			wantIs: ErrBadOutput, wantStage: "a", wantStep: "output", wantRan: 2, wantErr: `unknown field "output_txt"`,
+		},
+		{
+			name:   "nothing on stdout",
+			src:    "stages:\n" + emitStage("a", "") + "flow: a\n",
+			wantIs: ErrBadOutput, wantStage: "a", wantStep: "output", wantRan: 2, wantErr: "nothing on stdout",
+		},
+		{
+			name:   "bad role",
+			src:    "stages:\n" + emitStage("a", `{"output_text":"x","messages":[{"role":"robot","content":"x"}]}`) + "flow: a\n",
+			wantIs: ErrBadOutput, wantStage: "a", wantStep: "output", wantRan: 2, wantErr: `role "robot"`,
+		},
+		{
+			name:   "program not found",
+			src:    "stages:\n  a: {exec: [./no-such-program]}\n  b: {exec: [./emit]}\nflow: a >> b\n",
+			wantIs: ErrStageFailed, wantStage: "a", wantStep: "run", wantExit: 0, wantRan: 2, wantErr: "cannot run ./no-such-program",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			run, err := runPipeline(t, tt.src, lodging2026)
+			if time.Since(start) > 10*time.Second {
+				t.Errorf("the run took %s", time.Since(start))
+			}
+			var se *StageError
+			if !errors.Is(err, tt.wantIs) || !errors.As(err, &se) {
+				t.Fatalf("Run() error = %v, want a *StageError matching %v", err, tt.wantIs)
+			}
+			got := []any{se.Stage, se.Step, se.ExitCode, len(run.Snapshots)}
+			if diff := cmp.Diff([]any{tt.wantStage, tt.wantStep, tt.wantExit, tt.wantRan}, got); diff != "" {
+				t.Errorf("stage, step, exit code, snapshots mismatch (-want +got):\n%s", diff)
+			}
+			if !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("error %q does not contain %q", err, tt.wantErr)
+			}
+			last := run.Snapshots[len(run.Snapshots)-1]
+			if last.Stage != tt.wantStage || last.Error != err.Error() {
+				t.Errorf("last snapshot is %s with error %q, want %s with the run's error", last.Stage, last.Error, tt.wantStage)
+			}
+		})
+	}
+}
+
+// TestRunKeepsStderr: a stage's stderr is kept in its snapshot also when
+// it succeeds.
+func TestRunKeepsStderr(t *testing.T) {
+	src := "stages:\n" + rawStage("a", "exec: [./emit, -stderr, \"line one\\nline two\\n\"]") + "flow: a\n"
+	run, err := runPipeline(t, src, lodging2026)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := snapshot(t, run, "a").Stderr; got != "line one\nline two\n" {
+		t.Errorf("stderr = %q", got)
+	}
+}
+
+// TestRunBuildErrors: the builder's errors stop the run at the ka2.build
+// stage and stay matchable.
+func TestRunBuildErrors(t *testing.T) {
+	p := parseString(t, "b.yaml", "stages:\n  build: {uses: ka2.build}\n  next: {exec: [./emit]}\nflow: build >> next\n")
+	_, err := p.Run(context.Background(), lodging2026, RunOptions{Builder: sampleBuilder(t, 300), Dir: stageBin(t)})
+	var se *StageError
+	if !errors.Is(err, budget.ErrOverBudget) || !errors.As(err, &se) || se.Stage != "build" {
+		t.Errorf("over budget: Run() = %v, want the build stage's budget error", err)
+	}
+	in := lodging2026
+	in.Subjects, in.RequireEvidence = []string{"parking"}, true
+	_, err = p.Run(context.Background(), in, RunOptions{Builder: sampleBuilder(t, 0), Dir: stageBin(t)})
+	if !errors.Is(err, contract.ErrNoEvidence) {
+		t.Errorf("no evidence: Run() = %v, want ErrNoEvidence", err)
+	}
+}
+
+// TestRunRefuses: nothing runs for a pipeline with errors, a missing
+// builder or a bad input.
+func TestRunRefuses(t *testing.T) {
+	bad := parseString(t, "bad.yaml", "stages:\n  a: {exec: [./emit]}\nflow: a >> b\n")
+	if _, err := bad.Run(context.Background(), lodging2026, RunOptions{}); !errors.Is(err, ErrCheck) {
+		t.Errorf("pipeline with errors: Run() = %v, want ErrCheck", err)
+	}
+	build := parseString(t, "build.yaml", "stages:\n  build: {uses: ka2.build}\nflow: build\n")
+	if _, err := build.Run(context.Background(), lodging2026, RunOptions{}); err == nil || !strings.Contains(err.Error(), "RunOptions.Builder") {
+		t.Errorf("no builder: Run() = %v", err)
+	}
+	if _, err := build.Run(context.Background(), Input{Question: "q"}, RunOptions{Builder: sampleBuilder(t, 0)}); !errors.Is(err, ErrBadInput) {
+		t.Errorf("bad input: Run() = %v, want ErrBadInput", err)
+	}
+}
+
+func TestParseInput(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      string
+		want    Input
+		wantErr string
+	}{
+		{name: "full", in: `{"question":"q","subjects":["lodging"],"dates":["2026-09-14"],"lang":"zh","short":true,"require_evidence":true}`,
+			want: Input{Question: "q", Subjects: []string{"lodging"}, Dates: []string{"2026-09-14"}, Lang: "zh", Short: true, RequireEvidence: true}},
+		{name: "subject and default lang", in: `{"question":"q","subject":"lodging","dates":["2026-09-14","2025-09-14"]}`,
+			want: Input{Question: "q", Subjects: []string{"lodging"}, Dates: []string{"2026-09-14", "2025-09-14"}, Lang: "en"}},
+		{name: "typo", in: `{"questoin":"q","subjects":["x"],"dates":["2026-09-14"]}`, wantErr: `unknown field "questoin"`},
+		{name: "both subject spellings", in: `{"question":"q","subject":"a","subjects":["b"],"dates":["2026-09-14"]}`, wantErr: "both subject and subjects"},
+		{name: "no question", in: `{"subjects":["x"],"dates":["2026-09-14"]}`, wantErr: "question is empty"},
+		{name: "no subjects", in: `{"question":"q","dates":["2026-09-14"]}`, wantErr: "no subjects"},
+		{name: "no dates", in: `{"question":"q","subjects":["x"]}`, wantErr: "no dates"},
+		{name: "a time is not a date", in: `{"question":"q","subjects":["x"],"dates":["2026-01-01T00:00:00Z"]}`, wantErr: "dates:"},
+		{name: "two documents", in: `{"question":"q","subjects":["x"],"dates":["2026-09-14"]} {}`, wantErr: "more than one JSON value"},
+		{name: "not JSON", in: `question: q`, wantErr: "write a JSON object"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseInput([]byte(tt.in))
+			if tt.wantErr != "" {
+				if !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("ParseInput() error = %v, want ErrBadInput with %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("ParseInput() mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestRunReplay replays a stage from its snapshot: feeding the recorded
+// context to the program again gives the recorded output.
+func TestRunReplay(t *testing.T) {
+	run, err := runPipeline(t, readFile(t, "testdata/pipelines/answer.yaml"), lodging2026)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := snapshot(t, run, "answer")
+	stdin, err := json.MarshalIndent(snap.Context, "", "  ") // as --snapshots writes it
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(stageBin(t), "answer"))
+	cmd.Stdin = bytes.NewReader(stdin)
+	stdout, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := parseStageOutput(stdout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(compactJSON(out.Output)); got != snap.OutputText {
+		t.Errorf("replayed output %s, recorded %s", got, snap.OutputText)
+	}
+}

@@ -1,0 +1,43 @@
+// Package provenance decides whether a piece of context may take the role
+// it claims: every text is a typed Item (instruction, example, memory,
+// evidence, tool_output, question) with a source, a content ID and a
+// lineage before it is ever serialized, and a Store refuses, before any
+// text is written, content that would silently change its role — a tool
+// result or a retrieved passage entering the instruction channel, a
+// remembered preference passing as evidence, a failed tool call passing as
+// evidence.
+//
+// # Items and content IDs
+//
+// An Item is an immutable value. Its ID is the content ID: the hex SHA-256
+// of Canonical(text) — Unicode NFKC, full case folding, white space runs
+// collapsed to one space, trimmed — so the same content has the same ID on
+// every run and machine, and a change of case or spacing does not make new
+// content. The exact text is kept too, and the history records its own
+// digest, so texts that canonicalize alike are still told apart. An item
+// held by a store also has a Key, the hash of its type, source, exact
+// text, address and DerivedFrom, which names it in lineages.
+//
+// # Ledger, policy and transforms
+//
+// The store's Ledger records the type each content was first registered
+// under; later registrations never change it. The Policy (a YAML file; the
+// default is embedded as DefaultPolicyYAML) says which types are
+// protected, which types are checked for wrapped content, which sources
+// may register which types, and which transitions are allowed with which
+// validators. Content first registered as one type cannot be registered
+// under a protected type; it can reach one only through Store.Transform
+// along an allowed transition, whose validators always run, and only from
+// an item whose lineage starts at the content's origin type. A transform
+// makes a new item naming the old one in DerivedFrom; the old item stays,
+// unchanged.
+//
+// Every refusal is an *Error in one family: errors.Is(err, ErrRefused)
+// holds for each, and each Code has its own sentinel. A refused call
+// changes no item and no ledger entry; the store's history records it, and
+// WriteHistory exports the history as JSON Lines that Replay can perform
+// again.
+//
+// The contract assembler takes only items a store holds, so nothing
+// reaches a contract except through this package.
+package provenance

@@ -1,0 +1,202 @@
+package provenance
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/ka2/ka2/corpus"
+)
+
+// Item is one typed piece of context. Items are values without pointers
+// into shared state: a copy can be changed without changing the original,
+// and the store hands out copies. Nothing edits an item after the store
+// registered it; a transform makes a new item whose DerivedFrom names the
+// old one.
+//
+// An Item built by NewItem, NewExample or NewEvidence is a candidate: it
+// has a content ID but no Key, and becomes a held item only through
+// Store.Add.
+type Item struct {
+	Kind Kind `json:"type"`
+	// Source is where the text came from: "system", "user", "corpus:ID",
+	// "tool:NAME" or "memory:NAME" (see CheckSource). A transform keeps the
+	// source of the item it derives from.
+	Source string `json:"source"`
+	// Text is the exact content, byte for byte. For an example it is the
+	// question and the answer joined by a blank line; for evidence, the
+	// quote.
+	Text string `json:"text"`
+	// ID is the content ID of Text (see ContentID).
+	ID string `json:"id"`
+	// Key identifies the item in a store: a hash of its kind, source,
+	// exact text, address, example and DerivedFrom (see Store.Add). It is
+	// empty on a candidate.
+	Key string `json:"key,omitempty"`
+	// Created is when the item was made, from the caller's or the store's
+	// clock. It is not part of the Key.
+	Created time.Time `json:"created"`
+	// DerivedFrom is the Key of the item this one was transformed from, or
+	// "" for an item registered directly.
+	DerivedFrom string `json:"derived_from,omitempty"`
+	// Example holds the question and answer of an example item.
+	Example Example `json:"example,omitzero"`
+	// Ref addresses the quoted lines of an evidence item.
+	Ref Ref `json:"ref,omitzero"`
+}
+
+// Example is the worked example's question and answer.
+type Example struct {
+	Question string `json:"question" yaml:"question"`
+	Answer   string `json:"answer" yaml:"answer"`
+}
+
+// Ref addresses an evidence quote: the source, its version and the cited
+// lines. For evidence promoted from a tool result, SourceID is the tool
+// source ("tool:order_lookup"), Version the first 12 hex digits of the
+// content ID and Lines the whole text.
+type Ref struct {
+	SourceID string
+	Version  string
+	Lang     string
+	Lines    corpus.Range
+}
+
+// Address formats the reference as a citation address "ID:START-END".
+func (r Ref) Address() string {
+	return corpus.Address{SourceID: r.SourceID, Range: r.Lines}.String()
+}
+
+type refJSON struct {
+	SourceID  string `json:"source_id"`
+	Version   string `json:"version"`
+	Lang      string `json:"lang,omitempty"`
+	LineStart int    `json:"line_start"`
+	LineEnd   int    `json:"line_end"`
+}
+
+// MarshalJSON writes the reference with the contract's field names.
+func (r Ref) MarshalJSON() ([]byte, error) {
+	return json.Marshal(refJSON{r.SourceID, r.Version, r.Lang, r.Lines.Start, r.Lines.End})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (r *Ref) UnmarshalJSON(data []byte) error {
+	var j refJSON
+	if err := json.Unmarshal(data, &j); err != nil {
+		return err
+	}
+	*r = Ref{SourceID: j.SourceID, Version: j.Version, Lang: j.Lang, Lines: corpus.Range{Start: j.LineStart, End: j.LineEnd}}
+	return nil
+}
+
+// NewItem makes a candidate item of kind from text, with its content ID.
+func NewItem(kind Kind, source, text string, created time.Time) Item {
+	return Item{Kind: kind, Source: source, Text: text, ID: ContentID(text), Created: created}
+}
+
+// ExampleText is the text of an example item: the question and the answer
+// joined by a blank line.
+func ExampleText(ex Example) string { return ex.Question + "\n\n" + ex.Answer }
+
+// NewExample makes the candidate example item from system.
+func NewExample(ex Example, created time.Time) Item {
+	it := NewItem(KindExample, SourceSystem, ExampleText(ex), created)
+	it.Example = ex
+	return it
+}
+
+// NewEvidence makes a candidate evidence item quoting ref's lines; its
+// source is "corpus:" + ref.SourceID.
+func NewEvidence(ref Ref, quote string, created time.Time) Item {
+	it := NewItem(KindEvidence, SchemeCorpus+":"+ref.SourceID, quote, created)
+	it.Ref = ref
+	return it
+}
+
+// folders pools case folders: a cases.Caser may keep state and must not
+// be shared between goroutines.
+var folders = sync.Pool{New: func() any { return cases.Fold() }}
+
+// Canonical returns the form content IDs are computed from: Unicode NFKC,
+// then full case folding, then every run of white space (unicode.IsSpace,
+// line breaks included) collapsed to one U+0020, then trimmed. Texts that
+// differ only in case, width, compatibility forms or spacing share a
+// canonical form.
+func Canonical(text string) string {
+	f := folders.Get().(cases.Caser)
+	s := f.String(norm.NFKC.String(text))
+	folders.Put(f)
+	return strings.Join(strings.FieldsFunc(s, unicode.IsSpace), " ")
+}
+
+// ContentID is the hex SHA-256 of the UTF-8 bytes of Canonical(text): the
+// same content gets the same ID on every run and machine.
+func ContentID(text string) string {
+	sum := sha256.Sum256([]byte(Canonical(text)))
+	return hex.EncodeToString(sum[:])
+}
+
+// ExactDigest is the hex SHA-256 of text's exact bytes. Two texts with the
+// same content ID but different bytes have different exact digests; the
+// audit history records both.
+func ExactDigest(text string) string {
+	sum := sha256.Sum256([]byte(text))
+	return hex.EncodeToString(sum[:])
+}
+
+// ShortID is the prefix of a content ID or key used in messages when the
+// store has nothing more specific: 12 hex digits.
+func ShortID(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}
+
+// itemKey computes an item's Key: the hex SHA-256 of a length-prefixed
+// encoding of everything that makes the item what it is, except Created.
+func itemKey(it Item) string {
+	h := sha256.New()
+	var n [8]byte
+	put := func(s string) {
+		binary.BigEndian.PutUint64(n[:], uint64(len(s)))
+		h.Write(n[:])
+		h.Write([]byte(s))
+	}
+	putInt := func(i int) {
+		binary.BigEndian.PutUint64(n[:], uint64(int64(i)))
+		h.Write(n[:])
+	}
+	put("ka2-item-v1")
+	put(string(it.Kind))
+	put(it.Source)
+	put(it.Text)
+	put(it.DerivedFrom)
+	put(it.Example.Question)
+	put(it.Example.Answer)
+	put(it.Ref.SourceID)
+	put(it.Ref.Version)
+	put(it.Ref.Lang)
+	putInt(it.Ref.Lines.Start)
+	putInt(it.Ref.Lines.End)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// lines splits text into its lines, as the corpus does: "\n" ends a line
+// and a "\r" before it is dropped.
+func lines(text string) []string {
+	ls := strings.Split(text, "\n")
+	for i, l := range ls {
+		ls[i] = strings.TrimSuffix(l, "\r")
+	}
+	return ls
+}

@@ -1,0 +1,177 @@
+package provenance_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ka2/ka2/provenance"
+)
+
+func TestDefaultPolicy(t *testing.T) {
+	p := provenance.DefaultPolicy()
+	if diff := cmp.Diff([]provenance.Kind{"instruction", "example", "evidence"}, p.Protected()); diff != "" {
+		t.Errorf("Protected() mismatch (-want +got):\n%s", diff)
+	}
+	want := []provenance.Transition{
+		{From: "tool_output", To: "evidence", Validators: []string{"non_empty", "tool_result_ok"}},
+		{From: "evidence", To: "memory", Validators: []string{}},
+	}
+	if diff := cmp.Diff(want, p.Transitions()); diff != "" {
+		t.Errorf("Transitions() mismatch (-want +got):\n%s", diff)
+	}
+	kinds, min := p.Wrapped()
+	if diff := cmp.Diff([]provenance.Kind{"instruction"}, kinds); diff != "" || min != 20 {
+		t.Errorf("Wrapped() = %v, %d", kinds, min)
+	}
+	if p.Name() != provenance.DefaultPolicyName || len(p.Digest()) != 64 {
+		t.Errorf("Name() = %q, Digest() = %q", p.Name(), p.Digest())
+	}
+}
+
+func TestPolicySources(t *testing.T) {
+	p := mustPolicy(t, `
+version: 1
+protected: [instruction]
+sources:
+  "tool:*": [tool_output]
+  tool:planner: [tool_output, memory]
+  system: [instruction]
+transitions: []
+`)
+	tests := []struct {
+		source string
+		want   []provenance.Kind
+	}{
+		{"tool:order_lookup", []provenance.Kind{"tool_output"}},
+		{"tool:planner", []provenance.Kind{"memory", "tool_output"}}, // the exact rule wins
+		{"system", []provenance.Kind{"instruction"}},
+		{"user", nil},
+		{"corpus:travel-v2", nil},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, p.SourceTypes(tt.source)); diff != "" {
+			t.Errorf("SourceTypes(%s) mismatch (-want +got):\n%s", tt.source, diff)
+		}
+	}
+	if p.Allows("tool:order_lookup", "memory") || !p.Allows("tool:planner", "memory") {
+		t.Error("Allows() disagrees with the rules")
+	}
+}
+
+func TestPolicyRoute(t *testing.T) {
+	p := provenance.DefaultPolicy()
+	tests := []struct {
+		source string
+		to     provenance.Kind
+		want   []provenance.Kind
+		ok     bool
+	}{
+		{"tool:x", "evidence", []provenance.Kind{"tool_output", "evidence"}, true},
+		{"tool:x", "memory", []provenance.Kind{"tool_output", "evidence", "memory"}, true},
+		{"memory:prefs", "memory", []provenance.Kind{"memory"}, true},
+		{"corpus:a", "memory", []provenance.Kind{"evidence", "memory"}, true},
+		{"memory:prefs", "evidence", nil, false},
+		{"tool:x", "instruction", nil, false},
+		{"user", "evidence", nil, false},
+	}
+	for _, tt := range tests {
+		got, ok := p.Route(tt.source, tt.to)
+		if ok != tt.ok {
+			t.Errorf("Route(%s, %s) ok = %v, want %v", tt.source, tt.to, ok, tt.ok)
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("Route(%s, %s) mismatch (-want +got):\n%s", tt.source, tt.to, diff)
+		}
+	}
+}
+
+func TestParsePolicyErrors(t *testing.T) {
+	const base = "version: 1\nprotected: [instruction]\nsources:\n  system: [instruction]\ntransitions: []\n"
+	tests := []struct {
+		name     string
+		yaml     string
+		wantLine int
+		wantCol  int
+		wantMsg  string
+	}{
+		{"empty", "", 0, 0, "the policy file is empty"},
+		{"not YAML", "version: [1", 1, 0, "did not find expected"},
+		{"two documents", base + "---\nversion: 1\n", 6, 1, "more than one document"},
+		{"not a mapping", "- a\n", 1, 1, "the policy must be a mapping"},
+		{"unknown key", base + "protect: [memory]\n", 6, 1, `unknown key "protect"`},
+		{"missing key", "version: 1\nprotected: []\nsources: {}\n", 1, 1, `no "transitions" key`},
+		{"bad version", strings.Replace(base, "version: 1", "version: 2", 1), 1, 10, `version "2" is not supported`},
+		{"unknown type", strings.Replace(base, "protected: [instruction]", "protected: [instruction, evidnce]", 1), 2, 26, `"evidnce" is not a context type`},
+		{"type twice", strings.Replace(base, "protected: [instruction]", "protected: [memory, memory]", 1), 2, 21, `"memory" is listed twice`},
+		{"bad source", strings.Replace(base, "  system:", "  robot:", 1), 4, 3, `source "robot"`},
+		{"bad pattern", strings.Replace(base, "  system:", `  "web:*":`, 1), 4, 3, `"web:*" is not a source pattern`},
+		{"transition to itself", strings.Replace(base, "transitions: []", "transitions:\n  - {from: memory, to: memory}", 1), 6, 5, "memory → memory changes nothing"},
+		{"transition twice", strings.Replace(base, "transitions: []", "transitions:\n  - {from: evidence, to: memory}\n  - {from: evidence, to: memory}", 1), 7, 5, "listed twice"},
+		{"transition without to", strings.Replace(base, "transitions: []", "transitions:\n  - {from: evidence}", 1), 6, 5, `has no "to"`},
+		{"unknown check", strings.Replace(base, "transitions: []", "transitions:\n  - from: tool_output\n    to: evidence\n    validate:\n      - check: looks_fine", 1), 9, 16, `unknown check "looks_fine"`},
+		{"unknown validator key", strings.Replace(base, "transitions: []", "transitions:\n  - from: tool_output\n    to: evidence\n    validate:\n      - check: non_empty\n        markers: [x]", 1), 10, 9, `unknown key "markers"`},
+		{"limit missing", strings.Replace(base, "transitions: []", "transitions:\n  - from: tool_output\n    to: evidence\n    validate:\n      - check: max_codepoints", 1), 9, 9, "needs a limit"},
+		{"bad limit", strings.Replace(base, "transitions: []", "transitions:\n  - from: tool_output\n    to: evidence\n    validate:\n      - check: max_codepoints\n        limit: -3", 1), 10, 16, "at least 1"},
+		{"bad min_codepoints", base + "wrapped: {types: [instruction], min_codepoints: 0}\n", 6, 49, "at least 1"},
+		{"alias", "version: 1\nprotected: &p [instruction]\nsources:\n  system: *p\ntransitions: []\n", 4, 11, "aliases are not supported"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := provenance.ParsePolicy("policy.yaml", []byte(tt.yaml))
+			if !errors.Is(err, provenance.ErrPolicy) {
+				t.Fatalf("ParsePolicy() = %v, want a policy error", err)
+			}
+			pe := provErr(t, err)
+			if pe.Line != tt.wantLine || pe.Col != tt.wantCol || !strings.Contains(pe.Message, tt.wantMsg) || pe.Path != "policy.yaml" {
+				t.Errorf("ParsePolicy() = %v (line %d col %d), want %d:%d %q", err, pe.Line, pe.Col, tt.wantLine, tt.wantCol, tt.wantMsg)
+			}
+		})
+	}
+	// The base parses.
+	if _, err := provenance.ParsePolicy("policy.yaml", []byte(base)); err != nil {
+		t.Fatalf("base policy: %v", err)
+	}
+}
+
+// TestPolicyValidatorsConfigured: validators come from the file, and a
+// transition without any passes everything it allows.
+func TestPolicyValidatorsConfigured(t *testing.T) {
+	p := mustPolicy(t, `
+version: 1
+protected: [evidence]
+sources:
+  "tool:*": [tool_output]
+transitions:
+  - from: tool_output
+    to: evidence
+    validate:
+      - check: tool_result_ok
+        markers: [rejected]
+      - check: max_codepoints
+        limit: 30
+`)
+	tests := []struct {
+		text string
+		want provenance.Code
+	}{
+		{"Status: failed.", ""}, // "failed" is not a marker here
+		{"Payment rejected.", provenance.CodeValidation},
+		{`{"status":"pending"}`, provenance.CodeValidation}, // not a default OK status
+		{"A result that is much longer than thirty code points.", provenance.CodeValidation},
+	}
+	for _, tt := range tests {
+		s := provenance.NewStore(p)
+		it := add(t, s, provenance.KindToolOutput, "tool:x", tt.text)
+		_, err := s.Transform(it, provenance.KindEvidence)
+		var got provenance.Code
+		if err != nil {
+			got = provErr(t, err).Code
+		}
+		if got != tt.want {
+			t.Errorf("Transform(%q) = %v, want code %q", tt.text, err, tt.want)
+		}
+	}
+}

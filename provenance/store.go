@@ -1,0 +1,421 @@
+package provenance
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// Store holds typed items under one policy. Every item enters through Add
+// or Transform, which check the policy and the ledger and record the
+// outcome, refusals included, in the history. A refused call changes no
+// item and no ledger entry. A Store is safe for concurrent use: each call
+// checks and records atomically, so two registrations of one content
+// under different protected types never both succeed.
+type Store struct {
+	mu      sync.RWMutex
+	policy  *Policy
+	now     func() time.Time
+	ledger  *Ledger
+	items   map[string]*record
+	order   []string
+	history []Event
+}
+
+type record struct {
+	item Item
+	root Kind // the type of the first item of its lineage
+}
+
+// Option configures a Store.
+type Option func(*Store)
+
+// WithClock stamps items and events with now() instead of the zero time.
+func WithClock(now func() time.Time) Option {
+	return func(s *Store) {
+		if now != nil {
+			s.now = now
+		}
+	}
+}
+
+// NewStore makes an empty store under policy p (nil means DefaultPolicy).
+// Without WithClock, items and events get the zero time, which keeps
+// histories reproducible.
+func NewStore(p *Policy, opts ...Option) *Store {
+	if p == nil {
+		p = DefaultPolicy()
+	}
+	_, minWrapped := p.Wrapped()
+	if len(p.wrapped) == 0 {
+		minWrapped = 0
+	}
+	s := &Store{policy: p, now: func() time.Time { return time.Time{} }, ledger: newLedger(minWrapped), items: map[string]*record{}}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+// Policy returns the store's policy.
+func (s *Store) Policy() *Policy { return s.policy }
+
+// Ledger returns the store's ledger.
+func (s *Store) Ledger() *Ledger { return s.ledger }
+
+// Add registers a candidate item (see NewItem): it checks the item, that
+// the policy lets its source register its type, that its content was not
+// first registered under another type if the type is protected, and, for a
+// wrapped-checked type, that it contains no registered line of another
+// type. It returns the held item, with its Key. Adding an item the store
+// already holds (the same Key) returns the held one.
+//
+// The candidate's ID, when set, must be the content ID of its text; its
+// Key is recomputed; a candidate with DerivedFrom set is refused (derived
+// items come only from Transform). A zero Created is stamped from the
+// store's clock.
+func (s *Store) Add(c Item) (Item, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ev := Event{Op: OpAdd, Type: c.Kind, Source: c.Source, Text: c.Text, Created: c.Created}
+	if c.Example != (Example{}) {
+		ex := c.Example
+		ev.Example = &ex
+	}
+	if c.Ref != (Ref{}) {
+		ref := c.Ref
+		ev.Ref = &ref
+	}
+	if ev.Created.IsZero() {
+		ev.Created = s.now()
+	}
+	it, existing, err := s.add(c, ev.Created)
+	return s.finish(ev, it, existing, err)
+}
+
+func (s *Store) add(c Item, created time.Time) (Item, bool, error) {
+	refuse := func(code Code, hint, format string, args ...any) (Item, bool, error) {
+		return Item{}, false, &Error{Code: code, Op: string(OpAdd), Type: c.Kind, Source: c.Source, Message: fmt.Sprintf(format, args...), Hint: hint}
+	}
+	if err := checkCandidate(c); err != nil {
+		return refuse(CodeInvalid, "", "%v", err)
+	}
+	p := s.policy
+	if !p.Allows(c.Source, c.Kind) {
+		hint := "change the sources section of the policy to allow it"
+		if ks := p.SourceTypes(c.Source); len(ks) > 0 {
+			hint = fmt.Sprintf("register it as %s, or change the sources section of the policy", kindList(ks))
+		}
+		return refuse(CodeSourceNotAllowed, hint, "source %s may not register %s (policy %s)", c.Source, c.Kind, p.Name())
+	}
+	canon := Canonical(c.Text)
+	id := ContentID(c.Text)
+	if canon != "" && p.IsProtected(c.Kind) {
+		if o, ok := s.ledger.Origin(id); ok && o.Kind != c.Kind {
+			return Item{}, false, s.protectedError(OpAdd, c, o, "")
+		}
+	}
+	if canon != "" && s.ledger.min > 0 && contains(p.wrapped, c.Kind) {
+		if e, ok := s.ledger.wrapped(canon, c.Kind); ok {
+			err := s.protectedError(OpAdd, c, e.origin, "")
+			err.Code = CodeWrapped
+			err.Message = fmt.Sprintf("%s cannot be inserted into %s context (it contains a line first registered as %s, id=%s: %q)",
+				e.origin.Kind, c.Kind, e.origin.Kind, s.ledger.ShortID(e.origin.ContentID), excerpt(e.line))
+			return Item{}, false, err
+		}
+	}
+	it := c
+	it.ID, it.DerivedFrom, it.Created = id, "", created
+	it.Key = itemKey(it)
+	if r, ok := s.items[it.Key]; ok {
+		return r.item, true, nil
+	}
+	s.items[it.Key] = &record{item: it, root: it.Kind}
+	s.order = append(s.order, it.Key)
+	s.ledger.record(Origin{Kind: it.Kind, ContentID: id, Item: it.Key, Source: it.Source, Seq: len(s.history) + 1}, it.Text, canon)
+	return it, false, nil
+}
+
+// protectedError is the refusal of content of origin o entering c's type.
+func (s *Store) protectedError(op Op, c Item, o Origin, from Kind) *Error {
+	hint := fmt.Sprintf("register it as %s", o.Kind)
+	if t, ok := s.policy.Transition(o.Kind, c.Kind); ok {
+		hint = fmt.Sprintf("only a transform of the %s item to %s can do that (validators: %s)", o.Kind, c.Kind, validatorList(t))
+	} else {
+		hint += fmt.Sprintf("; the policy allows no transform from %s to %s", o.Kind, c.Kind)
+	}
+	return &Error{
+		Code: CodeProtected, Op: string(op), Type: c.Kind, From: from, Origin: o.Kind, OriginID: o.ContentID,
+		Item: c.Key, Source: c.Source,
+		Message: fmt.Sprintf("%s cannot be inserted into %s context (content first registered as %s, id=%s)",
+			o.Kind, c.Kind, o.Kind, s.ledger.ShortID(o.ContentID)),
+		Hint: hint,
+	}
+}
+
+func validatorList(t Transition) string {
+	if len(t.Validators) == 0 {
+		return "none"
+	}
+	return strings.Join(t.Validators, ", ")
+}
+
+// checkCandidate finds what makes c unfit to register at all.
+func checkCandidate(c Item) error {
+	if !c.Kind.Valid() {
+		_, err := ParseKind(string(c.Kind))
+		return err
+	}
+	if err := CheckSource(c.Source); err != nil {
+		return err
+	}
+	if !utf8.ValidString(c.Text) {
+		return fmt.Errorf("the %s text from %s is not valid UTF-8", c.Kind, c.Source)
+	}
+	if c.DerivedFrom != "" {
+		return fmt.Errorf("the item claims to derive from %s: derived items enter a store only through Transform", ShortID(c.DerivedFrom))
+	}
+	if c.ID != "" && c.ID != ContentID(c.Text) {
+		return fmt.Errorf("the item's content ID %s is not the content ID of its text", ShortID(c.ID))
+	}
+	if c.Kind == KindExample {
+		if c.Example == (Example{}) || ExampleText(c.Example) != c.Text {
+			return fmt.Errorf("an example item's text must be its question and answer joined by a blank line (use NewExample)")
+		}
+	} else if c.Example != (Example{}) {
+		return fmt.Errorf("a %s item cannot carry an example", c.Kind)
+	}
+	if c.Ref != (Ref{}) {
+		if c.Kind != KindEvidence {
+			return fmt.Errorf("a %s item cannot carry an evidence address", c.Kind)
+		}
+		if want := SchemeCorpus + ":" + c.Ref.SourceID; c.Source != want {
+			return fmt.Errorf("evidence from %s cannot address %s", c.Source, c.Ref.Address())
+		}
+	}
+	return nil
+}
+
+// Transform makes a new item of type to from it, which must be an item
+// the store holds, exactly as the store holds it. The policy must allow
+// the transition from the held item's type, every validator of the
+// transition must accept the item, and when to is protected the item's
+// lineage must start from the type its content was first registered under.
+// The new item keeps the text, content ID and source, and names it in
+// DerivedFrom; it is unchanged. Evidence made from an item without an
+// address is addressed as the whole text under the item's source, with the
+// first 12 hex digits of the content ID as its version.
+func (s *Store) Transform(it Item, to Kind) (Item, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ev := Event{Op: OpTransform, Type: to, From: it.Key, Source: it.Source, Text: it.Text, Created: s.now()}
+	out, existing, err := s.transform(it, to, ev.Created)
+	return s.finish(ev, out, existing, err)
+}
+
+func (s *Store) transform(it Item, to Kind, created time.Time) (Item, bool, error) {
+	r, ok := s.items[it.Key]
+	if !ok {
+		return Item{}, false, &Error{Code: CodeNotHeld, Op: string(OpTransform), Type: to, From: it.Kind, Item: it.Key, Source: it.Source,
+			Message: fmt.Sprintf("the %s item %s is not held by this store", it.Kind, ShortID(it.Key)),
+			Hint:    "transform only items that Add or Transform returned"}
+	}
+	held := r.item
+	if held != it {
+		return Item{}, false, &Error{Code: CodeNotHeld, Op: string(OpTransform), Type: to, From: held.Kind, Item: it.Key, Source: held.Source,
+			Message: fmt.Sprintf("the item given differs from the %s item the store holds under %s (%s)", held.Kind, ShortID(it.Key), difference(held, it)),
+			Hint:    "pass the item exactly as Add or Transform returned it"}
+	}
+	base := &Error{Op: string(OpTransform), Type: to, From: held.Kind, Item: held.Key, Source: held.Source}
+	if o, ok := s.ledger.Origin(held.ID); ok {
+		base.Origin, base.OriginID = o.Kind, o.ContentID
+	}
+	if !to.Valid() {
+		_, err := ParseKind(string(to))
+		base.Code = CodeInvalid
+		base.Message = fmt.Sprintf("the %s item %s from %s (id=%s) cannot become %v", held.Kind, ShortID(held.Key), held.Source, s.ledger.ShortID(held.ID), err)
+		return Item{}, false, base
+	}
+	t := s.policy.transition(held.Kind, to)
+	if t == nil {
+		base.Code = CodeTransition
+		base.Message = fmt.Sprintf("%s cannot become %s (item %s from %s, id=%s)", held.Kind, to, ShortID(held.Key), held.Source, s.ledger.ShortID(held.ID))
+		if ts := s.policy.targets(held.Kind); len(ts) > 0 {
+			base.Hint = fmt.Sprintf("the policy lets %s become only %s", held.Kind, kindList(ts))
+		} else {
+			base.Hint = fmt.Sprintf("the policy allows no transform from %s", held.Kind)
+		}
+		return Item{}, false, base
+	}
+	if s.policy.IsProtected(to) {
+		if o, ok := s.ledger.Origin(held.ID); ok && o.Kind != to && o.Kind != r.root {
+			c := held
+			c.Kind = to
+			return Item{}, false, s.protectedError(OpTransform, c, o, held.Kind)
+		}
+	}
+	for _, v := range t.validators {
+		if why := v.check(held); why != "" {
+			base.Code, base.Validator = CodeValidation, v.name()
+			base.Message = fmt.Sprintf("%s cannot become %s (item %s from %s, id=%s): %s refused it: %s",
+				held.Kind, to, ShortID(held.Key), held.Source, s.ledger.ShortID(held.ID), v.name(), why)
+			base.Hint = "register the result of a call that succeeded instead"
+			return Item{}, false, base
+		}
+	}
+	n := Item{Kind: to, Source: held.Source, Text: held.Text, ID: held.ID, Created: created, DerivedFrom: held.Key, Ref: held.Ref}
+	if to == KindExample {
+		n.Example = held.Example
+	}
+	if to == KindEvidence && n.Ref == (Ref{}) {
+		n.Ref = Ref{SourceID: held.Source, Version: ShortID(held.ID), Lines: wholeText(held.Text)}
+	}
+	n.Key = itemKey(n)
+	if r, ok := s.items[n.Key]; ok {
+		return r.item, true, nil
+	}
+	s.items[n.Key] = &record{item: n, root: r.root}
+	s.order = append(s.order, n.Key)
+	return n, false, nil
+}
+
+// wholeText is the line range of all of text.
+func wholeText(text string) corpusRange {
+	return corpusRange{Start: 1, End: len(lines(text))}
+}
+
+// difference names the first field in which two items differ.
+func difference(held, given Item) string {
+	switch {
+	case held.Kind != given.Kind:
+		return fmt.Sprintf("it claims type %s, the store holds %s", given.Kind, held.Kind)
+	case held.Source != given.Source:
+		return fmt.Sprintf("it claims source %s, the store holds %s", given.Source, held.Source)
+	case held.Text != given.Text:
+		return "its text differs"
+	case held.ID != given.ID:
+		return "its content ID differs"
+	case held.DerivedFrom != given.DerivedFrom:
+		return "its lineage differs"
+	case held.Created != given.Created:
+		return "its creation time differs"
+	}
+	return "its example or address differs"
+}
+
+// finish records the event of a call and returns its outcome.
+func (s *Store) finish(ev Event, it Item, existing bool, err error) (Item, error) {
+	ev.Seq = len(s.history) + 1
+	ev.ContentID = ContentID(ev.Text)
+	ev.ExactSHA256 = ExactDigest(ev.Text)
+	if err != nil {
+		e := err.(*Error)
+		ev.Outcome, ev.Error = OutcomeRefused, e
+		s.history = append(s.history, ev)
+		return Item{}, e
+	}
+	ev.Outcome, ev.Item = OutcomeRegistered, it.Key
+	if existing {
+		ev.Outcome = OutcomeExisting
+	}
+	s.history = append(s.history, ev)
+	return it, nil
+}
+
+// Item returns the held item with this key.
+func (s *Store) Item(key string) (Item, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	r, ok := s.items[key]
+	if !ok {
+		return Item{}, false
+	}
+	return r.item, true
+}
+
+// Holds reports whether the store holds it exactly: an item under its key
+// that equals it in every field.
+func (s *Store) Holds(it Item) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	r, ok := s.items[it.Key]
+	return ok && r.item == it
+}
+
+// Items returns every held item, in the order they were registered.
+func (s *Store) Items() []Item {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]Item, len(s.order))
+	for i, k := range s.order {
+		out[i] = s.items[k].item
+	}
+	return out
+}
+
+// Len is the number of held items.
+func (s *Store) Len() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.order)
+}
+
+// Lineage returns the held item with this key followed by each item it
+// was derived from, back to the one registered directly.
+func (s *Store) Lineage(key string) []Item {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []Item
+	for r, ok := s.items[key]; ok; r, ok = s.items[r.item.DerivedFrom] {
+		out = append(out, r.item)
+	}
+	return out
+}
+
+// History returns every Add and Transform so far, refusals included, in
+// the order they happened.
+func (s *Store) History() []Event {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]Event, len(s.history))
+	copy(out, s.history)
+	return out
+}
+
+// WriteHistory writes the history as JSON Lines, one Event per line, so
+// that an audit can read it back with Replay.
+func (s *Store) WriteHistory(w io.Writer) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	for _, ev := range s.History() {
+		if err := enc.Encode(ev); err != nil {
+			return err
+		}
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+func contains(ks []Kind, k Kind) bool {
+	for _, x := range ks {
+		if x == k {
+			return true
+		}
+	}
+	return false
+}
+
+// excerpt shortens a line for a message.
+func excerpt(s string) string {
+	const n = 60
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return prefixRunes(s, n) + "…"
+}
