@@ -197,3 +197,15 @@ func (r Report) Rebase(dir string) Report {
 	}
 	return out
 }
+
+// Merge combines reports of several corpora, whose paths were already
+// rebased onto their folders, into one sorted report.
+func Merge(reports ...Report) Report {
+	var out Report
+	for _, r := range reports {
+		out.Findings = append(out.Findings, r.Findings...)
+		out.Files += r.Files
+	}
+	slices.SortFunc(out.Findings, compareFindings)
+	return out
+}

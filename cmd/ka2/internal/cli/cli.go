@@ -98,6 +98,7 @@ Without --corpus, commands use the embedded sample corpus.`,
 		NewCmdReview(f, nil),
 		NewCmdReport(f, nil),
 		NewCmdImpact(f, nil),
+		NewCmdLint(f, nil),
 	)
 	return root
 }
