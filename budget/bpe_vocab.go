@@ -84,6 +84,9 @@ func loadVocab(file string) (*vocab, error) {
 			return nil, fmt.Errorf("%s:%d: rank %q is not %d: ranks must be 0, 1, 2, … in order", file, line, text[sp+1:], len(v.off))
 		}
 		start := len(v.data)
+		if start+base64.StdEncoding.DecodedLen(sp) > cap(v.data) {
+			return nil, fmt.Errorf("%s:%d: token longer than its line allows", file, line)
+		}
 		dst := v.data[start : start+base64.StdEncoding.DecodedLen(sp)]
 		k, err := base64.StdEncoding.Decode(dst, text[:sp])
 		if err != nil {
@@ -112,7 +115,7 @@ func loadVocab(file string) (*vocab, error) {
 	}
 	for r := range ntok {
 		tok := v.data[v.off[r]:v.off[r+1]]
-		head, h := hashKey(string(tok))
+		head, h := hashKey(tok)
 		i := h & v.mask
 		for v.ctrl[i] != 0 {
 			i = (i + 1) & v.mask
@@ -205,7 +208,7 @@ func char3Index(s string) (int, bool) {
 // and a hash of all of s. Bytes past the eighth enter the hash through the
 // last eight bytes, which overlap the head when s is shorter than sixteen;
 // that is enough to spread the vocabulary's long tokens.
-func hashKey(s string) (head, h uint64) {
+func hashKey[S ~string | ~[]byte](s S) (head, h uint64) {
 	n := len(s)
 	if n >= 8 {
 		head = le64(s)
@@ -231,14 +234,14 @@ func hashKey(s string) (head, h uint64) {
 }
 
 // le32 reads the first four bytes of s as a little-endian number.
-func le32(s string) uint32 {
+func le32[S ~string | ~[]byte](s S) uint32 {
 	_ = s[3]
 	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
 }
 
 // le64 reads the first eight bytes of s as a little-endian number; the
 // compiler turns it into a single load.
-func le64(s string) uint64 {
+func le64[S ~string | ~[]byte](s S) uint64 {
 	_ = s[7]
 	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56

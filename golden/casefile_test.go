@@ -2,6 +2,7 @@ package golden_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -232,7 +233,14 @@ func TestLoadErrors(t *testing.T) {
 	write(t, filepath.Join(dir, "cases", "a.yaml"), "defaults:\n  corpus: ../policies\n  subject: a\ncases:\n  - {name: one, question: q, dates: [2026-01-01]}\n  - {name: two, question: q, dates: [2026-01-01]}\n")
 	write(t, filepath.Join(dir, "cases", "b.yaml"), "cases:\n  - name: one\n    question: q\n    subject: a\n    dates: [2026-01-01]\n    contract: missing.json\n")
 	t.Chdir(dir)
-	_, err := golden.Load([]string{"cases"}, golden.LoadOptions{})
+	if err := os.Mkdir("empty", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := golden.Load([]string{"empty"}, golden.LoadOptions{})
+	if got, want := fmt.Sprint(err), "empty: no case files (*.yaml) found; name the folder that holds the case files; folders named testdata or starting with . or _ are skipped"; got != want {
+		t.Errorf("Load(empty) error = %s, want %s", got, want)
+	}
+	_, err = golden.Load([]string{"cases"}, golden.LoadOptions{})
 	if !errors.Is(err, golden.ErrBadCases) {
 		t.Fatalf("Load() error = %v, want ErrBadCases", err)
 	}

@@ -25,6 +25,7 @@ const (
 	CodeContract      Code = "contract"       // the contract definition cannot be loaded
 	CodeBudget        Code = "budget"         // the counter or limits do not make a budget
 	CodeUnreadable    Code = "unreadable"     // a case file or folder cannot be read
+	CodeNoCaseFiles   Code = "no-case-files"  // the folders hold no case file at all
 )
 
 // ErrBadCases is matched (errors.Is) by every error Load and ParseFile

@@ -50,6 +50,10 @@ type LoadOptions struct {
 // any case file is broken.
 func Load(paths []string, opts LoadOptions) (*Suite, error) {
 	found, goldenDirs, errs := findFiles(paths)
+	if len(found) == 0 && len(errs) == 0 {
+		errs = append(errs, &Error{Path: filepath.ToSlash(strings.Join(paths, ", ")), Code: CodeNoCaseFiles,
+			Msg: "no case files (*.yaml) found", Hint: "name the folder that holds the case files; folders named testdata or starting with . or _ are skipped"})
+	}
 	files := make([]*File, len(found))
 	perFile := make([]error, len(found))
 	parallel(len(found), 0, func(i int) {

@@ -40,4 +40,16 @@
 //
 // The contract assembler takes only items a store holds, so nothing
 // reaches a contract except through this package.
+//
+// # Limits
+//
+// The wrapped-content check looks for each registered line at least the
+// policy's min_codepoints long (after canonicalization) inside the
+// canonical form of the new text; a shorter line, or one that starts with a
+// combining mark that fuses with the text before it, is caught only when it
+// is the whole content. The tool_result_ok validator reads words, not
+// meaning: "No error found" is refused (the marker "error" stands alone),
+// "No errors found" passes, and a failure told in words that are not
+// markers passes too. Both are strict on purpose; a policy file can tune
+// the markers.
 package provenance

@@ -2,11 +2,7 @@ package provenance
 
 import (
 	"time"
-
-	"github.com/ka2/ka2/corpus"
 )
-
-type corpusRange = corpus.Range
 
 // Op is what a history event did.
 type Op string

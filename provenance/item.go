@@ -132,6 +132,11 @@ var folders = sync.Pool{New: func() any { return cases.Fold() }}
 // differ only in case, width, compatibility forms or spacing share a
 // canonical form.
 func Canonical(text string) string {
+	if isASCII(text) {
+		// NFKC leaves ASCII as it is, and full case folding of ASCII
+		// only maps A-Z to a-z.
+		return strings.Join(strings.Fields(asciiLower(text)), " ")
+	}
 	f := folders.Get().(cases.Caser)
 	s := f.String(norm.NFKC.String(text))
 	folders.Put(f)
@@ -140,9 +145,36 @@ func Canonical(text string) string {
 
 // ContentID is the hex SHA-256 of the UTF-8 bytes of Canonical(text): the
 // same content gets the same ID on every run and machine.
-func ContentID(text string) string {
-	sum := sha256.Sum256([]byte(Canonical(text)))
+func ContentID(text string) string { return idOf(Canonical(text)) }
+
+// idOf is the content ID of a canonical form.
+func idOf(canon string) string {
+	sum := sha256.Sum256([]byte(canon))
 	return hex.EncodeToString(sum[:])
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+func asciiLower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if 'A' <= b[j] && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
 }
 
 // ExactDigest is the hex SHA-256 of text's exact bytes. Two texts with the

@@ -103,8 +103,12 @@ func (l *Ledger) record(o Origin, text, canon string) {
 	if l.min <= 0 {
 		return
 	}
-	for _, line := range lines(text) {
-		c := Canonical(line)
+	ls := lines(text)
+	for _, line := range ls {
+		c := canon
+		if len(ls) > 1 {
+			c = Canonical(line)
+		}
 		if l.seen[c] || utf8.RuneCountInString(c) < l.min {
 			continue
 		}

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 )
@@ -59,14 +60,17 @@ type transition struct {
 	validators []validator
 }
 
-// DefaultPolicy returns the embedded default policy.
-func DefaultPolicy() *Policy {
+// DefaultPolicy returns the embedded default policy. It is parsed once;
+// a Policy cannot change, so every caller shares it.
+func DefaultPolicy() *Policy { return defaultPolicy() }
+
+var defaultPolicy = sync.OnceValue(func() *Policy {
 	p, err := ParsePolicy(DefaultPolicyName, DefaultPolicyYAML)
 	if err != nil {
 		panic("embedded provenance policy: " + err.Error())
 	}
 	return p
-}
+})
 
 // Name is the file name the policy was parsed from.
 func (p *Policy) Name() string { return p.name }
@@ -504,19 +508,19 @@ func (pp *policyParser) validators(n *yaml.Node, what string) ([]validator, erro
 		}
 		switch ce.val.Value {
 		case ValidatorToolResultOK:
-			markers, err := list("markers", DefaultFailureMarkers)
+			markers, err := list("markers", defaultFailureMarkers)
 			if err != nil {
 				return nil, err
 			}
-			status, err := list("status_fields", DefaultStatusFields)
+			status, err := list("status_fields", defaultStatusFields)
 			if err != nil {
 				return nil, err
 			}
-			okStatuses, err := list("ok_statuses", DefaultOKStatuses)
+			okStatuses, err := list("ok_statuses", defaultOKStatuses)
 			if err != nil {
 				return nil, err
 			}
-			errFields, err := list("error_fields", DefaultErrorFields)
+			errFields, err := list("error_fields", defaultErrorFields)
 			if err != nil {
 				return nil, err
 			}

@@ -2,6 +2,8 @@ package provenance_test
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -172,6 +174,23 @@ transitions:
 		}
 		if got != tt.want {
 			t.Errorf("Transform(%q) = %v, want code %q", tt.text, err, tt.want)
+		}
+	}
+}
+
+// TestPolicyFixturesParse: every policy file under testdata parses.
+func TestPolicyFixturesParse(t *testing.T) {
+	files, err := filepath.Glob("testdata/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no fixtures: %v", err)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := provenance.ParsePolicy(f, data); err != nil {
+			t.Errorf("%v", err)
 		}
 	}
 }

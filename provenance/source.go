@@ -46,10 +46,3 @@ func CheckSource(s string) error {
 	}
 	return nil
 }
-
-// SourceName returns the part of a named source after its scheme
-// ("order_lookup" for "tool:order_lookup"), or "" for system and user.
-func SourceName(s string) string {
-	_, name, _ := strings.Cut(s, ":")
-	return name
-}

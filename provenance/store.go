@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/ka2/ka2/corpus"
 )
 
 // Store holds typed items under one policy. Every item enters through Add
@@ -105,6 +107,11 @@ func (s *Store) add(c Item, created time.Time) (Item, bool, error) {
 	if err := checkCandidate(c); err != nil {
 		return refuse(CodeInvalid, "", "%v", err)
 	}
+	canon := Canonical(c.Text)
+	id := idOf(canon)
+	if c.ID != "" && c.ID != id {
+		return refuse(CodeInvalid, "", "the item's content ID %s is not the content ID of its text", ShortID(c.ID))
+	}
 	p := s.policy
 	if !p.Allows(c.Source, c.Kind) {
 		hint := "change the sources section of the policy to allow it"
@@ -113,8 +120,6 @@ func (s *Store) add(c Item, created time.Time) (Item, bool, error) {
 		}
 		return refuse(CodeSourceNotAllowed, hint, "source %s may not register %s (policy %s)", c.Source, c.Kind, p.Name())
 	}
-	canon := Canonical(c.Text)
-	id := ContentID(c.Text)
 	if canon != "" && p.IsProtected(c.Kind) {
 		if o, ok := s.ledger.Origin(id); ok && o.Kind != c.Kind {
 			return Item{}, false, s.protectedError(OpAdd, c, o, "")
@@ -179,9 +184,6 @@ func checkCandidate(c Item) error {
 	}
 	if c.DerivedFrom != "" {
 		return fmt.Errorf("the item claims to derive from %s: derived items enter a store only through Transform", ShortID(c.DerivedFrom))
-	}
-	if c.ID != "" && c.ID != ContentID(c.Text) {
-		return fmt.Errorf("the item's content ID %s is not the content ID of its text", ShortID(c.ID))
 	}
 	if c.Kind == KindExample {
 		if c.Example == (Example{}) || ExampleText(c.Example) != c.Text {
@@ -285,8 +287,8 @@ func (s *Store) transform(it Item, to Kind, created time.Time) (Item, bool, erro
 }
 
 // wholeText is the line range of all of text.
-func wholeText(text string) corpusRange {
-	return corpusRange{Start: 1, End: len(lines(text))}
+func wholeText(text string) corpus.Range {
+	return corpus.Range{Start: 1, End: len(lines(text))}
 }
 
 // difference names the first field in which two items differ.
@@ -311,7 +313,12 @@ func difference(held, given Item) string {
 // finish records the event of a call and returns its outcome.
 func (s *Store) finish(ev Event, it Item, existing bool, err error) (Item, error) {
 	ev.Seq = len(s.history) + 1
-	ev.ContentID = ContentID(ev.Text)
+	switch {
+	case err == nil:
+		ev.ContentID = it.ID
+	default:
+		ev.ContentID = ContentID(ev.Text)
+	}
 	ev.ExactSHA256 = ExactDigest(ev.Text)
 	if err != nil {
 		e := err.(*Error)

@@ -25,7 +25,9 @@ const (
 	// is a JSON object, a status field that is not an OK status (a listed
 	// string, true, 0 or a 2xx number) or an error field that is set (not
 	// null, false, "", [] or {}). In JSON, markers are looked for in string
-	// values, not in keys.
+	// values, not in keys. Its parameters are markers, status_fields,
+	// ok_statuses and error_fields; one left out takes the value the
+	// embedded default policy spells out.
 	ValidatorToolResultOK = "tool_result_ok"
 	// ValidatorNonEmpty refuses text that is empty after canonicalization.
 	ValidatorNonEmpty = "non_empty"
@@ -34,17 +36,17 @@ const (
 )
 
 // The tool_result_ok defaults, used for every parameter the policy leaves
-// out.
+// out; default_policy.yaml lists the same values.
 var (
-	DefaultFailureMarkers = []string{
+	defaultFailureMarkers = []string{
 		"error", "failed", "failure", "fail", "fatal", "exception", "traceback", "panic",
 		"timeout", "timed out", "denied", "forbidden", "unauthorized", "unavailable",
 		"aborted", "not found", "invalid",
 		"失败", "错误", "异常", "超时", "拒绝", "未找到",
 	}
-	DefaultStatusFields = []string{"status"}
-	DefaultOKStatuses   = []string{"ok", "success", "succeeded", "successful", "completed", "done", "found"}
-	DefaultErrorFields  = []string{"error", "errors", "err", "exception"}
+	defaultStatusFields = []string{"status"}
+	defaultOKStatuses   = []string{"ok", "success", "succeeded", "successful", "completed", "done", "found"}
+	defaultErrorFields  = []string{"error", "errors", "err", "exception"}
 )
 
 // toolResultOK is the tool_result_ok validator.

@@ -20,7 +20,9 @@ func NewCmdBudget(f *Factory, runF func(*BudgetOptions) error) *cobra.Command {
 		Long: `Budget builds the contract as build would and prints its accounting:
 capacity W, reserve R, the instruction, example, question and overhead, what
 is left for evidence (B), each evidence record's cost and what remains. Over
-budget it still prints the accounting, and exits 3.`,
+budget it still prints the accounting, and exits 3. With --request, the
+request's typed items (memory, tool output, promoted evidence, extra
+instructions) are counted too; an item the policy refuses exits 5.`,
 		Example: `  ka2 budget --subject lodging --date 2026-09-14 --question "What is the lodging limit?"
   ka2 budget --counter cl100k_base --format json --subject lodging --date 2026-09-14 --question "…"`,
 		Args: cobra.NoArgs,

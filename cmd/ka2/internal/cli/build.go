@@ -106,7 +106,9 @@ func (o *BuildOptions) build() (*buildRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	b.Policy = policy
+	// The clock stamps items and audit events only; no byte of the
+	// contract or the trace depends on it.
+	b.Policy, b.Now = policy, o.f.Now
 	req := contract.Request{Query: q, Question: o.Question, Short: o.Short, RequireEvidence: o.RequireEvidence}
 	if rf != nil {
 		req.Items, req.Promote = rf.Candidates(), rf.Promote
