@@ -31,7 +31,7 @@ type BuildOptions struct {
 func NewCmdBuild(f *Factory, runF func(*BuildOptions) error) *cobra.Command {
 	opts := &BuildOptions{f: f}
 	cmd := &cobra.Command{
-		Use:   "build --subject S --date D --question Q",
+		Use:   "build (--subject S --date D --question Q | --request FILE)",
 		Short: "Print the context contract for one question",
 		Long: `Build selects the sources that apply to the subject and date(s), quotes
 their lines with addresses, and prints the ka2-context-v1 contract as compact
