@@ -21,14 +21,13 @@ import (
 
 // Exit codes. They are documented in the README and never change meaning.
 const (
-	ExitOK         = 0 // success
-	ExitProblems   = 1 // a check ran and found problems
-	ExitInput      = 2 // usage or input error
-	ExitBudget     = 3 // over budget
-	ExitNoEvidence = 4 // no applicable evidence, with --require-evidence
-	// ExitContextType: the provenance policy refused an item or a
-	// transform (a type it may not enter, a failed validation, …).
-	ExitContextType = 5
+	ExitOK          = 0 // success
+	ExitProblems    = 1 // a check ran and found problems
+	ExitInput       = 2 // usage or input error
+	ExitBudget      = 3 // over budget
+	ExitNoEvidence  = 4 // no applicable evidence, with --require-evidence
+	ExitContextType = 5 // the provenance policy refused an item or a transform
+	ExitStage       = 6 // a pipeline stage failed, timed out or broke its output schema
 )
 
 // Factory carries what commands need from the outside world, so tests can

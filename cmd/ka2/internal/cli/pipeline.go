@@ -18,11 +18,6 @@ import (
 	"github.com/ka2/ka2/pipeline"
 )
 
-// ExitStage is the exit code of `ka2 pipeline run` when a stage stopped the
-// run: it exited non-zero, timed out, or broke its schema. (5 is taken by
-// the typed-context runtime's refused item.)
-const ExitStage = 6
-
 // NewCmdPipeline makes `ka2 pipeline` and its subcommands.
 func NewCmdPipeline(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
