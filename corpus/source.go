@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/ka2/ka2/internal/suggest"
 )
 
 // Source is one parsed policy file.
@@ -299,7 +301,7 @@ func (p *parser) frontMatter(text string) {
 		}
 		if !isKnownKey(k.Value) {
 			hint := "known keys are " + strings.Join(knownKeys, ", ")
-			if s := Suggest(k.Value, knownKeys); s != "" {
+			if s := suggest.Closest(k.Value, knownKeys); s != "" {
 				hint = "did you mean " + s + "?"
 			}
 			p.errorf(pos.Line, pos.Col, CodeUnknownKey, hint, "unknown key %q", k.Value)
@@ -482,36 +484,4 @@ func countLines(n int) string {
 		return "1 line"
 	}
 	return strconv.Itoa(n) + " lines"
-}
-
-// Suggest returns the candidate closest to s by edit distance, or "" when
-// none is close enough to be a likely typo.
-func Suggest(s string, candidates []string) string {
-	best, bestD := "", len(s)/2+2
-	for _, c := range candidates {
-		if d := editDistance(s, c); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

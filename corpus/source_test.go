@@ -636,28 +636,6 @@ func TestSourceHasSubject(t *testing.T) {
 	}
 }
 
-func TestSuggest(t *testing.T) {
-	keys := corpus.KnownKeys()
-	tests := []struct {
-		in   string
-		want string
-	}{
-		{"valid_untill", "valid_until"},
-		{"valid-from", "valid_from"},
-		{"Source_ID", "source_id"},
-		{"lnag", "lang"},
-		{"supercedes", "supersedes"},
-		{"cite", "cite"},
-		{"approved_by_the_finance_team", ""},
-		{"x", ""},
-	}
-	for _, tt := range tests {
-		if got := corpus.Suggest(tt.in, keys); got != tt.want {
-			t.Errorf("Suggest(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
 func TestKnownKeysIsACopy(t *testing.T) {
 	keys := corpus.KnownKeys()
 	keys[0] = "changed"

@@ -17,6 +17,7 @@ import (
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/suggest"
 	"github.com/ka2/ka2/selector"
 )
 
@@ -319,7 +320,7 @@ func (p *fileParser) mapping(n *yaml.Node, what string, known []string, reserved
 			continue
 		case !slices.Contains(known, k.Value):
 			hint := "the keys here are " + strings.Join(known, ", ")
-			if s := corpus.Suggest(k.Value, known); s != "" {
+			if s := suggest.Closest(k.Value, known); s != "" {
 				hint = "did you mean " + s + "?"
 			}
 			p.errorf(k, CodeUnknownKey, hint, "unknown key %q in %s", k.Value, what)

@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/ka2/ka2/internal/suggest"
 )
 
 // provider is what hands a stage its context: the run input, an earlier
@@ -24,7 +26,7 @@ func (ps *parser) check() {
 	for i, step := range p.Flow {
 		if p.Stages[step.Stage] == nil {
 			hint := "Declare stage '" + step.Stage + "' under stages"
-			if s := didYouMean(step.Stage, slices.Sorted(maps.Keys(p.Stages))); s != "" {
+			if s := suggest.Closest(step.Stage, slices.Sorted(maps.Keys(p.Stages))); s != "" {
 				hint = fmt.Sprintf("Did you mean '%s'? Or declare stage '%s' under stages", s, step.Stage)
 			}
 			ps.errorf(CodeUnknownStage, step.Pos, hint, "the flow names unknown stage '%s'", step.Stage)

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/ka2/ka2/internal/suggest"
 )
 
 // protocols reads the protocols block.
@@ -120,7 +122,7 @@ func (ps *parser) protocolHint(name string, types bool) string {
 	if types {
 		candidates = append(candidates, primitiveNames...)
 	}
-	if s := didYouMean(name, candidates); s != "" {
+	if s := suggest.Closest(name, candidates); s != "" {
 		return fmt.Sprintf("Did you mean '%s'? Or declare protocol '%s' under protocols", s, name)
 	}
 	return fmt.Sprintf("Declare protocol '%s' under protocols, or use a built-in protocol: %s",
@@ -291,7 +293,7 @@ func (ps *parser) context(st *Stage, ce entry) *Context {
 				default:
 					parts := []string{"messages", "artifacts", "tool_results"}
 					hint := "Inherit any of messages, artifacts and tool_results"
-					if s := didYouMean(v, parts); s != "" {
+					if s := suggest.Closest(v, parts); s != "" {
 						hint = fmt.Sprintf("Did you mean '%s'? %s", s, hint)
 					}
 					ps.errorf(CodeUnknownInherit, ps.at(nodes[i]), hint,
@@ -336,7 +338,7 @@ func (ps *parser) endpoint(st *Stage, s string, pos Pos, isSource bool) (Endpoin
 	}
 	if wrongSide {
 		hint = fmt.Sprintf("'%s' is not a %s value; write %s", s, what, valid)
-	} else if m := didYouMean(s, strings.Split(strings.ReplaceAll(valid, " or", ","), ", ")); m != "" && m != "shared:NAME" {
+	} else if m := suggest.Closest(s, strings.Split(strings.ReplaceAll(valid, " or", ","), ", ")); m != "" && m != "shared:NAME" {
 		hint = fmt.Sprintf("Did you mean '%s'? Write %s", m, valid)
 	}
 	ps.errorf(CodeBadEndpoint, pos, hint, "%s '%s' of stage '%s' is not %s", what, s, st.Name, valid)

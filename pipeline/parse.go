@@ -14,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/internal/suggest"
 )
 
 // InputStage is the name the run input goes by in the flow's hand-offs and
@@ -278,7 +279,7 @@ func (ps *parser) mapping(n *yaml.Node, what string) ([]entry, bool) {
 
 func (ps *parser) unknownKey(e entry, where string, keys []string) {
 	hint := "The keys are " + joinNames(keys)
-	if s := didYouMean(e.key, keys); s != "" {
+	if s := suggest.Closest(e.key, keys); s != "" {
 		hint = fmt.Sprintf("Did you mean '%s'? The keys are %s", s, joinNames(keys))
 	}
 	ps.errorf(CodeSyntax, ps.at(e.k), hint, "unknown key '%s' in %s", e.key, where)

@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/suggest"
 	"gopkg.in/yaml.v3"
 )
 
@@ -204,7 +204,7 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 			}
 		default:
 			hint := "the keys are rules and overrides"
-			if s := corpus.Suggest(k.Value, top); s != "" {
+			if s := suggest.Closest(k.Value, top); s != "" {
 				hint = "did you mean " + s + "?"
 			}
 			return nil, errAt(k, hint, "unknown key %s", quote(k.Value))
@@ -223,7 +223,7 @@ func parseRuleMap(name string, n *yaml.Node) (map[string]Severity, error) {
 		k, v := n.Content[i], n.Content[i+1]
 		if _, ok := RuleByID(k.Value); !ok {
 			hint := "use a rule ID as ka2 lint prints it in brackets, e.g. instruction-text"
-			if s := corpus.Suggest(k.Value, ruleIDs()); s != "" {
+			if s := suggest.Closest(k.Value, ruleIDs()); s != "" {
 				hint = "did you mean " + s + "?"
 			}
 			return nil, &ConfigError{Path: name, Line: k.Line, Col: k.Column, Msg: "unknown rule " + quote(k.Value), Hint: hint}
@@ -272,7 +272,7 @@ func parseOverride(name string, n *yaml.Node) (Override, error) {
 			o.Rules = rules
 		default:
 			hint := "an override has files and rules"
-			if s := corpus.Suggest(k.Value, []string{"files", "rules"}); s != "" {
+			if s := suggest.Closest(k.Value, []string{"files", "rules"}); s != "" {
 				hint = "did you mean " + s + "?"
 			}
 			return o, errAt(k, hint, "unknown key %s", quote(k.Value))

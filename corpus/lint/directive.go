@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/suggest"
 )
 
 // directive matches a "# ka2lint:VERB ARGS" comment.
@@ -50,7 +50,7 @@ func (f *file) scanDirectives() {
 				continue
 			}
 			hint := "use a rule ID as ka2 lint prints it in brackets, e.g. instruction-text"
-			if s := corpus.Suggest(id, ruleIDs()); s != "" {
+			if s := suggest.Closest(id, ruleIDs()); s != "" {
 				hint = "did you mean " + s + "?"
 			}
 			f.add(ruleLintDirective, line, col, "ka2lint:disable names unknown rule "+quote(id), hint)

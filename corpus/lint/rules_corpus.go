@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/suggest"
 )
 
 // The rules that compare files. They run over the files that parsed.
@@ -124,7 +125,7 @@ func checkUnknownSupersedes(r *Rule, p *pass) {
 				continue
 			}
 			hint := "check the source_id, or remove the entry"
-			if sug := corpus.Suggest(id, p.sortedIDs()); sug != "" {
+			if sug := suggest.Closest(id, p.sortedIDs()); sug != "" {
 				hint = "did you mean " + sug + "?"
 			}
 			p.add(r, s, p.fileOf[s].locate("supersedes", id),
