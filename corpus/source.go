@@ -14,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/ka2/ka2/internal/suggest"
+	"github.com/ka2/ka2/internal/yamlerr"
 )
 
 // Source is one parsed policy file.
@@ -91,26 +92,6 @@ var knownKeys = []string{"source_id", "version", "subjects", "subject", "valid_f
 func KnownKeys() []string { return append([]string(nil), knownKeys...) }
 
 var langPattern = regexp.MustCompile(`^[a-z]{2,3}(-[A-Za-z0-9]{1,8})*$`)
-
-// yamlLine finds the line number in a yaml.v3 error message.
-var yamlLine = regexp.MustCompile(`^line (\d+): (.*)`)
-
-// yamlParserProblems are the yaml.v3 parser (not scanner) errors. yaml.v3
-// (decode.go, parser.fail) adds one to scanner marks only, so these report
-// the 0-based line of their mark, one before the line a person would count.
-var yamlParserProblems = map[string]bool{
-	"did not find expected <stream-start>":   true,
-	"did not find expected <document start>": true,
-	"did not find expected node content":     true,
-	"did not find expected '-' indicator":    true,
-	"did not find expected key":              true,
-	"did not find expected ',' or ']'":       true,
-	"did not find expected ',' or '}'":       true,
-	"found undefined tag handle":             true,
-	"found duplicate %YAML directive":        true,
-	"found incompatible YAML document":       true,
-	"found duplicate %TAG directive":         true,
-}
 
 // firstOtherBreak finds the first character YAML takes for a line break
 // but ka2 does not (CR on its own, NEL, LS, PS), as a 1-based line and
@@ -268,14 +249,11 @@ func (p *parser) frontMatter(text string) {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
-		line, col, msg := 1, 1, strings.TrimPrefix(err.Error(), "yaml: ")
-		if m := yamlLine.FindStringSubmatch(msg); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			if yamlParserProblems[m[2]] {
-				n++ // yaml.v3 reports these with a 0-based line number
-			}
+		line, col := 1, 1
+		n, msg := yamlerr.Locate(err, []byte(text))
+		if n > 0 {
 			// At most the closing '---' line, where the YAML ends.
-			line, msg = min(n+1, strings.Count(text, "\n")+3), m[2]
+			line = min(n+1, strings.Count(text, "\n")+3)
 		} else if l, c, ok := firstControl(text); ok && msg == "control characters are not allowed" {
 			line, col = l+1, c
 		}

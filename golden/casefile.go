@@ -18,6 +18,7 @@ import (
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/internal/suggest"
+	"github.com/ka2/ka2/internal/yamlerr"
 	"github.com/ka2/ka2/selector"
 )
 
@@ -181,9 +182,6 @@ func (p *fileParser) errorf(n *yaml.Node, code Code, hint, format string, args .
 	p.errs = append(p.errs, e)
 }
 
-// yamlLine finds the line number in a yaml.v3 error message.
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)`)
-
 func (p *fileParser) parse(data []byte) *File {
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -194,13 +192,13 @@ func (p *fileParser) parse(data []byte) *File {
 			Hint: "list cases under cases:, each with name, question, subject and dates"})
 		return nil
 	case err != nil:
-		p.syntax(err)
+		p.syntax(err, data)
 		return nil
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
 		if err != nil {
-			p.syntax(err)
+			p.syntax(err, data)
 		} else {
 			p.errorf(&extra, CodeSyntax, "keep one document per case file, or split it into several files", "a second YAML document starts here")
 		}
@@ -250,35 +248,11 @@ func (p *fileParser) parse(data []byte) *File {
 }
 
 // syntax reports a YAML error at the line the parser names.
-func (p *fileParser) syntax(err error) {
+func (p *fileParser) syntax(err error, data []byte) {
 	e := &Error{Path: p.path, Code: CodeSyntax, Msg: err.Error(),
 		Hint: "fix the YAML syntax; indent with spaces, and quote text that contains ': ' or starts with a special character"}
-	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-		e.Line, _ = strconv.Atoi(m[1])
-		e.Msg = m[2]
-		if yamlParserProblems[e.Msg] {
-			e.Line++
-		}
-	} else {
-		e.Msg = strings.TrimPrefix(e.Msg, "yaml: ")
-	}
+	e.Line, e.Msg = yamlerr.Locate(err, data)
 	p.errs = append(p.errs, e)
-}
-
-// yamlParserProblems are the yaml.v3 parser (not scanner) errors, which
-// report the 0-based line of their mark: one before the line a person counts.
-var yamlParserProblems = map[string]bool{
-	"did not find expected <stream-start>":   true,
-	"did not find expected <document start>": true,
-	"did not find expected node content":     true,
-	"did not find expected '-' indicator":    true,
-	"did not find expected key":              true,
-	"did not find expected ',' or ']'":       true,
-	"did not find expected ',' or '}'":       true,
-	"found undefined tag handle":             true,
-	"found duplicate %YAML directive":        true,
-	"found incompatible YAML document":       true,
-	"found duplicate %TAG directive":         true,
 }
 
 func deref(n *yaml.Node) *yaml.Node {

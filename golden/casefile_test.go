@@ -144,7 +144,7 @@ func TestParseFileErrors(t *testing.T) {
 		want []string
 	}{
 		{"empty file", "", []string{"c.yaml: the case file is empty; list cases under cases:, each with name, question, subject and dates"}},
-		{"not yaml", "cases: [a\n", []string{"c.yaml:2: did not find expected ',' or ']'; fix the YAML syntax; indent with spaces, and quote text that contains ': ' or starts with a special character"}},
+		{"not yaml", "cases: [a\n", []string{"c.yaml:1: did not find expected ',' or ']'; fix the YAML syntax; indent with spaces, and quote text that contains ': ' or starts with a special character"}},
 		{"two documents", "cases: []\n---\ncases: []\n", []string{"c.yaml:2:1: a second YAML document starts here; keep one document per case file, or split it into several files"}},
 		{"no cases", "defaults:\n  subject: x\n", []string{"c.yaml:1:1: no cases; add cases: with at least one case (name, question, subject, dates)"}},
 		{"unknown top-level key with suggestion", "case:\n  - name: a\n", []string{

@@ -7,7 +7,6 @@ import (
 	"io"
 	"maps"
 	"regexp"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -15,6 +14,7 @@ import (
 
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/internal/suggest"
+	"github.com/ka2/ka2/internal/yamlerr"
 )
 
 // InputStage is the name the run input goes by in the flow's hand-offs and
@@ -84,9 +84,6 @@ func (ps *parser) errorf(code Code, pos Pos, suggestion, format string, args ...
 	ps.report(SeverityError, code, pos, suggestion, format, args...)
 }
 
-// yamlLine finds the line number in a yaml.v3 error message.
-var yamlLine = regexp.MustCompile(`line (\d+)`)
-
 // decode reads one YAML document, turning a panic inside the YAML library
 // into an error: a pipeline file must never crash ka2.
 func decode(dec *yaml.Decoder, n *yaml.Node) (err error) {
@@ -98,42 +95,14 @@ func decode(dec *yaml.Decoder, n *yaml.Node) (err error) {
 	return dec.Decode(n)
 }
 
-// yamlParserProblems are the problems yaml.v3's parser (as opposed to its
-// scanner) reports. For them the library prints the 0-based line of the
-// construct that failed, so the line is one more than the message says.
-var yamlParserProblems = map[string]bool{
-	"did not find expected ',' or ']'":       true,
-	"did not find expected ',' or '}'":       true,
-	"did not find expected '-' indicator":    true,
-	"did not find expected <document start>": true,
-	"did not find expected <stream-start>":   true,
-	"did not find expected key":              true,
-	"did not find expected node content":     true,
-	"found duplicate %TAG directive":         true,
-	"found duplicate %YAML directive":        true,
-	"found incompatible YAML document":       true,
-	"found undefined tag handle":             true,
-}
-
 func (ps *parser) yamlError(err error) {
 	pos := Pos{File: ps.p.File, Line: 1, Col: 1}
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	if m := yamlLine.FindStringSubmatch(msg); m != nil && strings.HasPrefix(msg, m[0]+": ") {
-		msg = strings.TrimPrefix(msg, m[0]+": ")
-		if n, err := strconv.Atoi(m[1]); err == nil && n > 0 {
-			pos.Line = n
-			if yamlParserProblems[msg] {
-				pos.Line++
-			}
-		}
-	} else if yamlParserProblems[msg] {
-		pos.Line = 1
-	}
-	if lines := len(splitLines(ps.src)); pos.Line > lines {
-		pos.Line = lines
+	n, msg := yamlerr.Locate(err, ps.src)
+	if n > 0 {
+		pos.Line = n
 	}
 	hint := "Fix the YAML syntax on this line"
-	if yamlParserProblems[msg] {
+	if yamlerr.IsParserProblem(msg) {
 		hint = "Check the brackets and indentation of the block that starts on this line"
 	}
 	ps.errorf(CodeSyntax, pos, hint, "not valid YAML: %s", msg)

@@ -8,13 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/ka2/ka2/internal/yamlerr"
 )
 
 // DefaultPolicyYAML is the embedded default policy file.
@@ -239,8 +240,6 @@ func (pp *policyParser) errAt(n *yaml.Node, hint, format string, args ...any) *E
 	return e
 }
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
 func (pp *policyParser) parse(data []byte) (*Policy, error) {
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -249,9 +248,8 @@ func (pp *policyParser) parse(data []byte) (*Policy, error) {
 			return nil, pp.errAt(nil, "start from the default: ka2's provenance/default_policy.yaml", "the policy file is empty")
 		}
 		e := pp.errAt(nil, "", "%v", err)
-		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-			e.Line, _ = strconv.Atoi(m[1])
-			e.Message = m[2]
+		if line, msg := yamlerr.Locate(err, data); line > 0 {
+			e.Line, e.Message = line, msg
 		}
 		return nil, e
 	}

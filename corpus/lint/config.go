@@ -8,11 +8,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/ka2/ka2/internal/suggest"
+	"github.com/ka2/ka2/internal/yamlerr"
 	"gopkg.in/yaml.v3"
 )
 
@@ -151,8 +150,6 @@ func validGlob(glob string) bool {
 	return true
 }
 
-var yamlErrLine = regexp.MustCompile(`line (\d+): (.*)`)
-
 // ParseConfig reads a configuration file; name is used in errors. Unknown
 // keys, unknown rule IDs, severities other than error, warning, info and
 // off, and malformed globs are errors (a *ConfigError), so that a typo never
@@ -161,12 +158,8 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 	c := &Config{Path: name, Base: ".", Rules: map[string]Severity{}}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		e := &ConfigError{Path: name, Msg: "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: "), Hint: "fix the YAML syntax"}
-		if m := yamlErrLine.FindStringSubmatch(err.Error()); m != nil {
-			e.Line, _ = strconv.Atoi(m[1])
-			e.Msg = "not valid YAML: " + m[2]
-		}
-		return nil, e
+		line, msg := yamlerr.Locate(err, data)
+		return nil, &ConfigError{Path: name, Line: line, Msg: "not valid YAML: " + msg, Hint: "fix the YAML syntax"}
 	}
 	if len(bytes.TrimSpace(data)) == 0 || len(doc.Content) == 0 {
 		return c, nil
