@@ -39,7 +39,7 @@ type Corpus struct {
 // Every problem means all of them in one run: a duplicate source_id among
 // the files that parsed is reported alongside the files that did not.
 func Load(fsys fs.FS) (*Corpus, error) {
-	paths, errs := walk(fsys)
+	paths, errs := Files(fsys)
 	sources := make([]*Source, len(paths))
 	perFile := make([]ErrorList, len(paths))
 
@@ -126,8 +126,12 @@ func digest(sources []*Source) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// walk lists the *.md files below the root in lexical order.
-func walk(fsys fs.FS) ([]string, ErrorList) {
+// Files lists the policy files (*.md) below the root of fsys in lexical
+// order, skipping names that start with ".", as Load reads them. Entries it
+// cannot read, and symbolic links that do not stay inside the root, are
+// returned as problems; a problem with Path "." means the root itself could
+// not be read.
+func Files(fsys fs.FS) ([]string, ErrorList) {
 	var paths []string
 	var errs ErrorList
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {

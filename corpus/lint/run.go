@@ -138,58 +138,17 @@ func Run(fsys fs.FS, opts Options) (Report, error) {
 	return rep, nil
 }
 
-// walk lists the *.md files below the root in lexical order, as corpus.Load
-// does, and reports the entries it cannot read as findings. It fails only
-// when the root itself cannot be read.
+// walk lists the policy files as corpus.Load reads them, and reports the
+// entries it cannot read as findings. It fails only when the root itself
+// cannot be read.
 func walk(fsys fs.FS) ([]string, []Finding, error) {
-	var paths []string
+	paths, errs := corpus.Files(fsys)
 	var findings []Finding
-	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == "." {
-				return err
-			}
-			findings = append(findings, Finding{Rule: ruleUnreadable.ID, Path: p,
-				Message: "cannot read: " + pathErrorText(err),
-				Hint:    "check that the path exists and is readable"})
-			if d != nil && d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
+	for _, e := range errs {
+		if e.Path == "." || e.Path == "" {
+			return nil, nil, fmt.Errorf("lint: cannot read the corpus: %s", e.Msg)
 		}
-		if p != "." && strings.HasPrefix(d.Name(), ".") {
-			if d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		isMD := path.Ext(p) == ".md"
-		if d.Type()&fs.ModeSymlink != 0 {
-			// As corpus.Load does: check every link, so that a linked folder
-			// outside the root does not vanish silently; a link to a folder
-			// inside the root is not followed, the folder is read where it is.
-			info, err := fs.Stat(fsys, p)
-			switch {
-			case err != nil:
-				findings = append(findings, Finding{Rule: ruleUnreadable.ID, Path: p,
-					Message: "symbolic link leads outside the corpus root, or to nothing",
-					Hint:    "replace the link with a copy of its target, or make it a relative link to a target inside the corpus"})
-				return nil
-			case isMD && !info.Mode().IsRegular():
-				findings = append(findings, Finding{Rule: ruleUnreadable.ID, Path: p,
-					Message: "symbolic link does not lead to a file inside the corpus root",
-					Hint:    "replace the link with a copy of the file, or move its target into the corpus"})
-				return nil
-			}
-		}
-		if d.IsDir() || !isMD {
-			return nil
-		}
-		paths = append(paths, p)
-		return nil
-	})
-	if err != nil {
-		return nil, nil, fmt.Errorf("lint: cannot read the corpus: %w", err)
+		findings = append(findings, Finding{Rule: ruleUnreadable.ID, Path: e.Path, Message: e.Msg, Hint: e.Hint})
 	}
 	return paths, findings, nil
 }
