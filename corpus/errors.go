@@ -2,9 +2,10 @@ package corpus
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/ka2/ka2/internal/diag"
 )
 
 // Code is a stable machine name for a kind of corpus problem. Tools that
@@ -45,23 +46,7 @@ type Error struct {
 
 // Error formats e as "path:line:col: msg; hint".
 func (e *Error) Error() string {
-	var b strings.Builder
-	b.WriteString(e.Path)
-	if e.Line > 0 {
-		fmt.Fprintf(&b, ":%d", e.Line)
-		if e.Col > 0 {
-			fmt.Fprintf(&b, ":%d", e.Col)
-		}
-	}
-	if b.Len() > 0 {
-		b.WriteString(": ")
-	}
-	b.WriteString(e.Msg)
-	if e.Hint != "" {
-		b.WriteString("; ")
-		b.WriteString(e.Hint)
-	}
-	return b.String()
+	return diag.Format(e.Path, e.Line, e.Col, e.Msg, e.Hint)
 }
 
 // ErrorList is every problem found, sorted by path, line, column and code.

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/internal/suggest"
 	"github.com/ka2/ka2/internal/yamlerr"
 	"gopkg.in/yaml.v3"
@@ -55,19 +56,7 @@ type ConfigError struct {
 
 // Error formats e as "path:line:col: msg; hint".
 func (e *ConfigError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.Path)
-	if e.Line > 0 {
-		fmt.Fprintf(&b, ":%d", e.Line)
-		if e.Col > 0 {
-			fmt.Fprintf(&b, ":%d", e.Col)
-		}
-	}
-	b.WriteString(": " + e.Msg)
-	if e.Hint != "" {
-		b.WriteString("; " + e.Hint)
-	}
-	return b.String()
+	return diag.Format(e.Path, e.Line, e.Col, e.Msg, e.Hint)
 }
 
 // severity returns the severity of rule r for the file at corpus path p, or
