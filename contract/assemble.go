@@ -25,7 +25,6 @@ func AssembleHeld(def *Definition, s *provenance.Store, items []Item) ([]byte, [
 		return nil, nil, &provenance.Error{Code: provenance.CodeNotHeld, Op: "assemble",
 			Message: "no store holds the items", Hint: "register them with provenance.Store.Add"}
 	}
-	byKind := map[Kind][]Item{}
 	for i, it := range items {
 		if !s.Holds(it) {
 			return nil, nil, &provenance.Error{Code: provenance.CodeNotHeld, Op: "assemble", Type: it.Kind, Item: it.Key, Source: it.Source,
@@ -41,16 +40,31 @@ func AssembleHeld(def *Definition, s *provenance.Store, items []Item) ([]byte, [
 		if it.Kind == KindEvidence && it.Ref.SourceID == "" {
 			return nil, nil, fmt.Errorf("evidence item %s from %s has no address to cite", short(it.Key), it.Source)
 		}
-		byKind[it.Kind] = append(byKind[it.Kind], it)
+	}
+	// ofKind lists the items of kind k, in the order given, reusing one
+	// buffer: each list is used before the next is made.
+	buf := make([]*Item, 0, len(items))
+	ofKind := func(k Kind) []*Item {
+		buf = buf[:0]
+		for i := range items {
+			if items[i].Kind == k {
+				buf = append(buf, &items[i])
+			}
+		}
+		return buf
 	}
 	for _, k := range []Kind{KindInstruction, KindExample, KindQuestion} {
-		if n := len(byKind[k]); n == 0 || (k != KindInstruction && n > 1) {
+		if n := len(ofKind(k)); n == 0 || (k != KindInstruction && n > 1) {
 			return nil, nil, fmt.Errorf("a contract needs exactly one %s item, got %d", k, n)
 		}
 	}
 
-	b := make([]byte, 0, 1024)
-	var spans []budget.Span
+	size := 256 + len(def.Template)
+	for _, it := range items {
+		size += len(it.Text) + len(it.Source) + 96
+	}
+	b := make([]byte, 0, size+size/16) // escapes take a little more
+	spans := make([]budget.Span, 0, len(items))
 	mark := func(k Kind, label string, start int) {
 		spans = append(spans, budget.Span{Kind: budget.Kind(k), Label: label, Start: start, End: len(b)})
 	}
@@ -58,7 +72,7 @@ func AssembleHeld(def *Definition, s *provenance.Store, items []Item) ([]byte, [
 	first := true
 	for _, f := range def.Fields {
 		k := Kind(f.ContextType)
-		list := byKind[k]
+		list := ofKind(k)
 		if f.ContextType != constantType && !f.Required && len(list) == 0 {
 			continue
 		}
@@ -101,10 +115,10 @@ func AssembleHeld(def *Definition, s *provenance.Store, items []Item) ([]byte, [
 				start := len(b)
 				label := it.Source
 				if k == KindEvidence {
-					b = appendEvidence(b, it)
+					b = appendEvidence(b, *it)
 					label = it.Ref.Address()
 				} else {
-					b = appendTextItem(b, it)
+					b = appendTextItem(b, *it)
 				}
 				mark(k, label, start)
 			}

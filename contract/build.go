@@ -124,14 +124,15 @@ func (b *Builder) BuildInto(s *provenance.Store, req Request) (*Result, error) {
 		return nil, fmt.Errorf("%w for subject %s on %s%s", ErrNoEvidence,
 			strings.Join(sel.Query.Subjects, ", "), dateList(sel.Query.Dates), langNote(lang))
 	}
-	evidence, err := EvidenceItems(sel.Sources, req.Short, time.Time{})
+	evidence, err := evidenceCandidates(b.Index.Corpus(), sel.Sources, req.Short)
 	if err != nil {
 		return nil, err
 	}
 	refused := func(what string, err error) (*Result, error) {
 		return &Result{Lang: lang, Selection: sel, Store: s}, fmt.Errorf("%s: %w", what, err)
 	}
-	var items, extras []Item
+	items := make([]Item, 0, 3+len(evidence)+len(req.Items))
+	var extras []Item
 	add := func(c Item) error {
 		it, err := s.Add(c)
 		if err == nil {
@@ -139,10 +140,12 @@ func (b *Builder) BuildInto(s *provenance.Store, req Request) (*Result, error) {
 		}
 		return err
 	}
-	if err := add(NewItem(KindInstruction, provenance.SourceSystem, content.Instruction, time.Time{})); err != nil {
+	// The store computes the content IDs of candidates without one, so
+	// the build's own items leave them out rather than compute them twice.
+	if err := add(Item{Kind: KindInstruction, Source: provenance.SourceSystem, Text: content.Instruction}); err != nil {
 		return refused("the instruction", err)
 	}
-	if err := add(NewExample(content.Example, time.Time{})); err != nil {
+	if err := add(Item{Kind: KindExample, Source: provenance.SourceSystem, Text: provenance.ExampleText(content.Example), Example: content.Example}); err != nil {
 		return refused("the example", err)
 	}
 	for _, c := range evidence {
@@ -150,7 +153,7 @@ func (b *Builder) BuildInto(s *provenance.Store, req Request) (*Result, error) {
 			return refused("evidence "+c.Ref.Address(), err)
 		}
 	}
-	if err := add(NewItem(KindQuestion, provenance.SourceUser, req.Question, time.Time{})); err != nil {
+	if err := add(Item{Kind: KindQuestion, Source: provenance.SourceUser, Text: req.Question}); err != nil {
 		return refused("the question", err)
 	}
 	for i, c := range req.Items {
@@ -243,6 +246,27 @@ func EvidenceItems(sources []*corpus.Source, short bool, now time.Time) ([]Item,
 				return nil, err
 			}
 			items = append(items, it)
+		}
+	}
+	return items, nil
+}
+
+// evidenceCandidates is EvidenceItems without content IDs, which the
+// store computes when it registers them.
+func evidenceCandidates(c *corpus.Corpus, sources []*corpus.Source, short bool) ([]Item, error) {
+	items := make([]Item, 0, len(sources))
+	for _, s := range sources {
+		ranges := []corpus.Range{s.Body()}
+		if short && len(s.Cite) > 0 {
+			ranges = s.Cite
+		}
+		for _, r := range ranges {
+			quote, err := c.Quote(s, r)
+			if err != nil {
+				return nil, err
+			}
+			items = append(items, Item{Kind: KindEvidence, Source: provenance.SchemeCorpus + ":" + s.ID, Text: quote,
+				Ref: Ref{SourceID: s.ID, Version: s.Version, Lang: s.Lang, Lines: r}})
 		}
 	}
 	return items, nil

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"time"
 
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/corpus"
@@ -150,6 +151,14 @@ func LoadDefinition(file string) (*Definition, error) {
 // problems name files as a person would type them: dir joined with the path
 // inside it.
 func LoadCorpus(dir string) (*corpus.Corpus, error) {
+	return ReloadCorpus(dir, nil, time.Time{})
+}
+
+// ReloadCorpus loads the corpus in folder dir as LoadCorpus does, reusing
+// what prev parsed from files that have not changed since (see
+// corpus.LoadReusing for prev and cutoff). The embedded sample is loaded
+// whole.
+func ReloadCorpus(dir string, prev *corpus.Corpus, cutoff time.Time) (*corpus.Corpus, error) {
 	if dir == "" {
 		return corpus.Load(corpus.Sample())
 	}
@@ -158,7 +167,7 @@ func LoadCorpus(dir string) (*corpus.Corpus, error) {
 		return nil, &ConfigError{SettingCorpus, fmt.Errorf("open corpus: %w; check the --corpus folder", err)}
 	}
 	defer root.Close()
-	corp, err := corpus.Load(root.FS())
+	corp, err := corpus.LoadReusing(root.FS(), prev, cutoff)
 	if err != nil {
 		var list corpus.ErrorList
 		if errors.As(err, &list) {

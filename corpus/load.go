@@ -1,17 +1,18 @@
 package corpus
 
 import (
-	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Corpus is a loaded, checked set of policy sources.
@@ -23,6 +24,13 @@ type Corpus struct {
 	Digest string
 
 	byID map[string][]*Source
+	// bodies holds, for sources whose body lines joined by "\n" are a
+	// piece of their file (no CRLF), that piece, so Quote slices it
+	// instead of joining lines.
+	bodies map[*Source]string
+	// files records, by path, each file's status when it was read and the
+	// source parsed from it, for LoadReusing.
+	files map[string]fileRecord
 }
 
 // Load reads every *.md file below the root of fsys. Files and folders whose
@@ -39,8 +47,35 @@ type Corpus struct {
 // Every problem means all of them in one run: a duplicate source_id among
 // the files that parsed is reported alongside the files that did not.
 func Load(fsys fs.FS) (*Corpus, error) {
-	paths, errs := Files(fsys)
+	return load(fsys, nil, time.Time{})
+}
+
+// LoadReusing loads like Load, but does not read again a file that prev
+// read, when its status (size, modification time, mode, and where the
+// platform reports them its inode and change time) is the same as then
+// and it last changed before cutoff: prev's parsed source is reused. The
+// result is the corpus Load would return as long as every file that
+// changed since prev was loaded got a new status — which a write always
+// gives it, unless it happened within the file system's timestamp
+// granularity of the moment prev read the file. Pass as cutoff the time
+// prev's load started, less a margin wider than that granularity (a
+// second), so that files changed around then are always read. Symbolic
+// links are always followed and read again. A nil prev reads everything.
+func LoadReusing(fsys fs.FS, prev *Corpus, cutoff time.Time) (*Corpus, error) {
+	return load(fsys, prev, cutoff)
+}
+
+// fileRecord is what a load knew about one file.
+type fileRecord struct {
+	stat fileStat
+	src  *Source
+}
+
+func load(fsys fs.FS, prev *Corpus, cutoff time.Time) (*Corpus, error) {
+	paths, entries, errs := files(fsys)
 	sources := make([]*Source, len(paths))
+	bodies := make([]string, len(paths))
+	stats := make([]fileStat, len(paths))
 	perFile := make([]ErrorList, len(paths))
 
 	var wg sync.WaitGroup
@@ -48,7 +83,11 @@ func Load(fsys fs.FS) (*Corpus, error) {
 	for range min(runtime.GOMAXPROCS(0), max(len(paths), 1)) {
 		wg.Go(func() {
 			for i := range next {
-				sources[i], perFile[i] = loadFile(fsys, paths[i])
+				if rec, ok := prev.reusable(paths[i], entries[i], cutoff); ok {
+					sources[i], bodies[i], stats[i] = rec.src, prev.bodies[rec.src], rec.stat
+					continue
+				}
+				sources[i], bodies[i], stats[i], perFile[i] = loadFile(fsys, paths[i])
 			}
 		})
 	}
@@ -80,15 +119,90 @@ func Load(fsys fs.FS) (*Corpus, error) {
 	if len(errs) > 0 {
 		return nil, errs.err()
 	}
+	c.bodies = make(map[*Source]string, len(sources))
+	c.files = make(map[string]fileRecord, len(sources))
+	for i, src := range sources {
+		if bodies[i] != "" {
+			c.bodies[src] = bodies[i]
+		}
+		if stats[i] != (fileStat{}) {
+			c.files[paths[i]] = fileRecord{stat: stats[i], src: src}
+		}
+	}
 	return c, nil
+}
+
+// reusable returns what c knows of the file at p when the file has not
+// changed since c read it (see LoadReusing).
+func (c *Corpus) reusable(p string, d fs.DirEntry, cutoff time.Time) (fileRecord, bool) {
+	if c == nil || !d.Type().IsRegular() {
+		return fileRecord{}, false
+	}
+	rec, ok := c.files[p]
+	if !ok {
+		return fileRecord{}, false
+	}
+	info, err := d.Info() // the walk's lstat, where it made one
+	if err != nil || !info.Mode().IsRegular() {
+		return fileRecord{}, false
+	}
+	st := statOf(info)
+	if st != rec.stat || !st.changed().Before(cutoff) {
+		return fileRecord{}, false
+	}
+	return rec, true
+}
+
+// fileStat is the status of a file that tells whether it changed.
+type fileStat struct {
+	size         int64
+	mode         fs.FileMode
+	mtime, ctime int64 // Unix nanoseconds; ctime 0 where unknown
+	ino          uint64
+}
+
+func statOf(info fs.FileInfo) fileStat {
+	st := fileStat{size: info.Size(), mode: info.Mode(), mtime: info.ModTime().UnixNano()}
+	st.ino, st.ctime = sysStat(info)
+	return st
+}
+
+// changed is when the file last changed, as far as its status tells.
+func (st fileStat) changed() time.Time {
+	return time.Unix(0, max(st.mtime, st.ctime))
+}
+
+// Quote returns the lines r of s joined by "\n", as s.Quote does, without
+// copying them when s was loaded with c from a file without CRLF.
+func (c *Corpus) Quote(s *Source, r Range) (string, error) {
+	body, ok := c.bodies[s]
+	if !ok || r.Start < 1 || r.Start > r.End || r.End > len(s.Lines) {
+		return s.Quote(r)
+	}
+	off := 0
+	for _, l := range s.Lines[:r.Start-1] {
+		off += len(l) + 1
+	}
+	end := off - 1
+	for _, l := range s.Lines[r.Start-1 : r.End] {
+		end += len(l) + 1
+	}
+	return body[off:end], nil
 }
 
 // New builds a corpus from parsed sources, checking what only the whole set
 // can show (duplicate source_id for a language).
 func New(sources []*Source) (*Corpus, error) {
-	c := &Corpus{Sources: slices.Clone(sources), byID: map[string][]*Source{}}
+	c := &Corpus{Sources: slices.Clone(sources), byID: make(map[string][]*Source, len(sources))}
 	slices.SortFunc(c.Sources, func(a, b *Source) int {
-		return cmp.Or(strings.Compare(a.ID, b.ID), strings.Compare(a.Lang, b.Lang), strings.Compare(a.Path, b.Path))
+		// Not cmp.Or, which would compare all three every time.
+		if n := strings.Compare(a.ID, b.ID); n != 0 {
+			return n
+		}
+		if n := strings.Compare(a.Lang, b.Lang); n != 0 {
+			return n
+		}
+		return strings.Compare(a.Path, b.Path)
 	})
 	var errs ErrorList
 	for _, s := range c.Sources {
@@ -105,7 +219,7 @@ func New(sources []*Source) (*Corpus, error) {
 	if err := errs.err(); err != nil {
 		return nil, err
 	}
-	c.Digest = digest(c.Sources)
+	c.Digest = digest(sources) // Load gives them in path order already
 	return c, nil
 }
 
@@ -117,11 +231,16 @@ func langSuffix(lang string) string {
 }
 
 func digest(sources []*Source) string {
-	byPath := slices.Clone(sources)
-	slices.SortFunc(byPath, func(a, b *Source) int { return strings.Compare(a.Path, b.Path) })
+	byPath := func(a, b *Source) int { return strings.Compare(a.Path, b.Path) }
+	if !slices.IsSortedFunc(sources, byPath) {
+		sources = slices.SortedFunc(slices.Values(sources), byPath)
+	}
 	h := sha256.New()
-	for _, s := range byPath {
-		fmt.Fprintf(h, "%s\x00%s\n", s.Path, s.Digest)
+	for _, s := range sources {
+		io.WriteString(h, s.Path)
+		io.WriteString(h, "\x00")
+		io.WriteString(h, s.Digest)
+		io.WriteString(h, "\n")
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
@@ -132,7 +251,14 @@ func digest(sources []*Source) string {
 // returned as problems; a problem with Path "." means the root itself could
 // not be read.
 func Files(fsys fs.FS) ([]string, ErrorList) {
+	paths, _, errs := files(fsys)
+	return paths, errs
+}
+
+// files is Files, with the directory entry of each path.
+func files(fsys fs.FS) ([]string, []fs.DirEntry, ErrorList) {
 	var paths []string
+	var entries []fs.DirEntry
 	var errs ErrorList
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -173,27 +299,65 @@ func Files(fsys fs.FS) ([]string, ErrorList) {
 			return nil
 		}
 		paths = append(paths, p)
+		entries = append(entries, d)
 		return nil
 	})
 	if err != nil {
 		errs = append(errs, &Error{Code: CodeUnreadable, Msg: "cannot read the corpus: " + err.Error()})
 	}
-	return paths, errs
+	return paths, entries, errs
 }
 
-func loadFile(fsys fs.FS, p string) (*Source, ErrorList) {
-	data, err := fs.ReadFile(fsys, p)
+// loadFile reads and parses the file at p. It returns the source, its
+// body when that is a piece of the file, and the file's status as it was
+// when it was opened (zero when unknown).
+func loadFile(fsys fs.FS, p string) (*Source, string, fileStat, ErrorList) {
+	data, st, err := readFile(fsys, p)
 	if err != nil {
-		return nil, ErrorList{{Path: p, Code: CodeUnreadable, Msg: "cannot read: " + unwrapPathError(err),
+		return nil, "", fileStat{}, ErrorList{{Path: p, Code: CodeUnreadable, Msg: "cannot read: " + unwrapPathError(err),
 			Hint: "check the file's permissions, and that links stay inside the corpus"}}
 	}
-	s, err := Parse(p, data)
+	s, text, err := parse(p, data, true) // data is not used again
 	if err != nil {
 		var l ErrorList
 		errors.As(err, &l)
-		return nil, l
+		return nil, "", fileStat{}, l
 	}
-	return s, nil
+	return s, text, st, nil
+}
+
+// readFile reads the file at p, as fs.ReadFile does, and its status from
+// the open file, taken before reading: a change after that gives the file
+// a new status, so LoadReusing reads it again.
+func readFile(fsys fs.FS, p string) ([]byte, fileStat, error) {
+	f, err := fsys.Open(p)
+	if err != nil {
+		return nil, fileStat{}, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, fileStat{}, err
+	}
+	buf := make([]byte, 0, info.Size()+1) // +1: see EOF without growing
+	for {
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fileStat{}, err
+		}
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+	}
+	st := fileStat{}
+	if info.Mode().IsRegular() {
+		st = statOf(info)
+	}
+	return buf, st, nil
 }
 
 // unwrapPathError drops the operation and path that fs errors repeat, since

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"gopkg.in/yaml.v3"
 
@@ -138,19 +139,30 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 // Source; it should be slash-separated and relative to the corpus root. On
 // failure the error is an ErrorList with every problem found in the file.
 func Parse(path string, data []byte) (*Source, error) {
-	p := parser{src: &Source{Path: path, Keys: map[string]Pos{}}}
+	s, _, err := parse(path, data, false)
+	return s, err
+}
+
+// parse is Parse; with owned, data belongs to the parser from now on and
+// is never changed, so the Source's strings can share its bytes instead
+// of a copy. It also returns the body lines joined by "\n" when that is a
+// piece of the file (no CRLF), or "".
+func parse(path string, data []byte, owned bool) (*Source, string, error) {
+	p := parser{src: &Source{Path: path, Keys: make(map[string]Pos, len(knownKeys))}, owned: owned}
 	sum := sha256.Sum256(data)
 	p.src.Digest = hex.EncodeToString(sum[:])
 	p.parse(data)
 	if err := p.errs.err(); err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	return p.src, nil
+	return p.src, p.body, nil
 }
 
 type parser struct {
-	src  *Source
-	errs ErrorList
+	src   *Source
+	owned bool   // the bytes parsed are the parser's (see parse)
+	body  string // the body as a piece of the file, when it is one
+	errs  ErrorList
 }
 
 func (p *parser) errorf(line, col int, code Code, hint, format string, args ...any) {
@@ -168,7 +180,13 @@ func (p *parser) parse(data []byte) {
 		p.errorf(line, col, CodeInvalidUTF8, "save the file as UTF-8", "invalid UTF-8")
 		return
 	}
-	lines, crlf := splitLines(string(data))
+	text := ""
+	if p.owned && len(data) > 0 {
+		text = unsafe.String(unsafe.SliceData(data), len(data))
+	} else {
+		text = string(data)
+	}
+	lines, crlf := splitLines(text)
 	p.src.HasCRLF = crlf
 	if len(lines) == 0 || !isDelimiter(lines[0]) {
 		p.errorf(1, 1, CodeNoFrontMatter, "start the file with a line '---', the keys, then another '---'",
@@ -189,7 +207,28 @@ func (p *parser) parse(data []byte) {
 	}
 	p.src.BodyLine = end + 2
 	p.src.Lines = lines[end+1:]
-	p.frontMatter(strings.Join(lines[1:end], "\n"))
+	if !crlf {
+		p.body = joinLines(text, lines, crlf, end+1, len(lines))
+	}
+	p.frontMatter(joinLines(text, lines, crlf, 1, end))
+}
+
+// joinLines returns lines[i:j] joined by "\n". Without CRLF, lines are
+// the pieces of text between its LFs, so the result is a piece of text
+// and costs no copy.
+func joinLines(text string, lines []string, crlf bool, i, j int) string {
+	if crlf || i >= j {
+		return strings.Join(lines[i:j], "\n")
+	}
+	off := 0
+	for _, l := range lines[:i] {
+		off += len(l) + 1
+	}
+	n := j - i - 1
+	for _, l := range lines[i:j] {
+		n += len(l)
+	}
+	return text[off : off+n]
 }
 
 // splitLines splits s into lines without terminators. LF and CRLF give the
@@ -248,7 +287,9 @@ func (p *parser) frontMatter(text string) {
 		return
 	}
 	var doc yaml.Node
-	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
+	release, err := decodeFrontMatter(text, &doc)
+	defer release()
+	if err != nil {
 		line, col := 1, 1
 		n, msg := yamlerr.Locate(err, []byte(text))
 		if n > 0 {

@@ -19,12 +19,16 @@ func slowCanonical(text string) string {
 // FuzzCanonicalFastPath: the ASCII fast path gives the same canonical form
 // as NFKC and full case folding.
 func FuzzCanonicalFastPath(f *testing.F) {
-	for _, s := range []string{"", "Hello  World", "\t\v\f\r\n x ", "A-104: OK.", "\x00\x7f~", "Straße", "ＡＢＣ"} {
+	for _, s := range []string{"", "Hello  World", "\t\v\f\r\n x ", "A-104: OK.", "\x00\x7f~", "Straße", "ＡＢＣ", "  ", strings.Repeat("Ab \t", 700)} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := Canonical(s), slowCanonical(s); got != want {
+		want := slowCanonical(s)
+		if got := Canonical(s); got != want {
 			t.Fatalf("Canonical(%q) = %q, want %q", s, got, want)
+		}
+		if id, empty := contentID(s); id != idOf(want) || empty != (want == "") {
+			t.Fatalf("contentID(%q) = %s, %v; want %s, %v", s, id, empty, idOf(want), want == "")
 		}
 	})
 }

@@ -5,10 +5,12 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"hash"
 	"strings"
 	"sync"
 	"time"
 	"unicode"
+	"unsafe"
 
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
@@ -145,13 +147,63 @@ func Canonical(text string) string {
 
 // ContentID is the hex SHA-256 of the UTF-8 bytes of Canonical(text): the
 // same content gets the same ID on every run and machine.
-func ContentID(text string) string { return idOf(Canonical(text)) }
+func ContentID(text string) string {
+	id, _ := contentID(text)
+	return id
+}
+
+// contentID returns the content ID of text and whether its canonical form
+// is empty. ASCII text is canonicalized and hashed in one pass, without
+// building the canonical string.
+func contentID(text string) (id string, empty bool) {
+	if isASCII(text) {
+		return asciiContentID(text)
+	}
+	c := Canonical(text)
+	return idOf(c), c == ""
+}
+
+// asciiSpace marks the bytes unicode.IsSpace reports in ASCII.
+var asciiSpace = [256]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
+
+// asciiContentID is idOf(Canonical(text)) for ASCII text: lower-cased,
+// white-space runs collapsed to one space, trimmed, in one pass into a
+// pooled buffer.
+func asciiContentID(text string) (string, bool) {
+	bp := canonBufs.Get().(*[]byte)
+	buf := (*bp)[:0]
+	space := false
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if asciiSpace[c] {
+			space = len(buf) > 0
+			continue
+		}
+		if space {
+			buf = append(buf, ' ')
+			space = false
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf = append(buf, c)
+	}
+	sum := sha256.Sum256(buf)
+	empty := len(buf) == 0
+	if cap(buf) <= 1<<16 {
+		*bp = buf
+		canonBufs.Put(bp)
+	}
+	return hex.EncodeToString(sum[:]), empty
+}
 
 // idOf is the content ID of a canonical form.
 func idOf(canon string) string {
 	sum := sha256.Sum256([]byte(canon))
 	return hex.EncodeToString(sum[:])
 }
+
+var canonBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
 func isASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
@@ -181,8 +233,16 @@ func asciiLower(s string) string {
 // same content ID but different bytes have different exact digests; the
 // audit history records both.
 func ExactDigest(text string) string {
-	sum := sha256.Sum256([]byte(text))
-	return hex.EncodeToString(sum[:])
+	h := sha256.New()
+	writeString(h, text)
+	var sum [sha256.Size]byte
+	return hex.EncodeToString(h.Sum(sum[:0]))
+}
+
+// writeString writes s to h without copying it: a hash, like every
+// io.Writer, must not modify or keep the slice it is given.
+func writeString(h hash.Hash, s string) {
+	h.Write(unsafe.Slice(unsafe.StringData(s), len(s)))
 }
 
 // ShortID is the prefix of a content ID or key used in messages when the
@@ -202,7 +262,7 @@ func itemKey(it Item) string {
 	put := func(s string) {
 		binary.BigEndian.PutUint64(n[:], uint64(len(s)))
 		h.Write(n[:])
-		h.Write([]byte(s))
+		writeString(h, s)
 	}
 	putInt := func(i int) {
 		binary.BigEndian.PutUint64(n[:], uint64(int64(i)))

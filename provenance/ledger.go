@@ -24,13 +24,25 @@ type Origin struct {
 // also indexes each registered line long enough for the wrapped-content
 // check. The Store writes to it; its read methods are safe for concurrent
 // use with the store's writes.
+//
+// The line index is built lazily: registering a content only queues its
+// text, and the first wrapped-content check indexes the queue in
+// registration order. A build that never checks (no instruction after
+// other content) never canonicalizes a line; one that does finds exactly
+// what an eager index would have.
 type Ledger struct {
 	mu       sync.RWMutex
 	origins  map[string]Origin
 	min      int              // shortest indexed line, in code points
+	pending  []pendingText    // registered texts not indexed yet, in order
 	lines    []lineEntry      // indexed lines, in registration order
 	byPrefix map[string][]int // the first min code points of a line → lines
 	seen     map[string]bool  // canonical lines already indexed
+}
+
+type pendingText struct {
+	origin Origin
+	text   string
 }
 
 type lineEntry struct {
@@ -40,7 +52,7 @@ type lineEntry struct {
 }
 
 func newLedger(minWrapped int) *Ledger {
-	return &Ledger{origins: map[string]Origin{}, min: minWrapped, byPrefix: map[string][]int{}, seen: map[string]bool{}}
+	return &Ledger{origins: make(map[string]Origin, 8), min: minWrapped}
 }
 
 // Origin returns the origin of the content with this content ID.
@@ -90,9 +102,10 @@ func (l *Ledger) ShortID(id string) string {
 }
 
 // record notes o as the origin of its content unless one is known, and
-// indexes the content's lines. canon is the canonical form of text.
-func (l *Ledger) record(o Origin, text, canon string) {
-	if canon == "" {
+// queues the content's lines for the index. empty reports that the
+// canonical form of text is empty: such content is not recorded.
+func (l *Ledger) record(o Origin, text string, empty bool) {
+	if empty {
 		return
 	}
 	l.mu.Lock()
@@ -100,32 +113,44 @@ func (l *Ledger) record(o Origin, text, canon string) {
 	if _, ok := l.origins[o.ContentID]; !ok {
 		l.origins[o.ContentID] = o
 	}
-	if l.min <= 0 {
-		return
-	}
-	ls := lines(text)
-	for _, line := range ls {
-		c := canon
-		if len(ls) > 1 {
-			c = Canonical(line)
-		}
-		if l.seen[c] || utf8.RuneCountInString(c) < l.min {
-			continue
-		}
-		l.seen[c] = true
-		l.byPrefix[prefixRunes(c, l.min)] = append(l.byPrefix[prefixRunes(c, l.min)], len(l.lines))
-		l.lines = append(l.lines, lineEntry{canon: c, line: strings.TrimSpace(line), origin: o})
+	if l.min > 0 {
+		l.pending = append(l.pending, pendingText{o, text})
 	}
 }
 
+// index indexes the queued texts' lines, in registration order. l.mu must
+// be held for writing.
+func (l *Ledger) index() {
+	if l.seen == nil {
+		l.byPrefix, l.seen = map[string][]int{}, map[string]bool{}
+	}
+	for _, p := range l.pending {
+		for _, line := range lines(p.text) {
+			c := Canonical(line)
+			if l.seen[c] || utf8.RuneCountInString(c) < l.min {
+				continue
+			}
+			l.seen[c] = true
+			l.byPrefix[prefixRunes(c, l.min)] = append(l.byPrefix[prefixRunes(c, l.min)], len(l.lines))
+			l.lines = append(l.lines, lineEntry{canon: c, line: strings.TrimSpace(line), origin: p.origin})
+		}
+	}
+	l.pending = nil
+}
+
 // wrapped finds the earliest-registered indexed line, of an origin type
-// other than except, that occurs in canon (a canonical text).
-func (l *Ledger) wrapped(canon string, except Kind) (lineEntry, bool) {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	if l.min <= 0 || len(l.lines) == 0 {
+// other than except, that occurs in the canonical form of text.
+func (l *Ledger) wrapped(text string, except Kind) (lineEntry, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.min <= 0 {
 		return lineEntry{}, false
 	}
+	l.index()
+	if len(l.lines) == 0 {
+		return lineEntry{}, false
+	}
+	canon := Canonical(text)
 	best := -1
 	starts := make([]int, 0, len(canon))
 	for i := range canon {

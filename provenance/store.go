@@ -57,12 +57,15 @@ func NewStore(p *Policy, opts ...Option) *Store {
 	if len(p.wrapped) == 0 {
 		minWrapped = 0
 	}
-	s := &Store{policy: p, now: func() time.Time { return time.Time{} }, ledger: newLedger(minWrapped), items: map[string]*record{}}
+	s := &Store{policy: p, now: zeroTime, ledger: newLedger(minWrapped), items: make(map[string]*record, 8),
+		order: make([]string, 0, 8), history: make([]Event, 0, 8)}
 	for _, o := range opts {
 		o(s)
 	}
 	return s
 }
+
+func zeroTime() time.Time { return time.Time{} }
 
 // Policy returns the store's policy.
 func (s *Store) Policy() *Policy { return s.policy }
@@ -107,8 +110,7 @@ func (s *Store) add(c Item, created time.Time) (Item, bool, error) {
 	if err := checkCandidate(c); err != nil {
 		return refuse(CodeInvalid, "", "%v", err)
 	}
-	canon := Canonical(c.Text)
-	id := idOf(canon)
+	id, empty := contentID(c.Text)
 	if c.ID != "" && c.ID != id {
 		return refuse(CodeInvalid, "", "the item's content ID %s is not the content ID of its text", ShortID(c.ID))
 	}
@@ -120,13 +122,13 @@ func (s *Store) add(c Item, created time.Time) (Item, bool, error) {
 		}
 		return refuse(CodeSourceNotAllowed, hint, "source %s may not register %s (policy %s)", c.Source, c.Kind, p.Name())
 	}
-	if canon != "" && p.IsProtected(c.Kind) {
+	if !empty && p.IsProtected(c.Kind) {
 		if o, ok := s.ledger.Origin(id); ok && o.Kind != c.Kind {
 			return Item{}, false, s.protectedError(OpAdd, c, o, "")
 		}
 	}
-	if canon != "" && s.ledger.min > 0 && contains(p.wrapped, c.Kind) {
-		if e, ok := s.ledger.wrapped(canon, c.Kind); ok {
+	if !empty && s.ledger.min > 0 && contains(p.wrapped, c.Kind) {
+		if e, ok := s.ledger.wrapped(c.Text, c.Kind); ok {
 			err := s.protectedError(OpAdd, c, e.origin, "")
 			err.Code = CodeWrapped
 			err.Message = fmt.Sprintf("%s cannot be inserted into %s context (it contains a line first registered as %s, id=%s: %q)",
@@ -142,7 +144,7 @@ func (s *Store) add(c Item, created time.Time) (Item, bool, error) {
 	}
 	s.items[it.Key] = &record{item: it, root: it.Kind}
 	s.order = append(s.order, it.Key)
-	s.ledger.record(Origin{Kind: it.Kind, ContentID: id, Item: it.Key, Source: it.Source, Seq: len(s.history) + 1}, it.Text, canon)
+	s.ledger.record(Origin{Kind: it.Kind, ContentID: id, Item: it.Key, Source: it.Source, Seq: len(s.history) + 1}, it.Text, empty)
 	return it, false, nil
 }
 

@@ -90,13 +90,14 @@ func (o *BuildOptions) build() (*buildRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	o.applyRequest(rf)
-	q, err := o.query()
+	// Check the settings before loading anything, then build as `ka2
+	// serve`'s POST /v1/contract does, through Builder.BuildFile.
+	flags := o.settings()
+	set := flags.Apply(rf)
+	o.applySettings(set)
+	req, err := set.Request(rf)
 	if err != nil {
-		return nil, err
-	}
-	if o.Question == "" {
-		return nil, usageError{errors.New("--question is required")}
+		return nil, settingUsage(err)
 	}
 	policy, err := o.policy()
 	if err != nil {
@@ -109,11 +110,7 @@ func (o *BuildOptions) build() (*buildRun, error) {
 	// The clock stamps items and audit events only; no byte of the
 	// contract or the trace depends on it.
 	b.Policy, b.Now = policy, o.f.Now
-	req := contract.Request{Query: q, Question: o.Question, Short: o.Short, RequireEvidence: o.RequireEvidence}
-	if rf != nil {
-		req.Items, req.Promote = rf.Candidates(), rf.Promote
-	}
-	res, err := b.Build(req)
+	res, err := b.BuildFile(flags, rf)
 	if res == nil {
 		return nil, err
 	}
@@ -139,8 +136,7 @@ func runBuild(o *BuildOptions) error {
 	if err != nil {
 		return err
 	}
-	out := append(bytes.Clone(run.res.JSON), '\n')
-	_, err = o.f.Out.Write(out)
+	_, err = run.res.WriteTo(o.f.Out)
 	return err
 }
 

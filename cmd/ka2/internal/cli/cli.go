@@ -98,6 +98,7 @@ Without --corpus, commands use the embedded sample corpus.`,
 		NewCmdReport(f, nil),
 		NewCmdImpact(f, nil),
 		NewCmdLint(f, nil),
+		NewCmdServe(f, nil),
 	)
 	return root
 }

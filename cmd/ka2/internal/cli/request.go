@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -55,27 +56,32 @@ func (t *typedFlags) policy() (*provenance.Policy, error) {
 	return provenance.ParsePolicy(t.Policy, data)
 }
 
-// applyRequest replaces the build options the request sets.
-func (o *BuildOptions) applyRequest(rf *contract.RequestFile) {
-	if rf == nil {
-		return
+// settings are the build flags as contract.Settings.
+func (o *BuildOptions) settings() contract.Settings {
+	return contract.Settings{Subjects: o.Subjects, Dates: o.Dates, Question: o.Question, Lang: o.Lang,
+		Short: o.Short, RequireEvidence: o.RequireEvidence}
+}
+
+// applySettings sets the build flags from s, so that the trace and the
+// budget report show what the request replaced.
+func (o *BuildOptions) applySettings(s contract.Settings) {
+	o.Subjects, o.Dates, o.Question, o.Lang = s.Subjects, s.Dates, s.Question, s.Lang
+	o.Short, o.RequireEvidence = s.Short, s.RequireEvidence
+}
+
+// settingUsage words a contract.SettingError as the flag to fix.
+func settingUsage(err error) error {
+	var se *contract.SettingError
+	if !errors.As(err, &se) {
+		return err
 	}
-	if s := rf.SubjectList(); len(s) > 0 {
-		o.Subjects = s
+	switch {
+	case se.Setting == contract.SettingSubject:
+		return usageError{errors.New("--subject is required, e.g. --subject lodging")}
+	case se.Setting == contract.SettingDate && errors.Is(se.Err, contract.ErrMissing):
+		return usageError{errors.New("--date is required, e.g. --date 2026-09-14")}
+	case se.Setting == contract.SettingDate:
+		return usageError{fmt.Errorf("--date %w", se.Err)}
 	}
-	if len(rf.Dates) > 0 {
-		o.Dates = rf.Dates
-	}
-	if rf.Question != "" {
-		o.Question = rf.Question
-	}
-	if rf.Lang != "" {
-		o.Lang = rf.Lang
-	}
-	if rf.Short != nil {
-		o.Short = *rf.Short
-	}
-	if rf.RequireEvidence != nil {
-		o.RequireEvidence = *rf.RequireEvidence
-	}
+	return usageError{errors.New("--question is required")}
 }

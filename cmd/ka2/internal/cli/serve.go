@@ -1,0 +1,210 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"runtime/pprof"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/serve"
+)
+
+// ServeOptions are the inputs of `ka2 serve`.
+type ServeOptions struct {
+	f *Factory
+	corpusFlags
+	budgetFlags
+	Lang            string
+	Short           bool
+	RequireEvidence bool
+	Policy          string
+	Addr            string
+	LogFormat       string
+	LogLevel        string
+	Watch           bool
+	Debounce        time.Duration
+	DrainTimeout    time.Duration
+	CPUProfile      string
+}
+
+// NewCmdServe makes `ka2 serve`. runF replaces the run step in tests.
+func NewCmdServe(f *Factory, runF func(*ServeOptions) error) *cobra.Command {
+	opts := &ServeOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Answer contract requests over HTTP, reloading the corpus when it changes",
+		Long: `Serve loads the corpus once and answers over HTTP (JSON) on --addr:
+
+  POST /v1/contract  a --request document; exactly the bytes ka2 build --request prints
+  GET  /v1/select    ?subject=…&date=…[&date=…][&lang=…]: every source's decision
+  GET  /v1/show      ?address=travel-v2:1-3[&lang=…]: the cited lines
+  POST /v1/verify    a contract [?lang=…]: the problems ka2 verify finds
+  GET  /healthz, /readyz, /metrics (Prometheus)
+
+The build flags (--corpus, --contract, --counter, --capacity, --reserve,
+--wrapper, --policy, --lang, --short, --require-evidence) mean what they
+mean for ka2 build; a request's keys replace them per request. Errors are
+{"error":{"kind":…,"message":…}}: bad_request (400), budget_exceeded,
+no_evidence and context_type (422). Every response carries the corpus
+digest it was built from in the Ka2-Corpus-Digest header.
+
+The corpus is reloaded on SIGHUP (every file read again) and, with --watch,
+when a file under it changes (after --debounce of quiet; files whose size,
+times and inode did not change are not read again). It is loaded beside the
+serving one and swapped in atomically; one that fails to load is never served: the old one
+keeps serving and /readyz and the log say why. SIGTERM or SIGINT stops
+accepting, waits up to --drain-timeout for requests in flight and exits 0
+(1 if the deadline passed with requests still open).`,
+		Example: `  ka2 serve --corpus policies
+  curl -s localhost:8080/v1/contract -d '{"subject":"lodging","dates":["2026-09-14"],"question":"What is the limit?"}'
+  ka2 serve --corpus policies --addr 127.0.0.1:9090 --log-format json --counter o200k_base`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return runServe(cmd.Context(), opts)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&opts.Addr, "addr", "127.0.0.1:8080", "address to listen on (host:port; port 0 picks a free one)")
+	opts.corpusFlags.register(fs)
+	opts.budgetFlags.register(fs)
+	fs.StringVar(&opts.Policy, "policy", "", "provenance policy YAML file (default: the embedded policy)")
+	fs.StringVar(&opts.Lang, "lang", "en", "default language of requests without \"lang\": en or zh")
+	fs.BoolVar(&opts.Short, "short", false, "quote only cite ranges, unless a request sets \"short\"")
+	fs.BoolVar(&opts.RequireEvidence, "require-evidence", false, "answer no_evidence (422) instead of an empty evidence list, unless a request sets \"require_evidence\"")
+	fs.BoolVar(&opts.Watch, "watch", true, "reload when a file under --corpus changes")
+	fs.DurationVar(&opts.Debounce, "debounce", serve.DefaultDebounce, "quiet period after a change before reloading")
+	fs.DurationVar(&opts.DrainTimeout, "drain-timeout", serve.DefaultDrainTimeout, "how long SIGTERM waits for requests in flight")
+	fs.StringVar(&opts.LogFormat, "log-format", "text", "log format on standard error: text or json")
+	fs.StringVar(&opts.LogLevel, "log-level", "info", "least severe log level: debug, info, warn or error")
+	fs.StringVar(&opts.CPUProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (for performance work)")
+	return cmd
+}
+
+func (o *ServeOptions) validate() error {
+	if err := checkFormat(o.LogFormat, "text", "json"); err != nil {
+		return usageError{fmt.Errorf("--log-format %q: use text or json", o.LogFormat)}
+	}
+	if o.Debounce <= 0 || o.DrainTimeout <= 0 {
+		return usageError{errors.New("--debounce and --drain-timeout must be positive")}
+	}
+	return nil
+}
+
+func (o *ServeOptions) logger() (*slog.Logger, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(o.LogLevel)); err != nil {
+		return nil, usageError{fmt.Errorf("--log-level %q: use debug, info, warn or error", o.LogLevel)}
+	}
+	hopts := &slog.HandlerOptions{Level: level}
+	if o.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(o.f.ErrOut, hopts)), nil
+	}
+	return slog.New(slog.NewTextHandler(o.f.ErrOut, hopts)), nil
+}
+
+// config turns the flags into the server's configuration. Limits and
+// counter problems are usage errors, as for build.
+func (o *ServeOptions) config(log *slog.Logger) (serve.Config, error) {
+	policy, err := (&typedFlags{Policy: o.Policy}).policy()
+	if err != nil {
+		return serve.Config{}, err
+	}
+	return serve.Config{
+		Build:        o.budgetFlags.config(&o.corpusFlags),
+		Settings:     contract.Settings{Lang: o.Lang, Short: o.Short, RequireEvidence: o.RequireEvidence},
+		Policy:       policy,
+		Logger:       log,
+		Debounce:     o.Debounce,
+		DrainTimeout: o.DrainTimeout,
+	}, nil
+}
+
+func runServe(ctx context.Context, o *ServeOptions) error {
+	if err := o.validate(); err != nil {
+		return err
+	}
+	log, err := o.logger()
+	if err != nil {
+		return err
+	}
+	cfg, err := o.config(log)
+	if err != nil {
+		return err
+	}
+	srv, err := serve.New(cfg)
+	var ce *contract.ConfigError
+	if errors.As(err, &ce) {
+		switch ce.Setting { // as budgetFlags.builder words them for build
+		case contract.SettingCounter:
+			return usageError{fmt.Errorf("--counter: %w", ce.Err)}
+		case contract.SettingLimits:
+			return usageError{ce.Err}
+		}
+	}
+	if err != nil {
+		return err
+	}
+	// Loading made garbage several times the corpus's size; give it back
+	// to the system now rather than when the runtime gets round to it.
+	debug.FreeOSMemory()
+	ln, err := net.Listen("tcp", o.Addr)
+	if err != nil {
+		return usageError{fmt.Errorf("--addr %s: %w", o.Addr, err)}
+	}
+	if o.CPUProfile != "" {
+		f, err := os.Create(o.CPUProfile)
+		if err != nil {
+			return fmt.Errorf("--cpuprofile: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("--cpuprofile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-hup:
+				srv.ReloadAll("sighup")
+			}
+		}
+	}()
+	if o.Watch {
+		go func() {
+			if err := srv.Watch(ctx); err != nil {
+				log.Error("cannot watch the corpus; reload with SIGHUP", "error", err.Error())
+			}
+		}()
+	}
+	if err := srv.Serve(ctx, ln); err != nil {
+		if errors.Is(err, serve.ErrDrainTimeout) {
+			return exitError{code: ExitProblems, err: err}
+		}
+		return err
+	}
+	return nil
+}

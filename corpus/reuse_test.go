@@ -1,0 +1,110 @@
+package corpus_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ka2/ka2/corpus"
+)
+
+func writePolicy(t *testing.T, dir, name, id, body string) {
+	t.Helper()
+	data := fmt.Sprintf("---\nsource_id: %s\nversion: v1\nsubjects: [s]\nvalid_from: 2026-01-01\n---\n%s\n", id, body)
+	if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func loadRoot(t *testing.T, dir string, prev *corpus.Corpus, cutoff time.Time) (*corpus.Corpus, error) {
+	t.Helper()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	return corpus.LoadReusing(root.FS(), prev, cutoff)
+}
+
+// TestLoadReusing: a reload reuses the sources of unchanged files, reads
+// changed, new and recently changed ones, drops removed ones, and always
+// gives what a fresh Load gives.
+func TestLoadReusing(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 20 {
+		writePolicy(t, dir, fmt.Sprintf("d%d/p%02d.md", i%3, i), fmt.Sprintf("p%02d", i), fmt.Sprintf("Rule %d.", i))
+	}
+	first, err := loadRoot(t, dir, nil, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := func(c *corpus.Corpus) map[string]*corpus.Source {
+		m := map[string]*corpus.Source{}
+		for _, s := range c.Sources {
+			m[s.ID] = s
+		}
+		return m
+	}
+	// Changes: the same size with other bytes, another size, a new file, a
+	// removed file.
+	writePolicy(t, dir, "d0/p00.md", "p00", "Rule X.")
+	writePolicy(t, dir, "d1/p01.md", "p01", "Rule 1, longer now.")
+	writePolicy(t, dir, "d2/new.md", "new", "New rule.")
+	if err := os.Remove(filepath.Join(dir, "d2/p02.md")); err != nil {
+		t.Fatal(err)
+	}
+	future := time.Now().Add(time.Hour) // every unchanged file counts as settled
+	second, err := loadRoot(t, dir, first, future)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := loadRoot(t, dir, nil, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(fresh.Sources, second.Sources, cmp.AllowUnexported(corpus.Date{})); diff != "" {
+		t.Errorf("LoadReusing() differs from Load() (-Load +LoadReusing):\n%s", diff)
+	}
+	if second.Digest != fresh.Digest {
+		t.Errorf("digest %s, want %s", second.Digest, fresh.Digest)
+	}
+	before, after := byID(first), byID(second)
+	for id, s := range after {
+		changed := id == "p00" || id == "p01" || id == "new"
+		if reused := before[id] == s; reused == changed {
+			t.Errorf("source %s: reused %v, want %v", id, reused, !changed)
+		}
+	}
+	if _, ok := after["p02"]; ok {
+		t.Error("the removed file's source is still there")
+	}
+	if q, _ := second.Quote(after["p05"], corpus.Range{Start: 1, End: 1}); q != "Rule 5." {
+		t.Errorf("quote of a reused source = %q", q)
+	}
+
+	// Files changed after the cutoff are read again, even unchanged.
+	third, err := loadRoot(t, dir, second, time.Unix(0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, s := range byID(third) {
+		if after[id] == s {
+			t.Errorf("source %s reused although it changed after the cutoff", id)
+		}
+	}
+
+	// A broken file fails the reload as it fails a load.
+	if err := os.WriteFile(filepath.Join(dir, "d0/broken.md"), []byte("no front matter\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := loadRoot(t, dir, third, future); err == nil {
+		t.Error("LoadReusing() with a broken file succeeded")
+	}
+}

@@ -1,0 +1,32 @@
+// Package serve decides what a long-running ka2 answers over HTTP: the
+// contract for a posted request, byte for byte what `ka2 build --request`
+// prints for it, from one corpus snapshot that is swapped atomically when
+// the corpus changes.
+//
+// A Server holds the current Snapshot (a loaded, indexed corpus and the
+// builder made from it) behind an atomic pointer. Every request reads the
+// pointer once and uses only that snapshot, so it sees the old corpus or
+// the new one, never a mix; every response names the snapshot's corpus
+// digest in the Ka2-Corpus-Digest header. Reload loads and checks the
+// corpus beside the one serving and swaps it in only when it loaded
+// without a problem; a corpus that fails to load is never served, and
+// /readyz reports why until the next good load. Watch reloads when a file
+// under the corpus folder changes, after a quiet period (debounce); the
+// ka2 command also reloads on SIGHUP and drains on SIGTERM through Serve.
+//
+// Endpoints (JSON unless noted):
+//
+//	POST /v1/contract  the request document of `ka2 build --request`; the contract and a newline
+//	GET  /v1/select    ?subject=…&date=…[&date=…][&lang=…]: every source's decision and reason
+//	GET  /v1/show      ?address=travel-v2:1-3[&lang=…]: the cited lines
+//	POST /v1/verify    a contract [?lang=…]: the problems `ka2 verify` finds
+//	GET  /healthz      the process is alive
+//	GET  /readyz       a corpus is loaded; the last reload and its error, if any
+//	GET  /metrics      Prometheus text format
+//
+// Errors are {"error":{"kind":…,"message":…}} with the budget accounting
+// (budget_exceeded) or the refused item's origin (context_type) as the CLI
+// prints them under --error-format json. Kinds and statuses: bad_request
+// 400, not_found 404, method_not_allowed 405, budget_exceeded, no_evidence
+// and context_type 422, internal 500, unavailable 503.
+package serve

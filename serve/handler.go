@@ -1,0 +1,480 @@
+package serve
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/ka2/ka2/budget"
+	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/provenance"
+	"github.com/ka2/ka2/selector"
+)
+
+// DigestHeader names the response header that carries the digest of the
+// corpus a response was made from.
+const DigestHeader = "Ka2-Corpus-Digest"
+
+// GenerationHeader names the response header that carries the snapshot's
+// generation (see Snapshot.Generation).
+const GenerationHeader = "Ka2-Corpus-Generation"
+
+// Error kinds of the JSON error body. They are stable: clients branch on
+// them.
+const (
+	KindBadRequest       = "bad_request"
+	KindNotFound         = "not_found"
+	KindMethodNotAllowed = "method_not_allowed"
+	KindBudgetExceeded   = "budget_exceeded"
+	KindNoEvidence       = "no_evidence"
+	KindContextType      = "context_type"
+	KindInternal         = "internal"
+	KindUnavailable      = "unavailable"
+)
+
+// ErrorBody is the JSON body of every error response. It has the shape
+// `ka2 --error-format json` prints on stderr.
+type ErrorBody struct {
+	Error ErrorDetail `json:"error"`
+}
+
+// ErrorDetail says what went wrong: a stable kind, the message, and the
+// budget accounting or the refused item where they apply.
+type ErrorDetail struct {
+	Kind    string         `json:"kind"`
+	Message string         `json:"message"`
+	Budget  *budget.Report `json:"budget,omitempty"`
+	// Context details a provenance refusal: the item's type and source,
+	// the type its content was first registered under, and its ID.
+	Context *provenance.Error `json:"context,omitempty"`
+}
+
+// route is one endpoint: its metric label, methods and handler. A handler
+// writes the whole response and returns its status code.
+type route struct {
+	name    string
+	method  string
+	serve   func(w http.ResponseWriter, r *http.Request, snap *Snapshot) int
+	latency prometheus.Observer
+}
+
+// routes makes the handler of every endpoint.
+func (s *Server) routes() http.Handler {
+	table := map[string]*route{
+		"/v1/contract": {name: "contract", method: http.MethodPost, serve: s.serveContract},
+		"/v1/select":   {name: "select", method: http.MethodGet, serve: s.serveSelect},
+		"/v1/show":     {name: "show", method: http.MethodGet, serve: s.serveShow},
+		"/v1/verify":   {name: "verify", method: http.MethodPost, serve: s.serveVerify},
+		"/healthz":     {name: "healthz", method: http.MethodGet, serve: s.serveHealthz},
+		"/readyz":      {name: "readyz", method: http.MethodGet, serve: s.serveReadyz},
+		"/metrics":     {name: "metrics", method: http.MethodGet, serve: s.serveMetrics},
+	}
+	for _, rt := range table {
+		rt.latency = s.metrics.latency.WithLabelValues(rt.name)
+	}
+	other := &route{name: "other", latency: s.metrics.latency.WithLabelValues("other")}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		snap := s.snap.Load()
+		rt := table[r.URL.Path]
+		if rt == nil {
+			rt = other
+		}
+		code := s.dispatch(w, r, rt, snap)
+		s.metrics.request(rt, code, time.Since(start).Seconds())
+	})
+}
+
+// dispatch runs the route, turning a panic into a 500 response.
+func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, rt *route, snap *Snapshot) (code int) {
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			s.log.Error("panic in handler", "route", rt.name, "panic", fmt.Sprint(v))
+			code = writeError(w, snap, http.StatusInternalServerError, ErrorDetail{Kind: KindInternal, Message: "internal error; the server log has the details"})
+		}
+	}()
+	if snap == nil {
+		return writeError(w, nil, http.StatusServiceUnavailable, ErrorDetail{Kind: KindUnavailable, Message: "no corpus is loaded yet"})
+	}
+	switch {
+	case rt.serve == nil:
+		return writeError(w, snap, http.StatusNotFound, ErrorDetail{Kind: KindNotFound,
+			Message: fmt.Sprintf("no endpoint %s; the endpoints are POST /v1/contract, GET /v1/select, GET /v1/show, POST /v1/verify, GET /healthz, GET /readyz, GET /metrics", r.URL.Path)})
+	case r.Method != rt.method && !(rt.method == http.MethodGet && r.Method == http.MethodHead):
+		w.Header().Set("Allow", rt.method)
+		return writeError(w, snap, http.StatusMethodNotAllowed, ErrorDetail{Kind: KindMethodNotAllowed,
+			Message: fmt.Sprintf("%s %s: use %s", r.Method, r.URL.Path, rt.method)})
+	}
+	return rt.serve(w, r, snap)
+}
+
+// setSnapshotHeaders names the snapshot a response comes from.
+func setSnapshotHeaders(h http.Header, snap *Snapshot) {
+	if snap == nil {
+		return
+	}
+	h[DigestHeader] = []string{snap.Digest()}
+	h[GenerationHeader] = []string{strconv.FormatUint(snap.Generation, 10)}
+}
+
+// writeError writes an error response and returns its status.
+func writeError(w http.ResponseWriter, snap *Snapshot, status int, d ErrorDetail) int {
+	body, err := marshal(ErrorBody{Error: d})
+	if err != nil {
+		body = []byte(`{"error":{"kind":"internal","message":"cannot encode the error"}}` + "\n")
+		status = http.StatusInternalServerError
+	}
+	writeBody(w, snap, status, "application/json", body)
+	return status
+}
+
+// writeBody writes a complete response.
+func writeBody(w http.ResponseWriter, snap *Snapshot, status int, contentType string, body []byte) {
+	h := w.Header()
+	setSnapshotHeaders(h, snap)
+	h["Content-Type"] = []string{contentType}
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	w.WriteHeader(status)
+	w.Write(body)
+}
+
+// marshal encodes v as compact JSON without HTML escaping, and a newline.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// writeJSON writes v with status, or an internal error if v cannot be
+// encoded.
+func writeJSON(w http.ResponseWriter, snap *Snapshot, status int, v any) int {
+	body, err := marshal(v)
+	if err != nil {
+		return writeError(w, snap, http.StatusInternalServerError, ErrorDetail{Kind: KindInternal, Message: "encode response: " + err.Error()})
+	}
+	writeBody(w, snap, status, "application/json", body)
+	return status
+}
+
+// classify maps a build error to its status and error detail, as the CLI
+// maps it to an exit code and kind.
+func classify(err error) (int, ErrorDetail) {
+	d := ErrorDetail{Message: err.Error()}
+	status := http.StatusUnprocessableEntity
+	switch {
+	case errors.Is(err, budget.ErrOverBudget):
+		d.Kind = KindBudgetExceeded
+		var oe *budget.OverError
+		if errors.As(err, &oe) {
+			d.Budget = &oe.Report
+		}
+	case errors.Is(err, contract.ErrNoEvidence):
+		d.Kind = KindNoEvidence
+	case errors.Is(err, provenance.ErrRefused):
+		d.Kind = KindContextType
+		var pe *provenance.Error
+		if errors.As(err, &pe) {
+			d.Context = pe
+		}
+	case errors.Is(err, contract.ErrBadRequest), errors.Is(err, selector.ErrBadQuery):
+		status, d.Kind = http.StatusBadRequest, KindBadRequest
+	default:
+		status, d.Kind = http.StatusInternalServerError, KindInternal
+	}
+	return status, d
+}
+
+var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// readBody reads the request body, at most limit bytes, into buf. A body
+// over the limit is a *bodyError.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64, buf *bytes.Buffer) error {
+	if r.ContentLength > limit {
+		return &bodyError{limit: limit}
+	}
+	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, limit))
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return &bodyError{limit: limit}
+	}
+	if err != nil {
+		return fmt.Errorf("read the request body: %w", err)
+	}
+	return nil
+}
+
+type bodyError struct{ limit int64 }
+
+func (e *bodyError) Error() string {
+	return fmt.Sprintf("the request body is over the limit of %d bytes; send a smaller request", e.limit)
+}
+
+// serveContract answers POST /v1/contract: the request document of `ka2
+// build --request`, applied over the server's settings, built from the
+// snapshot; the contract bytes exactly as `ka2 build` prints them.
+func (s *Server) serveContract(w http.ResponseWriter, r *http.Request, snap *Snapshot) int {
+	buf := bufPool.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= 64<<10 {
+			buf.Reset()
+			bufPool.Put(buf)
+		}
+	}()
+	if err := readBody(w, r, s.cfg.MaxBodyBytes, buf); err != nil {
+		return writeError(w, snap, http.StatusBadRequest, ErrorDetail{Kind: KindBadRequest, Message: err.Error()})
+	}
+	// The same steps as `ka2 build --request`: parse, Builder.BuildFile,
+	// Result.WriteTo.
+	var res *contract.Result
+	rf, err := contract.ParseRequestFile("request", buf.Bytes())
+	if err == nil {
+		res, err = snap.Builder.BuildFile(s.cfg.Settings, rf)
+	}
+	if res != nil {
+		if res.JSON != nil {
+			n := 0
+			for _, it := range res.Items {
+				if it.Kind == contract.KindEvidence {
+					n++
+				}
+			}
+			s.metrics.evidence.Observe(float64(n))
+			if limit := res.Budget.Limit(); limit > 0 {
+				s.metrics.utilised.Observe(float64(res.Budget.Total) / float64(limit))
+			}
+		}
+	}
+	if err != nil {
+		status, d := classify(err)
+		if status == http.StatusInternalServerError {
+			s.log.Error("build failed", "error", err.Error(), "digest", snap.Digest())
+		}
+		return writeError(w, snap, status, d)
+	}
+	h := w.Header()
+	setSnapshotHeaders(h, snap)
+	h["Content-Type"] = []string{"application/json"}
+	h["Content-Length"] = []string{strconv.Itoa(len(res.JSON) + 1)}
+	w.WriteHeader(http.StatusOK)
+	res.WriteTo(w)
+	return http.StatusOK
+}
+
+// selectResponse is GET /v1/select's body, the shape of `ka2 select
+// --format json`.
+type selectResponse struct {
+	Corpus    string             `json:"corpus_digest"`
+	Subjects  []string           `json:"subjects"`
+	Dates     []string           `json:"dates"`
+	Lang      string             `json:"lang"`
+	Decisions []decisionResponse `json:"decisions"`
+	Conflicts []conflictResponse `json:"conflicts"`
+}
+
+type decisionResponse struct {
+	SourceID   string   `json:"source_id"`
+	Lang       string   `json:"lang,omitempty"`
+	Version    string   `json:"version"`
+	Path       string   `json:"path"`
+	Subjects   []string `json:"subjects"`
+	ValidFrom  string   `json:"valid_from"`
+	ValidUntil string   `json:"valid_until,omitempty"`
+	Selected   bool     `json:"selected"`
+	Reason     string   `json:"reason"`
+	Explain    string   `json:"explain"`
+}
+
+type conflictResponse struct {
+	Subject string   `json:"subject"`
+	Lang    string   `json:"lang,omitempty"`
+	Dates   []string `json:"dates"`
+	Sources []string `json:"sources"`
+}
+
+// serveSelect answers GET /v1/select?subject=…&date=…[&lang=…].
+func (s *Server) serveSelect(w http.ResponseWriter, r *http.Request, snap *Snapshot) int {
+	v := r.URL.Query()
+	q := selector.Query{Subjects: v["subject"], Lang: v.Get("lang")}
+	if len(q.Subjects) == 0 {
+		return badRequest(w, snap, "subject is required, e.g. ?subject=lodging&date=2026-09-14")
+	}
+	if len(v["date"]) == 0 {
+		return badRequest(w, snap, "date is required, e.g. ?subject=lodging&date=2026-09-14")
+	}
+	for _, text := range v["date"] {
+		d, err := corpus.ParseDate(text)
+		if err != nil {
+			return badRequest(w, snap, "date "+err.Error())
+		}
+		q.Dates = append(q.Dates, d)
+	}
+	ix := snap.Builder.Index
+	decisions, err := ix.Explain(q)
+	if err != nil {
+		status, d := classify(err)
+		return writeError(w, snap, status, d)
+	}
+	sel, err := ix.Select(q)
+	if err != nil {
+		status, d := classify(err)
+		return writeError(w, snap, status, d)
+	}
+	out := selectResponse{Corpus: snap.Digest(), Subjects: sel.Query.Subjects, Lang: q.Lang,
+		Dates: []string{}, Decisions: make([]decisionResponse, 0, len(decisions)), Conflicts: []conflictResponse{}}
+	for _, d := range sel.Query.Dates {
+		out.Dates = append(out.Dates, d.String())
+	}
+	for _, d := range decisions {
+		src := d.Source
+		out.Decisions = append(out.Decisions, decisionResponse{SourceID: src.ID, Lang: src.Lang, Version: src.Version,
+			Path: src.Path, Subjects: src.Subjects, ValidFrom: src.ValidFrom.String(), ValidUntil: src.ValidUntil.String(),
+			Selected: d.Selected(), Reason: string(d.Reason), Explain: d.Explain()})
+	}
+	for _, c := range sel.Conflicts {
+		cr := conflictResponse{Subject: c.Subject, Lang: c.Lang, Sources: c.Sources}
+		for _, d := range c.Dates {
+			cr.Dates = append(cr.Dates, d.String())
+		}
+		out.Conflicts = append(out.Conflicts, cr)
+	}
+	return writeJSON(w, snap, http.StatusOK, out)
+}
+
+func badRequest(w http.ResponseWriter, snap *Snapshot, msg string) int {
+	return writeError(w, snap, http.StatusBadRequest, ErrorDetail{Kind: KindBadRequest, Message: msg})
+}
+
+// showResponse is GET /v1/show's body: the quote an address names, in the
+// shape of an evidence record.
+type showResponse struct {
+	Address   string `json:"address"`
+	SourceID  string `json:"source_id"`
+	Version   string `json:"version"`
+	Lang      string `json:"lang,omitempty"`
+	LineStart int    `json:"line_start"`
+	LineEnd   int    `json:"line_end"`
+	Quote     string `json:"quote"`
+}
+
+// serveShow answers GET /v1/show?address=ID:START-END[&lang=…].
+func (s *Server) serveShow(w http.ResponseWriter, r *http.Request, snap *Snapshot) int {
+	v := r.URL.Query()
+	if len(v["address"]) != 1 {
+		return badRequest(w, snap, "give one address, e.g. ?address=travel-v2:1-3")
+	}
+	a, err := corpus.ParseAddress(v.Get("address"))
+	if err != nil {
+		return badRequest(w, snap, err.Error())
+	}
+	src, rng, quote, err := snap.Corpus.Resolve(a, v.Get("lang"))
+	if err != nil {
+		status, kind := http.StatusBadRequest, KindBadRequest
+		var ce *corpus.Error
+		if errors.As(err, &ce) && ce.Code == corpus.CodeUnknownSource {
+			status, kind = http.StatusNotFound, KindNotFound
+		}
+		return writeError(w, snap, status, ErrorDetail{Kind: kind, Message: fmt.Sprintf("%s: %v", a, err)})
+	}
+	return writeJSON(w, snap, http.StatusOK, showResponse{
+		Address: corpus.Address{SourceID: src.ID, Range: rng}.String(), SourceID: src.ID, Version: src.Version,
+		Lang: src.Lang, LineStart: rng.Start, LineEnd: rng.End, Quote: quote})
+}
+
+// verifyResponse is POST /v1/verify's body, the shape of `ka2 verify
+// --format json`.
+type verifyResponse struct {
+	OK       bool               `json:"ok"`
+	Lang     string             `json:"lang"`
+	Problems []contract.Problem `json:"problems"`
+	Notes    []contract.Problem `json:"notes,omitempty"`
+	Budget   *budget.Report     `json:"budget,omitempty"`
+}
+
+// serveVerify answers POST /v1/verify[?lang=…] with the posted contract's
+// problems. A contract with problems is still a 200: the check ran; ok
+// says whether it passed.
+func (s *Server) serveVerify(w http.ResponseWriter, r *http.Request, snap *Snapshot) int {
+	buf := bufPool.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= 64<<10 {
+			buf.Reset()
+			bufPool.Put(buf)
+		}
+	}()
+	if err := readBody(w, r, s.cfg.MaxBodyBytes, buf); err != nil {
+		return badRequest(w, snap, err.Error())
+	}
+	v := snap.Builder.Verify(buf.Bytes(), r.URL.Query().Get("lang"))
+	out := verifyResponse{OK: v.OK(), Lang: v.Lang, Problems: v.Problems, Notes: v.Notes, Budget: v.Budget}
+	if out.Problems == nil {
+		out.Problems = []contract.Problem{}
+	}
+	return writeJSON(w, snap, http.StatusOK, out)
+}
+
+// serveHealthz answers GET /healthz: the process is alive.
+func (s *Server) serveHealthz(w http.ResponseWriter, _ *http.Request, snap *Snapshot) int {
+	writeBody(w, snap, http.StatusOK, "application/json", []byte(`{"status":"ok"}`+"\n"))
+	return http.StatusOK
+}
+
+// Readiness is GET /readyz's body.
+type Readiness struct {
+	Ready bool `json:"ready"`
+	// Corpus describes the corpus serving now.
+	Corpus CorpusStatus `json:"corpus"`
+	// LastReload is the last load, the first one included; its error, if
+	// it failed, says why the serving corpus is older than the files.
+	LastReload ReloadStatus `json:"last_reload"`
+}
+
+// CorpusStatus describes a snapshot's corpus.
+type CorpusStatus struct {
+	Location   string    `json:"location"`
+	Digest     string    `json:"digest"`
+	Sources    int       `json:"sources"`
+	Generation uint64    `json:"generation"`
+	LoadedAt   time.Time `json:"loaded_at"`
+}
+
+// serveReadyz answers GET /readyz: 200 while a corpus is loaded, with the
+// last reload's outcome and error, if any.
+func (s *Server) serveReadyz(w http.ResponseWriter, _ *http.Request, snap *Snapshot) int {
+	return writeJSON(w, snap, http.StatusOK, Readiness{Ready: true, LastReload: s.LastReload(),
+		Corpus: CorpusStatus{Location: s.cfg.Build.Location(), Digest: snap.Digest(), Sources: len(snap.Corpus.Sources),
+			Generation: snap.Generation, LoadedAt: snap.LoadedAt}})
+}
+
+// serveMetrics answers GET /metrics in the Prometheus text format.
+func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request, snap *Snapshot) int {
+	setSnapshotHeaders(w.Header(), snap)
+	rec := &statusRecorder{ResponseWriter: w, code: http.StatusOK}
+	promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}).ServeHTTP(rec, r)
+	return rec.code
+}
+
+type statusRecorder struct {
+	http.ResponseWriter
+	code int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	r.code = code
+	r.ResponseWriter.WriteHeader(code)
+}

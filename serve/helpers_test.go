@@ -1,0 +1,184 @@
+package serve_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/serve"
+)
+
+// running is a server answering on a free loopback port.
+type running struct {
+	srv    *serve.Server
+	url    string
+	client *http.Client
+	stop   context.CancelFunc
+	done   chan error // Serve's result
+}
+
+// start makes a server from cfg and serves it on 127.0.0.1 on a free
+// port until the test ends.
+func start(t testing.TB, cfg serve.Config) *running {
+	t.Helper()
+	srv, err := serve.New(cfg)
+	if err != nil {
+		t.Fatalf("serve.New() = %v", err)
+	}
+	return serveOn(t, srv)
+}
+
+func serveOn(t testing.TB, srv *serve.Server) *running {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &running{srv: srv, url: "http://" + ln.Addr().String(), stop: cancel, done: make(chan error, 1),
+		client: &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
+	go func() { r.done <- srv.Serve(ctx, ln) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-r.done:
+			if err != nil && !errors.Is(err, http.ErrServerClosed) {
+				t.Errorf("Serve() = %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Error("Serve() did not return after the context was cancelled")
+		}
+		r.client.CloseIdleConnections()
+	})
+	return r
+}
+
+// response is one answer, read whole.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (r *running) do(t testing.TB, method, path, body string) response {
+	t.Helper()
+	req, err := http.NewRequest(method, r.url+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := r.client.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("%s %s: read body: %v", method, path, err)
+	}
+	return response{status: resp.StatusCode, header: resp.Header, body: data}
+}
+
+func (r *running) post(t testing.TB, path, body string) response {
+	t.Helper()
+	return r.do(t, http.MethodPost, path, body)
+}
+
+func (r *running) get(t testing.TB, path string) response {
+	t.Helper()
+	return r.do(t, http.MethodGet, path, "")
+}
+
+// errorBody decodes an error response.
+func errorBody(t testing.TB, data []byte) serve.ErrorDetail {
+	t.Helper()
+	var e serve.ErrorBody
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&e); err != nil {
+		t.Fatalf("error body %q: %v", data, err)
+	}
+	return e.Error
+}
+
+// sampleDir copies the embedded sample corpus into a new folder.
+func sampleDir(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	err := fs.WalkDir(corpus.Sample(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dir, filepath.FromSlash(p))
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := fs.ReadFile(corpus.Sample(), p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// writeFile writes data to dir/name atomically (a rename), as editors
+// and deploy tools do, so a reload never reads half a file.
+func writeFile(t testing.TB, dir, name, data string) {
+	t.Helper()
+	path := filepath.Join(dir, filepath.FromSlash(name))
+	tmp := filepath.Join(filepath.Dir(path), ".tmp-"+filepath.Base(path))
+	if err := os.WriteFile(tmp, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// expected builds the contract bytes for a request in process, from the
+// corpus in dir (or the sample), as `ka2 build --request` would print them.
+func expected(t testing.TB, dir string, settings contract.Settings, body string) ([]byte, string) {
+	t.Helper()
+	b, err := contract.Config{Corpus: dir}.Builder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rf, err := contract.ParseRequestFile("request", []byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := b.BuildFile(settings, rf)
+	if err != nil {
+		t.Fatalf("BuildFile() = %v", err)
+	}
+	var buf bytes.Buffer
+	res.WriteTo(&buf)
+	return buf.Bytes(), b.Index.Corpus().Digest
+}
+
+// waitFor polls cond until it holds or the deadline passes.
+func waitFor(t testing.TB, what string, timeout time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", timeout, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -1,0 +1,91 @@
+package serve
+
+import (
+	"strconv"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
+
+// metrics are the server's Prometheus series. Names start with ka2_.
+type metrics struct {
+	reg *prometheus.Registry
+
+	requests *prometheus.CounterVec   // route, code
+	latency  *prometheus.HistogramVec // route
+	evidence prometheus.Histogram
+	utilised prometheus.Histogram
+
+	corpusSources    prometheus.Gauge
+	corpusGeneration prometheus.Gauge
+	corpusLoaded     prometheus.Gauge
+	lastReloadOK     prometheus.Gauge
+	reloads          *prometheus.CounterVec // outcome
+	loadSeconds      prometheus.Histogram
+
+	// counters caches the request counter of each route and status, so
+	// the hot path does not hash label values.
+	counters sync.Map // routeCode → prometheus.Counter
+}
+
+type routeCode struct {
+	route string
+	code  int
+}
+
+func newMetrics(reg *prometheus.Registry) *metrics {
+	if reg == nil {
+		reg = prometheus.NewRegistry()
+		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	}
+	m := &metrics{reg: reg}
+	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "ka2_http_requests_total", Help: "HTTP requests answered, by route and status code.",
+	}, []string{"route", "code"})
+	m.latency = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "ka2_http_request_duration_seconds",
+		Help:    "Time from the request's arrival at the handler to the end of its response, by route.",
+		Buckets: []float64{.00005, .0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5},
+	}, []string{"route"})
+	m.evidence = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name: "ka2_contract_evidence_records", Help: "Evidence records per contract built (within budget or not).",
+		Buckets: []float64{0, 1, 2, 3, 5, 8, 13, 21, 34},
+	})
+	m.utilised = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "ka2_contract_budget_utilisation_ratio",
+		Help:    "Total input over the limit W − R, per contract built; above 1 is over budget.",
+		Buckets: []float64{.1, .2, .3, .4, .5, .6, .7, .8, .9, .95, 1, 1.25, 1.5, 2},
+	})
+	m.corpusSources = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "ka2_corpus_sources", Help: "Sources in the corpus serving now."})
+	m.corpusGeneration = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "ka2_corpus_generation", Help: "Snapshots served so far; the serving one's number."})
+	m.corpusLoaded = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "ka2_corpus_loaded_timestamp_seconds", Help: "When the corpus serving now was loaded, in Unix seconds."})
+	m.lastReloadOK = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "ka2_corpus_last_reload_ok", Help: "1 when the last load succeeded, 0 when it failed and an older corpus serves."})
+	m.reloads = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "ka2_corpus_reloads_total", Help: "Corpus reloads by outcome: ok, unchanged or error."}, []string{"outcome"})
+	m.loadSeconds = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name: "ka2_corpus_load_duration_seconds", Help: "Time to load and index the corpus on a reload.",
+		Buckets: prometheus.ExponentialBuckets(0.001, 4, 10),
+	})
+	reg.MustRegister(m.requests, m.latency, m.evidence, m.utilised, m.corpusSources, m.corpusGeneration,
+		m.corpusLoaded, m.lastReloadOK, m.reloads, m.loadSeconds)
+	for _, o := range []ReloadOutcome{ReloadOK, ReloadUnchanged, ReloadFailed} {
+		m.reloads.WithLabelValues(string(o))
+	}
+	return m
+}
+
+// request counts one answered request of route r.
+func (m *metrics) request(r *route, code int, seconds float64) {
+	k := routeCode{r.name, code}
+	c, ok := m.counters.Load(k)
+	if !ok {
+		c, _ = m.counters.LoadOrStore(k, m.requests.WithLabelValues(r.name, strconv.Itoa(code)))
+	}
+	c.(prometheus.Counter).Inc()
+	r.latency.Observe(seconds)
+}
