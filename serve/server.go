@@ -47,6 +47,8 @@ type Config struct {
 	Logger *slog.Logger
 	// Registry receives the server's metrics; nil makes a new registry
 	// with the Go and process collectors. /metrics serves this registry.
+	// A registry holds one server's metrics: registering a second server's
+	// panics, as prometheus.Registry.MustRegister does.
 	Registry *prometheus.Registry
 	// Now is the clock for timestamps in /readyz and the logs; nil means
 	// time.Now. No byte of a contract depends on it.

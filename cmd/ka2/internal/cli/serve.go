@@ -60,11 +60,11 @@ digest it was built from in the Ka2-Corpus-Digest header.
 
 The corpus is reloaded on SIGHUP (every file read again) and, with --watch,
 when a file under it changes (after --debounce of quiet; files whose size,
-times and inode did not change are not read again). It is loaded beside the
-serving one and swapped in atomically; one that fails to load is never served: the old one
-keeps serving and /readyz and the log say why. SIGTERM or SIGINT stops
-accepting, waits up to --drain-timeout for requests in flight and exits 0
-(1 if the deadline passed with requests still open).`,
+times and inode did not change are not read again). It is loaded beside
+the serving one and swapped in atomically; one that fails to load is never
+served: the old one keeps serving, and /readyz and the log say why. SIGTERM
+or SIGINT stops accepting, waits up to --drain-timeout for requests in
+flight and exits 0 (1 if the deadline passed with requests still open).`,
 		Example: `  ka2 serve --corpus policies
   curl -s localhost:8080/v1/contract -d '{"subject":"lodging","dates":["2026-09-14"],"question":"What is the limit?"}'
   ka2 serve --corpus policies --addr 127.0.0.1:9090 --log-format json --counter o200k_base`,
