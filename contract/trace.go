@@ -12,12 +12,12 @@ import (
 // Trace records one build: enough to rebuild the contract byte for byte and
 // to see why each source was or was not used.
 type Trace struct {
-	KA2Version string          `json:"ka2_version"`
-	Template   string          `json:"template"`
-	Corpus     TraceCorpus     `json:"corpus"`
-	Request    TraceRequest    `json:"request"`
-	Decisions  []TraceDecision `json:"decisions"`
-	Conflicts  []TraceConflict `json:"conflicts"`
+	KA2Version string                    `json:"ka2_version"`
+	Template   string                    `json:"template"`
+	Corpus     TraceCorpus               `json:"corpus"`
+	Request    TraceRequest              `json:"request"`
+	Decisions  []selector.DecisionRecord `json:"decisions"`
+	Conflicts  []selector.ConflictRecord `json:"conflicts"`
 	// Policy names the provenance policy the build's store used.
 	Policy TracePolicy `json:"policy"`
 	// Items lists every item the build's store holds, in registration
@@ -71,27 +71,6 @@ type TraceRequestItem struct {
 	Text   string `json:"text"`
 }
 
-// TraceDecision is what the selection decided for one source.
-type TraceDecision struct {
-	SourceID   string `json:"source_id"`
-	Lang       string `json:"lang,omitempty"`
-	Version    string `json:"version"`
-	Path       string `json:"path"`
-	ValidFrom  string `json:"valid_from"`
-	ValidUntil string `json:"valid_until,omitempty"`
-	Decision   string `json:"decision"`
-	Reason     string `json:"reason"`
-	Explain    string `json:"explain"`
-}
-
-// TraceConflict is a set of sources that all apply on the same dates.
-type TraceConflict struct {
-	Subject string   `json:"subject"`
-	Lang    string   `json:"lang,omitempty"`
-	Dates   []string `json:"dates"`
-	Sources []string `json:"sources"`
-}
-
 // TraceItem is one item of the build's store.
 type TraceItem struct {
 	Kind   Kind   `json:"kind"`
@@ -120,31 +99,12 @@ func NewTrace(version, location string, b *Builder, req Request, res *Result, de
 			Subjects: res.Selection.Query.Subjects, Lang: res.Lang, Question: req.Question,
 			Short: req.Short, RequireEvidence: req.RequireEvidence, Counter: b.Counter.Name(), Limits: b.Limits,
 		},
-		Decisions: []TraceDecision{},
-		Conflicts: []TraceConflict{},
+		Decisions: selector.Records(decisions),
+		Conflicts: selector.ConflictRecords(res.Selection.Conflicts),
 		Budget:    res.Budget,
 	}
 	for _, d := range res.Selection.Query.Dates {
 		t.Request.Dates = append(t.Request.Dates, d.String())
-	}
-	for _, d := range decisions {
-		s := d.Source
-		decision := "excluded"
-		if d.Selected() {
-			decision = "selected"
-		}
-		t.Decisions = append(t.Decisions, TraceDecision{
-			SourceID: s.ID, Lang: s.Lang, Version: s.Version, Path: s.Path,
-			ValidFrom: s.ValidFrom.String(), ValidUntil: s.ValidUntil.String(),
-			Decision: decision, Reason: string(d.Reason), Explain: d.Explain(),
-		})
-	}
-	for _, cf := range res.Selection.Conflicts {
-		tc := TraceConflict{Subject: cf.Subject, Lang: cf.Lang, Sources: cf.Sources}
-		for _, d := range cf.Dates {
-			tc.Dates = append(tc.Dates, d.String())
-		}
-		t.Conflicts = append(t.Conflicts, tc)
 	}
 	for _, it := range req.Items {
 		t.Request.Items = append(t.Request.Items, TraceRequestItem{Type: it.Kind, Source: it.Source, Text: it.Text})

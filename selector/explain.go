@@ -56,20 +56,10 @@ func (d Decision) Explain() string {
 
 // Interval formats a source's validity as "[FROM, UNTIL)" or "[FROM, open)".
 func Interval(s *corpus.Source) string {
-	until := "open"
-	if !s.ValidUntil.IsZero() {
-		until = s.ValidUntil.String()
-	}
-	return "[" + s.ValidFrom.String() + ", " + until + ")"
+	return interval(s.ValidFrom.String(), s.ValidUntil.String())
 }
 
-func joinDates(ds []corpus.Date) string {
-	out := make([]string, len(ds))
-	for i, d := range ds {
-		out[i] = d.String()
-	}
-	return strings.Join(out, ", ")
-}
+func joinDates(ds []corpus.Date) string { return strings.Join(dateStrings(ds), ", ") }
 
 // Explain decides every source of the corpus for q, in contract order (the
 // selected ones first, as Select orders them; then the excluded ones in the

@@ -77,17 +77,7 @@ type Conflict struct {
 }
 
 // String describes the conflict in one line.
-func (c Conflict) String() string {
-	dates := make([]string, len(c.Dates))
-	for i, d := range c.Dates {
-		dates[i] = d.String()
-	}
-	lang := ""
-	if c.Lang != "" {
-		lang = " (" + c.Lang + ")"
-	}
-	return fmt.Sprintf("subject %s%s on %s: %s all apply", c.Subject, lang, strings.Join(dates, ", "), strings.Join(c.Sources, ", "))
-}
+func (c Conflict) String() string { return ConflictRecords([]Conflict{c})[0].String() }
 
 // Index answers queries over one corpus in O(log n + k) for k results per
 // subject and date. It is immutable and safe for concurrent use.

@@ -276,37 +276,6 @@ func (s *Server) serveContract(w http.ResponseWriter, r *http.Request, snap *Sna
 	return http.StatusOK
 }
 
-// selectResponse is GET /v1/select's body, the shape of `ka2 select
-// --format json`.
-type selectResponse struct {
-	Corpus    string             `json:"corpus_digest"`
-	Subjects  []string           `json:"subjects"`
-	Dates     []string           `json:"dates"`
-	Lang      string             `json:"lang"`
-	Decisions []decisionResponse `json:"decisions"`
-	Conflicts []conflictResponse `json:"conflicts"`
-}
-
-type decisionResponse struct {
-	SourceID   string   `json:"source_id"`
-	Lang       string   `json:"lang,omitempty"`
-	Version    string   `json:"version"`
-	Path       string   `json:"path"`
-	Subjects   []string `json:"subjects"`
-	ValidFrom  string   `json:"valid_from"`
-	ValidUntil string   `json:"valid_until,omitempty"`
-	Selected   bool     `json:"selected"`
-	Reason     string   `json:"reason"`
-	Explain    string   `json:"explain"`
-}
-
-type conflictResponse struct {
-	Subject string   `json:"subject"`
-	Lang    string   `json:"lang,omitempty"`
-	Dates   []string `json:"dates"`
-	Sources []string `json:"sources"`
-}
-
 // serveSelect answers GET /v1/select?subject=…&date=…[&lang=…].
 func (s *Server) serveSelect(w http.ResponseWriter, r *http.Request, snap *Snapshot) int {
 	v := r.URL.Query()
@@ -324,36 +293,12 @@ func (s *Server) serveSelect(w http.ResponseWriter, r *http.Request, snap *Snaps
 		}
 		q.Dates = append(q.Dates, d)
 	}
-	ix := snap.Builder.Index
-	decisions, err := ix.Explain(q)
+	rep, err := snap.Builder.Index.NewReport(q)
 	if err != nil {
 		status, d := classify(err)
 		return writeError(w, snap, status, d)
 	}
-	sel, err := ix.Select(q)
-	if err != nil {
-		status, d := classify(err)
-		return writeError(w, snap, status, d)
-	}
-	out := selectResponse{Corpus: snap.Digest(), Subjects: sel.Query.Subjects, Lang: q.Lang,
-		Dates: []string{}, Decisions: make([]decisionResponse, 0, len(decisions)), Conflicts: []conflictResponse{}}
-	for _, d := range sel.Query.Dates {
-		out.Dates = append(out.Dates, d.String())
-	}
-	for _, d := range decisions {
-		src := d.Source
-		out.Decisions = append(out.Decisions, decisionResponse{SourceID: src.ID, Lang: src.Lang, Version: src.Version,
-			Path: src.Path, Subjects: src.Subjects, ValidFrom: src.ValidFrom.String(), ValidUntil: src.ValidUntil.String(),
-			Selected: d.Selected(), Reason: string(d.Reason), Explain: d.Explain()})
-	}
-	for _, c := range sel.Conflicts {
-		cr := conflictResponse{Subject: c.Subject, Lang: c.Lang, Sources: c.Sources}
-		for _, d := range c.Dates {
-			cr.Dates = append(cr.Dates, d.String())
-		}
-		out.Conflicts = append(out.Conflicts, cr)
-	}
-	return writeJSON(w, snap, http.StatusOK, out)
+	return writeJSON(w, snap, http.StatusOK, rep)
 }
 
 func badRequest(w http.ResponseWriter, snap *Snapshot, msg string) int {

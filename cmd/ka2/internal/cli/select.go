@@ -46,36 +46,6 @@ date) are listed after the table.`,
 	return cmd
 }
 
-// selectJSON is the JSON output of `ka2 select`.
-type selectJSON struct {
-	Corpus    string         `json:"corpus_digest"`
-	Subjects  []string       `json:"subjects"`
-	Dates     []string       `json:"dates"`
-	Lang      string         `json:"lang"`
-	Decisions []decisionJSON `json:"decisions"`
-	Conflicts []conflictJSON `json:"conflicts"`
-}
-
-type decisionJSON struct {
-	SourceID   string   `json:"source_id"`
-	Lang       string   `json:"lang,omitempty"`
-	Version    string   `json:"version"`
-	Path       string   `json:"path"`
-	Subjects   []string `json:"subjects"`
-	ValidFrom  string   `json:"valid_from"`
-	ValidUntil string   `json:"valid_until,omitempty"`
-	Selected   bool     `json:"selected"`
-	Reason     string   `json:"reason"`
-	Explain    string   `json:"explain"`
-}
-
-type conflictJSON struct {
-	Subject string   `json:"subject"`
-	Lang    string   `json:"lang,omitempty"`
-	Dates   []string `json:"dates"`
-	Sources []string `json:"sources"`
-}
-
 func runSelect(o *SelectOptions) error {
 	if err := checkFormat(o.Format, "text", "json"); err != nil {
 		return err
@@ -88,51 +58,27 @@ func runSelect(o *SelectOptions) error {
 	if err != nil {
 		return err
 	}
-	ix := selector.NewIndex(corp)
-	decisions, err := ix.Explain(q)
-	if err != nil {
-		return err
-	}
-	sel, err := ix.Select(q)
+	rep, err := selector.NewIndex(corp).NewReport(q)
 	if err != nil {
 		return err
 	}
 	if o.Format == "json" {
-		out := selectJSON{Corpus: corp.Digest, Subjects: sel.Query.Subjects, Lang: q.Lang,
-			Decisions: []decisionJSON{}, Conflicts: []conflictJSON{}}
-		for _, d := range sel.Query.Dates {
-			out.Dates = append(out.Dates, d.String())
-		}
-		for _, d := range decisions {
-			s := d.Source
-			out.Decisions = append(out.Decisions, decisionJSON{SourceID: s.ID, Lang: s.Lang, Version: s.Version,
-				Path: s.Path, Subjects: s.Subjects, ValidFrom: s.ValidFrom.String(), ValidUntil: s.ValidUntil.String(),
-				Selected: d.Selected(), Reason: string(d.Reason), Explain: d.Explain()})
-		}
-		for _, c := range sel.Conflicts {
-			cj := conflictJSON{Subject: c.Subject, Lang: c.Lang, Sources: c.Sources}
-			for _, d := range c.Dates {
-				cj.Dates = append(cj.Dates, d.String())
-			}
-			out.Conflicts = append(out.Conflicts, cj)
-		}
-		return writeJSON(o.f.Out, out, true)
+		return writeJSON(o.f.Out, rep, true)
 	}
 	tw := tabwriter.NewWriter(o.f.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SOURCE\tLANG\tVERSION\tVALIDITY\tSUBJECTS\tDECISION")
-	for _, d := range decisions {
-		s := d.Source
-		lang := s.Lang
+	for _, d := range rep.Decisions {
+		lang := d.Lang
 		if lang == "" {
 			lang = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.ID, lang, s.Version, selector.Interval(s),
-			strings.Join(s.Subjects, ","), d.Explain())
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", d.SourceID, lang, d.Version, d.Interval(),
+			strings.Join(d.Subjects, ","), d.Explain)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	for _, c := range sel.Conflicts {
+	for _, c := range rep.Conflicts {
 		fmt.Fprintf(o.f.Out, "conflict: %s\n", c)
 	}
 	return nil
