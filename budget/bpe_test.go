@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 	"unicode"
 
 	"github.com/google/go-cmp/cmp"
@@ -310,17 +309,6 @@ func TestWorstCaseLinear(t *testing.T) {
 			}
 		}
 	}
-}
-
-// cpuCount returns the process CPU time of counting text, best of two.
-func cpuCount(e *encoder, text string) time.Duration {
-	best := time.Duration(1<<63 - 1)
-	for range 2 {
-		start := processCPU()
-		e.count(text)
-		best = min(best, processCPU()-start)
-	}
-	return best
 }
 
 // FuzzEncodeMatchesTiktoken compares both encodings with tiktoken-go on

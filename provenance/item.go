@@ -126,7 +126,7 @@ func NewEvidence(ref Ref, quote string, created time.Time) Item {
 
 // folders pools case folders: a cases.Caser may keep state and must not
 // be shared between goroutines.
-var folders = sync.Pool{New: func() any { return cases.Fold() }}
+var folders = sync.Pool{New: func() any { f := cases.Fold(); return &f }}
 
 // Canonical returns the form content IDs are computed from: Unicode NFKC,
 // then full case folding, then every run of white space (unicode.IsSpace,
@@ -139,7 +139,7 @@ func Canonical(text string) string {
 		// only maps A-Z to a-z.
 		return strings.Join(strings.Fields(asciiLower(text)), " ")
 	}
-	f := folders.Get().(cases.Caser)
+	f := folders.Get().(*cases.Caser)
 	s := f.String(norm.NFKC.String(text))
 	folders.Put(f)
 	return strings.Join(strings.FieldsFunc(s, unicode.IsSpace), " ")

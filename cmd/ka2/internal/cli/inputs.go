@@ -51,11 +51,6 @@ func (b *budgetFlags) register(fs *pflag.FlagSet) {
 	b.set = func(name string) bool { return fs.Changed(name) }
 }
 
-// definition reads the contract definition (see contract.LoadDefinition).
-func (b *budgetFlags) definition() (*contract.Definition, error) {
-	return contract.LoadDefinition(b.Contract)
-}
-
 // config turns the flags into the library's build configuration; flags
 // not given stay unset, so the definition's defaults apply.
 func (b *budgetFlags) config(c *corpusFlags) contract.Config {
