@@ -143,7 +143,7 @@ func FuzzParse(f *testing.F) {
 		if !src.ValidUntil.IsZero() && !src.ValidFrom.Before(src.ValidUntil) {
 			t.Errorf("Parse() accepted an empty interval [%s, %s)", src.ValidFrom, src.ValidUntil)
 		}
-		if pos, ok := src.Keys["source_id"]; !ok || pos.Line < 2 || pos.Line >= src.BodyLine {
+		if pos, ok := src.Keys.Get("source_id"); !ok || pos.Line < 2 || pos.Line >= src.BodyLine {
 			t.Errorf("Keys[source_id] = %v, %t, want a line inside the front matter", pos, ok)
 		}
 	})

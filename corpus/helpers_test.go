@@ -157,3 +157,14 @@ func assertCode(t testing.TB, err error, want corpus.Code) {
 		t.Errorf("error code = %s, want %s", e.Code, want)
 	}
 }
+
+// keys makes the KeyPositions of a source from a map, for literals.
+func keys(m map[string]corpus.Pos) corpus.KeyPositions {
+	var k corpus.KeyPositions
+	for key, p := range m {
+		if !k.Set(key, p) {
+			panic("not a known key: " + key)
+		}
+	}
+	return k
+}

@@ -538,7 +538,7 @@ func TestLoadEmpty(t *testing.T) {
 func TestNew(t *testing.T) {
 	src := func(id, lang, p string) *corpus.Source {
 		return &corpus.Source{ID: id, Lang: lang, Path: p, Version: "v1", Subjects: []string{"x"},
-			ValidFrom: corpus.NewDate(2026, 1, 1), Keys: map[string]corpus.Pos{"source_id": {Line: 2, Col: 1}}}
+			ValidFrom: corpus.NewDate(2026, 1, 1), Keys: keys(map[string]corpus.Pos{"source_id": {Line: 2, Col: 1}})}
 	}
 	tests := []struct {
 		name    string

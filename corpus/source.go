@@ -35,9 +35,9 @@ type Source struct {
 	Lines    []string // body lines, exactly as written, without terminators
 	Digest   string   // hex SHA-256 of the file's bytes
 
-	// Positions of front matter keys and values, for tools that point at
-	// them (the linter). Keyed by front matter key.
-	Keys map[string]Pos
+	// Positions of front matter keys, for tools that point at them (the
+	// linter).
+	Keys KeyPositions
 
 	HasBOM  bool // the file started with a UTF-8 byte order mark
 	HasCRLF bool // some line ended with CRLF
@@ -87,7 +87,45 @@ func (s *Source) Quote(r Range) (string, error) {
 }
 
 // Known front matter keys, in the order the README documents them.
-var knownKeys = []string{"source_id", "version", "subjects", "subject", "valid_from", "valid_until", "supersedes", "lang", "unit", "cite"}
+var knownKeys = knownKeyArray[:]
+
+var knownKeyArray = [...]string{"source_id", "version", "subjects", "subject", "valid_from", "valid_until", "supersedes", "lang", "unit", "cite"}
+
+// KeyPositions holds where each known front matter key (see KnownKeys) is
+// written in a source's file, in the order of KnownKeys; a zero Pos means
+// the key is not set. It is an array, not a map, since every source has
+// one: a map of the few keys cost about half a kilobyte per source.
+type KeyPositions [len(knownKeyArray)]Pos
+
+// keyIndex is the index of key in knownKeys, or -1.
+func keyIndex(key string) int {
+	for i, k := range knownKeyArray {
+		if k == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// Get returns the position of key, and whether it is set.
+func (k *KeyPositions) Get(key string) (Pos, bool) {
+	i := keyIndex(key)
+	if i < 0 || k[i] == (Pos{}) {
+		return Pos{}, false
+	}
+	return k[i], true
+}
+
+// Set records the position of key, which must be one of KnownKeys and at
+// line 1 or after; it reports false, and records nothing, otherwise.
+func (k *KeyPositions) Set(key string, p Pos) bool {
+	i := keyIndex(key)
+	if i < 0 || p.Line < 1 {
+		return false
+	}
+	k[i] = p
+	return true
+}
 
 // KnownKeys lists the front matter keys a policy file may use.
 func KnownKeys() []string { return append([]string(nil), knownKeys...) }
@@ -148,7 +186,7 @@ func Parse(path string, data []byte) (*Source, error) {
 // of a copy. It also returns the body lines joined by "\n" when that is a
 // piece of the file (no CRLF), or "".
 func parse(path string, data []byte, owned bool) (*Source, string, error) {
-	p := parser{src: &Source{Path: path, Keys: make(map[string]Pos, len(knownKeys))}, owned: owned}
+	p := parser{src: &Source{Path: path}, owned: owned}
 	sum := sha256.Sum256(data)
 	p.src.Digest = hex.EncodeToString(sum[:])
 	p.parse(data)
@@ -314,7 +352,7 @@ func (p *parser) frontMatter(text string) {
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
 		pos := Pos{Line: k.Line + 1, Col: k.Column}
-		if prev, dup := p.src.Keys[k.Value]; dup {
+		if prev, dup := p.src.Keys.Get(k.Value); dup {
 			p.errorf(pos.Line, pos.Col, CodeDuplicateKey, "keep one of them", "key %s is already set on line %d", k.Value, prev.Line)
 			continue
 		}
@@ -326,7 +364,7 @@ func (p *parser) frontMatter(text string) {
 			p.errorf(pos.Line, pos.Col, CodeUnknownKey, hint, "unknown key %q", k.Value)
 			continue
 		}
-		p.src.Keys[k.Value] = pos
+		p.src.Keys.Set(k.Value, pos)
 		values[k.Value] = v
 	}
 	p.fields(values)

@@ -72,11 +72,11 @@ func TestParse(t *testing.T) {
 				Cite:     []corpus.Range{{Start: 1, End: 2}, {Start: 4, End: 4}},
 				BodyLine: 12,
 				Lines:    []string{"适用范围：国内出差的餐费补贴。", "每日餐费补贴为 150 元。", "无需提供票据。", "招待客户的餐费另行报销。"},
-				Keys: map[string]corpus.Pos{
+				Keys: keys(map[string]corpus.Pos{
 					"source_id": {Line: 2, Col: 1}, "version": {Line: 3, Col: 1}, "subjects": {Line: 4, Col: 1},
 					"valid_from": {Line: 5, Col: 1}, "valid_until": {Line: 6, Col: 1}, "supersedes": {Line: 7, Col: 1},
 					"lang": {Line: 8, Col: 1}, "unit": {Line: 9, Col: 1}, "cite": {Line: 10, Col: 1},
-				},
+				}),
 			},
 		},
 		{
@@ -95,10 +95,10 @@ func TestParse(t *testing.T) {
 				Cite:     []corpus.Range{{Start: 2, End: 2}},
 				BodyLine: 9,
 				Lines:    []string{"Park in the visitor area only.", "Fees are refunded with a receipt."},
-				Keys: map[string]corpus.Pos{
+				Keys: keys(map[string]corpus.Pos{
 					"source_id": {Line: 2, Col: 1}, "version": {Line: 3, Col: 1}, "subject": {Line: 4, Col: 1},
 					"valid_from": {Line: 5, Col: 1}, "supersedes": {Line: 6, Col: 1}, "cite": {Line: 7, Col: 1},
-				},
+				}),
 			},
 		},
 		{
@@ -119,10 +119,10 @@ func TestParse(t *testing.T) {
 				ValidFrom: corpus.NewDate(2026, 1, 1), Lang: "en",
 				BodyLine: 12,
 				Lines:    []string{"Take a licensed taxi and keep the printed receipt."},
-				Keys: map[string]corpus.Pos{
+				Keys: keys(map[string]corpus.Pos{
 					"source_id": {Line: 3, Col: 1}, "version": {Line: 4, Col: 1}, "subjects": {Line: 5, Col: 1},
 					"valid_from": {Line: 8, Col: 1}, "valid_until": {Line: 9, Col: 1}, "lang": {Line: 10, Col: 1},
-				},
+				}),
 			},
 		},
 		{
@@ -176,9 +176,9 @@ func hotelSource(bodyLine int, lines []string) *corpus.Source {
 	return &corpus.Source{
 		ID: "hotel-v1", Version: "v1", Subjects: []string{"lodging"}, ValidFrom: corpus.NewDate(2026, 1, 1),
 		BodyLine: bodyLine, Lines: lines,
-		Keys: map[string]corpus.Pos{
+		Keys: keys(map[string]corpus.Pos{
 			"source_id": {Line: 2, Col: 1}, "version": {Line: 3, Col: 1}, "subjects": {Line: 4, Col: 1}, "valid_from": {Line: 5, Col: 1},
-		},
+		}),
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -94,6 +95,7 @@ type Index struct {
 type timeline struct {
 	cuts     []corpus.Date      // ascending; segment i is [cuts[i], cuts[i+1])
 	segments [][]*corpus.Source // len(cuts) segments; the last is open-ended
+	sources  []*corpus.Source   // every source of the subject, in contract order
 }
 
 // NewIndex indexes every source of c by subject and validity.
@@ -124,18 +126,198 @@ func newTimeline(sources []*corpus.Source) *timeline {
 	}
 	slices.SortFunc(cuts, corpus.Date.Compare)
 	cuts = slices.Compact(cuts)
-	t := &timeline{cuts: cuts, segments: make([][]*corpus.Source, len(cuts))}
+	t := &timeline{cuts: cuts, segments: make([][]*corpus.Source, len(cuts)), sources: sources}
 	for _, s := range sources { // in contract order, so every segment is too
-		first := t.segment(s.ValidFrom)
-		last := len(cuts) - 1
-		if !s.ValidUntil.IsZero() {
-			last = t.segment(s.ValidUntil) - 1
-		}
+		first, last := t.span(s)
 		for i := first; i <= last; i++ {
 			t.segments[i] = append(t.segments[i], s)
 		}
 	}
 	return t
+}
+
+// UpdateIndex indexes c as NewIndex does, reusing the timelines of prev,
+// an index of an earlier corpus, for the subjects of which no source was
+// added or removed: a reload that changes a few files then costs those
+// files' subjects, not the corpus. Sources are told apart by identity, as
+// corpus.LoadReusing and corpus.LoadChanged keep the unchanged ones. A nil
+// prev gives NewIndex(c).
+func UpdateIndex(prev *Index, c *corpus.Corpus) *Index {
+	if prev == nil {
+		return NewIndex(c)
+	}
+	// Both Sources lists are in the same order (source_id, lang, path), so
+	// one merge finds what is only in one of them.
+	changed := map[*corpus.Source]bool{}
+	old, cur := prev.corpus.Sources, c.Sources
+	for len(old) > 0 || len(cur) > 0 {
+		switch {
+		case len(old) > 0 && len(cur) > 0 && old[0] == cur[0]:
+			old, cur = old[1:], cur[1:]
+		case len(cur) == 0 || len(old) > 0 && corpusOrder(old[0], cur[0]) < 0:
+			changed[old[0]] = true
+			old = old[1:]
+		default:
+			changed[cur[0]] = true
+			cur = cur[1:]
+		}
+	}
+	if len(changed) == 0 {
+		return &Index{corpus: c, bySubject: prev.bySubject}
+	}
+	// The sources of each touched subject: the old timeline's but the
+	// removed ones, and the added ones.
+	touched := map[string][]*corpus.Source{}
+	for s := range changed {
+		for _, subj := range s.Subjects {
+			if _, ok := touched[subj]; ok {
+				continue
+			}
+			var keep []*corpus.Source
+			if t := prev.bySubject[subj]; t != nil {
+				for _, o := range t.sources {
+					if !changed[o] {
+						keep = append(keep, o)
+					}
+				}
+			}
+			touched[subj] = keep
+		}
+	}
+	for s := range changed {
+		if !isIn(c, s) {
+			continue // removed
+		}
+		for _, subj := range slices.Compact(slices.Sorted(slices.Values(s.Subjects))) {
+			touched[subj] = append(touched[subj], s)
+		}
+	}
+	ix := &Index{corpus: c, bySubject: maps.Clone(prev.bySubject)}
+	for subj, sources := range touched {
+		if len(sources) == 0 {
+			delete(ix.bySubject, subj)
+			continue
+		}
+		if t := prev.bySubject[subj]; t != nil && len(sources) >= 64 {
+			ix.bySubject[subj] = t.update(changed, sources)
+		} else {
+			ix.bySubject[subj] = newTimeline(sources)
+		}
+	}
+	return ix
+}
+
+// update returns the timeline of sources, which are t's but for those in
+// changed (removed) and those appended after t's kept ones (added). A
+// subject shared by many sources (a whole corpus's "travel") would cost a
+// sort of all of them to build afresh; when the change keeps the cut
+// points, only the segments a removed or added source covers are made
+// again, and the others are shared with t, which never changes them.
+func (t *timeline) update(changed map[*corpus.Source]bool, sources []*corpus.Source) *timeline {
+	kept := 0
+	for _, s := range t.sources {
+		if !changed[s] {
+			kept++
+		}
+	}
+	added := slices.SortedFunc(slices.Values(sources[kept:]), Compare)
+	merged := make([]*corpus.Source, 0, len(sources))
+	i := 0
+	for _, s := range sources[:kept] { // in contract order, as t's are
+		for i < len(added) && Compare(added[i], s) < 0 {
+			merged = append(merged, added[i])
+			i++
+		}
+		merged = append(merged, s)
+	}
+	merged = append(merged, added[i:]...)
+
+	var removed []*corpus.Source
+	for _, s := range t.sources {
+		if changed[s] {
+			removed = append(removed, s)
+		}
+	}
+	has := func(d corpus.Date) bool {
+		_, ok := slices.BinarySearchFunc(t.cuts, d, corpus.Date.Compare)
+		return ok
+	}
+	for _, s := range added {
+		if !has(s.ValidFrom) || !s.ValidUntil.IsZero() && !has(s.ValidUntil) {
+			return newTimeline(merged) // a new cut point
+		}
+	}
+	// Every cut point of a removed source must still be one of a source's.
+	var orphans []corpus.Date
+	for _, s := range removed {
+		orphans = append(orphans, s.ValidFrom)
+		if !s.ValidUntil.IsZero() {
+			orphans = append(orphans, s.ValidUntil)
+		}
+	}
+	orphans = slices.Compact(slices.SortedFunc(slices.Values(orphans), corpus.Date.Compare))
+	if len(orphans) > 8 {
+		return newTimeline(merged)
+	}
+	for _, d := range orphans {
+		if !slices.ContainsFunc(merged, func(s *corpus.Source) bool { return s.ValidFrom == d || s.ValidUntil == d }) {
+			return newTimeline(merged) // a cut point goes
+		}
+	}
+
+	nt := &timeline{cuts: t.cuts, segments: slices.Clone(t.segments), sources: merged}
+	dirty := make([]bool, len(t.cuts))
+	for _, s := range slices.Concat(removed, added) {
+		first, last := t.span(s)
+		for i := first; i <= last; i++ {
+			dirty[i] = true
+		}
+	}
+	for i, d := range dirty {
+		if !d {
+			continue
+		}
+		var seg []*corpus.Source
+		for _, s := range t.segments[i] {
+			if !changed[s] {
+				seg = append(seg, s)
+			}
+		}
+		for _, s := range added {
+			if first, last := t.span(s); first <= i && i <= last {
+				seg = append(seg, s)
+			}
+		}
+		slices.SortFunc(seg, Compare)
+		nt.segments[i] = seg
+	}
+	return nt
+}
+
+// span returns the first and last segment s covers.
+func (t *timeline) span(s *corpus.Source) (first, last int) {
+	first, last = t.segment(s.ValidFrom), len(t.cuts)-1
+	if !s.ValidUntil.IsZero() {
+		last = t.segment(s.ValidUntil) - 1
+	}
+	return first, last
+}
+
+// corpusOrder is the order of corpus.Corpus.Sources.
+func corpusOrder(a, b *corpus.Source) int {
+	if n := strings.Compare(a.ID, b.ID); n != 0 {
+		return n
+	}
+	if n := strings.Compare(a.Lang, b.Lang); n != 0 {
+		return n
+	}
+	return strings.Compare(a.Path, b.Path)
+}
+
+// isIn reports whether s is one of c's sources.
+func isIn(c *corpus.Corpus, s *corpus.Source) bool {
+	i, ok := slices.BinarySearchFunc(c.Sources, s, corpusOrder)
+	return ok && c.Sources[i] == s
 }
 
 // segment returns the index of the segment holding d, or -1 before the first.

@@ -11,8 +11,9 @@
 // corpus beside the one serving and swaps it in only when it loaded
 // without a problem; a corpus that fails to load is never served, and
 // /readyz reports why until the next good load. Watch reloads when a file
-// under the corpus folder changes, after a quiet period (debounce); the
-// ka2 command also reloads on SIGHUP and drains on SIGTERM through Serve.
+// under the corpus folder changes, after a quiet period (debounce), reading
+// only the files the events name (ReloadChanged); the ka2 command also
+// reloads on SIGHUP, walking the tree, and drains on SIGTERM through Serve.
 //
 // Endpoints (JSON unless noted):
 //

@@ -362,3 +362,40 @@ func TestDrainDeadline(t *testing.T) {
 		t.Fatal("Serve() did not return after the drain deadline")
 	}
 }
+
+// TestReloadChanged: a reload told the changed paths gives the corpus a
+// full load gives; a broken file it reads keeps the old corpus serving,
+// and stays broken for the next delta until a change to it fixes it.
+func TestReloadChanged(t *testing.T) {
+	dir := sampleDir(t)
+	settings := contract.Settings{Lang: "en"}
+	r := start(t, serve.Config{Build: contract.Config{Corpus: dir}, Settings: settings})
+	_, digest := expected(t, dir, settings, lodging2026)
+
+	writeFile(t, dir, "en/broken.md", "---\nsource_id: broken\nvalid_untill: 2026-01-01\n---\nbody\n")
+	st, err := r.srv.ReloadChanged("test", []string{"en/broken.md"})
+	if err == nil || st.Outcome != serve.ReloadFailed || !strings.Contains(st.Error, "broken.md:3:1: unknown key \"valid_untill\"") {
+		t.Fatalf("ReloadChanged() with a broken file = %+v, %v; want the failure", st, err)
+	}
+	if got := r.srv.Snapshot().Digest(); got != digest {
+		t.Fatalf("after a failed reload the digest is %s, want the old %s", got, digest)
+	}
+	// Another change: the broken file, not named again, still fails it.
+	writeFile(t, dir, "en/travel-v2.md", travelV2(t, 790))
+	if st, err := r.srv.ReloadChanged("test", []string{"en/travel-v2.md"}); err == nil || st.Outcome != serve.ReloadFailed {
+		t.Fatalf("ReloadChanged() while a file is still broken = %+v, %v; want a failure", st, err)
+	}
+	if err := os.Remove(filepath.Join(dir, "en", "broken.md")); err != nil {
+		t.Fatal(err)
+	}
+	st, err = r.srv.ReloadChanged("test", []string{"en/broken.md"})
+	if err != nil || st.Outcome != serve.ReloadOK {
+		t.Fatalf("ReloadChanged() after the fix = %+v, %v", st, err)
+	}
+	if _, want := expected(t, dir, settings, lodging2026); st.Digest != want {
+		t.Errorf("ReloadChanged() digest %s, a full load gives %s", st.Digest, want)
+	}
+	if got := r.post(t, "/v1/contract", lodging2026); !strings.Contains(string(got.body), "790 CNY") {
+		t.Errorf("the good change is not served: %s", got.body)
+	}
+}

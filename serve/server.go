@@ -5,8 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -123,8 +128,13 @@ type Server struct {
 	handler  http.Handler
 	snap     atomic.Pointer[Snapshot]
 	reloadMu sync.Mutex // one reload at a time
-	status   atomic.Pointer[ReloadStatus]
-	gen      atomic.Uint64
+	// unapplied are the changed paths (relative, slash-separated) passed
+	// to ReloadChanged since the serving corpus was loaded, held by
+	// reloadMu: a failed reload leaves the old corpus serving, so the next
+	// delta must read those files again too.
+	unapplied map[string]bool
+	status    atomic.Pointer[ReloadStatus]
+	gen       atomic.Uint64
 }
 
 // New loads the definition, the budget and the corpus as `ka2 build`
@@ -159,7 +169,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, def: def, counter: counter, limits: limits, log: cfg.Logger, now: cfg.Now}
 	s.metrics = newMetrics(cfg.Registry)
-	snap, err := s.load(nil)
+	snap, err := s.load(nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -193,8 +203,9 @@ const reuseMargin = time.Second
 
 // load reads and indexes the corpus beside the serving one. With prev, the
 // files that did not change since prev was loaded are not read again
-// (see corpus.LoadReusing).
-func (s *Server) load(prev *Snapshot) (*Snapshot, error) {
+// (see corpus.LoadReusing); with changed too, only those paths are looked
+// at (see corpus.LoadChanged).
+func (s *Server) load(prev *Snapshot, changed []string) (*Snapshot, error) {
 	start := s.now()
 	t0 := time.Now()
 	var prevCorpus *corpus.Corpus
@@ -202,12 +213,45 @@ func (s *Server) load(prev *Snapshot) (*Snapshot, error) {
 	if prev != nil {
 		prevCorpus, cutoff = prev.Corpus, prev.started.Add(-reuseMargin)
 	}
-	corp, err := contract.ReloadCorpus(s.cfg.Build.Corpus, prevCorpus, cutoff)
+	var corp *corpus.Corpus
+	var err error
+	if changed != nil && prev != nil && s.cfg.Build.Corpus != "" {
+		corp, err = loadChanged(s.cfg.Build.Corpus, prevCorpus, changed, cutoff)
+	} else {
+		corp, err = contract.ReloadCorpus(s.cfg.Build.Corpus, prevCorpus, cutoff)
+	}
 	if err != nil {
 		return nil, err
 	}
-	b := &contract.Builder{Definition: s.def, Index: selector.NewIndex(corp), Counter: s.counter, Limits: s.limits, Policy: s.cfg.Policy}
+	var ix *selector.Index
+	if prev != nil {
+		ix = selector.UpdateIndex(prev.Builder.Index, corp)
+	} else {
+		ix = selector.NewIndex(corp)
+	}
+	b := &contract.Builder{Definition: s.def, Index: ix, Counter: s.counter, Limits: s.limits, Policy: s.cfg.Policy}
 	return &Snapshot{Builder: b, Corpus: corp, LoadedAt: start, LoadDuration: time.Since(t0), started: t0}, nil
+}
+
+// loadChanged is contract.ReloadCorpus through corpus.LoadChanged: the
+// same errors, with paths from the corpus folder.
+func loadChanged(dir string, prev *corpus.Corpus, changed []string, cutoff time.Time) (*corpus.Corpus, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, &contract.ConfigError{Setting: contract.SettingCorpus, Err: fmt.Errorf("open corpus: %w; check the --corpus folder", err)}
+	}
+	defer root.Close()
+	corp, err := corpus.LoadChanged(root.FS(), prev, changed, cutoff)
+	if err != nil {
+		var list corpus.ErrorList
+		if errors.As(err, &list) {
+			for _, e := range list {
+				e.Path = path.Join(filepath.ToSlash(dir), e.Path)
+			}
+		}
+		return nil, &contract.ConfigError{Setting: contract.SettingCorpus, Err: err}
+	}
+	return corp, nil
 }
 
 func (s *Server) swap(snap *Snapshot, st *ReloadStatus) {
@@ -229,15 +273,26 @@ func (s *Server) swap(snap *Snapshot, st *ReloadStatus) {
 // in the status and the log, e.g. "sighup" or "watch". Reloads run one at
 // a time; requests are never blocked by one.
 func (s *Server) Reload(trigger string) (ReloadStatus, error) {
-	return s.reload(trigger, true)
+	return s.reload(trigger, true, nil)
 }
 
 // ReloadAll is Reload reading every file again.
 func (s *Server) ReloadAll(trigger string) (ReloadStatus, error) {
-	return s.reload(trigger, false)
+	return s.reload(trigger, false, nil)
 }
 
-func (s *Server) reload(trigger string, reuse bool) (ReloadStatus, error) {
+// ReloadChanged is Reload told which paths changed (slash-separated,
+// relative to the corpus folder), as a file watcher reports them: only
+// those files are read again, and the rest of the corpus is taken from
+// the serving one without a walk of the tree (see corpus.LoadChanged,
+// which walks anyway for a change it cannot resolve, such as a folder).
+// The paths of reloads that failed since the serving corpus was loaded
+// are read again too. With the embedded sample corpus it is Reload.
+func (s *Server) ReloadChanged(trigger string, paths []string) (ReloadStatus, error) {
+	return s.reload(trigger, true, paths)
+}
+
+func (s *Server) reload(trigger string, reuse bool, changed []string) (ReloadStatus, error) {
 	s.reloadMu.Lock()
 	defer s.reloadMu.Unlock()
 	at := s.now()
@@ -246,7 +301,19 @@ func (s *Server) reload(trigger string, reuse bool) (ReloadStatus, error) {
 	if reuse {
 		prev = s.Snapshot()
 	}
-	snap, err := s.load(prev)
+	if changed != nil {
+		if s.unapplied == nil {
+			s.unapplied = map[string]bool{}
+		}
+		for _, p := range changed {
+			s.unapplied[p] = true
+		}
+		changed = slices.Sorted(maps.Keys(s.unapplied))
+	}
+	snap, err := s.load(prev, changed)
+	if err == nil {
+		s.unapplied = nil // the loaded corpus has them all
+	}
 	st := &ReloadStatus{Trigger: trigger, At: at, Duration: time.Since(t0)}
 	s.metrics.loadSeconds.Observe(st.Duration.Seconds())
 	switch {

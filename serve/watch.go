@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,8 +22,11 @@ import (
 // still reloads at least every 20 debounce periods. With the embedded
 // sample corpus there is nothing to watch and Watch waits for ctx.
 //
-// A failed reload keeps the serving corpus (see Reload); the next change
-// tries again. Watch returns an error only when it cannot start watching.
+// The reload reads only the files the events name (see ReloadChanged), so
+// its cost follows the change, not the size of the corpus; after lost
+// events (an overflow) or an event it cannot place, it is a Reload, which
+// walks the tree. A failed reload keeps the serving corpus (see Reload);
+// the next change tries again. Watch returns an error only when it cannot start watching.
 func (s *Server) Watch(ctx context.Context) error {
 	dir := s.cfg.Build.Corpus
 	if dir == "" {
@@ -40,6 +45,10 @@ func (s *Server) Watch(ctx context.Context) error {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	var first time.Time // first change not yet reloaded; zero when none
+	// The changed paths not yet reloaded, relative to dir; walk is set when
+	// they cannot tell the whole change.
+	changed := map[string]bool{}
+	walk := false
 	for {
 		select {
 		case <-ctx.Done():
@@ -58,6 +67,11 @@ func (s *Server) Watch(ctx context.Context) error {
 					}
 				}
 			}
+			if rel, err := filepath.Rel(dir, ev.Name); err != nil || !filepath.IsLocal(rel) {
+				walk = true
+			} else {
+				changed[filepath.ToSlash(rel)] = true
+			}
 			now := time.Now()
 			if first.IsZero() {
 				first = now
@@ -73,13 +87,19 @@ func (s *Server) Watch(ctx context.Context) error {
 			}
 			// An overflow loses events: reload to be sure.
 			s.log.Warn("watch error; reloading to be sure", "error", err.Error())
+			walk = true
 			if first.IsZero() {
 				first = time.Now()
 			}
 			timer.Reset(debounce)
 		case <-timer.C:
 			first = time.Time{}
-			s.Reload("watch")
+			if walk || len(changed) == 0 {
+				s.Reload("watch")
+			} else {
+				s.ReloadChanged("watch", slices.Sorted(maps.Keys(changed)))
+			}
+			changed, walk = map[string]bool{}, false
 		}
 	}
 }

@@ -324,7 +324,7 @@ func (f *file) locate(key, value string) corpus.Pos {
 	if f.src == nil {
 		return corpus.Pos{}
 	}
-	pos := f.src.Keys[key]
+	pos, _ := f.src.Keys.Get(key)
 	lines, first := f.frontMatter()
 	for i := max(pos.Line-first, 0); i < len(lines); i++ {
 		if i > pos.Line-first && isKeyLine(lines[i]) {
@@ -368,7 +368,7 @@ func isIDByte(c byte) bool {
 func (f *file) pos(keys ...string) corpus.Pos {
 	if f.src != nil {
 		for _, k := range keys {
-			if p, ok := f.src.Keys[k]; ok {
+			if p, ok := f.src.Keys.Get(k); ok {
 				return p
 			}
 		}

@@ -1,0 +1,208 @@
+package corpus_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ka2/ka2/corpus"
+)
+
+// TestLoadChangedMatchesLoad applies random sequences of edits, adds,
+// deletes and renames of policy files (some broken, some clashing on
+// source_id, some with CRLF, some in ignored places) to a tree, and after
+// each step compares LoadChanged, told the paths that changed since the
+// last corpus it loaded, with a full Load of the tree: the same sources,
+// digest and quotes, or the same errors. As a server does, a failed load
+// keeps the previous corpus, and its paths are passed again next time.
+func TestLoadChangedMatchesLoad(t *testing.T) {
+	for seed := range 12 {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+			t.Parallel()
+			checkDeltaSequence(t, uint64(seed), 50)
+		})
+	}
+}
+
+// deltaNames are the paths the random steps write: *.md files in folders,
+// and names the walk ignores.
+var deltaNames = func() []string {
+	var names []string
+	for i := range 16 {
+		names = append(names, fmt.Sprintf("%s/p%02d.md", []string{"a", "b", "a/c", "d/e/f"}[i%4], i))
+	}
+	for i := range 6 {
+		names = append(names, fmt.Sprintf("top%d.md", i))
+	}
+	return append(names, "notes.txt", ".hidden/p.md", "a/.tmp.md", "b/readme")
+}()
+
+func deltaPolicy(rng *rand.Rand) string {
+	id := fmt.Sprintf("s%02d", rng.IntN(20)) // a small pool, so ids clash now and then
+	lang := []string{"", "", "en", "de"}[rng.IntN(4)]
+	front := fmt.Sprintf("source_id: %s\nversion: v%d\nsubjects: [s%d, t]\nvalid_from: 2026-0%d-01\n",
+		id, rng.IntN(9), rng.IntN(3), 1+rng.IntN(9))
+	if lang != "" {
+		front += "lang: " + lang + "\n"
+	}
+	body := fmt.Sprintf("Rule %d.\nSecond line %d.\n", rng.IntN(1000), rng.IntN(1000))
+	data := "---\n" + front + "---\n" + body
+	switch rng.IntN(12) {
+	case 0: // broken: no valid_from
+		data = strings.Replace(data, "valid_from", "valid_frm", 1)
+	case 1: // broken front matter
+		data = "---\nsource_id: [\n"
+	case 2:
+		data = strings.ReplaceAll(data, "\n", "\r\n")
+	}
+	return data
+}
+
+func checkDeltaSequence(t *testing.T, seed uint64, steps int) {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	dir := t.TempDir()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	fsys := root.FS()
+	write := func(name, data string) {
+		full := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exists := func(name string) bool {
+		_, err := os.Stat(filepath.Join(dir, filepath.FromSlash(name)))
+		return err == nil
+	}
+	for i := range 8 {
+		write(deltaNames[i], fmt.Sprintf("---\nsource_id: init%d\nversion: v1\nsubjects: [s0]\nvalid_from: 2026-01-01\n---\nRule.\n", i))
+	}
+	prev, err := corpus.Load(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pending []string
+	for step := range steps {
+		var did []string
+		for range 1 + rng.IntN(3) {
+			name := deltaNames[rng.IntN(len(deltaNames))]
+			switch op := rng.IntN(4); {
+			case op == 0 || !exists(name): // add or edit
+				write(name, deltaPolicy(rng))
+				did = append(did, "write "+name)
+			case op == 1:
+				write(name, deltaPolicy(rng))
+				did = append(did, "edit "+name)
+			case op == 2:
+				if err := os.Remove(filepath.Join(dir, filepath.FromSlash(name))); err != nil {
+					t.Fatal(err)
+				}
+				did = append(did, "delete "+name)
+			default:
+				to := deltaNames[rng.IntN(len(deltaNames))]
+				if to == name {
+					continue
+				}
+				if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, filepath.FromSlash(to))), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Rename(filepath.Join(dir, filepath.FromSlash(name)), filepath.Join(dir, filepath.FromSlash(to))); err != nil {
+					t.Fatal(err)
+				}
+				pending = append(pending, to)
+				did = append(did, "rename "+name+" "+to)
+			}
+			pending = append(pending, name)
+		}
+		full, ferr := corpus.Load(fsys)
+		delta, derr, ok := corpus.DeltaOnly(fsys, prev, pending)
+		if !ok {
+			t.Fatalf("step %d (%v): LoadChanged would walk for plain file changes %v", step, did, pending)
+		}
+		if fmt.Sprint(ferr) != fmt.Sprint(derr) {
+			t.Fatalf("step %d (%v): errors differ:\nLoad:\n%v\nLoadChanged:\n%v", step, did, ferr, derr)
+		}
+		if ferr != nil {
+			continue // prev keeps serving; pending stays to be passed again
+		}
+		compareCorpora(t, fmt.Sprintf("step %d (%v)", step, did), full, delta)
+		prev, pending = delta, nil
+	}
+}
+
+func compareCorpora(t *testing.T, what string, full, delta *corpus.Corpus) {
+	t.Helper()
+	if diff := cmp.Diff(full.Sources, delta.Sources, dateCmp); diff != "" {
+		t.Fatalf("%s: sources differ (-Load +LoadChanged):\n%s", what, diff)
+	}
+	if full.Digest != delta.Digest {
+		t.Fatalf("%s: digest %s, want %s", what, delta.Digest, full.Digest)
+	}
+	for i, s := range full.Sources {
+		q1, err1 := full.Quote(s, s.Body())
+		q2, err2 := delta.Quote(delta.Sources[i], s.Body())
+		if q1 != q2 || fmt.Sprint(err1) != fmt.Sprint(err2) {
+			t.Fatalf("%s: quote of %s: %q, %v; want %q, %v", what, s.Path, q2, err2, q1, err1)
+		}
+		got, err := delta.Lookup(s.ID, s.Lang)
+		if err != nil || got.Path != s.Path {
+			t.Fatalf("%s: Lookup(%s, %s) = %v, %v", what, s.ID, s.Lang, got, err)
+		}
+	}
+}
+
+// TestLoadChangedFallsBack: changes the delta cannot resolve (a renamed
+// folder, the root, a link) make LoadChanged walk, and it still gives what
+// Load gives.
+func TestLoadChangedFallsBack(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 6 {
+		writePolicy(t, dir, fmt.Sprintf("d%d/p%d.md", i%2, i), fmt.Sprintf("p%d", i), "Rule.")
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	prev, err := corpus.Load(root.FS())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(dir, "d0"), filepath.Join(dir, "moved")); err != nil {
+		t.Fatal(err)
+	}
+	writePolicy(t, dir, "linked.txt", "linked", "Rule.")
+	if err := os.Symlink("linked.txt", filepath.Join(dir, "link.md")); err != nil {
+		t.Fatal(err)
+	}
+	for _, changed := range [][]string{{"d0"}, {"moved"}, {"."}, {"link.md"}, {"d0/p0.md"}} {
+		if _, _, ok := corpus.DeltaOnly(root.FS(), prev, changed); ok {
+			t.Errorf("DeltaOnly(%v) resolved a change it cannot", changed)
+		}
+	}
+	full, err := corpus.Load(root.FS())
+	if err != nil {
+		t.Fatal(err)
+	}
+	delta, err := corpus.LoadChanged(root.FS(), prev, []string{"d0", "moved"}, time.Now().Add(-time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareCorpora(t, "folder rename", full, delta)
+	if want := 7; len(delta.Sources) != want || !slices.ContainsFunc(delta.Sources, func(s *corpus.Source) bool { return s.Path == "link.md" }) {
+		t.Fatalf("got %d sources, want %d with link.md", len(delta.Sources), want)
+	}
+}

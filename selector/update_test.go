@@ -1,0 +1,94 @@
+package selector_test
+
+import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/selector"
+)
+
+// TestUpdateIndexMatchesNewIndex changes random sources of a corpus step
+// by step, keeping the others as the same values as a reload does, and
+// checks that UpdateIndex from the previous index answers every subject
+// and date as NewIndex does.
+func TestUpdateIndexMatchesNewIndex(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	subjects := []string{"a", "b", "c", "d", "e"}
+	parse := func(name string, gen int) *corpus.Source {
+		from := fmt.Sprintf("202%d-0%d-01", 4+r.IntN(3), 1+r.IntN(9))
+		until := ""
+		if r.IntN(2) == 0 {
+			until = fmt.Sprintf("valid_until: 2027-0%d-01\n", 1+r.IntN(9))
+		}
+		lang := []string{"", "en", "de"}[r.IntN(3)]
+		if lang != "" {
+			lang = "lang: " + lang + "\n"
+		}
+		data := fmt.Sprintf("---\nsource_id: %s\nversion: v%d\nsubjects: [%s, %s, all]\nvalid_from: %s\n%s%s---\nRule.\n",
+			name, gen, subjects[r.IntN(5)], subjects[r.IntN(5)], from, until, lang)
+		s, err := corpus.Parse(name+".md", []byte(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	files := map[string]*corpus.Source{}
+	for i := range 120 { // "all" has more sources than UpdateIndex builds afresh
+		files[fmt.Sprintf("p%03d", i)] = parse(fmt.Sprintf("p%03d", i), 0)
+	}
+	build := func() *corpus.Corpus {
+		var sources []*corpus.Source
+		for _, k := range slices.Sorted(maps.Keys(files)) {
+			sources = append(sources, files[k])
+		}
+		c, err := corpus.New(sources)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	ix := selector.NewIndex(build())
+	for step := range 200 {
+		for range 1 + r.IntN(3) {
+			name := fmt.Sprintf("p%03d", r.IntN(140))
+			if _, ok := files[name]; ok && r.IntN(3) == 0 {
+				delete(files, name)
+			} else {
+				files[name] = parse(name, step+1)
+			}
+		}
+		if len(files) == 0 {
+			files["p000"] = parse("p000", step+1)
+		}
+		c := build()
+		got, want := selector.UpdateIndex(ix, c), selector.NewIndex(c)
+		for _, subj := range append(subjects, "all", "z") {
+			for y := 2023; y <= 2028; y++ {
+				for _, m := range []string{"01", "05", "09"} {
+					q := selector.Query{Subjects: []string{subj}, Dates: []corpus.Date{date(fmt.Sprintf("%d-%s-01", y, m))}}
+					gs, err1 := got.Select(q)
+					ws, err2 := want.Select(q)
+					if err1 != nil || err2 != nil {
+						t.Fatal(err1, err2)
+					}
+					if diff := cmp.Diff(ids(ws.Sources), ids(gs.Sources)); diff != "" {
+						t.Fatalf("step %d: %v: (-NewIndex +UpdateIndex):\n%s", step, q, diff)
+					}
+					if diff := cmp.Diff(fmt.Sprint(ws.Conflicts), fmt.Sprint(gs.Conflicts)); diff != "" {
+						t.Fatalf("step %d: %v: conflicts (-NewIndex +UpdateIndex):\n%s", step, q, diff)
+					}
+				}
+			}
+		}
+		if got.Corpus() != c {
+			t.Fatalf("step %d: UpdateIndex indexes another corpus", step)
+		}
+		ix = got
+	}
+}
