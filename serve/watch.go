@@ -128,9 +128,9 @@ func addTree(w *fsnotify.Watcher, dir string) error {
 }
 
 // relevant reports whether an event can change the corpus: one about a
-// *.md file, a folder, or a name without an extension (perhaps a removed
-// folder), outside any "."-named file or folder. Permission changes count:
-// a file made unreadable is a problem the load reports.
+// *.md file, a folder, or a path that is gone (perhaps a removed folder),
+// outside any "."-named file or folder. Permission changes count: a file
+// made unreadable is a problem the load reports.
 func relevant(root string, ev fsnotify.Event) bool {
 	rel, err := filepath.Rel(root, ev.Name)
 	if err != nil {
@@ -141,6 +141,12 @@ func relevant(root string, ev fsnotify.Event) bool {
 			return false
 		}
 	}
-	ext := filepath.Ext(ev.Name)
-	return ext == ".md" || ext == ""
+	if filepath.Ext(ev.Name) == ".md" {
+		return true
+	}
+	// Anything else matters unless it is plainly some other file: a folder
+	// (whose name may well contain a dot, like v1.2) holds policy files, and
+	// a path that is gone may have been such a folder.
+	info, err := os.Lstat(ev.Name)
+	return err != nil || !info.Mode().IsRegular()
 }
