@@ -1,10 +1,8 @@
 package golden
 
 import (
-	"cmp"
 	"errors"
 	"slices"
-	"strings"
 
 	"github.com/ka2/ka2/internal/diag"
 )
@@ -44,6 +42,10 @@ type Error struct {
 	Hint string // how to fix it; may be empty
 }
 
+func (e *Error) key() diag.Key {
+	return diag.Key{Path: e.Path, Line: e.Line, Col: e.Col, Code: string(e.Code), Msg: e.Msg}
+}
+
 // Error formats e as "path:line:col: msg; hint".
 func (e *Error) Error() string {
 	return diag.Format(e.Path, e.Line, e.Col, e.Msg, e.Hint)
@@ -56,36 +58,16 @@ func (e *Error) Is(target error) bool { return target == ErrBadCases }
 type ErrorList []*Error
 
 // Error joins the problems, one per line.
-func (l ErrorList) Error() string {
-	msgs := make([]string, len(l))
-	for i, e := range l {
-		msgs[i] = e.Error()
-	}
-	return strings.Join(msgs, "\n")
-}
+func (l ErrorList) Error() string { return diag.Join(l) }
 
 // Unwrap lets errors.As find each *Error and errors.Is find ErrBadCases.
-func (l ErrorList) Unwrap() []error {
-	errs := make([]error, len(l))
-	for i, e := range l {
-		errs[i] = e
-	}
-	return errs
-}
+func (l ErrorList) Unwrap() []error { return diag.Errors(l) }
 
 // err sorts the list and returns it as an error, or nil when it is empty.
 func (l ErrorList) err() error {
 	if len(l) == 0 {
 		return nil
 	}
-	slices.SortStableFunc(l, func(a, b *Error) int {
-		return cmp.Or(
-			strings.Compare(a.Path, b.Path),
-			cmp.Compare(a.Line, b.Line),
-			cmp.Compare(a.Col, b.Col),
-			strings.Compare(string(a.Code), string(b.Code)),
-			strings.Compare(a.Msg, b.Msg),
-		)
-	})
+	slices.SortStableFunc(l, func(a, b *Error) int { return a.key().Compare(b.key()) })
 	return l
 }

@@ -20,3 +20,23 @@ func TestFormat(t *testing.T) {
 		}
 	}
 }
+
+func TestKeyOrder(t *testing.T) {
+	// Each key sorts before the next: path, then line, column, code, message.
+	keys := []Key{
+		{Path: "a.md", Line: 9},
+		{Path: "b.md", Line: 1, Col: 5},
+		{Path: "b.md", Line: 2, Col: 1},
+		{Path: "b.md", Line: 2, Col: 3, Code: "bad-date"},
+		{Path: "b.md", Line: 2, Col: 3, Code: "unknown-key", Msg: "a"},
+		{Path: "b.md", Line: 2, Col: 3, Code: "unknown-key", Msg: "b"},
+	}
+	for i := 0; i+1 < len(keys); i++ {
+		if keys[i].Compare(keys[i+1]) >= 0 || keys[i+1].Compare(keys[i]) <= 0 {
+			t.Errorf("%+v should sort before %+v", keys[i], keys[i+1])
+		}
+	}
+	if keys[2].Compare(keys[2]) != 0 {
+		t.Error("a key must equal itself")
+	}
+}
