@@ -1,5 +1,7 @@
 package budget
 
+import "unicode/utf8"
+
 // Pre-tokenizers. tiktoken splits text into pieces with a regular expression
 // before it merges bytes, and a token never crosses a piece. The expressions
 // need backtracking and a negative lookahead (\s+(?!\S)), which Go's regexp
@@ -186,25 +188,42 @@ func (rc *runeClasses) space(s string, i int) int {
 }
 
 // contraction returns the length of (?i:'s|'t|'re|'ve|'m|'ll|'d) at s[i],
-// which holds an apostrophe, or 0. Only ASCII letters fold to these letters
-// under unicode.ToLower, which is how regexp2 matches (?i).
+// which holds an apostrophe, or 0. tiktoken's regex engine (the Rust regex
+// crate) matches (?i) by Unicode simple case folding, so besides the ASCII
+// letters in either case the code points of contractionFolds match too:
+// "'\u017F" (LONG S) is "'s".
 func contraction(s string, i int) int {
-	if i+1 >= len(s) {
-		return 0
-	}
-	switch s[i+1] | 0x20 {
+	c1, n1 := foldedAt(s, i+1)
+	switch c1 {
 	case 's', 't', 'm', 'd':
-		return 2
+		return 1 + n1
 	case 'r', 'v':
-		if i+2 < len(s) && s[i+2]|0x20 == 'e' {
-			return 3
+		if c2, n2 := foldedAt(s, i+1+n1); c2 == 'e' {
+			return 1 + n1 + n2
 		}
 	case 'l':
-		if i+2 < len(s) && s[i+2]|0x20 == 'l' {
-			return 3
+		if c2, n2 := foldedAt(s, i+1+n1); c2 == 'l' {
+			return 1 + n1 + n2
 		}
 	}
 	return 0
+}
+
+// foldedAt returns the lower-case ASCII letter that the rune at s[j] folds
+// to and the rune's size, or 0 when it is not a letter of the contractions
+// (or j is the end).
+func foldedAt(s string, j int) (byte, int) {
+	if j >= len(s) {
+		return 0, 0
+	}
+	if b := s[j]; b < utf8.RuneSelf {
+		if b|0x20 >= 'a' && b|0x20 <= 'z' {
+			return b | 0x20, 1
+		}
+		return 0, 1
+	}
+	r, n := utf8.DecodeRuneInString(s[j:])
+	return contractionFolds[r], n
 }
 
 // lowerWord matches [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+

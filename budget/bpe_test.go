@@ -11,30 +11,35 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// TestRuneClasses checks the two-level class table against the generated
+// Unicode 16.0.0 range tables for every code point.
 func TestRuneClasses(t *testing.T) {
 	rc := classes()
-	in := func(r rune, tables ...*unicode.RangeTable) bool { return unicode.IsOneOf(tables, r) }
 	for r := rune(0); r <= unicode.MaxRune; r++ {
-		var want uint8
-		if unicode.IsLetter(r) {
-			want |= clsL
-		}
-		if unicode.IsNumber(r) {
-			want |= clsN
-		}
-		if unicode.IsSpace(r) {
-			want |= clsS
-		}
-		if in(r, unicode.Lu, unicode.Lt, unicode.Lm, unicode.Lo, unicode.M) {
-			want |= clsU
-		}
-		if in(r, unicode.Ll, unicode.Lm, unicode.Lo, unicode.M) {
-			want |= clsW
-		}
-		if got := rc.of(r); got != want {
+		if got, want := rc.of(r), ucdClasses(r); got != want {
 			t.Fatalf("class of %U = %05b, want %05b", r, got, want)
 		}
 	}
+}
+
+// TestUCDOnlyAdds checks that Unicode 16.0.0 and Go's unicode tables
+// (15.0.0) disagree only on code points that Go's tables leave unassigned,
+// so that excluding them from the comparisons with tiktoken-go excludes
+// nothing but its out-of-date knowledge.
+func TestUCDOnlyAdds(t *testing.T) {
+	n := 0
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if !newerThanGo(r) {
+			continue
+		}
+		n++
+		for name, tab := range unicode.Categories {
+			if len(name) == 2 && name != "Cn" && unicode.Is(tab, r) {
+				t.Errorf("%U: classes %05b at Unicode 16.0.0, %05b in Go's tables, where it is %s", r, ucdClasses(r), goClasses(r), name)
+			}
+		}
+	}
+	t.Logf("%d code points are classed differently from Go's unicode %s", n, unicode.Version)
 }
 
 // TestPublishedVectors checks the token IDs published in OpenAI's tiktoken
@@ -74,7 +79,13 @@ func TestPublishedVectors(t *testing.T) {
 }
 
 // oracleIDs returns tiktoken-go's ordinary encoding of text, nil for none.
+// It refuses text on which tiktoken-go is known to be wrong, so that no
+// comparison silently holds ka2 to tiktoken-go's out-of-date answer.
 func oracleIDs(tb testing.TB, enc, text string) []int {
+	tb.Helper()
+	if tiktokenGoStale(text) {
+		tb.Fatalf("tiktoken-go is known to differ from tiktoken on %q; compare with testdata/unicode instead", text)
+	}
 	ids := oracle(tb, enc).EncodeOrdinary(text)
 	if len(ids) == 0 {
 		return nil
@@ -323,6 +334,12 @@ func FuzzEncodeMatchesTiktoken(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string) {
 		if len(text) > 2000 {
 			t.Skip("tiktoken-go's merge is quadratic on long pieces")
+		}
+		if tiktokenGoStale(text) {
+			// Unicode 15.1/16.0 code points or a folded contraction:
+			// tiktoken-go is wrong there, TestUnicodeScan and
+			// TestTiktokenProbes hold ka2 to tiktoken itself.
+			t.Skip("tiktoken-go is known to differ from tiktoken on this text")
 		}
 		for _, name := range bpeNames {
 			if got, want := pureGo(t, name).encode(text), oracleIDs(t, name, text); !slices.Equal(got, want) {

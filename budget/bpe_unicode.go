@@ -6,9 +6,15 @@ import (
 	"unicode/utf8"
 )
 
-// Character classes of the pre-tokenizer patterns, as bits. They are the
-// classes tiktoken-go's regexp2 patterns test, with the same definitions:
-// \p{…} is Go's unicode category table and \s is unicode.IsSpace.
+//go:generate go run ../internal/tools/ucdgen -o ucd_tables.go $UCD
+
+// Character classes of the pre-tokenizer patterns, as bits, with the
+// definitions of the engine that OpenAI's tiktoken runs its patterns on
+// (the Rust regex crate, Unicode 16.0.0): \p{…} is the General_Category and
+// \s is the White_Space property. The tables are generated from the
+// Unicode Character Database (ucd_tables.go), not taken from Go's unicode
+// package, which is Unicode 15.0.0 at Go 1.26: a code point added in 15.1
+// or 16.0 is a letter or a mark to tiktoken and would be punctuation here.
 const (
 	clsL uint8 = 1 << iota // \p{L}
 	clsN                   // \p{N}
@@ -43,15 +49,15 @@ func buildRuneClasses() *runeClasses {
 			}
 		}
 	}
-	set(unicode.L, clsL)
-	set(unicode.N, clsN)
-	set(unicode.White_Space, clsS) // unicode.IsSpace is White_Space, also in Latin-1
-	set(unicode.Lu, clsU)
-	set(unicode.Lt, clsU)
-	set(unicode.Ll, clsW)
-	set(unicode.Lm, clsU|clsW)
-	set(unicode.Lo, clsU|clsW)
-	set(unicode.M, clsU|clsW)
+	// \p{L} is the union of the five letter categories (ucdgen checks it).
+	set(ucdLu, clsL|clsU)
+	set(ucdLt, clsL|clsU)
+	set(ucdLl, clsL|clsW)
+	set(ucdLm, clsL|clsU|clsW)
+	set(ucdLo, clsL|clsU|clsW)
+	set(ucdM, clsU|clsW)
+	set(ucdN, clsN)
+	set(ucdWhiteSpace, clsS)
 
 	rc := &runeClasses{}
 	copy(rc.ascii[:], flat)

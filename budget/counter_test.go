@@ -78,6 +78,11 @@ func TestCount(t *testing.T) {
 		{name: "special token is plain text", text: "<|endoftext|>", want: map[string]int{"codepoint": 13, "cl100k_base": 7, "o200k_base": 7}},
 		{name: "policy line", text: "北京住宿标准：每间夜750元。", want: map[string]int{"codepoint": 15, "cl100k_base": 16, "o200k_base": 10}},
 		{name: "invalid utf8 byte", text: "a\xffb", want: map[string]int{"codepoint": 3, "cl100k_base": 3, "o200k_base": 3}},
+		// U+1C89 is a letter since Unicode 16.0: "'s" is a contraction
+		// after it, as in tiktoken (Go's unicode 15.0 tables gave 5).
+		{name: "unicode 16 letter", text: "\u1C89's", want: map[string]int{"codepoint": 3, "cl100k_base": 4, "o200k_base": 4}},
+		// tiktoken matches (?i:'s) by case folding: "'ſ" is "'s".
+		{name: "long s contraction", text: " I'\u017F", want: map[string]int{"codepoint": 4, "cl100k_base": 4, "o200k_base": 2}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -93,6 +98,52 @@ func TestCount(t *testing.T) {
 				t.Errorf("Count(%q) mismatch (-want +got):\n%s", tt.text, diff)
 			}
 		})
+	}
+}
+
+// TestInvalidUTF8 pins the rule for text that is not valid UTF-8: every
+// byte that is not part of a valid sequence is one U+FFFD, for the BPE
+// counters as for codepoint, also inside a truncated multi-byte sequence
+// (where a decoder that replaces maximal subparts, as Python's
+// bytes.decode(errors="replace") does, would give one U+FFFD for "\xe4\xb8").
+// Split gives the tokens to the parts by the original byte offsets.
+func TestInvalidUTF8(t *testing.T) {
+	tests := []struct {
+		name, text, same string // same: the text ka2 counts instead
+	}{
+		{name: "lone byte", text: "a\xffb", same: "a\ufffdb"},
+		{name: "truncated sequence", text: "a\xe4\xb8b", same: "a\ufffd\ufffdb"},
+		{name: "truncated at end", text: "\u4e2d\xe4\xb8", same: "\u4e2d\ufffd\ufffd"},
+		{name: "encoded surrogate", text: "x\xed\xa0\x80", same: "x\ufffd\ufffd\ufffd"},
+		{name: "overlong", text: "ok\xc0\xafok", same: "ok\ufffd\ufffdok"},
+		{name: "beyond U+10FFFF", text: "\xf4\x90\x80\x80's", same: "\ufffd\ufffd\ufffd\ufffd's"},
+		{name: "between contraction letters", text: "'l\x80l", same: "'l\ufffdl"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, n := range Names() {
+				c, _ := Lookup(n)
+				if got, want := c.Count(tt.text), c.Count(tt.same); got != want {
+					t.Errorf("%s Count(%q) = %d, want %d as for %q", n, tt.text, got, want, tt.same)
+				}
+			}
+			for _, name := range bpeNames {
+				e := pureGo(t, name)
+				if diff := cmp.Diff(e.encode(tt.same), e.encode(tt.text)); diff != "" {
+					t.Errorf("%s encode(%q) mismatch with %q (-want +got):\n%s", name, tt.text, tt.same, diff)
+				}
+			}
+		})
+	}
+	// "\xe4\xb8" is "\ufffd\ufffd", one token (10178 in cl100k_base); the
+	// maximal-subpart decoding "\ufffd" would be 5809. The token starts at
+	// the first bad byte, so Split gives it to the part holding that byte.
+	e := pureGo(t, "cl100k_base")
+	if diff := cmp.Diff([]int{64, 10178, 65}, e.encode("a\xe4\xb8b")); diff != "" {
+		t.Errorf("encode(%q) mismatch (-want +got):\n%s", "a\xe4\xb8b", diff)
+	}
+	if diff := cmp.Diff([]int{2, 0, 1}, e.split("a\xe4\xb8b", []int{2, 3})); diff != "" {
+		t.Errorf("split(%q, [2 3]) mismatch (-want +got):\n%s", "a\xe4\xb8b", diff)
 	}
 }
 
