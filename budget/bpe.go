@@ -87,7 +87,9 @@ func (e *encoder) encode(text string) []int {
 // validView is text as the BPE encoders see it: every byte that is not part
 // of valid UTF-8 is replaced by U+FFFD, one replacement per byte, which is
 // what converting a Go string to []rune does and so what tiktoken-go
-// encodes. It keeps the way back to the original byte offsets so that token
+// encodes. tiktoken takes only strings; decoders that replace maximal
+// ill-formed subsequences give one U+FFFD for a truncated sequence such as
+// "\xe4\xb8", where this gives two (see the package doc). It keeps the way back to the original byte offsets so that token
 // attribution still refers to the caller's text.
 type validView struct {
 	text string

@@ -20,5 +20,19 @@
 // used, so nothing is downloaded at run time. Pre-tokenization follows the
 // encodings' regular expressions through hand-written state machines, and
 // the merge step runs in O(n log n) on pieces of any length, so no input
-// makes counting quadratic.
+// makes counting quadratic. The patterns' character classes (\p{L}, \p{N},
+// \p{M}, the letter categories and \s) are those of Unicode 16.0.0, the
+// version of the regex engine tiktoken runs them on, generated from the
+// Unicode Character Database rather than taken from Go's unicode package
+// (15.0.0); the case-insensitive contractions fold case as that engine
+// does ("'\u017F" is "'s").
+//
+// Text that is not valid UTF-8 is counted as if every byte that is not
+// part of a valid sequence were one U+FFFD, by every counter ("\xe4\xb8", a
+// truncated sequence, is two). tiktoken itself only takes strings: bytes
+// decoded with replacement of maximal ill-formed subsequences (Python's
+// errors="replace", JS TextDecoder) give one U+FFFD for "\xe4\xb8", so counts
+// can differ from tiktoken's on truncated sequences, and agree wherever each
+// bad byte stands alone (stray continuation bytes, 0xFF, overlong forms,
+// encoded surrogates).
 package budget

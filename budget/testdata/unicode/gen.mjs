@@ -11,7 +11,7 @@
 // tables are UCD 16.0.0. tiktoken-go cannot serve: it uses Go's unicode
 // package (UCD 15.0.0).
 //
-// Run: npm ci && node gen.mjs   (in this folder; about a minute)
+// Run: npm ci && node gen.mjs   (in this folder; about 15 s). See README.md.
 //
 // Format (before gzip), one line each:
 //   # comment

@@ -108,7 +108,7 @@ func generate(root string) ([]byte, error) {
 		union = append(union, sets[n]...)
 	}
 	if !slices.Equal(expand(union), expand(letter)) {
-		return nil, errors.New("Lu, Ll, Lt, Lm and Lo do not make up Letter")
+		return nil, errors.New("the letter categories Lu, Ll, Lt, Lm and Lo do not make up Letter")
 	}
 
 	folds, err := contractionFolds(root)
@@ -181,17 +181,28 @@ func readRanges(path string) ([]rng, error) {
 		}
 		return strings.IndexByte(alphabet, in[i]), nil
 	}
+	// The top bits of a number's first digit say how many digits follow
+	// (0, 1, 2 or 3) and how many of its bits are value.
 	var deltas []int
 	for i := 0; i < len(in); {
-		x, _ := digit(i)
+		x, err := digit(i)
+		if err != nil || x < 0 {
+			return nil, fmt.Errorf("%s: bad data at %d", path, i)
+		}
 		i++
-		more := map[int]int{32: 1, 40: 1, 48: 2, 56: 3}[x&56]
-		mask := map[int]int{0: 63, 1: 15, 2: 7, 3: 7}[more]
-		x &= mask
+		more := 0
+		switch x & 56 {
+		case 32, 40:
+			x, more = x&15, 1
+		case 48:
+			x, more = x&7, 2
+		case 56:
+			x, more = x&7, 3
+		}
 		for range more {
 			d, err := digit(i)
-			if err != nil {
-				return nil, err
+			if err != nil || d < 0 {
+				return nil, fmt.Errorf("%s: bad data at %d", path, i)
 			}
 			x = x<<6 | d
 			i++
