@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"unicode"
 	"unicode/utf8"
@@ -148,8 +149,35 @@ func ucdClasses(r rune) uint8 {
 // Unicode 15.1 and 16.0 (TestUCDOnlyAdds), on which tiktoken-go is known to
 // be wrong: its regexp2 patterns use Go's tables.
 func newerThanGo(r rune) bool {
-	return ucdClasses(r) != goClasses(r)
+	return newerRunes()[r]
 }
+
+// newerRunes is the set of newerThanGo, found once per test process. Only a
+// code point in some class on either side can differ, so it walks the
+// tables' ranges rather than all 1,114,112 code points.
+var newerRunes = sync.OnceValue(func() map[rune]bool {
+	set := make(map[rune]bool)
+	tables := []*unicode.RangeTable{
+		ucdLu, ucdLl, ucdLt, ucdLm, ucdLo, ucdM, ucdN, ucdWhiteSpace,
+		unicode.L, unicode.M, unicode.N, unicode.White_Space,
+	}
+	for _, t := range tables {
+		visit := func(lo, hi, stride uint32) {
+			for c := lo; c <= hi; c += stride {
+				if r := rune(c); ucdClasses(r) != goClasses(r) {
+					set[r] = true
+				}
+			}
+		}
+		for _, x := range t.R16 {
+			visit(uint32(x.Lo), uint32(x.Hi), uint32(x.Stride))
+		}
+		for _, x := range t.R32 {
+			visit(x.Lo, x.Hi, x.Stride)
+		}
+	}
+	return set
+})
 
 // scanRunes returns the code points TestUnicodeScan counts: all scalar
 // values with -unicode-full, otherwise every code point whose class is not
