@@ -79,4 +79,10 @@
 // nothing after it runs. Every stage leaves a Snapshot (messages,
 // tool_results, artifacts, output_text, output_schema, stderr, exit code),
 // which together replay the run.
+//
+// An exec stage's program runs in its own process group (on Unix). When
+// the program exits, times out, is cancelled or writes more than 32 MiB on
+// stdout, the whole group is ended, so nothing it started outlives the
+// stage and no child left holding its stdout can hang the run. Stderr over
+// 1 MiB keeps its last 1 MiB after a line saying how much was cut.
 package pipeline

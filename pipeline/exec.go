@@ -6,25 +6,41 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
+	"unicode/utf8"
 )
 
-// Limits on what an exec program may write. Output over the stdout limit
-// is an error; stderr over its limit is cut, and the cut is marked.
+// Limits on what an exec program may write. More than maxStdout bytes on
+// stdout stops the program (its whole process group) and fails the stage:
+// the output could not be read whole, and a program writing without end
+// must not fill the memory. Stderr is only for people, so over maxStderr it
+// is cut rather than failed: the last maxStderr bytes are kept (the end is
+// where a failing program says why), after a line saying how much was cut.
 const (
 	maxStdout = 32 << 20
 	maxStderr = 1 << 20
 )
 
-// waitDelay bounds how long a stopped program's pipes may stay open, for
-// example held by a child it started.
+// waitDelay bounds how long ka2 waits, after a stage's process group was
+// ended, for its pipes to close: only a process that left the group (with
+// setsid, say) can still hold them then.
 const waitDelay = 2 * time.Second
 
+// errStdoutLimit is the cause given to a stage's context when its stdout
+// passed maxStdout.
+var errStdoutLimit = errors.New("stdout over its limit")
+
 // exec runs an exec stage: its context as JSON on stdin, its output as a
-// StageOutput document on stdout, under its time limit. The snapshot keeps
+// StageOutput document on stdout, under its time limit. The program runs
+// in its own process group, and whatever of the group is still running
+// when the program exits, times out, is cancelled or writes too much is
+// ended, so that nothing a stage started outlives it. The snapshot keeps
 // stderr and the exit status.
 func (r *runner) exec(ctx context.Context, st *Stage, sc *StageContext, snap *Snapshot) (StageOutput, error) {
 	stdin, err := marshal(sc)
@@ -38,7 +54,11 @@ func (r *runner) exec(ctx context.Context, st *Stage, sc *StageContext, snap *Sn
 	if limit == 0 {
 		limit = DefaultTimeout
 	}
-	cctx, cancel := context.WithTimeout(ctx, limit)
+	// Two contexts: the outer one is cancelled with errStdoutLimit when
+	// stdout passes its limit; the inner one also ends at the time limit.
+	lctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	cctx, cancel := context.WithTimeout(lctx, limit)
 	defer cancel()
 
 	prog := st.Exec[0]
@@ -54,25 +74,27 @@ func (r *runner) exec(ctx context.Context, st *Stage, sc *StageContext, snap *Sn
 	if cmd.Env == nil {
 		cmd.Env = []string{}
 	}
-	cmd.Stdin = bytes.NewReader(stdin)
-	stdout := &cappedBuffer{max: maxStdout}
-	stderr := &cappedBuffer{max: maxStderr}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
+	ownGroup(cmd)
+	cmd.Cancel = func() error { return endGroup(cmd.Process) }
 	cmd.WaitDelay = waitDelay
-	runErr := cmd.Run()
-	snap.Stderr = stderr.String()
+	res, runErr := runPiped(cmd, stdin, func() { stop(errStdoutLimit) })
+	snap.Stderr = res.stderr
 	if cmd.ProcessState != nil {
 		snap.ExitCode = cmd.ProcessState.ExitCode()
 	}
 	fail := func(step string, err error) (StageOutput, error) {
 		return StageOutput{}, &StageError{Stage: st.Name, Step: step, ExitCode: snap.ExitCode, Err: err}
 	}
+	const ended = "its process group was ended"
 	switch {
+	case res.stdoutOver:
+		return fail("output", fmt.Errorf("%w: %s wrote more than %d MiB on stdout, the limit for a stage's output; it was stopped and %s",
+			ErrOutputLimit, st.Exec[0], maxStdout>>20, ended))
 	case errors.Is(cctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
-		return fail("run", fmt.Errorf("%w: %s did not finish within %s and was stopped; raise timeout: on the stage, or --timeout",
-			ErrTimeout, strings.Join(st.Exec, " "), limit))
+		return fail("run", fmt.Errorf("%w: %s did not finish within %s; %s; raise timeout: on the stage, or --timeout",
+			ErrTimeout, strings.Join(st.Exec, " "), limit, ended))
 	case ctx.Err() != nil:
-		return fail("run", fmt.Errorf("%w: %s was stopped: %w", ErrStageFailed, st.Exec[0], ctx.Err()))
+		return fail("run", fmt.Errorf("%w: %s was stopped (%w); %s", ErrStageFailed, st.Exec[0], ctx.Err(), ended))
 	case runErr != nil:
 		var ee *exec.ExitError
 		if errors.As(runErr, &ee) {
@@ -87,14 +109,147 @@ func (r *runner) exec(ctx context.Context, st *Stage, sc *StageContext, snap *Sn
 		}
 		return fail("run", fmt.Errorf("%w: cannot run %s: %v; a program path with a slash is relative to the pipeline file's folder, a bare name is looked up on PATH",
 			ErrStageFailed, st.Exec[0], runErr))
-	case stdout.over:
-		return fail("output", fmt.Errorf("%w: more than %d bytes on stdout", ErrBadOutput, maxStdout))
 	}
-	out, err := parseStageOutput(stdout.Bytes())
+	out, err := parseStageOutput(res.stdout)
 	if err != nil {
 		return fail("output", err)
 	}
 	return out, nil
+}
+
+// piped is what a stage program wrote.
+type piped struct {
+	stdout     []byte
+	stdoutOver bool // more than maxStdout bytes came; stdout holds the first maxStdout+1
+	stderr     string
+}
+
+// runPiped runs cmd with stdin as its standard input and reads its stdout
+// and stderr under their limits; onOver is called once stdout passes its
+// limit, and must make cmd's context end.
+//
+// ka2 makes the pipes itself rather than leaving that to os/exec, so that
+// Wait returns when the program exits, even when a process it left behind
+// holds a pipe open; the group is ended then, which closes those pipes.
+func runPiped(cmd *exec.Cmd, stdin []byte, onOver func()) (piped, error) {
+	var res piped
+	var files []*os.File // every end still open in this process
+	closeAll := func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}
+	pipe := func() (*os.File, *os.File, error) {
+		r, w, err := os.Pipe()
+		if err == nil {
+			files = append(files, r, w)
+		}
+		return r, w, err
+	}
+	inR, inW, err := pipe()
+	if err != nil {
+		return res, err
+	}
+	outR, outW, err := pipe()
+	if err != nil {
+		closeAll()
+		return res, err
+	}
+	errR, errW, err := pipe()
+	if err != nil {
+		closeAll()
+		return res, err
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	err = cmd.Start()
+	// The program holds its own copies now; ka2 keeps only its ends, so
+	// that end of file comes when the program's side is closed.
+	inR.Close()
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		closeAll()
+		return res, err
+	}
+
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		// A program that does not read its input gets EPIPE here, which
+		// is its choice, not an error.
+		inW.Write(stdin)
+		inW.Close()
+	})
+	wg.Go(func() {
+		res.stdout, _ = io.ReadAll(io.LimitReader(outR, maxStdout+1))
+		if len(res.stdout) > maxStdout {
+			res.stdoutOver = true
+			onOver()
+		}
+		outR.Close()
+	})
+	var tail tailBuffer
+	wg.Go(func() {
+		tail.readFrom(errR, maxStderr)
+		errR.Close()
+	})
+	waitErr := cmd.Wait()
+	// The program has exited; end what it left running in its group, so
+	// that the pipes they hold close.
+	endGroup(cmd.Process)
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(waitDelay):
+		// A process outside the group holds a pipe; stop reading.
+		closeAll()
+		<-done
+	}
+	res.stderr = tail.String()
+	return res, waitErr
+}
+
+// tailBuffer keeps the last bytes of a stream and counts the rest.
+type tailBuffer struct {
+	buf     []byte
+	dropped int64
+}
+
+// readFrom reads r to its end (or an error), keeping the last max bytes.
+// The buffer grows to at most twice max before the old half is dropped,
+// so each byte is copied a bounded number of times.
+func (t *tailBuffer) readFrom(r io.Reader, max int) {
+	chunk := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(chunk)
+		t.buf = append(t.buf, chunk[:n]...)
+		if len(t.buf) > 2*max {
+			drop := len(t.buf) - max
+			t.dropped += int64(drop)
+			t.buf = t.buf[:copy(t.buf, t.buf[drop:])]
+		}
+		if err != nil {
+			break
+		}
+	}
+	if len(t.buf) > max {
+		drop := len(t.buf) - max
+		t.dropped += int64(drop)
+		t.buf = t.buf[drop:]
+	}
+	// Start on a whole character, not inside one.
+	for len(t.buf) > 0 && !utf8.RuneStart(t.buf[0]) {
+		t.buf = t.buf[1:]
+		t.dropped++
+	}
+}
+
+// String is the kept text, after a line saying how much was cut.
+func (t *tailBuffer) String() string {
+	if t.dropped == 0 {
+		return string(t.buf)
+	}
+	return fmt.Sprintf("[ka2: stderr is over its %d MiB limit; its first %d bytes were not kept]\n", maxStderr>>20, t.dropped) + string(t.buf)
 }
 
 // parseStageOutput reads and checks a StageOutput document.
@@ -135,35 +290,4 @@ func parseStageOutput(data []byte) (StageOutput, error) {
 		}
 	}
 	return out, nil
-}
-
-// cappedBuffer keeps at most max bytes and notes that more came.
-type cappedBuffer struct {
-	bytes.Buffer
-	max  int
-	over bool
-	cut  int
-}
-
-// Write keeps what fits and counts the rest; it never fails, so the
-// program is never blocked or killed by a full pipe.
-func (b *cappedBuffer) Write(p []byte) (int, error) {
-	room := b.max - b.Len()
-	if len(p) > room {
-		b.over = true
-		b.cut += len(p) - max(room, 0)
-		if room > 0 {
-			b.Buffer.Write(p[:room])
-		}
-		return len(p), nil
-	}
-	return b.Buffer.Write(p)
-}
-
-// String is the kept text, with a note when some was cut.
-func (b *cappedBuffer) String() string {
-	if b.over {
-		return b.Buffer.String() + fmt.Sprintf("\n[ka2: %d more bytes of stderr were not kept]\n", b.cut)
-	}
-	return b.Buffer.String()
 }

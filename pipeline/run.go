@@ -144,6 +144,9 @@ var (
 	// ErrBadOutput: an exec program's standard output is not a StageOutput
 	// document.
 	ErrBadOutput = errors.New("stage output is not a stage output document")
+	// ErrOutputLimit: an exec program wrote more on stdout than a stage
+	// may (32 MiB); it was stopped with its process group.
+	ErrOutputLimit = errors.New("stage output over its limit")
 )
 
 // StageError is why a run stopped at a stage.

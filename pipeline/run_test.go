@@ -413,7 +413,18 @@ func TestRunStops(t *testing.T) {
 		{
 			name:   "timeout",
 			src:    "stages:\n" + rawStage("slow", "exec: [./emit, -sleep, 20s]", "timeout: 300ms") + emitStage("b", "{}") + "flow: slow >> b\n",
-			wantIs: ErrTimeout, wantStage: "slow", wantStep: "run", wantExit: -1, wantRan: 2, wantErr: "did not finish within 300ms",
+			wantIs: ErrTimeout, wantStage: "slow", wantStep: "run", wantExit: -1, wantRan: 2, wantErr: "did not finish within 300ms; its process group was ended",
+		},
+		{
+			name:   "50 MB on stdout is over the limit, not a JSON error",
+			src:    "stages:\n" + rawStage("big", "exec: [./emit, -flood-stdout, '5000000']") + emitStage("b", "{}") + "flow: big >> b\n",
+			wantIs: ErrOutputLimit, wantStage: "big", wantStep: "output", wantExit: -1, wantRan: 2,
+			wantErr: "stage 'big': stage output over its limit: ./emit wrote more than 32 MiB on stdout, the limit for a stage's output; it was stopped and its process group was ended",
+		},
+		{
+			name:   "stdout without end is stopped at the limit, not at the time-out",
+			src:    "stages:\n" + rawStage("yes", "exec: [./emit, -flood-stdout, '-1']") + "flow: yes\n",
+			wantIs: ErrOutputLimit, wantStage: "yes", wantStep: "output", wantExit: -1, wantRan: 2, wantErr: "more than 32 MiB on stdout",
 		},
 		{
 			name:   "not a stage output document",
@@ -472,6 +483,30 @@ func TestRunKeepsStderr(t *testing.T) {
 	}
 	if got := snapshot(t, run, "a").Stderr; got != "line one\nline two\n" {
 		t.Errorf("stderr = %q", got)
+	}
+}
+
+// TestRunCutsStderr: stderr over its 1 MiB limit keeps its last 1 MiB
+// after a line saying how much was cut, and the stage still succeeds.
+func TestRunCutsStderr(t *testing.T) {
+	const lines = 200000 // "line 0\n" … "line 199999\n": 2,288,890 bytes
+	total := 0
+	for i := range lines {
+		total += len(fmt.Sprintf("line %d\n", i))
+	}
+	src := "stages:\n" + rawStage("a", fmt.Sprintf("exec: [./emit, -flood-stderr, '%d']", lines)) + "flow: a\n"
+	run, err := runPipeline(t, src, lodging2026)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := snapshot(t, run, "a").Stderr
+	note, kept, ok := strings.Cut(got, "\n")
+	if !ok || len(kept) != maxStderr || !strings.HasSuffix(kept, "\nline 199999\n") {
+		t.Fatalf("stderr: %d bytes kept after %q, want the last %d bytes", len(kept), note, maxStderr)
+	}
+	want := fmt.Sprintf("[ka2: stderr is over its 1 MiB limit; its first %d bytes were not kept]", total-maxStderr)
+	if note != want {
+		t.Errorf("note = %q, want %q", note, want)
 	}
 }
 
