@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"strings"
@@ -83,6 +82,10 @@ func (o *ImpactOptions) validate() error {
 		return usageError{errors.New("give the corpus before the edit as --base FOLDER or --base-ref GIT_REF (one of them)")}
 	case o.Jobs < 0:
 		return usageError{fmt.Errorf("--jobs %d: must not be negative (0 means all cores)", o.Jobs)}
+	case o.BaseRef != "":
+		if err := checkRevision("--base-ref", o.BaseRef); err != nil {
+			return err
+		}
 	}
 	return checkFormat(o.Format, "text", "json")
 }
@@ -136,10 +139,16 @@ func (o *ImpactOptions) corpusAt(ref string) (*corpus.Corpus, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--base-ref: %w", err)
 	}
-	pfx := strings.TrimSpace(string(prefix))
-	args := []string{"-C", strings.TrimSpace(string(top)), "archive", "--format=tar", ref}
+	commit, err := gitCommit(o.Git, dir, "--base-ref", ref)
+	if err != nil {
+		return nil, err
+	}
+	// Only the line end is git's; a folder name may end in a space.
+	pfx := strings.TrimSuffix(string(prefix), "\n")
+	args := []string{"-C", strings.TrimSuffix(string(top), "\n"), "archive", "--format=tar", commit}
 	if pfx != "" {
-		args = append(args, "--", pfx)
+		// Literal: a folder named like pathspec magic (*, :) is a name.
+		args = append(args, "--", ":(literal)"+pfx)
 	}
 	archive, err := o.Git(args...)
 	if err != nil {
@@ -174,20 +183,4 @@ func (o *ImpactOptions) corpusAt(ref string) (*corpus.Corpus, error) {
 		return nil, fmt.Errorf("--base-ref %s: corpus %s at that revision: %w", ref, pfx, err)
 	}
 	return corp, nil
-}
-
-// runGit runs git and returns its standard output; a failure carries git's
-// standard error.
-func runGit(args ...string) ([]byte, error) {
-	cmd := exec.Command("git", args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		if msg := strings.TrimSpace(stderr.String()); msg != "" {
-			return nil, fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
-		}
-		return nil, fmt.Errorf("git: %w", err)
-	}
-	return out, nil
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -24,11 +23,15 @@ type LintOptions struct {
 	Today        string
 	Config       string
 	ChangedSince string
+
+	// Git runs git with the given arguments and returns its standard
+	// output; tests replace it.
+	Git func(args ...string) ([]byte, error)
 }
 
 // NewCmdLint makes `ka2 lint`.
 func NewCmdLint(f *Factory, runF func(*LintOptions) error) *cobra.Command {
-	opts := &LintOptions{f: f}
+	opts := &LintOptions{f: f, Git: runGit}
 	cmd := &cobra.Command{
 		Use:   "lint [DIR...]",
 		Short: "Check policy files for mistakes before they land",
@@ -69,6 +72,11 @@ func runLint(o *LintOptions) error {
 	write, ok := lint.Formatter(o.Format)
 	if !ok {
 		return usageError{fmt.Errorf("--format %q: use one of %s", o.Format, strings.Join(lint.Formats(), ", "))}
+	}
+	if o.ChangedSince != "" {
+		if err := checkRevision("--changed-since", o.ChangedSince); err != nil {
+			return err
+		}
 	}
 	today := o.Today
 	if today == "" {
@@ -119,9 +127,13 @@ func lintDir(o *LintOptions, dir string, day corpus.Date, cfg *lint.Config) (lin
 		opts.Config = found
 	}
 	if o.ChangedSince != "" {
-		changed, err := gitChanged(dir, o.ChangedSince)
+		commit, err := gitCommit(o.Git, dir, "--changed-since", o.ChangedSince)
 		if err != nil {
 			return lint.Report{}, err
+		}
+		changed, err := gitChanged(o.Git, dir, commit)
+		if err != nil {
+			return lint.Report{}, fmt.Errorf("--changed-since %s: %w", o.ChangedSince, err)
 		}
 		opts.ChangedOnly, opts.Changed = true, changed
 	}
@@ -135,32 +147,6 @@ func lintDir(o *LintOptions, dir string, day corpus.Date, cfg *lint.Config) (lin
 		return lint.Report{}, fmt.Errorf("%s: %w", dir, err)
 	}
 	return rep.Rebase(filepath.ToSlash(dir)), nil
-}
-
-// gitChanged lists the files under dir changed since ref, committed or not,
-// plus untracked ones, relative to dir.
-func gitChanged(dir, ref string) ([]string, error) {
-	var files []string
-	for _, args := range [][]string{
-		{"diff", "--name-only", "--relative", ref, "--", "."},
-		{"ls-files", "--others", "--exclude-standard", "--", "."},
-	} {
-		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-		out, err := cmd.Output()
-		if err != nil {
-			var ee *exec.ExitError
-			if errors.As(err, &ee) {
-				return nil, fmt.Errorf("--changed-since %s: git %s: %s", ref, args[0], strings.TrimSpace(string(ee.Stderr)))
-			}
-			return nil, fmt.Errorf("--changed-since needs git: %w", err)
-		}
-		for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-			if l != "" {
-				files = append(files, l)
-			}
-		}
-	}
-	return files, nil
 }
 
 func finishLint(o *LintOptions, write func(io.Writer, lint.Report) error, rep lint.Report) error {

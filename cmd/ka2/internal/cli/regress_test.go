@@ -491,8 +491,32 @@ func TestImpactBaseRef(t *testing.T) {
 		t.Errorf("impact --base-ref:\n%s", r.stdout)
 	}
 	r = regressCLI(t, "", "impact", "--cases", "cases", "--corpus", "policies", "--base-ref", "no-such-ref").want(t, 2)
-	if !strings.Contains(r.stderr, "--base-ref no-such-ref") {
-		t.Errorf("bad ref: %q", r.stderr)
+	if !strings.Contains(r.stderr, "--base-ref no-such-ref: not a commit") || r.stdout != "" {
+		t.Errorf("bad ref: stdout %q, stderr %q", r.stdout, r.stderr)
+	}
+
+	// A revision git would read as an option is refused before git runs:
+	// --output=FILE once made git archive overwrite FILE.
+	writeRegressFile(t, "victim.txt", "keep me\n")
+	for _, arg := range [][]string{{"--base-ref=--output=victim.txt"}, {"--base-ref", "--output=victim.txt"}, {"--base-ref=-h"}} {
+		r = regressCLI(t, "", append([]string{"impact", "--cases", "cases", "--corpus", "policies"}, arg...)...).want(t, 2)
+		if !strings.Contains(r.stderr, "a git revision cannot start with '-'") || r.stdout != "" {
+			t.Errorf("%q: stdout %q, stderr %q", arg, r.stdout, r.stderr)
+		}
+		if got, err := os.ReadFile("victim.txt"); err != nil || string(got) != "keep me\n" {
+			t.Fatalf("%q: victim.txt = %q, %v; want it untouched", arg, got, err)
+		}
+	}
+
+	// A corpus folder whose name is not ASCII is read at the revision too.
+	if err := os.Rename("policies", "住宿"); err != nil {
+		t.Fatal(err)
+	}
+	git("add", "-A")
+	git("commit", "-q", "-m", "rename")
+	r = regressCLI(t, "", "impact", "--cases", "cases", "--corpus", "住宿", "--base-ref", "HEAD").want(t, 0)
+	if r.stdout != "ka2 impact: 7 cases, 0 changed by 0 changed files\n" {
+		t.Errorf("non-ASCII folder: stdout %q, stderr %q", r.stdout, r.stderr)
 	}
 }
 
