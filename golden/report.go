@@ -30,6 +30,9 @@ type Report struct {
 	// RejectUnreferenced says unreferenced goldens that were not pruned
 	// fail the run.
 	RejectUnreferenced bool `json:"reject_unreferenced"`
+	// StaleRemoved are temporary files that an earlier run killed
+	// mid-write left beside the goldens, removed by this writing run.
+	StaleRemoved []string `json:"stale_removed,omitempty"`
 }
 
 // ShardInfo says which shard a report covers and how many cases the whole
@@ -242,6 +245,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	if r.Summary.Unreferenced > 0 && !r.RejectUnreferenced {
 		b.WriteString("    (goldens of removed or renamed cases: delete them with --prune; --unreferenced=reject fails the run on them)\n")
+	}
+	for _, p := range r.StaleRemoved {
+		fmt.Fprintf(&b, "removed stale temporary file %s (left by a run stopped while writing)\n", p)
 	}
 	b.WriteString(r.SummaryLine())
 	b.WriteByte('\n')
@@ -465,7 +471,10 @@ func Merge(reports []*Report) (*Report, error) {
 				out.Unreferenced = append(out.Unreferenced, u)
 			}
 		}
+		out.StaleRemoved = append(out.StaleRemoved, r.StaleRemoved...)
 	}
+	slices.Sort(out.StaleRemoved)
+	out.StaleRemoved = slices.Compact(out.StaleRemoved)
 	slices.Sort(order)
 	for _, p := range order {
 		fr := byPath[p]

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/ka2/ka2/internal/atomicfile"
@@ -81,6 +82,14 @@ func Run(s *Suite, opts Options) (*Report, error) {
 			cases = append(cases, c)
 		}
 	}
+	// A run that writes first removes the temporary files an earlier
+	// writing run left when it was killed mid-write, in the folders it
+	// writes; the report lists them.
+	var stale []string
+	var staleErrs []error
+	if opts.Update || opts.Pending {
+		stale, staleErrs = removeStale(cases)
+	}
 	results := make([]CaseReport, len(cases))
 	var mu sync.Mutex
 	done, failed := 0, 0
@@ -103,7 +112,8 @@ func Run(s *Suite, opts Options) (*Report, error) {
 	if !opts.Shard.All() {
 		rep.Shard = &ShardInfo{Shard: opts.Shard, SuiteCases: len(s.Cases)}
 	}
-	var errs []error
+	rep.StaleRemoved = stale
+	errs := staleErrs
 	for i, c := range cases {
 		if n := len(rep.Files); n == 0 || rep.Files[n-1].Path != c.File {
 			rep.Files = append(rep.Files, FileReport{Path: c.File})
@@ -184,6 +194,28 @@ func runCase(c *Case, opts Options) CaseReport {
 		r.Status = StatusFail
 	}
 	return r
+}
+
+// removeStale removes stale temporary files (atomicfile.RemoveStale) from
+// the golden folders of cases and returns their slash paths, sorted.
+func removeStale(cases []*Case) ([]string, []error) {
+	var dirs []string
+	for _, c := range cases {
+		dirs = append(dirs, path.Dir(c.Golden))
+	}
+	slices.Sort(dirs)
+	var removed []string
+	var errs []error
+	for _, dir := range slices.Compact(dirs) {
+		names, err := atomicfile.RemoveStale(filepath.FromSlash(dir))
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", dir, err))
+		}
+		for _, n := range names {
+			removed = append(removed, path.Join(dir, n))
+		}
+	}
+	return removed, errs
 }
 
 // writeGolden writes a golden (or pending) file atomically, creating its

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -158,6 +161,50 @@ func TestRunUpdate(t *testing.T) {
 	leftovers, _ := filepath.Glob("cases/testdata/golden/*/.*")
 	if len(leftovers) > 0 {
 		t.Errorf("temporary files left: %v", leftovers)
+	}
+}
+
+// TestRunRemovesStaleTemporaries: a writing run removes the temporary
+// files a run killed mid-write (kill -9) left beside the goldens, and says
+// so; a run that writes nothing leaves them.
+func TestRunRemovesStaleTemporaries(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("processes cannot be looked up; nothing is removed")
+	}
+	inSampleCopy(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	stale := fmt.Sprintf("cases/testdata/golden/boundaries/.mid-2026.golden.tmp-%d-4242", cmd.Process.Pid)
+	write(t, stale, "half a golden")
+	live := fmt.Sprintf("cases/testdata/golden/boundaries/.mid-2025.golden.tmp-%d-4243", os.Getpid())
+	write(t, live, "a write in progress")
+	s := load(t, "cases")
+
+	rep := run(t, s, golden.Options{})
+	if _, err := os.Stat(stale); err != nil || rep.StaleRemoved != nil {
+		t.Fatalf("a run that writes nothing removed %v: %v", rep.StaleRemoved, err)
+	}
+	for _, opts := range []golden.Options{{Update: true}, {Pending: true}} {
+		write(t, stale, "half a golden")
+		rep = run(t, s, opts)
+		if diff := cmp.Diff([]string{stale}, rep.StaleRemoved); diff != "" {
+			t.Errorf("%+v: StaleRemoved mismatch (-want +got):\n%s", opts, diff)
+		}
+		if _, err := os.Stat(stale); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%+v: the stale file is still there: %v", opts, err)
+		}
+		if _, err := os.Stat(live); err != nil {
+			t.Errorf("%+v: the file of a live writer was removed: %v", opts, err)
+		}
+		var b bytes.Buffer
+		if err := rep.WriteText(&b); err != nil {
+			t.Fatal(err)
+		}
+		if want := "removed stale temporary file " + stale + " (left by a run stopped while writing)\n"; !strings.Contains(b.String(), want) {
+			t.Errorf("%+v: the text report does not say %q:\n%s", opts, want, b.String())
+		}
 	}
 }
 
