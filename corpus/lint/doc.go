@@ -48,6 +48,8 @@
 //
 // WriteText, WriteJSON, WriteGitHub and WriteSARIF render a Report; all of
 // them are deterministic: findings are sorted by path, line, column and rule.
+// WriteSARIFWith takes the root that SARIF paths are relative to (the
+// caller finds it: the package runs no git) and the tool's version.
 //
 // The package never reads the clock or the environment: the date that
 // future-source compares against is Options.Today.

@@ -2,8 +2,10 @@ package lint
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -117,8 +119,12 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-func TestSARIFSchema(t *testing.T) {
-	schemaFile, err := os.Open("testdata/sarif-2.1.0-subset.json")
+// sarifSchema compiles the official OASIS SARIF 2.1.0 schema (Errata 01),
+// vendored as testdata/sarif-schema-2.1.0.json from the oasis-tcs/sarif-spec
+// repository, where it matches OASIS' published copy byte for byte.
+func compileSARIFSchema(t *testing.T) *jsonschema.Schema {
+	t.Helper()
+	schemaFile, err := os.Open("testdata/sarif-schema-2.1.0.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +135,7 @@ func TestSARIFSchema(t *testing.T) {
 	}
 	c := jsonschema.NewCompiler()
 	c.AssertFormat()
-	const url = "https://ka2.invalid/testdata/sarif-2.1.0-subset.json"
+	const url = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 	if err := c.AddResource(url, doc); err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +143,11 @@ func TestSARIFSchema(t *testing.T) {
 	if err != nil {
 		t.Fatalf("compile SARIF schema: %v", err)
 	}
+	return schema
+}
 
+func TestSARIFSchema(t *testing.T) {
+	schema := compileSARIFSchema(t)
 	reports := map[string]Report{
 		"fixtures": lintFixtures(t),
 		"empty":    {Findings: []Finding{}},
@@ -149,7 +159,7 @@ func TestSARIFSchema(t *testing.T) {
 	for name, rep := range reports {
 		t.Run(name, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := WriteSARIF(&buf, rep); err != nil {
+			if err := WriteSARIFWith(&buf, rep, SARIFOptions{Root: "policies/..", ToolVersion: "1.2.3"}); err != nil {
 				t.Fatal(err)
 			}
 			inst, err := jsonschema.UnmarshalJSON(&buf)
@@ -464,5 +474,139 @@ func TestDirectives(t *testing.T) {
 				t.Errorf("findings mismatch (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// sarifView is the part of a SARIF log TestSARIFRoot looks at.
+type sarifView struct {
+	Runs []struct {
+		Tool struct {
+			Driver struct {
+				Version        string `json:"version"`
+				InformationURI string `json:"informationUri"`
+			} `json:"driver"`
+		} `json:"tool"`
+		OriginalURIBaseIDs map[string]any `json:"originalUriBaseIds"`
+		Results            []struct {
+			Locations []struct {
+				PhysicalLocation struct {
+					ArtifactLocation struct {
+						URI       string `json:"uri"`
+						URIBaseID string `json:"uriBaseId"`
+					} `json:"artifactLocation"`
+				} `json:"physicalLocation"`
+			} `json:"locations"`
+			RelatedLocations []struct {
+				PhysicalLocation struct {
+					ArtifactLocation struct {
+						URI string `json:"uri"`
+					} `json:"artifactLocation"`
+				} `json:"physicalLocation"`
+			} `json:"relatedLocations"`
+			PartialFingerprints map[string]string `json:"partialFingerprints"`
+		} `json:"results"`
+	} `json:"runs"`
+}
+
+func sarifOf(t *testing.T, r Report, o SARIFOptions) sarifView {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := WriteSARIFWith(&buf, r, o); err != nil {
+		t.Fatal(err)
+	}
+	var v sarifView
+	if err := json.Unmarshal(buf.Bytes(), &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// TestSARIFRoot: artifact URIs are relative to the root the caller names
+// (the repository root), with uriBaseId %SRCROOT% declared in the run,
+// wherever the corpus was given from; the driver names its version and
+// documentation.
+func TestSARIFRoot(t *testing.T) {
+	finding := func(p string) Report {
+		return Report{Findings: []Finding{{Rule: "overlap", Severity: SeverityWarning, Path: p, Line: 3, Col: 1, Message: "m",
+			Related: []Location{{Path: path.Join(path.Dir(p), "other.md"), Line: 1}}}}}
+	}
+	tests := []struct {
+		name        string
+		path, root  string
+		wantURI     string
+		wantRelated string
+		wantErr     string
+	}{
+		{name: "absolute corpus path", path: "/home/u/repo/docs/policies/a.md", root: "/home/u/repo",
+			wantURI: "docs/policies/a.md", wantRelated: "docs/policies/other.md"},
+		{name: "from a subfolder (../)", path: "../policies/a.md", root: "../..",
+			wantErr: "is not inside ../.., the root"},
+		{name: "root is the corpus", path: "/tmp/c/a.md", root: "/tmp/c", wantURI: "a.md", wantRelated: "other.md"},
+		{name: "non-ASCII", path: "/r/政策 2026/a.md", root: "/r", wantURI: "%E6%94%BF%E7%AD%96%202026/a.md", wantRelated: "%E6%94%BF%E7%AD%96%202026/other.md"},
+		{name: "no root: paths as given", path: "policies/a.md", wantURI: "policies/a.md", wantRelated: "policies/other.md"},
+		{name: "outside the root", path: "/elsewhere/a.md", root: "/home/u/repo", wantErr: "/elsewhere/a.md is not inside /home/u/repo"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.wantErr != "" {
+				err := WriteSARIFWith(io.Discard, finding(tt.path), SARIFOptions{Root: tt.root})
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("WriteSARIFWith() = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			v := sarifOf(t, finding(tt.path), SARIFOptions{Root: tt.root, ToolVersion: "1.2.3"})
+			run := v.Runs[0]
+			res := run.Results[0]
+			got := []string{res.Locations[0].PhysicalLocation.ArtifactLocation.URI, res.Locations[0].PhysicalLocation.ArtifactLocation.URIBaseID,
+				res.RelatedLocations[0].PhysicalLocation.ArtifactLocation.URI, run.Tool.Driver.Version, run.Tool.Driver.InformationURI}
+			want := []string{tt.wantURI, "%SRCROOT%", tt.wantRelated, "1.2.3", InformationURI}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("uri, uriBaseId, related uri, version, informationUri mismatch (-want +got):\n%s", diff)
+			}
+			if _, ok := run.OriginalURIBaseIDs["%SRCROOT%"]; !ok {
+				t.Errorf("originalUriBaseIds = %v, want %%SRCROOT%% declared", run.OriginalURIBaseIDs)
+			}
+		})
+	}
+}
+
+// TestSARIFFingerprints: a finding keeps its fingerprint when lines are
+// added above it or the corpus is given from another folder, and changes
+// with its rule, path or message; equal findings are numbered.
+func TestSARIFFingerprints(t *testing.T) {
+	fp := func(root string, fs ...Finding) []string {
+		v := sarifOf(t, Report{Findings: fs}, SARIFOptions{Root: root})
+		var out []string
+		for _, r := range v.Runs[0].Results {
+			out = append(out, r.PartialFingerprints["ka2FindingHash/v1"])
+		}
+		return out
+	}
+	base := Finding{Rule: "trailing-whitespace", Severity: SeverityInfo, Path: "/r/p/a.md", Line: 4, Col: 9, Message: "trailing whitespace"}
+	moved := base
+	moved.Line, moved.Col = 40, 2
+	otherRule, otherPath, otherMsg := base, base, base
+	otherRule.Rule = "crlf"
+	otherPath.Path = "/r/p/b.md"
+	otherMsg.Message = "tab at the end"
+	first := fp("/r", base)[0]
+	if !strings.HasSuffix(first, ":1") || len(first) != 34 {
+		t.Fatalf("fingerprint %q, want 32 hex digits and :1", first)
+	}
+	if got := fp("/r", moved)[0]; got != first {
+		t.Errorf("moved by an edit above: %s, want %s", got, first)
+	}
+	if got := fp("/x/y", Finding{Rule: base.Rule, Severity: base.Severity, Path: "/x/y/p/a.md", Line: 4, Message: base.Message})[0]; got != first {
+		t.Errorf("another checkout of the same repository: %s, want %s", got, first)
+	}
+	for name, f := range map[string]Finding{"rule": otherRule, "path": otherPath, "message": otherMsg} {
+		if got := fp("/r", f)[0]; got == first {
+			t.Errorf("another %s, same fingerprint %s", name, got)
+		}
+	}
+	both := fp("/r", base, moved)
+	if want := []string{first, strings.TrimSuffix(first, "1") + "2"}; !slices.Equal(both, want) {
+		t.Errorf("two equal findings: %v, want %v", both, want)
 	}
 }

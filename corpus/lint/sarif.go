@@ -1,9 +1,14 @@
 package lint
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/url"
+	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -17,9 +22,21 @@ type sarifLog struct {
 }
 
 type sarifRun struct {
-	Tool       sarifTool     `json:"tool"`
-	ColumnKind string        `json:"columnKind"`
-	Results    []sarifResult `json:"results"`
+	Tool               sarifTool          `json:"tool"`
+	OriginalURIBaseIDs sarifOriginalBases `json:"originalUriBaseIds"`
+	ColumnKind         string             `json:"columnKind"`
+	Results            []sarifResult      `json:"results"`
+}
+
+// sarifOriginalBases declares the one base URIs are relative to. Its
+// location is left out: it would be a machine's path, and code-scanning
+// tools put the checkout there themselves.
+type sarifOriginalBases struct {
+	SrcRoot sarifBase `json:"%SRCROOT%"`
+}
+
+type sarifBase struct {
+	Description sarifText `json:"description"`
 }
 
 type sarifTool struct {
@@ -28,7 +45,8 @@ type sarifTool struct {
 
 type sarifDriver struct {
 	Name           string                `json:"name"`
-	InformationURI string                `json:"informationUri,omitempty"`
+	Version        string                `json:"version,omitempty"`
+	InformationURI string                `json:"informationUri"`
 	Rules          []sarifRuleDescriptor `json:"rules"`
 }
 
@@ -56,6 +74,12 @@ type sarifResult struct {
 	Message          sarifText       `json:"message"`
 	Locations        []sarifLocation `json:"locations"`
 	RelatedLocations []sarifLocation `json:"relatedLocations,omitempty"`
+	// PartialFingerprints keep an alert the same alert across runs.
+	PartialFingerprints sarifFingerprints `json:"partialFingerprints"`
+}
+
+type sarifFingerprints struct {
+	Finding string `json:"ka2FindingHash/v1"`
 }
 
 type sarifLocation struct {
@@ -69,7 +93,8 @@ type sarifPhysicalLocation struct {
 }
 
 type sarifArtifactLocation struct {
-	URI string `json:"uri"`
+	URI       string `json:"uri"`
+	URIBaseID string `json:"uriBaseId"`
 }
 
 type sarifRegion struct {
@@ -79,6 +104,26 @@ type sarifRegion struct {
 
 // sarifSchema is the schema URI SARIF 2.1.0 logs declare.
 const sarifSchema = "https://json.schemastore.org/sarif-2.1.0.json"
+
+// srcRoot is the base ID of every artifact URI: the repository root (or
+// the corpus root outside a repository), as code-scanning tools expect.
+const srcRoot = "%SRCROOT%"
+
+// InformationURI is where ka2 lint's documentation lives; SARIF logs name
+// it as the tool's informationUri.
+const InformationURI = "https://github.com/ka2/ka2#ka2-lint"
+
+// SARIFOptions are the settings of WriteSARIFWith.
+type SARIFOptions struct {
+	// Root is the folder artifact URIs are relative to (%SRCROOT%): the
+	// repository root, or the corpus root outside a repository. It is a
+	// path in the same terms as the findings' paths, best both absolute
+	// (a relative Root above the current folder cannot be compared with
+	// relative paths). Empty means the paths are already relative to it.
+	Root string
+	// ToolVersion is written as tool.driver.version.
+	ToolVersion string
+}
 
 func sarifLevel(s Severity) string {
 	switch s {
@@ -96,22 +141,58 @@ func sarifURI(p string) string {
 	return (&url.URL{Path: p}).EscapedPath()
 }
 
-func sarifLoc(l Location, id *int) sarifLocation {
-	loc := sarifLocation{ID: id, PhysicalLocation: sarifPhysicalLocation{ArtifactLocation: sarifArtifactLocation{URI: sarifURI(l.Path)}}}
+// relToRoot makes a finding's path relative to root; a path outside root
+// cannot be written relative to %SRCROOT% and is an error.
+func relToRoot(root, p string) (string, error) {
+	if root == "" {
+		return p, nil
+	}
+	rel, err := filepath.Rel(filepath.FromSlash(root), filepath.FromSlash(p))
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", fmt.Errorf("%s is not inside %s, the root that SARIF paths are relative to", p, root)
+	}
+	return filepath.ToSlash(rel), nil
+}
+
+func sarifLoc(root string, l Location, id *int) (sarifLocation, error) {
+	rel, err := relToRoot(root, l.Path)
+	if err != nil {
+		return sarifLocation{}, err
+	}
+	loc := sarifLocation{ID: id, PhysicalLocation: sarifPhysicalLocation{
+		ArtifactLocation: sarifArtifactLocation{URI: sarifURI(rel), URIBaseID: srcRoot}}}
 	if l.Line > 0 {
 		loc.PhysicalLocation.Region = &sarifRegion{StartLine: l.Line, StartColumn: l.Col}
 	}
-	return loc
+	return loc, nil
 }
 
-// WriteSARIF writes the report as a SARIF 2.1.0 log with one run, which
-// code-scanning tools (GitHub code scanning among them) accept. The driver
-// lists every rule, sorted by ID, with its default level and Doc; results
-// refer to rules by ID and index. Columns count Unicode code points
-// (columnKind unicodeCodePoints). Artifact URIs are the findings' paths,
-// relative: see Report.Rebase to make them relative to the repository root.
-func WriteSARIF(w io.Writer, r Report) error {
-	run := sarifRun{Tool: sarifTool{Driver: sarifDriver{Name: "ka2 lint"}},
+// fingerprint identifies a finding across runs by its rule, its path
+// relative to the root and its message, not its line: an edit above it
+// does not make it a new alert. The nth finding with the same three gets
+// ":n" (from 1, in report order), as code scanning's own line hashes do.
+func fingerprint(rule, rel, message string, seen map[string]int) string {
+	h := sha256.Sum256([]byte(rule + "\x00" + rel + "\x00" + message))
+	key := hex.EncodeToString(h[:16])
+	seen[key]++
+	return key + ":" + strconv.Itoa(seen[key])
+}
+
+// WriteSARIF writes the report as a SARIF 2.1.0 log with the zero
+// SARIFOptions: paths taken as relative to the root already.
+func WriteSARIF(w io.Writer, r Report) error { return WriteSARIFWith(w, r, SARIFOptions{}) }
+
+// WriteSARIFWith writes the report as a SARIF 2.1.0 log with one run,
+// which code-scanning tools (GitHub code scanning among them) accept. The
+// driver lists every rule, sorted by ID, with its default level and Doc;
+// results refer to rules by ID and index. Columns count Unicode code
+// points (columnKind unicodeCodePoints). Artifact URIs are relative to
+// o.Root with uriBaseId %SRCROOT%, declared in originalUriBaseIds; each
+// result has a partial fingerprint that survives edits to other lines.
+func WriteSARIFWith(w io.Writer, r Report, o SARIFOptions) error {
+	run := sarifRun{Tool: sarifTool{Driver: sarifDriver{Name: "ka2 lint", Version: o.ToolVersion, InformationURI: InformationURI}},
+		OriginalURIBaseIDs: sarifOriginalBases{SrcRoot: sarifBase{Description: sarifText{
+			Text: "The root of the repository (or of the corpus, outside a repository) that ka2 lint ran in."}}},
 		ColumnKind: "unicodeCodePoints", Results: []sarifResult{}}
 	index := map[string]int{}
 	for i, rule := range allRules {
@@ -125,13 +206,23 @@ func WriteSARIF(w io.Writer, r Report) error {
 			DefaultConfiguration: sarifConfiguration{Level: sarifLevel(rule.Severity)},
 		})
 	}
+	seen := map[string]int{}
 	for _, f := range sorted(r) {
+		loc, err := sarifLoc(o.Root, Location{Path: f.Path, Line: f.Line, Col: f.Col}, nil)
+		if err != nil {
+			return err
+		}
+		rel, _ := relToRoot(o.Root, f.Path)
 		res := sarifResult{RuleID: f.Rule, RuleIndex: index[f.Rule], Level: sarifLevel(f.Severity),
-			Message:   sarifText{Text: f.text()},
-			Locations: []sarifLocation{sarifLoc(Location{Path: f.Path, Line: f.Line, Col: f.Col}, nil)}}
-		for i, rel := range f.Related {
+			Message: sarifText{Text: f.text()}, Locations: []sarifLocation{loc},
+			PartialFingerprints: sarifFingerprints{Finding: fingerprint(f.Rule, rel, f.Message, seen)}}
+		for i, rl := range f.Related {
 			id := i + 1
-			res.RelatedLocations = append(res.RelatedLocations, sarifLoc(rel, &id))
+			loc, err := sarifLoc(o.Root, rl, &id)
+			if err != nil {
+				return err
+			}
+			res.RelatedLocations = append(res.RelatedLocations, loc)
 		}
 		run.Results = append(run.Results, res)
 	}

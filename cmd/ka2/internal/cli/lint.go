@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ka2/ka2"
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/corpus/lint"
 )
@@ -96,6 +98,11 @@ func runLint(o *LintOptions) error {
 			return err
 		}
 	}
+	if o.Format == "sarif" {
+		write = func(w io.Writer, r lint.Report) error {
+			return lint.WriteSARIFWith(w, r, lint.SARIFOptions{ToolVersion: ka2.Version})
+		}
+	}
 	if len(o.Paths) == 0 {
 		if o.ChangedSince != "" {
 			return usageError{errors.New("--changed-since needs a corpus folder in a git checkout")}
@@ -106,13 +113,31 @@ func runLint(o *LintOptions) error {
 		}
 		return finishLint(o, write, rep)
 	}
+	// Paths in the output start with each folder as given, except in
+	// SARIF, whose paths are relative to the repository root: there they
+	// start with the folder's absolute path, and the writer makes them
+	// relative to the root.
+	bases := make([]string, len(o.Paths))
+	for i, dir := range o.Paths {
+		bases[i] = filepath.ToSlash(dir)
+	}
+	if o.Format == "sarif" {
+		root, real, err := sarifRoot(o.Git, o.Paths)
+		if err != nil {
+			return err
+		}
+		bases = real
+		write = func(w io.Writer, r lint.Report) error {
+			return lint.WriteSARIFWith(w, r, lint.SARIFOptions{Root: root, ToolVersion: ka2.Version})
+		}
+	}
 	var reports []lint.Report
-	for _, dir := range o.Paths {
+	for i, dir := range o.Paths {
 		rep, err := lintDir(o, dir, day, cfg)
 		if err != nil {
 			return err
 		}
-		reports = append(reports, rep)
+		reports = append(reports, rep.Rebase(bases[i]))
 	}
 	return finishLint(o, write, lint.Merge(reports...))
 }
@@ -146,7 +171,53 @@ func lintDir(o *LintOptions, dir string, day corpus.Date, cfg *lint.Config) (lin
 	if err != nil {
 		return lint.Report{}, fmt.Errorf("%s: %w", dir, err)
 	}
-	return rep.Rebase(filepath.ToSlash(dir)), nil
+	return rep, nil
+}
+
+// sarifRoot finds the folder SARIF paths are relative to: the root of the
+// git repository holding the corpus folders, or, outside git, the corpus
+// folder (the folder holding them all, for several). It also returns each
+// folder's absolute path with links resolved, as git resolves the root's,
+// so that the two compare. Folders in different repositories cannot share
+// one root.
+func sarifRoot(git gitFunc, dirs []string) (string, []string, error) {
+	real := make([]string, len(dirs))
+	var tops []string
+	for i, dir := range dirs {
+		abs, err := filepath.Abs(dir)
+		if err == nil {
+			abs, err = filepath.EvalSymlinks(abs)
+		}
+		if err != nil {
+			return "", nil, fmt.Errorf("open corpus: %w", err)
+		}
+		real[i] = filepath.ToSlash(abs)
+		out, err := git("-C", dir, "rev-parse", "--show-toplevel")
+		if err != nil {
+			continue // not in a repository (or no git): the corpus is the root
+		}
+		top, err := filepath.EvalSymlinks(filepath.FromSlash(strings.TrimSuffix(string(out), "\n")))
+		if err != nil {
+			return "", nil, fmt.Errorf("find the repository root of %s: %w", dir, err)
+		}
+		tops = append(tops, filepath.ToSlash(top))
+		if tops[0] != tops[len(tops)-1] {
+			return "", nil, usageError{fmt.Errorf("--format sarif: %s and %s are in different git repositories; lint each repository's folders in a run of its own", dirs[0], dir)}
+		}
+	}
+	switch {
+	case len(tops) == len(dirs):
+		return tops[0], real, nil
+	case len(tops) > 0:
+		return "", nil, usageError{errors.New("--format sarif: some folders are in a git repository and some are not; lint them in separate runs")}
+	}
+	root := real[0]
+	for _, r := range real[1:] {
+		for root != "/" && root != path.Dir(root) && !strings.HasPrefix(r+"/", strings.TrimSuffix(root, "/")+"/") {
+			root = path.Dir(root)
+		}
+	}
+	return root, real, nil
 }
 
 func finishLint(o *LintOptions, write func(io.Writer, lint.Report) error, rep lint.Report) error {
