@@ -1,6 +1,7 @@
 package provenance
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"sync"
@@ -33,11 +34,16 @@ type Origin struct {
 type Ledger struct {
 	mu       sync.RWMutex
 	origins  map[string]Origin
-	min      int              // shortest indexed line, in code points
-	pending  []pendingText    // registered texts not indexed yet, in order
-	lines    []lineEntry      // indexed lines, in registration order
-	byPrefix map[string][]int // the first min code points of a line → lines
-	seen     map[string]bool  // canonical lines already indexed
+	min      int             // shortest indexed line, in code points
+	checked  []Kind          // the types wrapped is called for
+	pending  []pendingText   // registered texts not indexed yet, in order
+	lines    []lineEntry     // indexed lines, in registration order
+	seen     map[string]bool // canonical lines already indexed
+	loose    []int32         // indexed lines in no automaton yet
+	automata []*automaton    // the other lines, by decreasing size
+	// steps counts the automaton steps of every check, for the tests
+	// that hold the check to linear work.
+	steps int
 }
 
 type pendingText struct {
@@ -51,8 +57,24 @@ type lineEntry struct {
 	origin Origin
 }
 
-func newLedger(minWrapped int) *Ledger {
-	return &Ledger{origins: make(map[string]Origin, 8), min: minWrapped}
+// newLedger makes a ledger whose wrapped-content check looks for lines
+// of at least minWrapped code points (none when 0) in items of the
+// checked types.
+func newLedger(minWrapped int, checked []Kind) *Ledger {
+	return &Ledger{origins: make(map[string]Origin, 8), min: minWrapped, checked: slices.Clone(checked)}
+}
+
+// findable reports whether a line of type k can be the answer of a check:
+// whether some checked type is not k. The lines of a type that cannot
+// (the instruction's own lines, by default) are indexed, since the first
+// registration of a line decides its type, but kept out of the automata.
+func (l *Ledger) findable(k Kind) bool {
+	for _, c := range l.checked {
+		if c != k {
+			return true
+		}
+	}
+	return false
 }
 
 // Origin returns the origin of the content with this content ID.
@@ -118,58 +140,97 @@ func (l *Ledger) record(o Origin, text string, empty bool) {
 	}
 }
 
-// index indexes the queued texts' lines, in registration order. l.mu must
-// be held for writing.
-func (l *Ledger) index() {
+// index indexes the queued texts' lines, in registration order, and
+// compiles them into the automata. l.mu must be held for writing. When
+// ctx is done it returns its error; what was done so far stays, and the
+// next call goes on from there.
+func (l *Ledger) index(ctx context.Context) error {
 	if l.seen == nil {
-		l.byPrefix, l.seen = map[string][]int{}, map[string]bool{}
+		l.seen = map[string]bool{}
 	}
-	for _, p := range l.pending {
-		for _, line := range lines(p.text) {
+	for len(l.pending) > 0 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		p := l.pending[0]
+		for n, line := range lines(p.text) {
+			if n%cancelEvery == cancelEvery-1 {
+				// A text cut short is indexed again from its start;
+				// the lines already seen are skipped.
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
 			c := Canonical(line)
 			if l.seen[c] || utf8.RuneCountInString(c) < l.min {
 				continue
 			}
 			l.seen[c] = true
-			l.byPrefix[prefixRunes(c, l.min)] = append(l.byPrefix[prefixRunes(c, l.min)], len(l.lines))
+			if l.findable(p.origin.Kind) {
+				l.loose = append(l.loose, int32(len(l.lines)))
+			}
 			l.lines = append(l.lines, lineEntry{canon: c, line: strings.TrimSpace(line), origin: p.origin})
 		}
+		l.pending = l.pending[1:]
 	}
 	l.pending = nil
+	if len(l.loose) > 0 {
+		a, err := buildAutomaton(ctx, l.lines, l.loose, &l.steps)
+		if err != nil {
+			return err
+		}
+		l.automata, l.loose = append(l.automata, a), nil
+	}
+	// Merge automata within a factor of two of each other until sizes
+	// more than double from one to the next (see wrapped.go).
+	for {
+		slices.SortStableFunc(l.automata, func(a, b *automaton) int { return b.size - a.size })
+		i := 0
+		for i+1 < len(l.automata) && l.automata[i].size > 2*l.automata[i+1].size {
+			i++
+		}
+		if i+1 >= len(l.automata) {
+			return nil
+		}
+		ids := append(slices.Clone(l.automata[i].lines), l.automata[i+1].lines...)
+		m, err := buildAutomaton(ctx, l.lines, ids, &l.steps)
+		if err != nil {
+			return err
+		}
+		l.automata = slices.Replace(l.automata, i, i+2, m)
+	}
 }
 
 // wrapped finds the earliest-registered indexed line, of an origin type
-// other than except, that occurs in the canonical form of text.
-func (l *Ledger) wrapped(text string, except Kind) (lineEntry, bool) {
+// other than except, that occurs in the canonical form of text, which
+// must be valid UTF-8; except must be one of the checked types. When ctx is done it returns ctx's error.
+func (l *Ledger) wrapped(ctx context.Context, text string, except Kind) (lineEntry, bool, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.min <= 0 {
-		return lineEntry{}, false
+		return lineEntry{}, false, nil
 	}
-	l.index()
+	if err := l.index(ctx); err != nil {
+		return lineEntry{}, false, err
+	}
 	if len(l.lines) == 0 {
-		return lineEntry{}, false
+		return lineEntry{}, false, nil
 	}
 	canon := Canonical(text)
-	best := -1
-	starts := make([]int, 0, len(canon))
-	for i := range canon {
-		starts = append(starts, i)
-	}
-	starts = append(starts, len(canon))
-	for i := 0; i+l.min < len(starts); i++ {
-		rest := canon[starts[i]:]
-		for _, c := range l.byPrefix[canon[starts[i]:starts[i+l.min]]] {
-			e := l.lines[c]
-			if e.origin.Kind != except && strings.HasPrefix(rest, e.canon) && (best < 0 || c < best) {
-				best = c
-			}
+	found := noLine
+	for _, a := range l.automata {
+		m, err := a.find(ctx, canon, except, &l.steps)
+		if err != nil {
+			return lineEntry{}, false, err
+		}
+		if m != noLine && (found == noLine || m < found) {
+			found = m
 		}
 	}
-	if best < 0 {
-		return lineEntry{}, false
+	if found == noLine {
+		return lineEntry{}, false, nil
 	}
-	return l.lines[best], true
+	return l.lines[found], true, nil
 }
 
 // prefixRunes returns the first n code points of s.

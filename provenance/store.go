@@ -2,7 +2,9 @@ package provenance
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -57,7 +59,7 @@ func NewStore(p *Policy, opts ...Option) *Store {
 	if len(p.wrapped) == 0 {
 		minWrapped = 0
 	}
-	s := &Store{policy: p, now: zeroTime, ledger: newLedger(minWrapped), items: make(map[string]*record, 8),
+	s := &Store{policy: p, now: zeroTime, ledger: newLedger(minWrapped, p.wrapped), items: make(map[string]*record, 8),
 		order: make([]string, 0, 8), history: make([]Event, 0, 8)}
 	for _, o := range opts {
 		o(s)
@@ -85,6 +87,17 @@ func (s *Store) Ledger() *Ledger { return s.ledger }
 // items come only from Transform). A zero Created is stamped from the
 // store's clock.
 func (s *Store) Add(c Item) (Item, error) {
+	return s.AddContext(context.Background(), c)
+}
+
+// AddContext is Add under ctx: when ctx is done before the checks end
+// (the wrapped-content check of a long text is the one that takes time),
+// it returns ctx's error, wrapped; the call then changes nothing and is
+// not recorded in the history, since no check decided it.
+func (s *Store) AddContext(ctx context.Context, c Item) (Item, error) {
+	if err := ctx.Err(); err != nil {
+		return Item{}, fmt.Errorf("add %s from %s: %w", c.Kind, c.Source, err)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ev := Event{Op: OpAdd, Type: c.Kind, Source: c.Source, Text: c.Text, Created: c.Created}
@@ -99,11 +112,14 @@ func (s *Store) Add(c Item) (Item, error) {
 	if ev.Created.IsZero() {
 		ev.Created = s.now()
 	}
-	it, existing, err := s.add(c, ev.Created)
+	it, existing, err := s.add(ctx, c, ev.Created)
+	if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return Item{}, fmt.Errorf("add %s from %s: %w", c.Kind, c.Source, err)
+	}
 	return s.finish(ev, it, existing, err)
 }
 
-func (s *Store) add(c Item, created time.Time) (Item, bool, error) {
+func (s *Store) add(ctx context.Context, c Item, created time.Time) (Item, bool, error) {
 	refuse := func(code Code, hint, format string, args ...any) (Item, bool, error) {
 		return Item{}, false, &Error{Code: code, Op: string(OpAdd), Type: c.Kind, Source: c.Source, Message: fmt.Sprintf(format, args...), Hint: hint}
 	}
@@ -128,7 +144,11 @@ func (s *Store) add(c Item, created time.Time) (Item, bool, error) {
 		}
 	}
 	if !empty && s.ledger.min > 0 && contains(p.wrapped, c.Kind) {
-		if e, ok := s.ledger.wrapped(c.Text, c.Kind); ok {
+		e, ok, err := s.ledger.wrapped(ctx, c.Text, c.Kind)
+		if err != nil {
+			return Item{}, false, err
+		}
+		if ok {
 			err := s.protectedError(OpAdd, c, e.origin, "")
 			err.Code = CodeWrapped
 			err.Message = fmt.Sprintf("%s cannot be inserted into %s context (it contains a line first registered as %s, id=%s: %q)",
