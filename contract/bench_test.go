@@ -1,6 +1,7 @@
 package contract_test
 
 import (
+	"context"
 	"slices"
 	"sync"
 	"testing"
@@ -48,7 +49,7 @@ func BenchmarkSelectBuild(b *testing.B) {
 			lat := make([]time.Duration, 0, 1<<16)
 			for b.Loop() {
 				t0 := time.Now()
-				res, err := bld.Build(reqs[i%len(reqs)])
+				res, err := bld.Build(context.Background(), reqs[i%len(reqs)])
 				if len(lat) < cap(lat) {
 					lat = append(lat, time.Since(t0))
 				}

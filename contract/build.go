@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -89,9 +90,10 @@ func (b *Builder) NewStore() *provenance.Store {
 // Build selects the evidence for req, registers every item in a new store
 // (see BuildInto), assembles the contract and counts it. Over budget, it
 // returns the full Result together with a *budget.OverError, so callers
-// can show the accounting; the JSON must not be used then.
-func (b *Builder) Build(req Request) (*Result, error) {
-	return b.BuildInto(b.NewStore(), req)
+// can show the accounting; the JSON must not be used then. When ctx is
+// done first, it returns ctx's error, wrapped, and no Result.
+func (b *Builder) Build(ctx context.Context, req Request) (*Result, error) {
+	return b.BuildInto(ctx, b.NewStore(), req)
 }
 
 // BuildInto builds like Build, registering the items in s: the
@@ -101,7 +103,16 @@ func (b *Builder) Build(req Request) (*Result, error) {
 // provenance.ErrRefused)), it returns a Result with only Lang, Selection
 // and Store set, whose history records the refusal, and the error; no
 // contract is made.
-func (b *Builder) BuildInto(s *provenance.Store, req Request) (*Result, error) {
+//
+// The build looks at ctx between its steps and inside the store's long
+// checks (see provenance.Store.AddContext): when ctx is done it stops and
+// returns ctx's error wrapped with the step it stopped at
+// (errors.Is(err, context.Canceled) or context.DeadlineExceeded) and no
+// Result.
+func (b *Builder) BuildInto(ctx context.Context, s *provenance.Store, req Request) (*Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("build: %w", err)
+	}
 	lang := req.Query.Lang
 	content, err := b.Definition.ContentFor(lang)
 	if err != nil {
@@ -116,6 +127,9 @@ func (b *Builder) BuildInto(s *provenance.Store, req Request) (*Result, error) {
 	if err := checkExtras(req); err != nil {
 		return nil, err
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("build, before selecting: %w", err)
+	}
 	sel, err := b.Index.Select(req.Query)
 	if err != nil {
 		return nil, err
@@ -129,12 +143,15 @@ func (b *Builder) BuildInto(s *provenance.Store, req Request) (*Result, error) {
 		return nil, err
 	}
 	refused := func(what string, err error) (*Result, error) {
+		if cerr := ctx.Err(); cerr != nil && errors.Is(err, cerr) {
+			return nil, fmt.Errorf("build, at %s: %w", what, err)
+		}
 		return &Result{Lang: lang, Selection: sel, Store: s}, fmt.Errorf("%s: %w", what, err)
 	}
 	items := make([]Item, 0, 3+len(evidence)+len(req.Items))
 	var extras []Item
 	add := func(c Item) error {
-		it, err := s.Add(c)
+		it, err := s.AddContext(ctx, c)
 		if err == nil {
 			items = append(items, it)
 		}
@@ -157,18 +174,26 @@ func (b *Builder) BuildInto(s *provenance.Store, req Request) (*Result, error) {
 		return refused("the question", err)
 	}
 	for i, c := range req.Items {
-		it, err := s.Add(c)
+		it, err := s.AddContext(ctx, c)
 		if err != nil {
 			return refused(fmt.Sprintf("request items[%d]", i), err)
 		}
 		extras = append(extras, it)
 	}
 	for j, p := range req.Promote {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("build, at request promote[%d]: %w", j, err)
+		}
 		it, err := s.Transform(extras[p.Item], p.To)
 		if err != nil {
 			return refused(fmt.Sprintf("request promote[%d] (items[%d] to %s)", j, p.Item, p.To), err)
 		}
 		extras[p.Item] = it
+	}
+	// Counting a long contract takes time too: a build whose client is
+	// gone stops before it.
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("build, before counting: %w", err)
 	}
 	res, err := b.AssembleHeld(s, append(items, extras...))
 	if res != nil {

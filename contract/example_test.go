@@ -1,6 +1,7 @@
 package contract_test
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -23,7 +24,7 @@ func ExampleBuilder_Build() {
 		Counter:    budget.Codepoint,
 		Limits:     budget.Limits{Capacity: 1400, Reserve: 200},
 	}
-	res, err := b.Build(contract.Request{
+	res, err := b.Build(context.Background(), contract.Request{
 		Query: selector.Query{
 			Subjects: []string{"lodging"},
 			Dates:    []corpus.Date{corpus.NewDate(2026, time.September, 14)},

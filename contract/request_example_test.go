@@ -1,6 +1,7 @@
 package contract_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -37,7 +38,7 @@ func ExampleParseRequestFile() {
 			d, _ := corpus.ParseDate(s)
 			q.Dates = append(q.Dates, d)
 		}
-		res, err := b.Build(contract.Request{Query: q, Question: rf.Question, Short: *rf.Short, Items: rf.Candidates(), Promote: rf.Promote})
+		res, err := b.Build(context.Background(), contract.Request{Query: q, Question: rf.Question, Short: *rf.Short, Items: rf.Candidates(), Promote: rf.Promote})
 		if errors.Is(err, provenance.ErrRefused) {
 			var pe *provenance.Error
 			errors.As(err, &pe)

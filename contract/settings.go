@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -115,14 +116,15 @@ func (s Settings) Request(f *RequestFile) (Request, error) {
 }
 
 // BuildFile builds the request file f (nil: the settings alone) over the
-// settings s: s.Apply(f).Request(f), then Build. A *SettingError reports a
-// missing or malformed setting; otherwise it returns what Build returns.
-func (b *Builder) BuildFile(s Settings, f *RequestFile) (*Result, error) {
+// settings s: s.Apply(f).Request(f), then Build under ctx. A
+// *SettingError reports a missing or malformed setting; otherwise it
+// returns what Build returns.
+func (b *Builder) BuildFile(ctx context.Context, s Settings, f *RequestFile) (*Result, error) {
 	req, err := s.Apply(f).Request(f)
 	if err != nil {
 		return nil, err
 	}
-	return b.Build(req)
+	return b.Build(ctx, req)
 }
 
 // WriteTo writes the contract as `ka2 build` prints it: the compact JSON

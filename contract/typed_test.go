@@ -2,6 +2,7 @@ package contract_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -251,7 +252,7 @@ func TestBuildTypedItems(t *testing.T) {
 				}
 			}
 			b := typedBuilder(t, p)
-			res, err := b.Build(typedRequest(tt.items, tt.promote...))
+			res, err := b.Build(context.Background(), typedRequest(tt.items, tt.promote...))
 			switch {
 			case tt.wantBad:
 				if !errors.Is(err, contract.ErrBadRequest) || res != nil {
@@ -319,11 +320,11 @@ func TestBuildTypedItems(t *testing.T) {
 // lists.
 func TestPlainBuildsUnchanged(t *testing.T) {
 	b := typedBuilder(t, nil)
-	plain, err := b.Build(typedRequest(nil))
+	plain, err := b.Build(context.Background(), typedRequest(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
-	empty, err := b.Build(typedRequest([]contract.Item{}, []contract.Promotion{}...))
+	empty, err := b.Build(context.Background(), typedRequest([]contract.Item{}, []contract.Promotion{}...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -391,7 +392,7 @@ func TestAssembleHeldTakesOnlyHeldItems(t *testing.T) {
 // not quote the corpus.
 func TestVerifyTypedContracts(t *testing.T) {
 	b := typedBuilder(t, nil)
-	res, err := b.Build(typedRequest([]contract.Item{
+	res, err := b.Build(context.Background(), typedRequest([]contract.Item{
 		cand(contract.KindMemory, "memory:prefs", prefs),
 		cand(contract.KindToolOutput, "tool:order_lookup", orderResult),
 		cand(contract.KindToolOutput, "tool:weather", "Beijing, 2026-09-14: sunny, 24 °C."),
@@ -452,7 +453,7 @@ func TestTraceFollowsLineage(t *testing.T) {
 	b := typedBuilder(t, nil)
 	req := typedRequest([]contract.Item{cand(contract.KindToolOutput, "tool:order_lookup", orderResult)},
 		contract.Promotion{Item: 0, To: contract.KindEvidence}, contract.Promotion{Item: 0, To: contract.KindMemory})
-	res, err := b.Build(req)
+	res, err := b.Build(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package contract_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -42,7 +43,7 @@ func marshalCompact(t *testing.T, d contractDoc) []byte {
 
 func TestVerify(t *testing.T) {
 	b := newBuilder(t, corpus.Sample(), "codepoint")
-	res, err := b.Build(request("en", "How did the limit change?", true, "lodging", "2025-09-14", "2026-09-14"))
+	res, err := b.Build(context.Background(), request("en", "How did the limit change?", true, "lodging", "2025-09-14", "2026-09-14"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +111,7 @@ func TestVerify(t *testing.T) {
 
 func TestVerifyOverBudget(t *testing.T) {
 	b := newBuilder(t, corpus.Sample(), "codepoint")
-	res, err := b.Build(request("en", "q", false, "lodging", "2026-09-14"))
+	res, err := b.Build(context.Background(), request("en", "q", false, "lodging", "2026-09-14"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package golden
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"slices"
@@ -85,7 +86,7 @@ func ErrorBytes(err error) []byte {
 
 // BuildOutcome builds req with b and returns what `ka2 build` would print.
 func BuildOutcome(b *contract.Builder, req contract.Request) Outcome {
-	res, err := b.Build(req)
+	res, err := b.Build(context.Background(), req)
 	var o Outcome
 	if res != nil {
 		o.Selected, o.Selection = res.Selection.Sources, true

@@ -330,7 +330,7 @@ func (r *runner) stage(ctx context.Context, st *Stage, from *Snapshot) (*Snapsho
 	var out StageOutput
 	var err error
 	if st.Uses == UsesBuild {
-		out, err = r.build(st, sc)
+		out, err = r.build(ctx, st, sc)
 	} else {
 		out, err = r.exec(ctx, st, sc, snap)
 	}
@@ -380,12 +380,12 @@ func (r *runner) stage(ctx context.Context, st *Stage, from *Snapshot) (*Snapsho
 
 // build runs ka2's contract builder on the stage's input. Its output text
 // and its "contract" artifact are the contract.
-func (r *runner) build(st *Stage, sc *StageContext) (StageOutput, error) {
+func (r *runner) build(ctx context.Context, st *Stage, sc *StageContext) (StageOutput, error) {
 	in, err := decodeInput(sc.Input, false)
 	if err != nil {
 		return StageOutput{}, &StageError{Stage: st.Name, Step: "input", Err: err}
 	}
-	res, err := r.opts.Builder.Build(contract.Request{
+	res, err := r.opts.Builder.Build(ctx, contract.Request{
 		Query: in.query(), Question: in.Question, Short: in.Short, RequireEvidence: in.RequireEvidence,
 	})
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -113,8 +112,8 @@ func (s *Store) AddContext(ctx context.Context, c Item) (Item, error) {
 		ev.Created = s.now()
 	}
 	it, existing, err := s.add(ctx, c, ev.Created)
-	if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
-		return Item{}, fmt.Errorf("add %s from %s: %w", c.Kind, c.Source, err)
+	if _, refusal := err.(*Error); err != nil && !refusal {
+		return Item{}, fmt.Errorf("add %s from %s: %w", c.Kind, c.Source, err) // ctx's error
 	}
 	return s.finish(ev, it, existing, err)
 }

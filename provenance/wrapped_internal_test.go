@@ -322,3 +322,25 @@ func BenchmarkWrappedWorstCase(b *testing.B) {
 }
 
 var noTime = zeroTime()
+
+// TestAddContextCancelled: an Add stopped by its context returns the
+// context's error, holds nothing and records nothing: no check decided
+// it. The same Add without the cancel goes through.
+func TestAddContextCancelled(t *testing.T) {
+	s := NewStore(nil)
+	if _, err := s.Add(NewItem(KindToolOutput, "tool:t", "the order ships today, status confirmed", noTime)); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	inst := NewItem(KindInstruction, SourceSystem, "Answer only from evidence.", noTime)
+	if _, err := s.AddContext(ctx, inst); !errors.Is(err, context.Canceled) {
+		t.Fatalf("AddContext(cancelled) = %v, want context.Canceled", err)
+	}
+	if s.Len() != 1 || len(s.History()) != 1 {
+		t.Fatalf("after a cancelled Add: %d items, %d events; want 1 and 1", s.Len(), len(s.History()))
+	}
+	if _, err := s.AddContext(context.Background(), inst); err != nil {
+		t.Fatal(err)
+	}
+}

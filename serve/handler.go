@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -39,7 +40,18 @@ const (
 	KindContextType      = "context_type"
 	KindInternal         = "internal"
 	KindUnavailable      = "unavailable"
+	// KindTimeout: the build did not finish within the server's request
+	// timeout (503).
+	KindTimeout = "timeout"
+	// KindCanceled: the client went away before the build finished. The
+	// status is 499, as nginx logs it; no client reads the answer, but
+	// the metrics and the log keep it apart from server errors.
+	KindCanceled = "canceled"
 )
+
+// StatusClientClosedRequest is the status recorded for a request whose
+// client went away before its answer was ready (nginx's 499).
+const StatusClientClosedRequest = 499
 
 // ErrorBody is the JSON body of every error response. It has the shape
 // `ka2 --error-format json` prints on stderr.
@@ -240,11 +252,17 @@ func (s *Server) serveContract(w http.ResponseWriter, r *http.Request, snap *Sna
 		return writeError(w, snap, http.StatusBadRequest, ErrorDetail{Kind: KindBadRequest, Message: err.Error()})
 	}
 	// The same steps as `ka2 build --request`: parse, Builder.BuildFile,
-	// Result.WriteTo.
+	// Result.WriteTo. The build stops when the client goes away or the
+	// request timeout passes.
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
+	defer cancel()
 	var res *contract.Result
 	rf, err := contract.ParseRequestFile("request", buf.Bytes())
 	if err == nil {
-		res, err = snap.Builder.BuildFile(s.cfg.Settings, rf)
+		if s.testHookBuild != nil {
+			s.testHookBuild(ctx)
+		}
+		res, err = snap.Builder.BuildFile(ctx, s.cfg.Settings, rf)
 	}
 	if res != nil {
 		if res.JSON != nil {
@@ -261,6 +279,16 @@ func (s *Server) serveContract(w http.ResponseWriter, r *http.Request, snap *Sna
 		}
 	}
 	if err != nil {
+		switch {
+		case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
+			s.log.Info("build stopped: the client went away", "error", err.Error(), "digest", snap.Digest())
+			return writeError(w, snap, StatusClientClosedRequest, ErrorDetail{Kind: KindCanceled,
+				Message: "the client went away before the contract was built"})
+		case errors.Is(err, context.DeadlineExceeded):
+			s.log.Warn("build stopped: the request timeout passed", "timeout", s.cfg.RequestTimeout, "error", err.Error(), "digest", snap.Digest())
+			return writeError(w, snap, http.StatusServiceUnavailable, ErrorDetail{Kind: KindTimeout,
+				Message: fmt.Sprintf("the contract was not built within the server's request timeout of %s; send a smaller request", s.cfg.RequestTimeout)})
+		}
 		status, d := classify(err)
 		if status == http.StatusInternalServerError {
 			s.log.Error("build failed", "error", err.Error(), "digest", snap.Digest())

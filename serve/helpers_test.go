@@ -162,7 +162,7 @@ func expected(t testing.TB, dir string, settings contract.Settings, body string)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := b.BuildFile(settings, rf)
+	res, err := b.BuildFile(context.Background(), settings, rf)
 	if err != nil {
 		t.Fatalf("BuildFile() = %v", err)
 	}

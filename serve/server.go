@@ -35,6 +35,10 @@ const (
 	DefaultIdleTimeout       = 120 * time.Second
 	DefaultDrainTimeout      = 10 * time.Second
 	DefaultDebounce          = 250 * time.Millisecond
+	// DefaultRequestTimeout bounds one contract build: a build of the
+	// largest request the default body limit lets in takes well under a
+	// second, and the answer must leave room within DefaultWriteTimeout.
+	DefaultRequestTimeout = 10 * time.Second
 )
 
 // Config is what a Server is made from. Build names the corpus, the
@@ -65,6 +69,10 @@ type Config struct {
 	MaxHeaderBytes int
 	// Timeouts of the HTTP server; zero takes the default.
 	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+	// RequestTimeout bounds the build of one POST /v1/contract (default
+	// 10 s): past it the build stops and the answer is 503 with kind
+	// timeout. A build also stops when its client goes away.
+	RequestTimeout time.Duration
 	// DrainTimeout bounds how long Serve waits for requests in flight once
 	// its context is done (default 10 s).
 	DrainTimeout time.Duration
@@ -135,6 +143,9 @@ type Server struct {
 	unapplied map[string]bool
 	status    atomic.Pointer[ReloadStatus]
 	gen       atomic.Uint64
+	// testHookBuild, when set by a test, runs just before a contract
+	// build with the build's context.
+	testHookBuild func(ctx context.Context)
 }
 
 // New loads the definition, the budget and the corpus as `ka2 build`
@@ -159,6 +170,7 @@ func New(cfg Config) (*Server, error) {
 	setDefault(&cfg.IdleTimeout, DefaultIdleTimeout)
 	setDefault(&cfg.DrainTimeout, DefaultDrainTimeout)
 	setDefault(&cfg.Debounce, DefaultDebounce)
+	setDefault(&cfg.RequestTimeout, DefaultRequestTimeout)
 	def, err := contract.LoadDefinition(cfg.Build.Contract)
 	if err != nil {
 		return nil, err

@@ -227,7 +227,7 @@ func build(args []string) error {
 	b := &contract.Builder{Definition: def, Index: selector.NewIndex(c), Counter: cnt, Limits: limits}
 	reqs := requests(len(c.Sources), 1000, *short)
 	for _, r := range reqs[:100] { // warm up
-		if _, err := b.Build(r); err != nil {
+		if _, err := b.Build(context.Background(), r); err != nil {
 			return err
 		}
 	}
@@ -243,7 +243,7 @@ func build(args []string) error {
 	t0 := time.Now()
 	for i := range *n {
 		s := time.Now()
-		res, err := b.Build(reqs[i%len(reqs)])
+		res, err := b.Build(context.Background(), reqs[i%len(reqs)])
 		lat[i] = time.Since(s)
 		if err != nil || len(res.Selection.Sources) != 1 {
 			return fmt.Errorf("build %d: %v", i, err)

@@ -27,6 +27,7 @@ instructions) are counted too; an item the policy refuses exits 5.`,
   ka2 budget --counter cl100k_base --format json --subject lodging --date 2026-09-14 --question "…"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Ctx = cmd.Context()
 			if runF != nil {
 				return runF(opts)
 			}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 
@@ -25,6 +26,16 @@ type BuildOptions struct {
 	RequireEvidence bool
 	Trace           string
 	Audit           string
+	// Ctx ends the build when it is done (the command's context, which
+	// an interrupt cancels); nil means context.Background().
+	Ctx context.Context
+}
+
+func (o *BuildOptions) ctx() context.Context {
+	if o.Ctx == nil {
+		return context.Background()
+	}
+	return o.Ctx
 }
 
 // NewCmdBuild makes `ka2 build`. runF replaces the run step in tests.
@@ -55,6 +66,7 @@ on standard output. --audit FILE writes the store's history as JSON Lines.`,
     "promote":[{"item":0,"to":"evidence"}]}' | ka2 build --request - --trace run.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Ctx = cmd.Context()
 			if runF != nil {
 				return runF(opts)
 			}
@@ -110,7 +122,7 @@ func (o *BuildOptions) build() (*buildRun, error) {
 	// The clock stamps items and audit events only; no byte of the
 	// contract or the trace depends on it.
 	b.Policy, b.Now = policy, o.f.Now
-	res, err := b.BuildFile(flags, rf)
+	res, err := b.BuildFile(o.ctx(), flags, rf)
 	if res == nil {
 		return nil, err
 	}

@@ -34,6 +34,7 @@ type ServeOptions struct {
 	Watch           bool
 	Debounce        time.Duration
 	DrainTimeout    time.Duration
+	RequestTimeout  time.Duration
 	CPUProfile      string
 }
 
@@ -55,8 +56,14 @@ The build flags (--corpus, --contract, --counter, --capacity, --reserve,
 --wrapper, --policy, --lang, --short, --require-evidence) mean what they
 mean for ka2 build; a request's keys replace them per request. Errors are
 {"error":{"kind":…,"message":…}}: bad_request (400), budget_exceeded,
-no_evidence and context_type (422). Every response carries the corpus
-digest it was built from in the Ka2-Corpus-Digest header.
+no_evidence and context_type (422), timeout (503). Every response carries
+the corpus digest it was built from in the Ka2-Corpus-Digest header.
+
+A request may add only the item types and sources the policy's remote
+section grants (by default memory from memory:* and tool_output from
+tool:*); any other item is refused as context_type (422). A build stops
+when its client goes away, and after --request-timeout (503, kind
+timeout).
 
 The corpus is reloaded on SIGHUP (every file read again) and, with --watch,
 when a file under it changes (after --debounce of quiet; files whose size,
@@ -87,6 +94,7 @@ flight and exits 0 (1 if the deadline passed with requests still open).`,
 	fs.BoolVar(&opts.Watch, "watch", true, "reload when a file under --corpus changes")
 	fs.DurationVar(&opts.Debounce, "debounce", serve.DefaultDebounce, "quiet period after a change before reloading")
 	fs.DurationVar(&opts.DrainTimeout, "drain-timeout", serve.DefaultDrainTimeout, "how long SIGTERM waits for requests in flight")
+	fs.DurationVar(&opts.RequestTimeout, "request-timeout", serve.DefaultRequestTimeout, "longest build of one POST /v1/contract before it stops with 503 (at most "+serve.DefaultWriteTimeout.String()+")")
 	fs.StringVar(&opts.LogFormat, "log-format", "text", "log format on standard error: text or json")
 	fs.StringVar(&opts.LogLevel, "log-level", "info", "least severe log level: debug, info, warn or error")
 	fs.StringVar(&opts.CPUProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (for performance work)")
@@ -99,6 +107,12 @@ func (o *ServeOptions) validate() error {
 	}
 	if o.Debounce <= 0 || o.DrainTimeout <= 0 {
 		return usageError{errors.New("--debounce and --drain-timeout must be positive")}
+	}
+	// The answer must be written within the server's write timeout,
+	// which counts from the request's headers: a longer build could
+	// never be answered.
+	if o.RequestTimeout <= 0 || o.RequestTimeout > serve.DefaultWriteTimeout {
+		return usageError{fmt.Errorf("--request-timeout %s: use a duration above 0 and at most %s", o.RequestTimeout, serve.DefaultWriteTimeout)}
 	}
 	return nil
 }
@@ -123,12 +137,13 @@ func (o *ServeOptions) config(log *slog.Logger) (serve.Config, error) {
 		return serve.Config{}, err
 	}
 	return serve.Config{
-		Build:        o.budgetFlags.config(&o.corpusFlags),
-		Settings:     contract.Settings{Lang: o.Lang, Short: o.Short, RequireEvidence: o.RequireEvidence},
-		Policy:       policy,
-		Logger:       log,
-		Debounce:     o.Debounce,
-		DrainTimeout: o.DrainTimeout,
+		Build:          o.budgetFlags.config(&o.corpusFlags),
+		Settings:       contract.Settings{Lang: o.Lang, Short: o.Short, RequireEvidence: o.RequireEvidence},
+		Policy:         policy,
+		Logger:         log,
+		Debounce:       o.Debounce,
+		DrainTimeout:   o.DrainTimeout,
+		RequestTimeout: o.RequestTimeout,
 	}, nil
 }
 

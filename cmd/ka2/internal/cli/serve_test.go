@@ -195,13 +195,13 @@ func TestServeFlags(t *testing.T) {
 		check    func(t *testing.T, o *cli.ServeOptions)
 	}{
 		{name: "defaults", args: nil, check: func(t *testing.T, o *cli.ServeOptions) {
-			if o.Addr != "127.0.0.1:8080" || o.Lang != "en" || !o.Watch || o.Debounce != serve.DefaultDebounce || o.DrainTimeout != serve.DefaultDrainTimeout || o.LogFormat != "text" {
+			if o.Addr != "127.0.0.1:8080" || o.Lang != "en" || !o.Watch || o.Debounce != serve.DefaultDebounce || o.DrainTimeout != serve.DefaultDrainTimeout || o.RequestTimeout != serve.DefaultRequestTimeout || o.LogFormat != "text" {
 				t.Errorf("options = %+v", o)
 			}
 		}},
-		{name: "flags", args: []string{"--addr", "127.0.0.1:9", "--lang", "zh", "--short", "--watch=false", "--debounce", "1s", "--drain-timeout", "3s", "--log-format", "json"},
+		{name: "flags", args: []string{"--addr", "127.0.0.1:9", "--lang", "zh", "--short", "--watch=false", "--debounce", "1s", "--drain-timeout", "3s", "--request-timeout", "2s", "--log-format", "json"},
 			check: func(t *testing.T, o *cli.ServeOptions) {
-				if o.Addr != "127.0.0.1:9" || o.Lang != "zh" || !o.Short || o.Watch || o.Debounce != time.Second || o.DrainTimeout != 3*time.Second || o.LogFormat != "json" {
+				if o.Addr != "127.0.0.1:9" || o.Lang != "zh" || !o.Short || o.Watch || o.Debounce != time.Second || o.DrainTimeout != 3*time.Second || o.RequestTimeout != 2*time.Second || o.LogFormat != "json" {
 					t.Errorf("options = %+v", o)
 				}
 			}},
@@ -226,6 +226,9 @@ func TestServeFlags(t *testing.T) {
 	}{
 		{[]string{"serve", "--log-format", "xml"}, "--log-format"},
 		{[]string{"serve", "--counter", "nope"}, "--counter"},
+		{[]string{"serve", "--request-timeout", "0s"}, "--request-timeout"},
+		{[]string{"serve", "--request-timeout", "-1s"}, "--request-timeout"},
+		{[]string{"serve", "--request-timeout", "1h"}, "--request-timeout"},
 		{[]string{"serve", "--addr", "127.0.0.1:99999"}, "--addr"},
 		{[]string{"serve", "--corpus", "no-such-folder"}, "open corpus"},
 	}
