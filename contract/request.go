@@ -68,6 +68,34 @@ func (f *RequestFile) Candidates() []Item {
 	return out
 }
 
+// CheckRemote refuses the request if it comes from a remote caller and
+// asks for what the policy p (nil: provenance.DefaultPolicy()) does not
+// grant remote callers: an item whose type or source the policy's remote
+// section does not list, or a promotion to a type it does not list. The
+// refusal is the *provenance.Error (errors.Is(err, provenance.ErrRefused)
+// and provenance.ErrRemote hold), wrapped with the item's index. A
+// request from the operator (`ka2 build --request`) is not checked.
+func (f *RequestFile) CheckRemote(p *provenance.Policy) error {
+	if p == nil {
+		p = provenance.DefaultPolicy()
+	}
+	for i, it := range f.Items {
+		if err := p.CheckRemote(it.Type, it.Source); err != nil {
+			return fmt.Errorf("request items[%d] (%s from %s): %w", i, it.Type, it.Source, err)
+		}
+	}
+	for j, pr := range f.Promote {
+		if pr.Item < 0 || pr.Item >= len(f.Items) {
+			continue // ParseRequestFile refuses it
+		}
+		it := f.Items[pr.Item]
+		if err := p.CheckRemotePromote(it.Type, it.Source, pr.To); err != nil {
+			return fmt.Errorf("request promote[%d] (items[%d], %s from %s, to %s): %w", j, pr.Item, it.Type, it.Source, pr.To, err)
+		}
+	}
+	return nil
+}
+
 // RequestError is a problem in a request file: where it is, what is wrong
 // and how to fix it. errors.Is(err, ErrBadRequest) holds for it.
 type RequestError struct {

@@ -30,6 +30,9 @@ const (
 	// CodeNotHeld: the item is not held by the store, or differs from the
 	// item the store holds under its key.
 	CodeNotHeld Code = "not_held"
+	// CodeRemote: a remote caller asked for an item type, a source or a
+	// promotion that the policy's remote section does not grant.
+	CodeRemote Code = "remote_not_allowed"
 	// CodeInvalid: the item is malformed (unknown type, bad source,
 	// invalid UTF-8, a content ID that does not match its text, …).
 	CodeInvalid Code = "invalid_item"
@@ -52,6 +55,7 @@ var (
 	ErrTransition       = errors.New("transition not allowed")
 	ErrValidation       = errors.New("transform validation failed")
 	ErrNotHeld          = errors.New("item not held by the store")
+	ErrRemote           = errors.New("not granted to remote callers")
 	ErrInvalid          = errors.New("invalid item")
 	ErrPolicy           = errors.New("invalid provenance policy")
 	ErrReplay           = errors.New("history does not replay")
@@ -59,7 +63,7 @@ var (
 
 var codeSentinels = map[Code]error{
 	CodeProtected: ErrProtected, CodeWrapped: ErrWrapped, CodeSourceNotAllowed: ErrSourceNotAllowed,
-	CodeTransition: ErrTransition, CodeValidation: ErrValidation, CodeNotHeld: ErrNotHeld,
+	CodeTransition: ErrTransition, CodeValidation: ErrValidation, CodeNotHeld: ErrNotHeld, CodeRemote: ErrRemote,
 	CodeInvalid: ErrInvalid, CodePolicy: ErrPolicy, CodeReplay: ErrReplay,
 }
 
@@ -70,8 +74,8 @@ func (c Code) Refusal() bool { return c != CodePolicy && c != CodeReplay }
 // code are set; Message says what is wrong and Hint how to fix it.
 type Error struct {
 	Code Code `json:"code"`
-	// Op is what was refused or failed: "add", "transform", "parse policy"
-	// or "replay".
+	// Op is what was refused or failed: "add", "transform", "remote" (a
+	// remote caller's request), "parse policy" or "replay".
 	Op string `json:"op"`
 	// Type is the context type asked for; From the type of the item a
 	// refused transform started from.

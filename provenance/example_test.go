@@ -69,5 +69,5 @@ transitions:
 	// Output:
 	// [instruction example memory evidence]
 	// [evidence memory] true
-	// typo.yaml:2:1: the policy: unknown key "protectd"; the keys are version, protected, wrapped, sources, transitions
+	// typo.yaml:2:1: the policy: unknown key "protectd"; the keys are version, protected, wrapped, sources, transitions, remote
 }

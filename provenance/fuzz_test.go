@@ -50,6 +50,19 @@ func FuzzParsePolicy(f *testing.F) {
 				t.Fatalf("bad transition %+v", tr)
 			}
 		}
+		// Remote callers get only request types, and only promotions a
+		// transition makes.
+		r := p.Remote()
+		for _, k := range r.Types {
+			if k != provenance.KindInstruction && k != provenance.KindMemory && k != provenance.KindToolOutput {
+				t.Fatalf("remote type %q cannot be in a request", k)
+			}
+		}
+		for _, k := range r.Promote {
+			if !slices.ContainsFunc(p.Transitions(), func(tr provenance.Transition) bool { return tr.To == k }) {
+				t.Fatalf("remote promotion to %s, which no transition makes", k)
+			}
+		}
 		// A store under the policy works; routes end where they should.
 		s := provenance.NewStore(p)
 		for _, r := range p.Sources() {

@@ -38,7 +38,33 @@ type Policy struct {
 	minWrapped  int
 	sources     []SourceRule
 	transitions []transition
+	remote      Remote
 }
+
+// Remote is what the policy grants a remote caller, one that sends a
+// build request over the network: the types of the items it may add, the
+// sources it may claim for them, and the types it may ask its items to be
+// promoted to. A remote caller says what it likes about an item's source,
+// so a source here is a claim the server accepts from anyone, not a fact.
+type Remote struct {
+	Types []Kind `json:"types"`
+	// Sources are exact sources ("tool:weather") or scheme patterns
+	// ("tool:*").
+	Sources []string `json:"sources"`
+	Promote []Kind   `json:"promote"`
+}
+
+// defaultRemote is what a policy file without a remote section grants:
+// the embedded default's section (the promotions only where the file has
+// a transition to the type). Remote callers never get the system or
+// user sources, nor instruction items, unless a policy file says so.
+func defaultRemote() Remote {
+	return Remote{Types: []Kind{KindMemory, KindToolOutput}, Sources: []string{"memory:*", "tool:*"},
+		Promote: []Kind{KindEvidence, KindMemory}}
+}
+
+// remoteKinds are the types a build request may add at all.
+var remoteKinds = []Kind{KindInstruction, KindMemory, KindToolOutput}
 
 // SourceRule lets the sources Match names register items of Types. Match
 // is an exact source ("system", "tool:weather") or a scheme pattern
@@ -130,6 +156,65 @@ func (p *Policy) Allows(source string, k Kind) bool {
 	return r != nil && slices.Contains(r.Types, k)
 }
 
+// Remote returns what the policy grants remote callers.
+func (p *Policy) Remote() Remote {
+	return Remote{Types: slices.Clone(p.remote.Types), Sources: slices.Clone(p.remote.Sources), Promote: slices.Clone(p.remote.Promote)}
+}
+
+// matchSource reports whether source is match, or has the scheme of a
+// "scheme:*" pattern match.
+func matchSource(match, source string) bool {
+	if scheme, ok := strings.CutSuffix(match, ":*"); ok {
+		return strings.HasPrefix(source, scheme+":")
+	}
+	return match == source
+}
+
+// CheckRemote refuses an item of type k from source that a remote caller
+// asks to add, unless the remote section grants both the type and the
+// source. The refusal is an *Error with CodeRemote.
+func (p *Policy) CheckRemote(k Kind, source string) error {
+	typeOK := slices.Contains(p.remote.Types, k)
+	sourceOK := slices.ContainsFunc(p.remote.Sources, func(m string) bool { return matchSource(m, source) })
+	if typeOK && sourceOK {
+		return nil
+	}
+	what := fmt.Sprintf("add %s items", k)
+	if typeOK {
+		what = fmt.Sprintf("claim the source %s", source)
+	}
+	return &Error{Code: CodeRemote, Op: "remote", Type: k, Source: source,
+		Message: fmt.Sprintf("a remote caller may not %s (policy %s)", what, p.Name()),
+		Hint:    p.remoteHint()}
+}
+
+// CheckRemotePromote refuses a remote caller's promotion of an item of
+// type from and source to type to, unless the remote section lists to.
+// The policy's transition and its validators still decide the transform.
+func (p *Policy) CheckRemotePromote(from Kind, source string, to Kind) error {
+	if slices.Contains(p.remote.Promote, to) {
+		return nil
+	}
+	return &Error{Code: CodeRemote, Op: "remote", Type: to, From: from, Source: source,
+		Message: fmt.Sprintf("a remote caller may not promote items to %s (policy %s)", to, p.Name()),
+		Hint:    p.remoteHint()}
+}
+
+func (p *Policy) remoteHint() string {
+	r := p.remote
+	var b strings.Builder
+	if len(r.Types) == 0 || len(r.Sources) == 0 {
+		b.WriteString("the policy grants remote callers no items")
+	} else {
+		fmt.Fprintf(&b, "the policy grants remote callers %s items from %s", kindList(r.Types), strings.Join(r.Sources, ", "))
+	}
+	if len(r.Promote) > 0 {
+		fmt.Fprintf(&b, " and promotions to %s", kindList(r.Promote))
+	}
+	b.WriteString("; to allow more, widen the remote section of the policy")
+	return b.String()
+}
+
 // Transitions lists the allowed transitions in the order of the file.
 func (p *Policy) Transitions() []Transition {
 	out := make([]Transition, len(p.transitions))
@@ -162,6 +247,17 @@ func (t transition) describe() Transition {
 		d.Validators = append(d.Validators, v.name())
 	}
 	return d
+}
+
+// transitionsTo lists the types that may become to.
+func (p *Policy) transitionsTo(to Kind) []Kind {
+	var out []Kind
+	for _, t := range p.transitions {
+		if t.to == to {
+			out = append(out, t.from)
+		}
+	}
+	return out
 }
 
 // targets lists the types from may become, in the order of the file.
@@ -261,7 +357,7 @@ func (pp *policyParser) parse(data []byte) (*Policy, error) {
 	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
 		root = root.Content[0]
 	}
-	top, err := pp.mapping(root, "the policy", "version", "protected", "wrapped", "sources", "transitions")
+	top, err := pp.mapping(root, "the policy", "version", "protected", "wrapped", "sources", "transitions", "remote")
 	if err != nil {
 		return nil, err
 	}
@@ -299,7 +395,62 @@ func (pp *policyParser) parse(data []byte) (*Policy, error) {
 	if p.transitions, err = pp.transitions(top["transitions"].val); err != nil {
 		return nil, err
 	}
+	// Without a remote section, remote callers get the default's grants,
+	// less the promotions no transition of this policy makes.
+	p.remote = defaultRemote()
+	p.remote.Promote = slices.DeleteFunc(p.remote.Promote, func(k Kind) bool { return len(p.transitionsTo(k)) == 0 })
+	if r := top["remote"]; r != nil {
+		if p.remote, err = pp.remoteSection(r.val, p); err != nil {
+			return nil, err
+		}
+	}
 	return p, nil
+}
+
+// remoteSection reads the remote section: every key is required, since a
+// key left out would grant what the reader cannot see.
+func (pp *policyParser) remoteSection(n *yaml.Node, p *Policy) (Remote, error) {
+	m, err := pp.mapping(n, "remote", "types", "sources", "promote")
+	if err != nil {
+		return Remote{}, err
+	}
+	for _, req := range []string{"types", "sources", "promote"} {
+		if m[req] == nil {
+			return Remote{}, pp.errAt(n, "write [] to grant none", "remote has no %q key", req)
+		}
+	}
+	var r Remote
+	if r.Types, err = pp.kinds(m["types"].val, "remote.types"); err != nil {
+		return Remote{}, err
+	}
+	for i, c := range m["types"].val.Content {
+		if k := Kind(c.Value); !slices.Contains(remoteKinds, k) {
+			return Remote{}, pp.errAt(m["types"].val.Content[i], "evidence comes from the corpus, or from a tool_output item through a promotion",
+				"remote.types: %s: a request may add only %s items", k, kindList(remoteKinds))
+		}
+	}
+	if r.Sources, err = pp.stringList(m["sources"].val, "remote.sources"); err != nil {
+		return Remote{}, err
+	}
+	for i, src := range r.Sources {
+		pos := m["sources"].val.Content[i]
+		if scheme, ok := strings.CutSuffix(src, ":*"); ok {
+			if err := CheckSource(scheme + ":x"); err != nil {
+				return Remote{}, pp.errAt(pos, "a pattern is corpus:*, tool:* or memory:*", "remote.sources: %q is not a source pattern", src)
+			}
+		} else if err := CheckSource(src); err != nil {
+			return Remote{}, pp.errAt(pos, "", "remote.sources: %v", err)
+		}
+	}
+	if r.Promote, err = pp.kinds(m["promote"].val, "remote.promote"); err != nil {
+		return Remote{}, err
+	}
+	for _, c := range m["promote"].val.Content {
+		if len(p.transitionsTo(Kind(c.Value))) == 0 {
+			return Remote{}, pp.errAt(c, "list only types that a transition below leads to", "remote.promote: no transition of the policy leads to %s", c.Value)
+		}
+	}
+	return r, nil
 }
 
 type entry struct {

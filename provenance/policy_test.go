@@ -63,6 +63,82 @@ transitions: []
 	}
 }
 
+// TestPolicyRemote: what remote callers may ask for, from the default
+// policy, a file without a remote section, and a file with its own.
+func TestPolicyRemote(t *testing.T) {
+	custom := mustPolicy(t, `
+version: 1
+protected: [instruction]
+sources:
+  tool:planner: [instruction]
+transitions:
+  - {from: tool_output, to: evidence}
+remote:
+  types: [instruction]
+  sources: [tool:planner]
+  promote: []
+`)
+	without := mustPolicy(t, "version: 1\nprotected: []\nsources: {}\ntransitions: [{from: tool_output, to: evidence}]\n")
+	type check struct {
+		kind   provenance.Kind
+		source string
+		to     provenance.Kind // a promotion when set
+		ok     bool
+	}
+	tests := []struct {
+		name   string
+		policy *provenance.Policy
+		checks []check
+	}{
+		{"default", provenance.DefaultPolicy(), []check{
+			{kind: "instruction", source: "system"},
+			{kind: "instruction", source: "tool:x"},
+			{kind: "memory", source: "system"},
+			{kind: "tool_output", source: "corpus:travel-v2"},
+			{kind: "tool_output", source: "user"},
+			{kind: "memory", source: "memory:prefs", ok: true},
+			{kind: "tool_output", source: "tool:order_lookup", ok: true},
+			{kind: "tool_output", source: "tool:x", to: "evidence", ok: true},
+			{kind: "tool_output", source: "tool:x", to: "instruction"},
+		}},
+		{"no remote section", without, []check{
+			{kind: "instruction", source: "system"},
+			{kind: "memory", source: "memory:prefs", ok: true},
+			{kind: "tool_output", source: "tool:x", to: "evidence", ok: true},
+			{kind: "evidence", source: "tool:x", to: "memory"}, // no transition to memory
+		}},
+		{"own section", custom, []check{
+			{kind: "instruction", source: "tool:planner", ok: true},
+			{kind: "instruction", source: "tool:other"},
+			{kind: "memory", source: "tool:planner"},
+			{kind: "instruction", source: "tool:planner", to: "evidence"},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, c := range tt.checks {
+				var err error
+				if c.to != "" {
+					err = tt.policy.CheckRemotePromote(c.kind, c.source, c.to)
+				} else {
+					err = tt.policy.CheckRemote(c.kind, c.source)
+				}
+				if c.ok != (err == nil) {
+					t.Errorf("%+v: %v", c, err)
+					continue
+				}
+				if err != nil && (!errors.Is(err, provenance.ErrRefused) || !errors.Is(err, provenance.ErrRemote) || provErr(t, err).Source != c.source) {
+					t.Errorf("%+v: %v is not a remote refusal naming the source", c, err)
+				}
+			}
+		})
+	}
+	if diff := cmp.Diff(provenance.Remote{Types: []provenance.Kind{"memory", "tool_output"}, Sources: []string{"memory:*", "tool:*"},
+		Promote: []provenance.Kind{"memory", "evidence"}}, provenance.DefaultPolicy().Remote()); diff != "" {
+		t.Errorf("Remote() mismatch (-want +got):\n%s", diff)
+	}
+}
+
 func TestPolicyRoute(t *testing.T) {
 	p := provenance.DefaultPolicy()
 	tests := []struct {
@@ -119,6 +195,16 @@ func TestParsePolicyErrors(t *testing.T) {
 		{"bad limit", strings.Replace(base, "transitions: []", "transitions:\n  - from: tool_output\n    to: evidence\n    validate:\n      - check: max_codepoints\n        limit: -3", 1), 10, 16, "at least 1"},
 		{"bad min_codepoints", base + "wrapped: {types: [instruction], min_codepoints: 0}\n", 6, 49, "at least 1"},
 		{"alias", "version: 1\nprotected: &p [instruction]\nsources:\n  system: *p\ntransitions: []\n", 4, 11, "aliases are not supported"},
+		{"remote not a mapping", base + "remote: [memory]\n", 6, 9, "remote must be a mapping"},
+		{"remote unknown key", base + "remote:\n  types: []\n  sources: []\n  promote: []\n  extra: 1\n", 10, 3, `remote: unknown key "extra"`},
+		{"remote missing key", base + "remote:\n  types: []\n  sources: []\n", 7, 3, `remote has no "promote" key`},
+		{"remote types not a list", base + "remote:\n  types: memory\n  sources: []\n  promote: []\n", 7, 10, "remote.types must be a list"},
+		{"remote unknown type", base + "remote:\n  types: [memroy]\n  sources: []\n  promote: []\n", 7, 11, `"memroy" is not a context type`},
+		{"remote evidence", base + "remote:\n  types: [memory, evidence]\n  sources: []\n  promote: []\n", 7, 19, "a request may add only instruction, memory, tool_output items"},
+		{"remote bad source", base + "remote:\n  types: []\n  sources: [robot]\n  promote: []\n", 8, 13, `source "robot"`},
+		{"remote bad pattern", base + "remote:\n  types: []\n  sources: [\"web:*\"]\n  promote: []\n", 8, 13, `"web:*" is not a source pattern`},
+		{"remote source twice", base + "remote:\n  types: []\n  sources: [\"tool:*\", \"tool:*\"]\n  promote: []\n", 8, 23, `"tool:*" is listed twice`},
+		{"remote promote without transition", base + "remote:\n  types: []\n  sources: []\n  promote: [evidence]\n", 9, 13, "no transition of the policy leads to evidence"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -259,6 +259,11 @@ func (s *Server) serveContract(w http.ResponseWriter, r *http.Request, snap *Sna
 	var res *contract.Result
 	rf, err := contract.ParseRequestFile("request", buf.Bytes())
 	if err == nil {
+		// A remote caller's word for an item's source is only a claim:
+		// it gets what the policy's remote section grants, no more.
+		err = rf.CheckRemote(snap.Builder.Policy)
+	}
+	if err == nil {
 		if s.testHookBuild != nil {
 			s.testHookBuild(ctx)
 		}

@@ -102,9 +102,11 @@ func TestServeMatchesBuild(t *testing.T) {
 		"hostile":    `{"subject":"lodging-notice","dates":["2026-09-14"],"question":"q"}`,
 		"typed": `{"subject":"lodging","dates":["2026-09-14"],"question":"Is A-104 within the limit?","short":true,
  "items":[{"type":"memory","source":"memory:prefs","text":"Prefers hotels near the client office."},
-  {"type":"tool_output","source":"tool:order_lookup","text":"Order A-104: 720 CNY per room-night, confirmed."},
-  {"type":"instruction","source":"system","text":"Say whether the order is within the limit."}],
+  {"type":"tool_output","source":"tool:order_lookup","text":"Order A-104: 720 CNY per room-night, confirmed."}],
  "promote":[{"item":1,"to":"evidence"}]}`,
+		// The operator may add an instruction; a remote caller may not.
+		"operator instruction": `{"subject":"lodging","dates":["2026-09-14"],"question":"Is A-104 within the limit?","short":true,
+ "items":[{"type":"instruction","source":"system","text":"Say whether the order is within the limit."}]}`,
 		"refused":     `{"subject":"lodging","dates":["2026-09-14"],"question":"q","items":[{"type":"tool_output","source":"tool:order_lookup","text":"Status: failed."}],"promote":[{"item":0,"to":"evidence"}]}`,
 		"unknown key": "{\n \"subject\": \"lodging\",\n \"datez\": []\n}",
 		"bad date":    `{"subject":"lodging","dates":["2026-02-30"],"question":"q"}`,
@@ -132,6 +134,17 @@ func TestServeMatchesBuild(t *testing.T) {
 				}
 				got, _ := io.ReadAll(resp.Body)
 				resp.Body.Close()
+				if name == "operator instruction" {
+					var se cliError
+					if err := json.Unmarshal(got, &se); err != nil || resp.StatusCode != http.StatusUnprocessableEntity ||
+						se.Error.Kind != "context_type" || !strings.Contains(string(se.Error.Context), `"code":"remote_not_allowed"`) {
+						t.Errorf("ka2 serve answered %d %s; want 422 context_type remote_not_allowed", resp.StatusCode, got)
+					}
+					if strings.Contains(stderr, "context_type") || (code != 0 && code != 3) {
+						t.Errorf("ka2 build --request: exit %d, stderr %s; want the operator's instruction built", code, stderr)
+					}
+					return
+				}
 				if code == 0 {
 					if resp.StatusCode != http.StatusOK {
 						t.Fatalf("ka2 build printed a contract, ka2 serve answered %d %s", resp.StatusCode, got)
