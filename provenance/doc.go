@@ -24,8 +24,9 @@
 // under; later registrations never change it. The Policy (a YAML file; the
 // default is embedded as DefaultPolicyYAML) says which types are
 // protected, which types are checked for wrapped content, which sources
-// may register which types, and which transitions are allowed with which
-// validators. Content first registered as one type cannot be registered
+// may register which types, which transitions are allowed with which
+// validators, and what a remote caller (one whose claims about sources
+// cannot be trusted) may ask for (Policy.CheckRemote). Content first registered as one type cannot be registered
 // under a protected type; it can reach one only through Store.Transform
 // along an allowed transition, whose validators always run, and only from
 // an item whose lineage starts at the content's origin type. A transform
@@ -45,7 +46,8 @@
 //
 // The wrapped-content check looks for each registered line at least the
 // policy's min_codepoints long (after canonicalization) inside the
-// canonical form of the new text; a shorter line, or one that starts with a
+// canonical form of the new text, in time near-linear in the sizes of the
+// lines and the text (Aho–Corasick automata; see wrapped.go); a shorter line, or one that starts with a
 // combining mark that fuses with the text before it, is caught only when it
 // is the whole content. The tool_result_ok validator reads words, not
 // meaning: "No error found" is refused (the marker "error" stands alone),

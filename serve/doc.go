@@ -29,5 +29,12 @@
 // (budget_exceeded) or the refused item's origin (context_type) as the CLI
 // prints them under --error-format json. Kinds and statuses: bad_request
 // 400, not_found 404, method_not_allowed 405, budget_exceeded, no_evidence
-// and context_type 422, internal 500, unavailable 503.
+// and context_type 422, internal 500, unavailable and timeout 503; a build
+// whose client went away is recorded as 499 (canceled), not as an error.
+//
+// POST /v1/contract takes from its caller only the item types, sources
+// and promotions the policy's remote section grants (see
+// contract.RequestFile.CheckRemote): a caller's source is a claim, and the
+// server must not let anyone claim to be system. Each build runs under the
+// request's context with Config.RequestTimeout as its deadline.
 package serve
