@@ -42,15 +42,17 @@ const noLine = int32(-1)
 // lines, and the earliest among those of another type than the first's.
 // For any type t, the earliest line of the set not of type t is first
 // when first's type is not t, else second.
+//
+// Types are held by their rank, so that a state's pair takes 12 bytes.
 type best struct {
 	first, second         int32
-	firstKind, secondKind Kind
+	firstKind, secondKind int8
 }
 
 var noBest = best{first: noLine, second: noLine}
 
-// add merges line i of type k into b. i must not be in b already.
-func (b best) add(i int32, k Kind) best {
+// add merges line i of type rank k into b. i must not be in b already.
+func (b best) add(i int32, k int8) best {
 	switch {
 	case i == noLine:
 	case b.first == noLine:
@@ -74,8 +76,8 @@ func (b best) merge(o best) best {
 	return b.add(o.second, o.secondKind)
 }
 
-// except returns the earliest line not of type k, or noLine.
-func (b best) except(k Kind) int32 {
+// except returns the earliest line not of type rank k, or noLine.
+func (b best) except(k int8) int32 {
 	if b.first == noLine || b.firstKind != k {
 		return b.first
 	}
@@ -238,7 +240,7 @@ func buildAutomaton(ctx context.Context, entries []lineEntry, ids []int32, steps
 		}
 		o := noBest
 		if id := end[bfs[s]]; id != noLine {
-			o = o.add(id, entries[id].origin.Kind)
+			o = o.add(id, int8(entries[id].origin.Kind.rank()))
 		}
 		if s != 0 {
 			o = o.merge(a.out[a.fail[s]])
@@ -261,6 +263,7 @@ func buildAutomaton(ctx context.Context, entries []lineEntry, ids []int32, steps
 func (a *automaton) find(ctx context.Context, text string, except Kind, steps *int) (int32, error) {
 	found := noLine
 	s := int32(0)
+	ex := int8(except.rank())
 	for i := 0; i < len(text); i++ {
 		if i%cancelEvery == cancelEvery-1 {
 			if err := ctx.Err(); err != nil {
@@ -268,7 +271,7 @@ func (a *automaton) find(ctx context.Context, text string, except Kind, steps *i
 			}
 		}
 		s = a.step(s, text[i], steps)
-		if m := a.out[s].except(except); m != noLine && (found == noLine || m < found) {
+		if m := a.out[s].except(ex); m != noLine && (found == noLine || m < found) {
 			found = m
 		}
 	}
