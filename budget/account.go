@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 )
 
@@ -21,17 +22,100 @@ type Limits struct {
 // Limit is the most the input may take: W − R.
 func (l Limits) Limit() int { return l.Capacity - l.Reserve }
 
-// Validate reports limits that cannot describe a budget.
-func (l Limits) Validate() error {
-	switch {
-	case l.Capacity <= 0:
-		return fmt.Errorf("capacity %d: must be positive", l.Capacity)
-	case l.Reserve < 0:
-		return fmt.Errorf("reserve %d: must not be negative", l.Reserve)
-	case l.Wrapper < 0:
-		return fmt.Errorf("wrapper %d: must not be negative", l.Wrapper)
+// MaxCapacity is the largest capacity a budget may have. The largest
+// context windows offered today are a few million tokens; 100,000,000
+// leaves a wide margin above them while keeping every sum Account forms
+// (the limits plus the size of any text that fits in memory) far from the
+// range of int, so a typo or a hostile value is refused instead of
+// wrapping around.
+const MaxCapacity = 100_000_000
+
+// The limits a RangeError can name, spelled as in Limits' JSON.
+const (
+	LimitCapacity = "capacity"
+	LimitReserve  = "reserve"
+	LimitWrapper  = "wrapper"
+)
+
+// ErrLimitRange is matched (errors.Is) by every *RangeError.
+var ErrLimitRange = errors.New("budget limit out of range")
+
+// RangeError is a limit outside its allowed range Min..Max (inclusive).
+// Reserve and wrapper must be smaller than the capacity: for them Max is
+// Capacity − 1 and Capacity says which capacity that was.
+type RangeError struct {
+	// Limit is LimitCapacity, LimitReserve or LimitWrapper.
+	Limit    string
+	Got      int
+	Min, Max int
+	// Capacity is the capacity Max derives from, or 0 when Max is fixed.
+	Capacity int
+}
+
+// Error says which limit, its value and its range, e.g. "reserve 1400 is
+// out of range 0..1399: it must be smaller than the capacity 1400".
+func (e *RangeError) Error() string {
+	s := fmt.Sprintf("%s %d is out of range %d..%d", e.Limit, e.Got, e.Min, e.Max)
+	if e.Capacity > 0 {
+		s += fmt.Sprintf(": it must be smaller than the capacity %d", e.Capacity)
 	}
-	return nil
+	return s
+}
+
+// Is makes errors.Is(err, ErrLimitRange) true.
+func (e *RangeError) Is(target error) bool { return target == ErrLimitRange }
+
+// Validate reports every limit out of range, each as a *RangeError (in a
+// RangeErrors list): capacity must be 1..MaxCapacity, and reserve and
+// wrapper 0..capacity−1 (0..MaxCapacity−1 when the capacity itself is out
+// of range). A reserve that leaves no room at all, or a wrapper that alone
+// fills the window, describes no usable budget; it is a mistake in the
+// settings, not an input that is over budget.
+func (l Limits) Validate() error {
+	var errs RangeErrors
+	capacity := l.Capacity
+	if capacity < 1 || capacity > MaxCapacity {
+		errs = append(errs, &RangeError{Limit: LimitCapacity, Got: capacity, Min: 1, Max: MaxCapacity})
+		capacity = 0
+	}
+	for _, v := range []struct {
+		limit string
+		got   int
+	}{{LimitReserve, l.Reserve}, {LimitWrapper, l.Wrapper}} {
+		switch {
+		case capacity == 0 && (v.got < 0 || v.got >= MaxCapacity):
+			errs = append(errs, &RangeError{Limit: v.limit, Got: v.got, Min: 0, Max: MaxCapacity - 1})
+		case capacity > 0 && (v.got < 0 || v.got >= capacity):
+			errs = append(errs, &RangeError{Limit: v.limit, Got: v.got, Min: 0, Max: capacity - 1, Capacity: capacity})
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return errs
+}
+
+// RangeErrors lists the limits out of range, in the order capacity,
+// reserve, wrapper.
+type RangeErrors []*RangeError
+
+// Error joins the problems with "; ".
+func (e RangeErrors) Error() string {
+	msgs := make([]string, len(e))
+	for i, re := range e {
+		msgs[i] = re.Error()
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// Unwrap lets errors.As find each *RangeError and errors.Is match
+// ErrLimitRange.
+func (e RangeErrors) Unwrap() []error {
+	errs := make([]error, len(e))
+	for i, re := range e {
+		errs[i] = re
+	}
+	return errs
 }
 
 // Kind names what a part of the input is. Evidence parts are what the
@@ -94,31 +178,54 @@ func (r Report) Shortfall() int { return max(0, -r.Left) }
 
 // Account counts text once and attributes every unit to the span it starts
 // in; bytes outside every span, and the wrapper, are overhead. spans must be
-// in order and must not overlap.
+// in order and must not overlap, and limits must pass Validate: Account
+// panics otherwise, as it does on an int overflow, because both are
+// programming errors in the caller (with valid limits every sum is at most
+// MaxCapacity plus the length of text, which cannot overflow a 64-bit int).
 func Account(c Counter, text string, spans []Span, limits Limits) Report {
+	if err := limits.Validate(); err != nil {
+		panic("budget: Account with invalid limits: " + err.Error())
+	}
 	cuts := make([]int, 0, 2*len(spans))
 	for _, s := range spans {
 		cuts = append(cuts, s.Start, s.End)
 	}
 	seg := c.Split(text, cuts)
 	r := Report{Counter: c.Name(), Limits: limits}
-	overhead := limits.Wrapper + seg[0]
+	overhead := add(limits.Wrapper, seg[0])
 	for i, s := range spans {
-		overhead += seg[2*i+2] // the gap after span i
+		overhead = add(overhead, seg[2*i+2]) // the gap after span i
 		cost := seg[2*i+1]
 		r.Parts = append(r.Parts, Part{Kind: s.Kind, Label: s.Label, Cost: cost})
 		if s.Kind == KindEvidence {
-			r.EvidenceCost += cost
+			r.EvidenceCost = add(r.EvidenceCost, cost)
 		} else {
-			r.Fixed += cost
+			r.Fixed = add(r.Fixed, cost)
 		}
 	}
 	r.Parts = append(r.Parts, Part{Kind: KindOverhead, Cost: overhead})
-	r.Fixed += overhead
-	r.Total = r.Fixed + r.EvidenceCost
-	r.EvidenceBudget = limits.Limit() - r.Fixed
-	r.Left = r.EvidenceBudget - r.EvidenceCost
+	r.Fixed = add(r.Fixed, overhead)
+	r.Total = add(r.Fixed, r.EvidenceCost)
+	r.EvidenceBudget = sub(limits.Limit(), r.Fixed)
+	r.Left = sub(r.EvidenceBudget, r.EvidenceCost)
 	return r
+}
+
+// add returns a + b, panicking instead of wrapping around.
+func add(a, b int) int {
+	s := a + b
+	if (b > 0 && s < a) || (b < 0 && s > a) {
+		panic(fmt.Sprintf("budget: %d + %d overflows int", a, b))
+	}
+	return s
+}
+
+// sub returns a − b, panicking instead of wrapping around.
+func sub(a, b int) int {
+	if b == math.MinInt {
+		panic(fmt.Sprintf("budget: %d − %d overflows int", a, b))
+	}
+	return add(a, -b)
 }
 
 // ErrOverBudget is matched (errors.Is) by every *OverError.

@@ -244,6 +244,11 @@ func (b *Builder) Assemble(items []Item) (*Result, error) {
 // AssembleHeld serializes items held by s and counts them against the
 // budget. Over budget, it returns the Result with a *budget.OverError.
 func (b *Builder) AssembleHeld(s *provenance.Store, items []Item) (*Result, error) {
+	// Account panics on limits out of range; a Builder made by hand
+	// rather than through Config gets an error instead.
+	if err := b.Limits.Validate(); err != nil {
+		return nil, &ConfigError{SettingLimits, err}
+	}
 	text, spans, err := AssembleHeld(b.Definition, s, items)
 	if err != nil {
 		return nil, err

@@ -120,12 +120,14 @@ func (d *Definition) check() error {
 	if _, ok := d.Budget.Counters[d.Budget.DefaultCounter]; !ok {
 		return fmt.Errorf("budget: default_counter %q has no limits", d.Budget.DefaultCounter)
 	}
-	for name, l := range d.Budget.Counters {
+	// Sorted, so that a definition with several problems always reports
+	// the same one.
+	for _, name := range slices.Sorted(maps.Keys(d.Budget.Counters)) {
 		if _, err := budget.Lookup(name); err != nil {
 			return fmt.Errorf("budget: %w", err)
 		}
-		if err := l.Validate(); err != nil {
-			return fmt.Errorf("budget %s: %w", name, err)
+		if err := d.Budget.Counters[name].Validate(); err != nil {
+			return fmt.Errorf("budget.counters.%s: %w", name, err)
 		}
 	}
 	if len(d.Content) == 0 {

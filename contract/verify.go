@@ -339,6 +339,10 @@ func (b *Builder) Verify(data []byte, lang string) Verification {
 	if !bytes.Equal(text, data) && !recordProblem {
 		add("not_canonical", "", "the contract is not in ka2's compact form (whitespace, key order or escaping differ), so its cost cannot be checked as sent")
 	}
+	if err := b.Limits.Validate(); err != nil {
+		add("budget", "", "cannot count the contract: %v", err)
+		return v
+	}
 	rep := budget.Account(b.Counter, string(text), spans, b.Limits)
 	v.Budget = &rep
 	if !rep.Fits() {

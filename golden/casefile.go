@@ -118,6 +118,9 @@ var (
 // kept to characters that are safe on every system.
 var caseName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
+// digits is a whole number in decimal, of any size.
+var digits = regexp.MustCompile(`^[-+]?[0-9]+$`)
+
 // maxNameLen keeps golden file names well within file-system limits.
 const maxNameLen = 120
 
@@ -401,15 +404,23 @@ func (p *fileParser) config(c *Case, own, defaults map[string]*yaml.Node) {
 			c.Config.Counter = v
 		}
 	}
+	// Each limit is range-checked here, where its position is known;
+	// reserve and wrapper against the capacity once the contract's
+	// default capacity is known too (Suite.resolve, at the key's
+	// position).
 	limits := []struct {
-		key string
-		min int
-		dst **int
-	}{{"capacity", 1, &c.Config.Capacity}, {"reserve", 0, &c.Config.Reserve}, {"wrapper", 0, &c.Config.Wrapper}}
+		key      string
+		min, max int
+		dst      **int
+	}{
+		{budget.LimitCapacity, 1, budget.MaxCapacity, &c.Config.Capacity},
+		{budget.LimitReserve, 0, budget.MaxCapacity - 1, &c.Config.Reserve},
+		{budget.LimitWrapper, 0, budget.MaxCapacity - 1, &c.Config.Wrapper},
+	}
 	for _, l := range limits {
 		if n := lookup(l.key, own, defaults); n != nil {
 			mark(l.key, n)
-			if v, ok := p.integer(n, l.key, l.min); ok {
+			if v, ok := p.integer(n, l.key, l.min, l.max); ok {
 				*l.dst = &v
 			}
 		}
@@ -526,19 +537,22 @@ func (p *fileParser) dates(n, item *yaml.Node, label string) []corpus.Date {
 	return out
 }
 
-func (p *fileParser) integer(n *yaml.Node, key string, lowest int) (int, bool) {
+// integer reads a whole number in lo..hi.
+func (p *fileParser) integer(n *yaml.Node, key string, lo, hi int) (int, bool) {
 	n = deref(n)
-	v, err := strconv.Atoi(n.Value)
-	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" || err != nil {
+	// yaml.v3 tags digits too long for an int64 as a float; they are a
+	// whole number out of range, not a fraction.
+	if n.Kind != yaml.ScalarNode || (n.Tag != "!!int" && !(n.Tag == "!!float" && digits.MatchString(n.Value))) {
 		p.errorf(n, CodeBadValue, "write a whole number", "%s %q is not a whole number", key, n.Value)
 		return 0, false
 	}
-	if v < lowest {
-		rule := "must not be negative"
-		if lowest > 0 {
-			rule = "must be positive"
-		}
-		p.errorf(n, CodeBadValue, "", "%s %d: %s", key, v, rule)
+	v, err := strconv.Atoi(n.Value)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		p.errorf(n, CodeBadValue, "write a whole number in decimal digits", "%s %q is not a whole number", key, n.Value)
+		return 0, false
+	}
+	if err != nil || v < lo || v > hi {
+		p.errorf(n, CodeBadValue, "", "%s %s is out of range %d..%d", key, n.Value, lo, hi)
 		return 0, false
 	}
 	return v, true

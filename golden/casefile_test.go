@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/golden"
@@ -183,9 +184,17 @@ func TestParseFileErrors(t *testing.T) {
 		}},
 		{"bad budget values", "defaults: {subject: s, counter: words, capacity: 0, reserve: -1, wrapper: two}\ncases:\n  - {name: a, question: q, dates: [2026-01-01]}\n", []string{
 			`c.yaml:1:33: counter: unknown counter "words": use one of codepoint, cl100k_base, o200k_base`,
-			"c.yaml:1:50: capacity 0: must be positive",
-			"c.yaml:1:62: reserve -1: must not be negative",
+			"c.yaml:1:50: capacity 0 is out of range 1..100000000",
+			"c.yaml:1:62: reserve -1 is out of range 0..99999999",
 			`c.yaml:1:75: wrapper "two" is not a whole number; write a whole number`,
+		}},
+		{"huge budget values", "defaults: {subject: s, capacity: 100000001, reserve: 99999999999999999999, wrapper: 9223372036854775807}\ncases:\n  - {name: a, question: q, dates: [2026-01-01]}\n", []string{
+			"c.yaml:1:34: capacity 100000001 is out of range 1..100000000",
+			"c.yaml:1:54: reserve 99999999999999999999 is out of range 0..99999999",
+			"c.yaml:1:85: wrapper 9223372036854775807 is out of range 0..99999999",
+		}},
+		{"budget value not in decimal", "defaults: {subject: s, capacity: 0x10}\ncases:\n  - {name: a, question: q, dates: [2026-01-01]}\n", []string{
+			`c.yaml:1:34: capacity "0x10" is not a whole number; write a whole number in decimal digits`,
 		}},
 		{"empty setting", "defaults: {subject: s, lang: \"\"}\ncases:\n  - {name: a, question: q, dates: [2026-01-01]}\n", []string{
 			"c.yaml:1:30: lang is empty; remove the key to use the default",
@@ -252,6 +261,34 @@ cases/b.yaml:6:15: contract cases/missing.json cannot be loaded: read contract: 
 	}
 }
 
+// TestLoadLimitsAgainstCapacity checks the range checks that need the
+// capacity, which may be the contract's default: the error points at the
+// key that is out of range, or at capacity when the other limit is the
+// contract's default.
+func TestLoadLimitsAgainstCapacity(t *testing.T) {
+	tests := []struct {
+		name, settings, want string
+	}{
+		{"reserve equal to capacity", "capacity: 500, reserve: 500", "c.yaml:2:91: reserve 500 is out of range 0..499: it must be smaller than the capacity 500"},
+		{"wrapper above capacity", "capacity: 500, wrapper: 9999", "c.yaml:2:91: wrapper 9999 is out of range 0..499: it must be smaller than the capacity 500"},
+		{"reserve above the default capacity", "reserve: 1400", "c.yaml:2:76: reserve 1400 is out of range 0..1399: it must be smaller than the capacity 1400"},
+		{"capacity below the default reserve", "capacity: 200", "c.yaml:2:77: reserve 200 is out of range 0..199: it must be smaller than the capacity 200; the reserve is the contract's default; set reserve too, or raise capacity"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Chdir(t.TempDir())
+			write(t, "c.yaml", "cases:\n  - {name: a, question: q, subject: lodging, dates: [2026-01-01], "+tt.settings+"}\n")
+			_, err := golden.Load([]string{"c.yaml"}, golden.LoadOptions{})
+			if !errors.Is(err, golden.ErrBadCases) {
+				t.Fatalf("Load() error = %v, want ErrBadCases", err)
+			}
+			if diff := cmp.Diff(tt.want, err.Error()); diff != "" {
+				t.Errorf("Load() error mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func write(t testing.TB, name, content string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
@@ -274,6 +311,8 @@ func FuzzParseFile(f *testing.F) {
 	f.Add([]byte("cases:\n  - {name: a, question: q, subject: s, dates: [2026-01-01], expect: {sources: []}}\n"))
 	f.Add([]byte("defaults: &d {subject: s}\ncases: [*d]\n"))
 	f.Add([]byte("cases:\n  - name: a\n    items: []\n"))
+	f.Add([]byte("defaults: {capacity: 1, wrapper: 9223372036854775807, reserve: -9223372036854775808}\ncases:\n  - {name: a, question: q, subject: s, dates: [2026-01-01]}\n"))
+	f.Add([]byte("cases:\n  - {name: a, question: q, subject: s, dates: [2026-01-01], capacity: 100000000, reserve: 99999999, wrapper: 99999999}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		a, errA := golden.ParseFile("f.yaml", data)
 		b, errB := golden.ParseFile("f.yaml", data)
@@ -302,6 +341,13 @@ func FuzzParseFile(f *testing.F) {
 				t.Fatalf("two cases share golden %s", c.Golden)
 			}
 			seen[k] = true
+			// Limits are range-checked at parse time: nothing a case file
+			// says can make the budget arithmetic overflow.
+			for _, l := range []*int{c.Config.Capacity, c.Config.Reserve, c.Config.Wrapper} {
+				if l != nil && (*l < 0 || *l > budget.MaxCapacity) {
+					t.Fatalf("case %s has a limit %d out of range", c.Name, *l)
+				}
+			}
 			if !strings.HasPrefix(c.Golden, "testdata/golden/f/") || strings.Contains(strings.TrimPrefix(c.Golden, "testdata/golden/f/"), "/") {
 				t.Fatalf("golden %s leaves its folder", c.Golden)
 			}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/provenance"
@@ -206,12 +207,21 @@ func (s *Suite) resolve(opts LoadOptions) ErrorList {
 		}
 		counter, limits, err := c.Config.Budget(d.v)
 		if err != nil {
-			key := "counter"
-			var ce *contract.ConfigError
-			if errors.As(err, &ce) && ce.Setting == contract.SettingLimits {
-				key = "capacity"
+			var list budget.RangeErrors
+			if !errors.As(err, &list) {
+				report(c, "counter", CodeBudget, "", "%v", err)
+				continue
 			}
-			report(c, key, CodeBudget, "", "%v", err)
+			for _, re := range list {
+				key, hint := re.Limit, "" // the case-file key is the limit's name
+				if _, set := c.pos[key]; !set && re.Capacity > 0 {
+					// The contract's default reserve or wrapper does not
+					// fit under the capacity the case sets.
+					key = budget.LimitCapacity
+					hint = fmt.Sprintf("the %s is the contract's default; set %s too, or raise capacity", re.Limit, re.Limit)
+				}
+				report(c, key, CodeBudget, hint, "%v", re)
+			}
 			continue
 		}
 		ix := override

@@ -3,9 +3,11 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/pflag"
 
+	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/selector"
@@ -45,9 +47,9 @@ type budgetFlags struct {
 func (b *budgetFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&b.Contract, "contract", "", "contract definition file (default: the embedded ka2-context-contract-v1.json)")
 	fs.StringVar(&b.Counter, "counter", "", "what the budget counts: codepoint, cl100k_base or o200k_base (default: the contract's, codepoint)")
-	fs.IntVar(&b.Capacity, "capacity", 0, "W, the capacity (default: the contract's for the counter; 1400 code points)")
-	fs.IntVar(&b.Reserve, "reserve", 0, "R, room reserved for the output (default: the contract's; 200 code points)")
-	fs.IntVar(&b.Wrapper, "wrapper", 0, "message-wrapper overhead added to the count (default: the contract's; 0 for codepoint, 7 tokens otherwise)")
+	fs.IntVar(&b.Capacity, "capacity", 0, "W, the capacity, 1..100000000 (default: the contract's for the counter; 1400 code points)")
+	fs.IntVar(&b.Reserve, "reserve", 0, "R, room reserved for the output, 0..capacity-1 (default: the contract's; 200 code points)")
+	fs.IntVar(&b.Wrapper, "wrapper", 0, "message-wrapper overhead added to the count, 0..capacity-1 (default: the contract's; 0 for codepoint, 7 tokens otherwise)")
 	b.set = func(name string) bool { return fs.Changed(name) }
 }
 
@@ -71,16 +73,52 @@ func (b *budgetFlags) config(c *corpusFlags) contract.Config {
 // A bad counter name or limits are usage errors.
 func (b *budgetFlags) builder(c *corpusFlags) (*contract.Builder, error) {
 	bld, err := b.config(c).Builder()
+	if err != nil {
+		return nil, b.usage(err)
+	}
+	return bld, nil
+}
+
+// usage words a counter or limits problem of the configuration as a usage
+// error naming the flags; other errors are returned as they are.
+func (b *budgetFlags) usage(err error) error {
 	var ce *contract.ConfigError
-	if errors.As(err, &ce) {
-		switch ce.Setting {
-		case contract.SettingCounter:
-			return nil, usageError{fmt.Errorf("--counter: %w", ce.Err)}
-		case contract.SettingLimits:
-			return nil, usageError{ce.Err}
+	if !errors.As(err, &ce) {
+		return err
+	}
+	switch ce.Setting {
+	case contract.SettingCounter:
+		return usageError{fmt.Errorf("--counter: %w", ce.Err)}
+	case contract.SettingLimits:
+		var list budget.RangeErrors
+		if !errors.As(ce.Err, &list) {
+			return usageError{ce.Err}
+		}
+		msgs := make([]string, len(list))
+		for i, re := range list {
+			msgs[i] = b.rangeError(re).Error()
+		}
+		return usageError{errors.New(strings.Join(msgs, "; "))}
+	}
+	return err
+}
+
+// rangeError words a limit out of range with the flags that set it, or
+// says that the value is the contract's default when no flag did.
+func (b *budgetFlags) rangeError(re *budget.RangeError) error {
+	flag := "--" + re.Limit
+	want := fmt.Sprintf("want %d..%d", re.Min, re.Max)
+	if re.Capacity > 0 {
+		if b.set(budget.LimitCapacity) {
+			want += fmt.Sprintf(" (smaller than --capacity %d)", re.Capacity)
+		} else {
+			want += fmt.Sprintf(" (smaller than the capacity, the contract's default %d)", re.Capacity)
 		}
 	}
-	return bld, err
+	if !b.set(re.Limit) {
+		return fmt.Errorf("the contract's default %s %d does not fit: %s; set %s, or raise --capacity", flag, re.Got, want, flag)
+	}
+	return fmt.Errorf("invalid value \"%d\" for %s: %s", re.Got, flag, want)
 }
 
 // queryFlags are the question's subject, dates and language.

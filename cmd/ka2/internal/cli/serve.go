@@ -160,17 +160,8 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 		return err
 	}
 	srv, err := serve.New(cfg)
-	var ce *contract.ConfigError
-	if errors.As(err, &ce) {
-		switch ce.Setting { // as budgetFlags.builder words them for build
-		case contract.SettingCounter:
-			return usageError{fmt.Errorf("--counter: %w", ce.Err)}
-		case contract.SettingLimits:
-			return usageError{ce.Err}
-		}
-	}
 	if err != nil {
-		return err
+		return o.budgetFlags.usage(err) // worded as for build
 	}
 	// Loading made garbage several times the corpus's size; give it back
 	// to the system now rather than when the runtime gets round to it.

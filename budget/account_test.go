@@ -1,0 +1,153 @@
+package budget
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestLimitsValidate(t *testing.T) {
+	tests := []struct {
+		name   string
+		limits Limits
+		want   RangeErrors // nil: valid
+	}{
+		{"smallest", Limits{Capacity: 1}, nil},
+		{"largest", Limits{Capacity: MaxCapacity, Reserve: MaxCapacity - 1, Wrapper: MaxCapacity - 1}, nil},
+		{"zero capacity", Limits{}, RangeErrors{{Limit: LimitCapacity, Got: 0, Min: 1, Max: MaxCapacity}}},
+		{"capacity over the maximum", Limits{Capacity: MaxCapacity + 1}, RangeErrors{{Limit: LimitCapacity, Got: MaxCapacity + 1, Min: 1, Max: MaxCapacity}}},
+		{"reserve equal to capacity", Limits{Capacity: 1400, Reserve: 1400}, RangeErrors{{Limit: LimitReserve, Got: 1400, Min: 0, Max: 1399, Capacity: 1400}}},
+		{"negative reserve", Limits{Capacity: 10, Reserve: -1}, RangeErrors{{Limit: LimitReserve, Got: -1, Min: 0, Max: 9, Capacity: 10}}},
+		{"huge wrapper", Limits{Capacity: 1, Wrapper: math.MaxInt}, RangeErrors{{Limit: LimitWrapper, Got: math.MaxInt, Min: 0, Max: 0, Capacity: 1}}},
+		{"most negative values", Limits{Capacity: math.MinInt, Reserve: math.MinInt, Wrapper: math.MinInt}, RangeErrors{
+			{Limit: LimitCapacity, Got: math.MinInt, Min: 1, Max: MaxCapacity},
+			{Limit: LimitReserve, Got: math.MinInt, Min: 0, Max: MaxCapacity - 1},
+			{Limit: LimitWrapper, Got: math.MinInt, Min: 0, Max: MaxCapacity - 1},
+		}},
+		{"huge values", Limits{Capacity: math.MaxInt, Reserve: math.MaxInt, Wrapper: math.MaxInt}, RangeErrors{
+			{Limit: LimitCapacity, Got: math.MaxInt, Min: 1, Max: MaxCapacity},
+			{Limit: LimitReserve, Got: math.MaxInt, Min: 0, Max: MaxCapacity - 1},
+			{Limit: LimitWrapper, Got: math.MaxInt, Min: 0, Max: MaxCapacity - 1},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.limits.Validate()
+			if tt.want == nil {
+				if err != nil {
+					t.Fatalf("Validate() = %v, want nil", err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrLimitRange) {
+				t.Fatalf("Validate() = %v, want ErrLimitRange", err)
+			}
+			var got RangeErrors
+			if !errors.As(err, &got) {
+				t.Fatalf("Validate() = %T, want RangeErrors", err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Validate() mismatch (-want +got):\n%s", diff)
+			}
+			var first *RangeError
+			if !errors.As(err, &first) || first.Limit != tt.want[0].Limit {
+				t.Errorf("errors.As(*RangeError) = %v, want the %s error", first, tt.want[0].Limit)
+			}
+		})
+	}
+}
+
+// TestRangeErrorMessage pins the library's wording: the setting's name,
+// the value and the range, and never a command-line flag.
+func TestRangeErrorMessage(t *testing.T) {
+	err := Limits{Capacity: 1400, Reserve: 1400, Wrapper: -3}.Validate()
+	want := "reserve 1400 is out of range 0..1399: it must be smaller than the capacity 1400; wrapper -3 is out of range 0..1399: it must be smaller than the capacity 1400"
+	if got := err.Error(); got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+	if strings.Contains(err.Error(), "--") {
+		t.Errorf("Error() = %q names a flag", err)
+	}
+}
+
+func TestAccountLargestLimits(t *testing.T) {
+	l := Limits{Capacity: MaxCapacity, Reserve: MaxCapacity - 1, Wrapper: MaxCapacity - 1}
+	r := Account(Codepoint, "abc", []Span{{Kind: KindEvidence, Start: 0, End: 3}}, l)
+	want := Report{Counter: "codepoint", Limits: l,
+		Parts: []Part{{Kind: KindEvidence, Cost: 3}, {Kind: KindOverhead, Cost: MaxCapacity - 1}},
+		Total: MaxCapacity + 2, Fixed: MaxCapacity - 1, EvidenceBudget: 1 - (MaxCapacity - 1), EvidenceCost: 3,
+		Left: 1 - (MaxCapacity - 1) - 3}
+	if diff := cmp.Diff(want, r); diff != "" {
+		t.Errorf("Account() mismatch (-want +got):\n%s", diff)
+	}
+	if r.Fits() || r.Shortfall() != MaxCapacity+1 {
+		t.Errorf("Fits() = %v, Shortfall() = %d, want false, %d", r.Fits(), r.Shortfall(), MaxCapacity+1)
+	}
+}
+
+func TestAccountPanicsOnInvalidLimits(t *testing.T) {
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(r.(string), "wrapper") {
+			t.Errorf("recover() = %v, want a panic naming the wrapper", r)
+		}
+	}()
+	Account(Codepoint, "abc", nil, Limits{Capacity: 1, Wrapper: math.MaxInt})
+}
+
+func TestCheckedArithmetic(t *testing.T) {
+	tests := []struct {
+		name      string
+		f         func(a, b int) int
+		a, b      int
+		want      int
+		wantPanic bool
+	}{
+		{"add", add, 2, 3, 5, false},
+		{"add negative", add, -2, -3, -5, false},
+		{"add at the top", add, math.MaxInt - 1, 1, math.MaxInt, false},
+		{"add overflow", add, math.MaxInt, 1, 0, true},
+		{"add underflow", add, math.MinInt, -1, 0, true},
+		{"sub", sub, 2, 3, -1, false},
+		{"sub overflow", sub, math.MaxInt, -1, 0, true},
+		{"sub underflow", sub, math.MinInt, 1, 0, true},
+		{"sub of the most negative", sub, 0, math.MinInt, 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			defer func() {
+				if r := recover(); (r != nil) != tt.wantPanic {
+					t.Errorf("panic = %v, want panic %v", r, tt.wantPanic)
+				}
+			}()
+			if got := tt.f(tt.a, tt.b); got != tt.want {
+				t.Errorf("= %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+// FuzzAccountLimits checks that limits that pass Validate never make the
+// accounting wrap around, and that any others are refused.
+func FuzzAccountLimits(f *testing.F) {
+	f.Add(1400, 200, 0, "policy text")
+	f.Add(1, 0, math.MaxInt, "x")
+	f.Add(MaxCapacity, MaxCapacity-1, MaxCapacity-1, "")
+	f.Add(math.MinInt, math.MinInt, math.MinInt, "y")
+	f.Add(math.MaxInt, -1, 7, "z")
+	f.Fuzz(func(t *testing.T, capacity, reserve, wrapper int, text string) {
+		l := Limits{Capacity: capacity, Reserve: reserve, Wrapper: wrapper}
+		if err := l.Validate(); err != nil {
+			if !errors.Is(err, ErrLimitRange) {
+				t.Fatalf("Validate() = %v, want ErrLimitRange", err)
+			}
+			return
+		}
+		r := Account(Codepoint, text, []Span{{Kind: KindEvidence, Start: 0, End: len(text)}}, l)
+		if r.Total < 0 || r.Total != r.Fixed+r.EvidenceCost || r.Left != l.Limit()-r.Total || r.Shortfall() < 0 {
+			t.Fatalf("inconsistent report %+v", r)
+		}
+	})
+}
