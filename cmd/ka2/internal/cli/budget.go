@@ -43,14 +43,11 @@ instructions) are counted too; an item the policy refuses exits 5.`,
 	fs.BoolVar(&opts.Short, "short", false, build.Flags().Lookup("short").Usage)
 	fs.BoolVar(&opts.RequireEvidence, "require-evidence", false, build.Flags().Lookup("require-evidence").Usage)
 	opts.typedFlags.register(fs)
-	fs.StringVar(&opts.Format, "format", "text", "output format: text or json")
+	enumVar(fs, &opts.Format, "format", "text", textJSON, "output format")
 	return cmd
 }
 
 func runBudget(o *BudgetOptions) error {
-	if err := checkFormat(o.Format, "text", "json"); err != nil {
-		return err
-	}
 	run, err := o.build()
 	if run == nil || run.res.JSON == nil {
 		return err

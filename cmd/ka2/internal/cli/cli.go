@@ -53,6 +53,9 @@ func Main() int {
 // is printed once, here.
 func Run(f *Factory, args []string) int {
 	cmd := NewCmdRoot(f)
+	if format, ok := scanErrorFormat(args); ok {
+		f.ErrorFormat = format
+	}
 	cmd.SetArgs(args)
 	cmd.SetIn(f.In)
 	cmd.SetOut(f.Out)
@@ -84,8 +87,8 @@ Without --corpus, commands use the embedded sample corpus.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
-	root.PersistentFlags().StringVar(&f.ErrorFormat, "error-format", "text", "how errors are printed on stderr: text or json")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	enumVar(root.PersistentFlags(), &f.ErrorFormat, "error-format", "text", textJSON, "how errors are printed on stderr")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
 	root.AddCommand(
 		NewCmdBuild(f, nil),
 		NewCmdSelect(f, nil),

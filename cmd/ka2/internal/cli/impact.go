@@ -67,7 +67,7 @@ request), 2 on broken case files or corpora.`,
 	fs.StringVar(&opts.Corpus, "corpus", "", "the corpus folder after the edit")
 	fs.StringVar(&opts.Base, "base", "", "the corpus folder before the edit")
 	fs.StringVar(&opts.BaseRef, "base-ref", "", "git revision holding the corpus before the edit, e.g. origin/main")
-	fs.StringVar(&opts.Format, "format", "text", "output format: text or json")
+	enumVar(fs, &opts.Format, "format", "text", textJSON, "output format")
 	fs.IntVar(&opts.Jobs, "jobs", 0, "cases built at once (default: all cores)")
 	return cmd
 }
@@ -87,7 +87,7 @@ func (o *ImpactOptions) validate() error {
 			return err
 		}
 	}
-	return checkFormat(o.Format, "text", "json")
+	return nil
 }
 
 func runImpact(o *ImpactOptions) error {

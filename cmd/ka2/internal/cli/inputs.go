@@ -46,7 +46,7 @@ type budgetFlags struct {
 
 func (b *budgetFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&b.Contract, "contract", "", "contract definition file (default: the embedded ka2-context-contract-v1.json)")
-	fs.StringVar(&b.Counter, "counter", "", "what the budget counts: codepoint, cl100k_base or o200k_base (default: the contract's, codepoint)")
+	enumVar(fs, &b.Counter, "counter", "", budget.Names(), "what the budget counts (default: the contract's, codepoint)")
 	fs.IntVar(&b.Capacity, "capacity", 0, "W, the capacity, 1..100000000 (default: the contract's for the counter; 1400 code points)")
 	fs.IntVar(&b.Reserve, "reserve", 0, "R, room reserved for the output, 0..capacity-1 (default: the contract's; 200 code points)")
 	fs.IntVar(&b.Wrapper, "wrapper", 0, "message-wrapper overhead added to the count, 0..capacity-1 (default: the contract's; 0 for codepoint, 7 tokens otherwise)")
@@ -151,14 +151,4 @@ func (q *queryFlags) query() (selector.Query, error) {
 		out.Dates = append(out.Dates, d)
 	}
 	return out, nil
-}
-
-// checkFormat refuses an output format the command does not have.
-func checkFormat(format string, allowed ...string) error {
-	for _, a := range allowed {
-		if format == a {
-			return nil
-		}
-	}
-	return usageError{fmt.Errorf("--format %q: use one of %v", format, allowed)}
 }

@@ -62,7 +62,7 @@ there are, 2 when the linter could not run.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&opts.Format, "format", "text", "output format: "+strings.Join(lint.Formats(), ", "))
+	enumVar(fs, &opts.Format, "format", "text", lint.Formats(), "output format")
 	fs.BoolVar(&opts.Strict, "strict", false, "fail on warnings too")
 	fs.StringVar(&opts.Today, "today", "", "the date future-source compares with, YYYY-MM-DD (default: today)")
 	fs.StringVar(&opts.Config, "config", "", "lint configuration file (default: .ka2lint.yaml found by walking up from each folder)")

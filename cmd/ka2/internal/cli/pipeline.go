@@ -101,17 +101,14 @@ same and exits 0.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&opts.Mode, "mode", "strict", "strict: exit 1 on any error; warn: print and exit 0")
-	fs.StringVar(&opts.Format, "format", "text", "output format: text or json")
+	enumVar(fs, &opts.Mode, "mode", "strict", []string{"strict", "warn"}, "strict: exit 1 on any error; warn: print and exit 0")
+	enumVar(fs, &opts.Format, "format", "text", textJSON, "output format")
 	fs.StringVar(&opts.Contract, "contract", "", "contract definition whose output schema is the built-in protocol (default: the embedded one)")
 	return cmd
 }
 
 func (o *PipelineCheckOptions) validate() error {
-	if o.Mode != "strict" && o.Mode != "warn" {
-		return usageError{fmt.Errorf("--mode %q: use strict or warn", o.Mode)}
-	}
-	return checkFormat(o.Format, "text", "json")
+	return nil // --mode and --format are checked while parsing (enumVar)
 }
 
 // parsePipeline reads and checks a pipeline file with the chosen contract

@@ -76,20 +76,14 @@ golden, for ka2 review.`,
 	fs.BoolVar(&opts.Force, "force", false, "let --update and --prune write even when CI is set")
 	fs.BoolVar(&opts.Pending, "pending", false, "write NAME.golden.new beside each differing golden, for ka2 review")
 	fs.BoolVar(&opts.Prune, "prune", false, "delete goldens that no case refers to")
-	fs.StringVar(&opts.Unreferenced, "unreferenced", "report", "goldens no case refers to: report, or reject (fail the run)")
-	fs.StringVar(&opts.Format, "format", "text", "report format: text, json or junit")
+	enumVar(fs, &opts.Unreferenced, "unreferenced", "report", []string{"report", "reject"}, "goldens no case refers to: report them, or reject (fail the run)")
+	enumVar(fs, &opts.Format, "format", "text", textJSONJUnit, "report format")
 	fs.StringVar(&opts.Report, "report", "", "write the report in --format to this file; the console then shows text")
 	fs.StringVar(&opts.Shard, "shard", "", "run only shard K of N (K/N, e.g. 2/4); shards are stable as cases are added")
 	return cmd
 }
 
 func (o *RegressOptions) validate() error {
-	if err := checkFormat(o.Format, "text", "json", "junit"); err != nil {
-		return err
-	}
-	if o.Unreferenced != "report" && o.Unreferenced != "reject" {
-		return usageError{fmt.Errorf("--unreferenced %q: use report or reject", o.Unreferenced)}
-	}
 	if o.Update && o.Pending {
 		return usageError{errors.New("--update and --pending: choose one (--update writes goldens, --pending writes NAME.golden.new for review)")}
 	}

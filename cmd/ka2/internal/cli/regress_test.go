@@ -110,8 +110,8 @@ func TestRegressFlags(t *testing.T) {
 		{"update with force and prune", []string{"--update", "--force", "--prune", "cases"},
 			cli.RegressOptions{Paths: []string{"cases"}, Update: true, Force: true, Prune: true, Unreferenced: "report", Format: "text"}, ""},
 		{"no folder", nil, cli.RegressOptions{}, "requires at least 1 arg(s), only received 0"},
-		{"bad format", []string{"--format", "xml", "c"}, cli.RegressOptions{}, `--format "xml": use one of [text json junit]`},
-		{"bad unreferenced", []string{"--unreferenced", "ignore", "c"}, cli.RegressOptions{}, `--unreferenced "ignore": use report or reject`},
+		{"bad format", []string{"--format", "xml", "c"}, cli.RegressOptions{}, `invalid argument "xml" for "--format" flag: invalid value "xml" for --format: want one of text, json, junit`},
+		{"bad unreferenced", []string{"--unreferenced", "ignore", "c"}, cli.RegressOptions{}, `invalid argument "ignore" for "--unreferenced" flag: invalid value "ignore" for --unreferenced: want one of report, reject`},
 		{"update and pending", []string{"--update", "--pending", "c"}, cli.RegressOptions{}, "--update and --pending: choose one (--update writes goldens, --pending writes NAME.golden.new for review)"},
 		{"force alone", []string{"--force", "c"}, cli.RegressOptions{}, "--force only applies with --update or --prune"},
 		{"bad shard", []string{"--shard", "5/4", "c"}, cli.RegressOptions{}, `--shard: shard "5/4": write K/N with 1 ≤ K ≤ N, e.g. 2/4 for the second of four`},
@@ -593,7 +593,7 @@ func TestReviewReportImpactFlags(t *testing.T) {
 		{"impact with both bases", []string{"impact", "--cases", "c", "--corpus", "new", "--base", "old", "--base-ref", "HEAD"}, capturedOptions{},
 			"give the corpus before the edit as --base FOLDER or --base-ref GIT_REF (one of them)"},
 		{"impact without cases", []string{"impact", "--corpus", "new", "--base", "old"}, capturedOptions{}, "--cases is required: the case files or folders to rebuild"},
-		{"impact bad format", []string{"impact", "--cases", "c", "--corpus", "new", "--base", "old", "--format", "junit"}, capturedOptions{}, `--format "junit": use one of [text json]`},
+		{"impact bad format", []string{"impact", "--cases", "c", "--corpus", "new", "--base", "old", "--format", "junit"}, capturedOptions{}, `invalid argument "junit" for "--format" flag: invalid value "junit" for --format: want one of text, json`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

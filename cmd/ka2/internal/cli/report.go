@@ -52,9 +52,6 @@ merged.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
-			if err := checkFormat(opts.Format, "text", "json", "junit"); err != nil {
-				return err
-			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -62,7 +59,7 @@ merged.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&opts.Format, "format", "text", "output format: text, json or junit")
+	enumVar(fs, &opts.Format, "format", "text", textJSONJUnit, "output format")
 	fs.StringVar(&opts.JUnit, "junit", "", "also write the merged report as JUnit XML to this file")
 	fs.StringVar(&opts.JSON, "json", "", "also write the merged report as JSON to this file")
 	return cmd

@@ -42,14 +42,11 @@ date) are listed after the table.`,
 	fs := cmd.Flags()
 	opts.queryFlags.register(fs, "", "only sources in this language, and those without one (default: every language)")
 	opts.corpusFlags.register(fs)
-	fs.StringVar(&opts.Format, "format", "text", "output format: text or json")
+	enumVar(fs, &opts.Format, "format", "text", textJSON, "output format")
 	return cmd
 }
 
 func runSelect(o *SelectOptions) error {
-	if err := checkFormat(o.Format, "text", "json"); err != nil {
-		return err
-	}
 	q, err := o.query()
 	if err != nil {
 		return err

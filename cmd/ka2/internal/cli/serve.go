@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"runtime/pprof"
+	"strings"
 	"syscall"
 	"time"
 
@@ -95,16 +96,13 @@ flight and exits 0 (1 if the deadline passed with requests still open).`,
 	fs.DurationVar(&opts.Debounce, "debounce", serve.DefaultDebounce, "quiet period after a change before reloading")
 	fs.DurationVar(&opts.DrainTimeout, "drain-timeout", serve.DefaultDrainTimeout, "how long SIGTERM waits for requests in flight")
 	fs.DurationVar(&opts.RequestTimeout, "request-timeout", serve.DefaultRequestTimeout, "longest build of one POST /v1/contract before it stops with 503 (at most "+serve.DefaultWriteTimeout.String()+")")
-	fs.StringVar(&opts.LogFormat, "log-format", "text", "log format on standard error: text or json")
-	fs.StringVar(&opts.LogLevel, "log-level", "info", "least severe log level: debug, info, warn or error")
+	enumVar(fs, &opts.LogFormat, "log-format", "text", textJSON, "log format on standard error")
+	enumVar(fs, &opts.LogLevel, "log-level", "info", []string{"debug", "info", "warn", "error"}, "least severe log level")
 	fs.StringVar(&opts.CPUProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (for performance work)")
 	return cmd
 }
 
 func (o *ServeOptions) validate() error {
-	if err := checkFormat(o.LogFormat, "text", "json"); err != nil {
-		return usageError{fmt.Errorf("--log-format %q: use text or json", o.LogFormat)}
-	}
 	if o.Debounce <= 0 || o.DrainTimeout <= 0 {
 		return usageError{errors.New("--debounce and --drain-timeout must be positive")}
 	}
@@ -158,6 +156,14 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 	cfg, err := o.config(log)
 	if err != nil {
 		return err
+	}
+	// --lang is the default of every request that sets none; one the
+	// contract has no text for would fail each of them, so refuse it now.
+	// Its values come from the contract definition, not a fixed list.
+	if def, err := contract.LoadDefinition(o.Contract); err == nil {
+		if _, err := def.ContentFor(o.Lang); err != nil {
+			return usageError{fmt.Errorf("invalid value %q for --lang: want one of %s", o.Lang, strings.Join(def.Langs(), ", "))}
+		}
 	}
 	srv, err := serve.New(cfg)
 	if err != nil {

@@ -54,7 +54,7 @@ their sources through the policy.`,
 	opts.corpusFlags.register(fs)
 	opts.budgetFlags.register(fs)
 	fs.StringVar(&opts.Lang, "lang", "", "language the contract was built in (default: found from its instruction)")
-	fs.StringVar(&opts.Format, "format", "text", "output format: text or json")
+	enumVar(fs, &opts.Format, "format", "text", textJSON, "output format")
 	fs.StringVar(&opts.Policy, "policy", "", "provenance policy YAML file (default: the embedded policy)")
 	return cmd
 }
@@ -69,9 +69,6 @@ type verifyJSON struct {
 }
 
 func runVerify(o *VerifyOptions) error {
-	if err := checkFormat(o.Format, "text", "json"); err != nil {
-		return err
-	}
 	var data []byte
 	var err error
 	if o.File == "-" {
