@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/jsontext"
 	"github.com/ka2/ka2/provenance"
 )
 
@@ -154,8 +155,8 @@ var requestKeys = func() *requestShape {
 // repeated keys; every problem is a *RequestError with its line and column.
 func ParseRequestFile(name string, data []byte) (*RequestFile, error) {
 	p := &requestParser{name: name, data: data, pos: map[string]int{}}
-	if i := invalidUTF8(data); i >= 0 {
-		return nil, p.errAt(i, "", "the request is not valid UTF-8", "save the file as UTF-8")
+	if err := CheckText(name, data); err != nil {
+		return nil, err
 	}
 	if err := p.scan(); err != nil {
 		return nil, err
@@ -397,16 +398,18 @@ func keyStart(data []byte, end int) int {
 	return max(0, end-1)
 }
 
-// invalidUTF8 returns the offset of the first invalid UTF-8 byte, or -1.
-func invalidUTF8(data []byte) int {
-	for i := 0; i < len(data); {
-		r, n := utf8.DecodeRune(data[i:])
-		if r == utf8.RuneError && n == 1 {
-			return i
-		}
-		i += n
+// CheckText refuses JSON input whose text encoding/json would silently
+// change: bytes that are not UTF-8, and \u escapes of lone UTF-16
+// surrogates, which it turns into U+FFFD. The problem is a *RequestError
+// (errors.Is(err, ErrBadRequest)) with its line, column and field; name is
+// the input's name for the message. Requests and contracts are checked
+// with it before they are decoded.
+func CheckText(name string, data []byte) error {
+	e := jsontext.Check(data)
+	if e == nil {
+		return nil
 	}
-	return -1
+	return &RequestError{Path: name, Line: e.Line, Col: e.Col, Field: e.Describe(), Msg: "invalid text: " + e.Msg, Hint: e.Hint}
 }
 
 // fieldPath turns encoding/json's "items.0.type" into "items[0].type".

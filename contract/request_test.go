@@ -75,7 +75,10 @@ func TestParseRequestFileErrors(t *testing.T) {
 		{"empty text", `{"items": [{"type": "memory", "source": "memory:p", "text": " "}]}`, `req.json:1:12: items[0]: the text is empty`},
 		{"promote out of range", `{"items": [{"type": "memory", "source": "memory:p", "text": "x"}], "promote": [{"item": 1, "to": "evidence"}]}`, `req.json:1:80: promote[0]: item 1: the request has 1 item(s), numbered from 0`},
 		{"promote to unknown type", `{"items": [{"type": "memory", "source": "memory:p", "text": "x"}], "promote": [{"item": 0, "to": "fact"}]}`, `req.json:1:80: promote[0]: to: "fact" is not a context type: use one of instruction, example, memory, evidence, tool_output, question`},
-		{"invalid UTF-8", "{\"question\": \"caf\xe9\"}", `req.json:1:18: the request is not valid UTF-8; save the file as UTF-8`},
+		{"invalid UTF-8", "{\"question\": \"caf\xe9\"}", `req.json:1:18: question: invalid text: invalid UTF-8 byte 0xe9; encode the text as UTF-8`},
+		{"lone surrogate in the question", `{"question": "\ud800"}`, `req.json:1:15: question: invalid text: lone UTF-16 surrogate escape \ud800 (a high surrogate without its low half); write the character itself, or a character outside the Basic Multilingual Plane as a surrogate pair such as \ud83d\ude00`},
+		{"lone surrogate in an item", "{\"items\": [\n  {\"type\": \"memory\", \"source\": \"memory:p\", \"text\": \"x\\udc00\"}]}", `req.json:2:54: items[0].text: invalid text: lone UTF-16 surrogate escape \udc00 (a low surrogate without its high half); write the character itself, or a character outside the Basic Multilingual Plane as a surrogate pair such as \ud83d\ude00`},
+		{"lone surrogate in a subject", `{"subjects": ["lodging", "\udbff"]}`, `req.json:1:27: subjects[1]: invalid text: lone UTF-16 surrogate escape \udbff (a high surrogate without its low half); write the character itself, or a character outside the Basic Multilingual Plane as a surrogate pair such as \ud83d\ude00`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -109,6 +112,9 @@ func FuzzParseRequestFile(f *testing.F) {
 		`{"items":[1,[2],{"type":null}]}`,
 		`{"a":{"b":[{"c":"\""}]}}`,
 		"{\"question\": \"\\u00e9\\ud800\"}",
+		`{"items":[{"type":"memory","source":"memory:p","text":"\udc00x"}]}`,
+		`{"subjects":["\ud83d\ude00","\ud83d"]}`,
+		"{\"question\": \"caf\xe9\"}",
 		`[]`, ``, `{} {}`, `{"short":"yes"}`,
 	} {
 		f.Add([]byte(s))

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/jsontext"
 	"github.com/ka2/ka2/provenance"
 	"github.com/ka2/ka2/selector"
 )
@@ -23,7 +24,8 @@ import (
 type Problem struct {
 	// Code is a stable machine name: schema, template, lang, instruction,
 	// example, unknown_source, version, quote, shifted_range, range, order,
-	// duplicate, provenance, not_canonical, budget; for notes,
+	// duplicate, provenance, not_canonical, budget, text (invalid UTF-8
+	// or a lone surrogate escape, see CheckText); for notes,
 	// not_in_corpus and extra_instruction.
 	Code string `json:"code"`
 	// Where is a JSON pointer into the contract, e.g. "/evidence/1/quote".
@@ -126,6 +128,12 @@ func (b *Builder) Verify(data []byte, lang string) Verification {
 	data = bytes.TrimSuffix(data, []byte("\n"))
 	data = bytes.TrimSuffix(data, []byte("\r"))
 
+	// encoding/json would read invalid text as U+FFFD, and the contract
+	// would be checked as something it is not.
+	if e := jsontext.Check(data); e != nil {
+		add("text", e.Pointer, "%d:%d: invalid text: %s; %s", e.Line, e.Col, e.Msg, e.Hint)
+		return v
+	}
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
 	if err != nil {
 		add("schema", "", "not a JSON document: %v", err)

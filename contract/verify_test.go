@@ -109,6 +109,23 @@ func TestVerify(t *testing.T) {
 	}
 }
 
+// TestVerifyInvalidText checks that Verify does not check a contract as
+// the text encoding/json would make of it: a lone surrogate escape is a
+// "text" problem at the field's JSON pointer.
+func TestVerifyInvalidText(t *testing.T) {
+	b := newBuilder(t, corpus.Sample(), "codepoint")
+	res, err := b.Build(request("en", "What is the limit?", true, "lodging", "2026-09-14"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := bytes.Replace(res.JSON, []byte(`"question":"What is the limit?"`), []byte(`"question":"What is the limit\ud800"`), 1)
+	v := b.Verify(data, "")
+	if len(v.Problems) != 1 || v.Problems[0].Code != "text" || v.Problems[0].Where != "/question" ||
+		!strings.Contains(v.Problems[0].Message, `invalid text: lone UTF-16 surrogate escape \ud800`) {
+		t.Errorf("Verify() problems = %+v, want one text problem at /question", v.Problems)
+	}
+}
+
 func TestVerifyOverBudget(t *testing.T) {
 	b := newBuilder(t, corpus.Sample(), "codepoint")
 	res, err := b.Build(context.Background(), request("en", "q", false, "lodging", "2026-09-14"))

@@ -10,6 +10,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/ka2/ka2/internal/jsontext"
 )
 
 // ReportFormat identifies the JSON report's shape; `ka2 report merge`
@@ -176,7 +178,16 @@ func (r *Report) WriteJSON(w io.Writer) error {
 
 // ReadReport reads a JSON report, refusing unknown fields and other formats.
 func ReadReport(rd io.Reader) (*Report, error) {
-	dec := json.NewDecoder(rd)
+	data, err := io.ReadAll(rd)
+	if err != nil {
+		return nil, err
+	}
+	// encoding/json would turn invalid text into U+FFFD, and the merged
+	// report would no longer say what the shard said.
+	if e := jsontext.Check(data); e != nil {
+		return nil, fmt.Errorf("invalid text in the report at %s", e)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var r Report
 	if err := dec.Decode(&r); err != nil {

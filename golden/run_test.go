@@ -403,6 +403,17 @@ func TestShards(t *testing.T) {
 	}
 }
 
+// TestReadReportRefusesInvalidText checks that a report whose text
+// encoding/json would turn into U+FFFD is refused, not merged changed.
+func TestReadReportRefusesInvalidText(t *testing.T) {
+	for _, data := range []string{`{"format": "ka2-regress-report-v1", "cases": [{"name": "\ud800"}]}`, "{\"format\": \"\xff\"}"} {
+		_, err := golden.ReadReport(strings.NewReader(data))
+		if err == nil || !strings.Contains(err.Error(), "invalid text in the report at 1:") {
+			t.Errorf("ReadReport(%q) = %v, want an invalid-text error", data, err)
+		}
+	}
+}
+
 func TestMergeRefuses(t *testing.T) {
 	inSampleCopy(t)
 	s := load(t, "cases")

@@ -257,6 +257,9 @@ func parseStageOutput(data []byte) (StageOutput, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return StageOutput{}, fmt.Errorf(`%w: nothing on stdout; write a JSON object such as {"output_text": "…"}`, ErrBadOutput)
 	}
+	if err := checkText(data); err != nil {
+		return StageOutput{}, fmt.Errorf("%w: stdout: %v", ErrBadOutput, err)
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var out StageOutput

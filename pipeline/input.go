@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/jsontext"
 	"github.com/ka2/ka2/selector"
 )
 
@@ -56,6 +57,11 @@ func ParseInput(data []byte) (Input, error) {
 // decodeInput reads a request. The run input is strict; a request handed
 // off by an upstream stage may carry more fields, as a subtype may.
 func decodeInput(data []byte, strict bool) (Input, error) {
+	// encoding/json would turn invalid UTF-8 and lone surrogate escapes
+	// into U+FFFD, and the run would ask a question nobody wrote.
+	if err := checkText(data); err != nil {
+		return Input{}, fmt.Errorf("%w: %v", ErrBadInput, err)
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if strict {
 		dec.DisallowUnknownFields()
@@ -81,6 +87,20 @@ func decodeInput(data []byte, strict bool) (Input, error) {
 		return Input{}, err
 	}
 	return in, nil
+}
+
+// checkText refuses JSON whose text encoding/json would silently turn
+// into U+FFFD (see jsontext.Check), as "LINE:COL: FIELD: invalid text: …".
+func checkText(data []byte) error {
+	e := jsontext.Check(data)
+	if e == nil {
+		return nil
+	}
+	where := fmt.Sprintf("%d:%d", e.Line, e.Col)
+	if f := e.Describe(); f != "" {
+		where += ": " + f
+	}
+	return fmt.Errorf("%s: invalid text: %s; %s", where, e.Msg, e.Hint)
 }
 
 func (in Input) check() error {

@@ -562,6 +562,12 @@ func TestParseInput(t *testing.T) {
 		{name: "a time is not a date", in: `{"question":"q","subjects":["x"],"dates":["2026-01-01T00:00:00Z"]}`, wantErr: "dates:"},
 		{name: "two documents", in: `{"question":"q","subjects":["x"],"dates":["2026-09-14"]} {}`, wantErr: "more than one JSON value"},
 		{name: "not JSON", in: `question: q`, wantErr: "write a JSON object"},
+		{name: "lone surrogate", in: `{"question":"\ud800","subjects":["x"],"dates":["2026-09-14"]}`,
+			wantErr: `bad run input: 1:14: question: invalid text: lone UTF-16 surrogate escape \ud800 (a high surrogate without its low half)`},
+		{name: "lone surrogate in a subject", in: `{"question":"q","subjects":["x","\udc00"],"dates":["2026-09-14"]}`,
+			wantErr: `1:34: subjects[1]: invalid text: lone UTF-16 surrogate escape \udc00`},
+		{name: "invalid UTF-8", in: "{\"question\":\"caf\xe9\",\"subjects\":[\"x\"],\"dates\":[\"2026-09-14\"]}",
+			wantErr: `1:17: question: invalid text: invalid UTF-8 byte 0xe9; encode the text as UTF-8`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -584,6 +590,15 @@ func TestParseInput(t *testing.T) {
 
 // TestRunReplay replays a stage from its snapshot: feeding the recorded
 // context to the program again gives the recorded output.
+func TestParseStageOutputRefusesInvalidText(t *testing.T) {
+	for _, data := range []string{`{"output_text": "\udfff"}`, "{\"output_text\": \"\xc3\"}"} {
+		_, err := parseStageOutput([]byte(data))
+		if !errors.Is(err, ErrBadOutput) || !strings.Contains(err.Error(), "stdout: 1:18: output_text: invalid text") {
+			t.Errorf("parseStageOutput(%q) = %v, want ErrBadOutput naming output_text", data, err)
+		}
+	}
+}
+
 func TestRunReplay(t *testing.T) {
 	run, err := runPipeline(t, readFile(t, "testdata/pipelines/answer.yaml"), lodging2026)
 	if err != nil {

@@ -143,6 +143,12 @@ func TestReplayFindsDifferences(t *testing.T) {
 			wantLine: 1,
 			wantMsg:  "not a history event",
 		},
+		{
+			name:     "a lone surrogate escape",
+			history:  strings.Replace(hist, `"text":"Status: failed."`, `"text":"Status: \ud800"`, 1),
+			wantLine: 9,
+			wantMsg:  `text: invalid text: lone UTF-16 surrogate escape \ud800`,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

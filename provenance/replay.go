@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/ka2/ka2/internal/jsontext"
 )
 
 // Replay reads a history that WriteHistory wrote (name is used in error
@@ -34,6 +36,9 @@ func Replay(name string, r io.Reader, p *Policy) (*Store, error) {
 		line++
 		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
 			continue
+		}
+		if e := jsontext.Check(sc.Bytes()); e != nil {
+			return nil, fail("not a history event: column %d: %s: invalid text: %s", e.Col, e.Describe(), e.Msg)
 		}
 		var ev Event
 		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))

@@ -398,6 +398,12 @@ func (s *Server) serveVerify(w http.ResponseWriter, r *http.Request, snap *Snaps
 	if err := readBody(w, r, s.cfg.MaxBodyBytes, buf); err != nil {
 		return badRequest(w, snap, err.Error())
 	}
+	// Text that encoding/json would silently change is a bad request, as
+	// for POST /v1/contract, not a problem found in the contract.
+	if err := contract.CheckText("contract", buf.Bytes()); err != nil {
+		status, d := classify(err)
+		return writeError(w, snap, status, d)
+	}
 	v := snap.Builder.Verify(buf.Bytes(), r.URL.Query().Get("lang"))
 	out := verifyResponse{OK: v.OK(), Lang: v.Lang, Problems: v.Problems, Notes: v.Notes, Budget: v.Budget}
 	if out.Problems == nil {

@@ -91,6 +91,16 @@ func TestErrors(t *testing.T) {
 		{"show unknown", "GET", "/v1/show?address=nothing:1", ``, 404, "not_found", "no source nothing"},
 		{"show ambiguous", "GET", "/v1/show?address=travel-v2", ``, 400, "bad_request", "--lang"},
 		{"show no address", "GET", "/v1/show", ``, 400, "bad_request", "give one address"},
+		// Text encoding/json would silently turn into U+FFFD.
+		{"lone surrogate", "POST", "/v1/contract", `{"subject":"lodging","dates":["2026-09-14"],"question":"\ud800"}`, 400, "bad_request",
+			`request:1:57: question: invalid text: lone UTF-16 surrogate escape \ud800`},
+		{"lone surrogate in an item", "POST", "/v1/contract", `{"subject":"lodging","dates":["2026-09-14"],"question":"q","items":[{"type":"memory","source":"memory:p","text":"\udc00"}]}`, 400, "bad_request",
+			`items[0].text: invalid text: lone UTF-16 surrogate escape \udc00`},
+		{"invalid UTF-8", "POST", "/v1/contract", "{\"subject\":\"lodging\",\"dates\":[\"2026-09-14\"],\"question\":\"caf\xe9\"}", 400, "bad_request",
+			"question: invalid text: invalid UTF-8 byte 0xe9"},
+		{"verify lone surrogate", "POST", "/v1/verify", `{"template":"ka2-context-v1","question":"\ud800"}`, 400, "bad_request",
+			`contract:1:42: question: invalid text: lone UTF-16 surrogate escape \ud800`},
+		{"verify invalid UTF-8", "POST", "/v1/verify", "{\"question\":\"\xff\"}", 400, "bad_request", "question: invalid text: invalid UTF-8 byte 0xff"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -180,6 +180,7 @@ func TestPipelineRunCommand(t *testing.T) {
 	broken := write("broken.yaml", strings.Replace(string(src), "input_schema: CitedAnswer", "input_schema: CitedAnswr", 1))
 	question := write("q.json", `{"question": "What is the Beijing lodging limit?", "subjects": ["lodging"], "dates": ["2026-09-14"]}`)
 	nothing := write("none.json", `{"question": "Parking?", "subjects": ["parking"], "dates": ["2026-09-14"], "require_evidence": true}`)
+	surrogate := write("surrogate.json", `{"question":"\ud800","subjects":["lodging"],"dates":["2026-09-14"]}`)
 	typo := write("typo.json", `{"questoin": "?", "subjects": ["lodging"], "dates": ["2026-09-14"]}`)
 	const verdict = `{"ok":true,"citation":"travel-v2:3-3","cited":"The lodging limit is 750 CNY per room-night."}` + "\n"
 
@@ -207,6 +208,8 @@ func TestPipelineRunCommand(t *testing.T) {
 		{name: "pipeline with errors", args: []string{broken, "--input", question}, wantCode: cli.ExitProblems,
 			wantErr: "C-002: input_schema of stage 'check' names unknown protocol 'CitedAnswr'"},
 		{name: "no input", args: []string{good}, wantCode: cli.ExitInput, wantErr: "Try: ka2 pipeline run --help"},
+		{name: "lone surrogate in the input", args: []string{good, "--input", surrogate}, wantCode: cli.ExitInput,
+			wantErr: `--input ` + surrogate + `: bad run input: 1:14: question: invalid text: lone UTF-16 surrogate escape \ud800`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -6,6 +6,8 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/ka2/ka2/contract"
 )
 
 // VerifyOptions are the inputs of `ka2 verify`.
@@ -78,6 +80,11 @@ func runVerify(o *VerifyOptions) error {
 	}
 	if err != nil {
 		return fmt.Errorf("read contract: %w", err)
+	}
+	// Text that encoding/json would silently change is an input error
+	// (exit 2), not a problem found in the contract.
+	if err := contract.CheckText(o.File, data); err != nil {
+		return err
 	}
 	policy, err := (&typedFlags{Policy: o.Policy}).policy()
 	if err != nil {

@@ -1,0 +1,109 @@
+package jsontext
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestCheck(t *testing.T) {
+	tests := []struct {
+		name string
+		data string
+		want string // "" for no problem
+	}{
+		// The pointer is checked in TestCheckPointer.
+		{"plain", `{"question": "What is the limit?"}`, ""},
+		{"valid pair", `{"q": "\ud83d\ude00"}`, ""},
+		{"escaped backslash before u", `{"q": "\\ud800"}`, ""},
+		{"BMP escape", `{"q": "\u00e9\uFFFD"}`, ""},
+		{"lone high surrogate", `{"question": "\ud800"}`, `1:15: question: lone UTF-16 surrogate escape \ud800 (a high surrogate without its low half); write the character itself, or a character outside the Basic Multilingual Plane as a surrogate pair such as \ud83d\ude00`},
+		{"lone low surrogate, upper case", `{"q": "ab\uDC00"}`, `1:10: q: lone UTF-16 surrogate escape \uDC00 (a low surrogate without its high half); write the character itself, or a character outside the Basic Multilingual Plane as a surrogate pair such as \ud83d\ude00`},
+		{"high then not low", `{"q": "\ud800\u0041"}`, `1:8: q: lone UTF-16 surrogate escape \ud800 (a high surrogate without its low half); write the character itself, or a character outside the Basic Multilingual Plane as a surrogate pair such as \ud83d\ude00`},
+		{"nested field", "{\n  \"items\": [\n    {\"type\": \"memory\", \"text\": \"ok\"},\n    {\"type\": \"memory\", \"text\": \"x\\udfff\"}\n  ]\n}", `4:34: items[1].text: lone UTF-16 surrogate escape \udfff (a low surrogate without its high half); write the character itself, or a character outside the Basic Multilingual Plane as a surrogate pair such as \ud83d\ude00`},
+		{"in a key", `{"a": 1, "b\ud800": 2}`, `1:12: a key: lone UTF-16 surrogate escape \ud800 (a high surrogate without its low half); write the character itself, or a character outside the Basic Multilingual Plane as a surrogate pair such as \ud83d\ude00`},
+		{"in a nested key", `{"a": {"\udc00": 2}}`, `1:9: a key of a: lone UTF-16 surrogate escape \udc00 (a low surrogate without its high half); write the character itself, or a character outside the Basic Multilingual Plane as a surrogate pair such as \ud83d\ude00`},
+		{"array of strings", `{"dates": ["2026-01-01", "\ud800"]}`, `1:27: dates[1]: lone UTF-16 surrogate escape \ud800 (a high surrogate without its low half); write the character itself, or a character outside the Basic Multilingual Plane as a surrogate pair such as \ud83d\ude00`},
+		{"invalid UTF-8", "{\"question\": \"caf\xe9\"}", `1:18: question: invalid UTF-8 byte 0xe9; encode the text as UTF-8`},
+		{"invalid UTF-8 after multibyte", "{\"q\": \"住宿\xff\"}", `1:10: q: invalid UTF-8 byte 0xff; encode the text as UTF-8`},
+		{"invalid UTF-8 outside strings", "{\"q\": 1\xff}", `1:8: q: invalid UTF-8 byte 0xff; encode the text as UTF-8`},
+		{"truncated escape is left to the decoder", `{"q": "\ud8`, ""},
+		{"unterminated string is left to the decoder", `{"q": "abc`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := ""
+			if e := Check([]byte(tt.data)); e != nil {
+				got = e.Error()
+			}
+			if got != tt.want {
+				t.Errorf("Check(%q) = %q, want %q", tt.data, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestCheckPointer(t *testing.T) {
+	tests := []struct{ data, field, pointer string }{
+		{`{"items": [{}, {"text": "\ud800"}]}`, "items[1].text", "/items/1/text"},
+		{`{"a/b": {"c~d": "\ud800"}}`, "a/b.c~d", "/a~1b/c~0d"},
+		{`["\ud800"]`, "[0]", "/0"},
+		{`"\ud800"`, "", ""},
+	}
+	for _, tt := range tests {
+		e := Check([]byte(tt.data))
+		if e == nil || e.Field != tt.field || e.Pointer != tt.pointer {
+			t.Errorf("Check(%s) = %+v, want field %q, pointer %q", tt.data, e, tt.field, tt.pointer)
+		}
+	}
+}
+
+// FuzzCheck checks Check against encoding/json: whatever Check passes,
+// json.Unmarshal reads without replacing anything, so re-encoding the
+// decoded strings gives back valid text; and Check never panics.
+func FuzzCheck(f *testing.F) {
+	for _, s := range []string{`{"question": "\ud800"}`, `{"q": "\ud83d\ude00"}`, "{\"q\": \"caf\xe9\"}", `["\\ud800", {"a\udc00": 1}]`, `{"a": [1, {"b": "\u00e9"}]}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		e := Check(data)
+		var v any
+		if json.Unmarshal(data, &v) != nil {
+			return
+		}
+		if e == nil && containsReplacement(v) && !containsLiteralReplacement(data) {
+			t.Fatalf("Check passed %q, but decoding replaced text", data)
+		}
+	})
+}
+
+func containsReplacement(v any) bool {
+	switch v := v.(type) {
+	case string:
+		for _, r := range v {
+			if r == '\uFFFD' {
+				return true
+			}
+		}
+	case []any:
+		for _, x := range v {
+			if containsReplacement(x) {
+				return true
+			}
+		}
+	case map[string]any:
+		for k, x := range v {
+			if containsReplacement(k) || containsReplacement(x) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// containsLiteralReplacement reports U+FFFD written in the input itself,
+// which decoding rightly keeps.
+func containsLiteralReplacement(data []byte) bool {
+	s := string(data)
+	return strings.Contains(s, "\uFFFD") || strings.Contains(strings.ToLower(s), `\ufffd`)
+}
