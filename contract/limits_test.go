@@ -89,12 +89,12 @@ func TestConfigBudgetRange(t *testing.T) {
 func TestBuilderRefusesInvalidLimits(t *testing.T) {
 	b := newBuilder(t, corpus.Sample(), "codepoint")
 	req := request("en", "What is the limit?", true, "lodging", "2026-09-14")
-	res, err := b.Build(req)
+	res, err := b.Build(t.Context(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	b.Limits = budget.Limits{Capacity: 1, Wrapper: math.MaxInt}
-	if _, err := b.Build(req); !errors.Is(err, budget.ErrLimitRange) {
+	if _, err := b.Build(t.Context(), req); !errors.Is(err, budget.ErrLimitRange) {
 		t.Fatalf("Build() error = %v, want ErrLimitRange", err)
 	}
 	v := b.Verify(res.JSON, "en")

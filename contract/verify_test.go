@@ -114,7 +114,7 @@ func TestVerify(t *testing.T) {
 // "text" problem at the field's JSON pointer.
 func TestVerifyInvalidText(t *testing.T) {
 	b := newBuilder(t, corpus.Sample(), "codepoint")
-	res, err := b.Build(request("en", "What is the limit?", true, "lodging", "2026-09-14"))
+	res, err := b.Build(t.Context(), request("en", "What is the limit?", true, "lodging", "2026-09-14"))
 	if err != nil {
 		t.Fatal(err)
 	}
