@@ -15,6 +15,9 @@ type Range struct {
 // String formats r as "START-END".
 func (r Range) String() string { return strconv.Itoa(r.Start) + "-" + strconv.Itoa(r.End) }
 
+// overlaps reports whether r and o share a line.
+func (r Range) overlaps(o Range) bool { return r.Start <= o.End && o.Start <= r.End }
+
 // Len is the number of lines in r.
 func (r Range) Len() int { return r.End - r.Start + 1 }
 
@@ -91,6 +94,13 @@ func ParseAddress(s string) (Address, error) {
 	}
 	return a, nil
 }
+
+// ValidSubject reports whether s is a well-formed subject: like a
+// source_id, one or more lowercase ASCII letters, digits, '.', '_' or '-'.
+// A subject is compared byte for byte, so a capital letter, a blank or a
+// comma ("lodging, rail" written without brackets) would make a subject no
+// question ever asks for.
+func ValidSubject(s string) bool { return ValidSourceID(s) }
 
 // ValidSourceID reports whether id is a well-formed source_id: one or more
 // lowercase ASCII letters, digits, '.', '_' or '-'.

@@ -23,6 +23,7 @@ const (
 	CodeEmptyInterval    Code = "empty-interval"
 	CodeDuplicateSource  Code = "duplicate-source"
 	CodeCiteOutsideBody  Code = "cite-outside-body"
+	CodeEmptyBody        Code = "empty-body"
 	CodeSymlinkOutside   Code = "symlink-outside"
 	CodeUnreadable       Code = "unreadable"
 	CodeEmptyCorpus      Code = "empty-corpus"

@@ -7,10 +7,12 @@ import (
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/ka2/ka2/internal/yamlerr"
 )
 
 // decodeFrontMatter decodes the front matter text into doc as
-// yaml.Unmarshal does. The common form — "key: value" lines at the left
+// yamlerr.Decode does. The common form — "key: value" lines at the left
 // margin, with plain, quoted or one-line [a, b] values, blank lines and
 // comments — is read by hand, giving the same nodes (kind, style, tag for
 // null, value, line, column, children) as yaml.v3; anything else goes to
@@ -24,7 +26,12 @@ func decodeFrontMatter(text string, doc *yaml.Node) (release func(), err error) 
 			return arena.release, nil
 		}
 	}
-	return func() {}, yaml.Unmarshal([]byte(text), doc)
+	n, err := yamlerr.Decode([]byte(text))
+	if err != nil {
+		return func() {}, err
+	}
+	*doc = *n
+	return func() {}, nil
 }
 
 // slowYAML turns the fast path off, for the tests that compare the two.
@@ -100,7 +107,9 @@ func (a *nodeArena) parse(text string) (*yaml.Node, bool) {
 		for k < len(l) && isKeyByte(l[k], k == 0) {
 			k++
 		}
-		if k == 0 || k+1 >= len(l) || l[k] != ':' || l[k+1] != ' ' {
+		// yaml.v3 takes a plain word for a key only within 1024
+		// characters of its start; leave a longer one to it.
+		if k == 0 || k > 1000 || k+1 >= len(l) || l[k] != ':' || l[k+1] != ' ' {
 			return nil, false
 		}
 		key := alloc(yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: l[:k], Line: line, Column: 1})

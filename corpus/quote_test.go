@@ -18,8 +18,7 @@ func TestCorpusQuote(t *testing.T) {
 		"crlf.md":    {Data: []byte(fmt.Sprintf(fm, "crlf") + "one\r\ntwo\r\n\r\nthree")},
 		"bom.md":     {Data: []byte("\ufeff" + fmt.Sprintf(fm, "bom") + "uno\ndos")},
 		"lonecr.md":  {Data: []byte(fmt.Sprintf(fm, "lonecr") + "a\rb\nc\r")},
-		"empty.md":   {Data: []byte(fmt.Sprintf(fm, "empty"))},
-		"blanks.md":  {Data: []byte(fmt.Sprintf(fm, "blanks") + "\n\n\n")},
+		"blanks.md":  {Data: []byte(fmt.Sprintf(fm, "blanks") + "\n\ntext\n\n")},
 		"unicode.md": {Data: []byte(fmt.Sprintf(fm, "unicode") + "住宿标准\n每晚 750 元\n")},
 	}
 	sample, err := corpus.Load(corpus.Sample())

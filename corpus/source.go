@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -15,6 +16,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/ka2/ka2/internal/suggest"
+	"github.com/ka2/ka2/internal/textsafe"
 	"github.com/ka2/ka2/internal/yamlerr"
 )
 
@@ -249,6 +251,22 @@ func (p *parser) parse(data []byte) {
 		p.body = joinLines(text, lines, crlf, end+1, len(lines))
 	}
 	p.frontMatter(joinLines(text, lines, crlf, 1, end))
+	// A source is there to be quoted: without text, every question on its
+	// subject would select it and have nothing to quote.
+	if blankLines(p.src.Lines) {
+		p.errorf(p.src.BodyLine, 1, CodeEmptyBody, "write the policy text below the closing '---'",
+			"the body is empty; it must hold the policy text")
+	}
+}
+
+// blankLines reports whether every line is empty or blanks only.
+func blankLines(lines []string) bool {
+	for _, l := range lines {
+		if strings.TrimSpace(l) != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // joinLines returns lines[i:j] joined by "\n". Without CRLF, lines are
@@ -327,6 +345,11 @@ func (p *parser) frontMatter(text string) {
 	var doc yaml.Node
 	release, err := decodeFrontMatter(text, &doc)
 	defer release()
+	var ye *yamlerr.Error
+	if errors.As(err, &ye) {
+		p.errorf(ye.Line+1, ye.Col, CodeBadFrontMatter, ye.Hint, "front matter: %s", ye.Msg)
+		return
+	}
 	if err != nil {
 		line, col := 1, 1
 		n, msg := yamlerr.Locate(err, []byte(text))
@@ -394,9 +417,12 @@ func (p *parser) fields(v map[string]*yaml.Node) {
 	case v["subject"] != nil:
 		if x := p.scalar(v, "subject", true); x != "" {
 			s.Subjects = []string{x}
+			p.subjects("subject", []*yaml.Node{v["subject"]})
 		}
 	default:
-		s.Subjects, _ = p.list(v, "subjects", true)
+		var nodes []*yaml.Node
+		s.Subjects, nodes = p.list(v, "subjects", true)
+		p.subjects("subjects", nodes)
 	}
 	s.ValidFrom = p.date(v, "valid_from", true)
 	s.ValidUntil = p.date(v, "valid_until", false)
@@ -423,6 +449,48 @@ func (p *parser) fields(v map[string]*yaml.Node) {
 	p.cite(v["cite"])
 }
 
+// subjects checks each subject, as written, against ValidSubject.
+func (p *parser) subjects(key string, nodes []*yaml.Node) {
+	for _, n := range nodes {
+		if ValidSubject(n.Value) {
+			continue
+		}
+		hint := "use only lowercase letters, digits, '.', '_' and '-'"
+		fixed := strings.ToLower(strings.TrimSpace(n.Value))
+		switch {
+		case strings.Contains(n.Value, ","):
+			hint = "write several subjects as a list: subjects: [" + strings.Join(splitSubjects(n.Value), ", ") + "]"
+		case ValidSubject(fixed):
+			hint = fmt.Sprintf("write it as %s", fixed)
+		}
+		p.errorf(n.Line+1, n.Column, CodeBadValue, hint, "%s %q is not a valid subject", key, n.Value)
+	}
+}
+
+// splitSubjects splits "Lodging, rail" into lowercase, trimmed items.
+func splitSubjects(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.ToLower(strings.TrimSpace(x)); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// unsafeValue reports a value with a character textsafe refuses: such a
+// value could forge a line of a text report or send an escape sequence to
+// a terminal.
+func (p *parser) unsafeValue(n *yaml.Node, key string) bool {
+	i, r := textsafe.FirstUnsafe(n.Value)
+	if i < 0 {
+		return false
+	}
+	p.errorf(n.Line+1, n.Column, CodeBadValue, "remove it: values are one line of printable text",
+		"%s %q has a control or direction-changing character (%U)", key, n.Value, r)
+	return true
+}
+
 // node returns the value of key, reporting a missing required key. A null
 // value counts as missing.
 func (p *parser) node(v map[string]*yaml.Node, key string, required bool) *yaml.Node {
@@ -446,6 +514,9 @@ func (p *parser) scalar(v map[string]*yaml.Node, key string, required bool) stri
 	}
 	if n.Kind != yaml.ScalarNode {
 		p.errorf(n.Line+1, n.Column, CodeBadValue, "write a single value", "%s must be a single value", key)
+		return ""
+	}
+	if p.unsafeValue(n, key) {
 		return ""
 	}
 	val := strings.TrimSpace(n.Value)
@@ -477,6 +548,9 @@ func (p *parser) list(v map[string]*yaml.Node, key string, required bool) ([]str
 	for _, it := range items {
 		if it.Kind != yaml.ScalarNode || strings.TrimSpace(it.Value) == "" {
 			p.errorf(it.Line+1, it.Column, CodeBadValue, "write each item as plain text", "%s has an empty or nested item", key)
+			continue
+		}
+		if p.unsafeValue(it, key) {
 			continue
 		}
 		out = append(out, strings.TrimSpace(it.Value))
@@ -516,6 +590,7 @@ func (p *parser) cite(n *yaml.Node) {
 	if n.Kind == yaml.SequenceNode {
 		items = n.Content
 	}
+	var seen []*yaml.Node // the accepted items, in step with p.src.Cite
 	for _, it := range items {
 		r, err := ParseRange(strings.TrimSpace(it.Value))
 		if it.Kind != yaml.ScalarNode || err != nil {
@@ -531,7 +606,20 @@ func (p *parser) cite(n *yaml.Node) {
 				"cite %s is outside the body, which has %s", r, countLines(body))
 			continue
 		}
+		// Each range is one evidence record of the short form: a line in
+		// two ranges would be quoted twice, which verify refuses.
+		if i := slices.IndexFunc(p.src.Cite, r.overlaps); i >= 0 {
+			prev := p.src.Cite[i]
+			what := "overlaps"
+			if prev == r {
+				what = "repeats"
+			}
+			p.errorf(it.Line+1, it.Column, CodeBadValue, "list each body line in one cite range only: merge or remove the ranges",
+				"cite %s %s %s at line %d, column %d", r, what, prev, seen[i].Line+1, seen[i].Column)
+			continue
+		}
 		p.src.Cite = append(p.src.Cite, r)
+		seen = append(seen, it)
 	}
 }
 

@@ -33,7 +33,9 @@ var ruleFrontMatter = &Rule{
 	Doc: `Every policy file starts with a line '---', the keys (YAML), and another line
 '---'; the body follows. This rule reports a file without front matter, front
 matter that is never closed, YAML that does not parse or is not a mapping of keys
-to values, and a key set twice (including subject and subjects together).`,
+to values, a key set twice (including subject and subjects together), a YAML
+document end line '...' (YAML would ignore every key after it), and an explicit
+YAML tag such as !!binary or !!str.`,
 	codes: []corpus.Code{corpus.CodeNoFrontMatter, corpus.CodeBadFrontMatter, corpus.CodeDuplicateKey},
 }
 
@@ -60,10 +62,15 @@ var ruleBadValue = &Rule{
 	ID:       "bad-value",
 	Severity: SeverityError,
 	Summary:  "a front matter value has the wrong shape",
-	Doc: `A value is not what its key needs: a source_id or a supersedes entry that is not
-lowercase letters, digits, '.', '_' and '-'; a lang that is not a language tag; a
-list where a single value belongs, or the reverse; a cite entry that is not a
-line range N-M.`,
+	Doc: `A value is not what its key needs: a source_id, a subject or a supersedes entry
+that is not lowercase letters, digits, '.', '_' and '-' (the hint suggests the list
+form for "subjects: lodging, rail" and the lowercase spelling for "Lodging"); a
+lang that is not a language tag; a list where a single value belongs, or the
+reverse; a cite entry that is not a line range N-M, or that repeats or overlaps
+another; a value holding a control character (other than tab), a line or
+paragraph separator (U+2028, U+2029) or a bidirectional override or isolate
+(U+202A–U+202E, U+2066–U+2069), which could forge a line of a text report or
+send escape sequences to a terminal.`,
 	codes: []corpus.Code{corpus.CodeBadValue},
 }
 
@@ -95,6 +102,17 @@ var ruleCiteOutsideBody = &Rule{
 are numbered from 1 after the closing '---'. A range past the last line cannot be
 quoted.`,
 	codes: []corpus.Code{corpus.CodeCiteOutsideBody},
+}
+
+var ruleEmptyBody = &Rule{
+	ID:       "empty-body",
+	Severity: SeverityError,
+	Summary:  "the body below the front matter is empty",
+	Doc: `A source exists to be quoted: its body, below the closing '---', must hold the
+policy text. An empty body (or one of blank lines only) would be selected for every
+question on its subjects with nothing to quote. The finding points at the line
+after the closing '---', where the text belongs.`,
+	codes: []corpus.Code{corpus.CodeEmptyBody},
 }
 
 var ruleParseError = &Rule{

@@ -1,5 +1,7 @@
-// Package yamlerr reads positions out of yaml.v3's error messages, which
-// carry a line number only in their text.
+// Package yamlerr decides what YAML text every ka2 file format accepts:
+// exactly one document, read to its end, without explicit tags (Decode);
+// and it reads positions out of yaml.v3's error messages, which carry a
+// line number only in their text (Locate).
 package yamlerr
 
 import (
