@@ -447,7 +447,7 @@ var parseErrorTests = []struct {
 	},
 	{
 		name: "C1 control, line separator and bidi override in values",
-		in: doc(hotelWith(`unit: "CNY\x85"`, `supersedes: ["hotel-v0\u2028"]`, `lang: "en\u202e"`), threeLines),
+		in:   doc(hotelWith(`unit: "CNY\x85"`, `supersedes: ["hotel-v0\u2028"]`, `lang: "en\u202e"`), threeLines),
 		want: []string{
 			`[bad-value] policies/hotel-v1.md:6:7: unit "CNY\u0085" has a control or direction-changing character (U+0085); remove it: values are one line of printable text`,
 			`[bad-value] policies/hotel-v1.md:7:14: supersedes "hotel-v0\u2028" has a control or direction-changing character (U+2028); remove it: values are one line of printable text`,
