@@ -10,6 +10,8 @@ import (
 
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/diag"
+	"github.com/ka2/ka2/internal/yamlerr"
 	"github.com/ka2/ka2/selector"
 )
 
@@ -140,6 +142,11 @@ func LoadDefinition(file string) (*Definition, error) {
 		return fail(fmt.Errorf("read contract content: %w", err))
 	}
 	d, err := ParseDefinition(defJSON, content)
+	var ye *yamlerr.Error
+	if errors.As(err, &ye) {
+		// The position is in the content file: name that file.
+		return fail(errors.New(diag.Format(filepath.ToSlash(contentPath), ye.Line, ye.Col, "contract content: "+ye.Msg, ye.Hint)))
+	}
 	if err != nil {
 		return fail(fmt.Errorf("%s: %w", file, err))
 	}

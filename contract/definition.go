@@ -9,10 +9,9 @@ import (
 	"sort"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/ka2/ka2"
 	"github.com/ka2/ka2/budget"
+	"github.com/ka2/ka2/internal/yamlerr"
 )
 
 // Definition is a contract template read from its definition file (such
@@ -83,7 +82,11 @@ func ParseDefinition(defJSON, contentYAML []byte) (*Definition, error) {
 	if err := dec.Decode(&d); err != nil {
 		return nil, fmt.Errorf("contract definition: %w", err)
 	}
-	if err := yaml.Unmarshal(contentYAML, &d.Content); err != nil {
+	doc, err := yamlerr.Decode(contentYAML)
+	if err == nil && doc.Kind != 0 {
+		err = doc.Decode(&d.Content)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("contract content: %w", err)
 	}
 	if err := d.check(); err != nil {

@@ -1,10 +1,8 @@
 package golden
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -186,28 +184,21 @@ func (p *fileParser) errorf(n *yaml.Node, code Code, hint, format string, args .
 }
 
 func (p *fileParser) parse(data []byte) *File {
-	var doc yaml.Node
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	err := dec.Decode(&doc)
+	doc, err := yamlerr.Decode(data)
+	var ye *yamlerr.Error
 	switch {
-	case errors.Is(err, io.EOF):
-		p.errs = append(p.errs, &Error{Path: p.path, Code: CodeSyntax, Msg: "the case file is empty",
-			Hint: "list cases under cases:, each with name, question, subject and dates"})
+	case errors.As(err, &ye):
+		p.errs = append(p.errs, &Error{Path: p.path, Line: ye.Line, Col: ye.Col, Code: CodeSyntax, Msg: ye.Msg, Hint: ye.Hint})
 		return nil
 	case err != nil:
 		p.syntax(err, data)
 		return nil
-	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
-		if err != nil {
-			p.syntax(err, data)
-		} else {
-			p.errorf(&extra, CodeSyntax, "keep one document per case file, or split it into several files", "a second YAML document starts here")
-		}
+	case doc.Kind == 0:
+		p.errs = append(p.errs, &Error{Path: p.path, Code: CodeSyntax, Msg: "the case file is empty",
+			Hint: "list cases under cases:, each with name, question, subject and dates"})
 		return nil
 	}
-	root := &doc
+	root := doc
 	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
 		root = root.Content[0]
 	}

@@ -146,7 +146,10 @@ func TestParseFileErrors(t *testing.T) {
 	}{
 		{"empty file", "", []string{"c.yaml: the case file is empty; list cases under cases:, each with name, question, subject and dates"}},
 		{"not yaml", "cases: [a\n", []string{"c.yaml:1: did not find expected ',' or ']'; fix the YAML syntax; indent with spaces, and quote text that contains ': ' or starts with a special character"}},
-		{"two documents", "cases: []\n---\ncases: []\n", []string{"c.yaml:2:1: a second YAML document starts here; keep one document per case file, or split it into several files"}},
+		{"two documents", "cases: []\n---\ncases: []\n", []string{"c.yaml:2:1: a second YAML document starts here; keep one YAML document in the file: remove the '---' line, or move what follows to its own file"}},
+		{"a document end line drops the cases after it", "cases:\n  - {name: a, question: q, subject: s, dates: [2026-01-01]}\n...\n  - {name: b, question: q, subject: s, dates: [someday]}\n", []string{"c.yaml:3:1: a YAML document end line '...' ends the reading here, so what follows it would be ignored; remove the '...' line"}},
+		{"a tag", "cases:\n  - {name: a, question: !!binary cQ==, subject: s, dates: [2026-01-01]}\n", []string{"c.yaml:2:25: YAML tag !!binary is not allowed; remove the tag and write the value as plain text"}},
+		{"a custom tag", "defaults: !settings {subject: s}\ncases:\n  - {name: a, question: q, dates: [2026-01-01]}\n", []string{"c.yaml:1:11: YAML tag !settings is not allowed; remove the tag and write the value as plain text"}},
 		{"no cases", "defaults:\n  subject: x\n", []string{"c.yaml:1:1: no cases; add cases: with at least one case (name, question, subject, dates)"}},
 		{"unknown top-level key with suggestion", "case:\n  - name: a\n", []string{
 			"c.yaml:1:1: no cases; add cases: with at least one case (name, question, subject, dates)",
@@ -313,6 +316,9 @@ func FuzzParseFile(f *testing.F) {
 	f.Add([]byte("cases:\n  - name: a\n    items: []\n"))
 	f.Add([]byte("defaults: {capacity: 1, wrapper: 9223372036854775807, reserve: -9223372036854775808}\ncases:\n  - {name: a, question: q, subject: s, dates: [2026-01-01]}\n"))
 	f.Add([]byte("cases:\n  - {name: a, question: q, subject: s, dates: [2026-01-01], capacity: 100000000, reserve: 99999999, wrapper: 99999999}\n"))
+	f.Add([]byte("cases:\n  - {name: a, question: q, subject: s, dates: [2026-01-01]}\n...\n  - {name: b}\n"))
+	f.Add([]byte("cases:\n  - {name: !!binary YQ==, question: !q q, subject: s, dates: [2026-01-01]}\n"))
+	f.Add([]byte("cases: []0\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		a, errA := golden.ParseFile("f.yaml", data)
 		b, errB := golden.ParseFile("f.yaml", data)

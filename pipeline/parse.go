@@ -1,10 +1,8 @@
 package pipeline
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"regexp"
 	"strings"
@@ -84,15 +82,13 @@ func (ps *parser) errorf(code Code, pos Pos, suggestion, format string, args ...
 	ps.report(SeverityError, code, pos, suggestion, format, args...)
 }
 
-// decode reads one YAML document, turning a panic inside the YAML library
-// into an error: a pipeline file must never crash ka2.
-func decode(dec *yaml.Decoder, n *yaml.Node) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("the YAML parser failed: %v", r)
-		}
-	}()
-	return dec.Decode(n)
+// capitalize starts a suggestion with a capital letter, as pipeline
+// suggestions do.
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 func (ps *parser) yamlError(err error) {
@@ -115,12 +111,10 @@ func (ps *parser) parse() {
 		ps.fatal = true
 		return
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(ps.src))
-	var doc yaml.Node
-	err := decode(dec, &doc)
-	if err == io.EOF || (err == nil && isNull(&doc)) {
-		ps.errorf(CodeSyntax, Pos{}, "Declare stages and a flow, e.g. stages: {build: {uses: ka2.build}} and flow: build",
-			"the file is empty")
+	doc, err := yamlerr.Decode(ps.src)
+	var ye *yamlerr.Error
+	if errors.As(err, &ye) {
+		ps.errorf(CodeSyntax, Pos{File: ps.p.File, Line: ye.Line, Col: ye.Col}, capitalize(ye.Hint), "%s", ye.Msg)
 		ps.fatal = true
 		return
 	}
@@ -128,18 +122,13 @@ func (ps *parser) parse() {
 		ps.yamlError(err)
 		return
 	}
-	var extra yaml.Node
-	if err := decode(dec, &extra); err != io.EOF {
-		if err != nil {
-			ps.yamlError(err)
-			return
-		}
-		ps.errorf(CodeSyntax, ps.at(&extra), "Remove the second document or move it to its own file",
-			"a pipeline file holds one YAML document; this is a second one")
+	if doc.Kind == 0 || isNull(doc) {
+		ps.errorf(CodeSyntax, Pos{}, "Declare stages and a flow, e.g. stages: {build: {uses: ka2.build}} and flow: build",
+			"the file is empty")
 		ps.fatal = true
 		return
 	}
-	if ps.refuseAliases(&doc) {
+	if ps.refuseAliases(doc) {
 		ps.fatal = true
 		return
 	}

@@ -27,6 +27,8 @@ func FuzzParsePolicy(f *testing.F) {
 	}
 	f.Add("version: 1\nprotected: []\nsources: {}\ntransitions: []\n")
 	f.Add("version: 1\nprotected: [memory]\nsources:\n  \"tool:*\": [tool_output]\ntransitions:\n  - {from: tool_output, to: memory, validate: [{check: max_codepoints, limit: 5}]}\n")
+	f.Add("version: 1\nprotected: [instruction]\nsources: {}\ntransitions: []\n...\nprotected: []\n")
+	f.Add("version: !!str 1\nprotected: [!kind memory]\nsources: {}\ntransitions: []\n")
 	f.Fuzz(func(t *testing.T, src string) {
 		p, err := provenance.ParsePolicy("fuzz.yaml", []byte(src))
 		if err != nil {

@@ -1,13 +1,11 @@
 package provenance
 
 import (
-	"bytes"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -337,23 +335,23 @@ func (pp *policyParser) errAt(n *yaml.Node, hint, format string, args ...any) *E
 }
 
 func (pp *policyParser) parse(data []byte) (*Policy, error) {
-	var doc yaml.Node
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, pp.errAt(nil, "start from the default: ka2's provenance/default_policy.yaml", "the policy file is empty")
-		}
+	doc, err := yamlerr.Decode(data)
+	var ye *yamlerr.Error
+	switch {
+	case errors.As(err, &ye):
+		e := pp.errAt(nil, ye.Hint, "%s", ye.Msg)
+		e.Line, e.Col = ye.Line, ye.Col
+		return nil, e
+	case err != nil:
 		e := pp.errAt(nil, "", "%v", err)
 		if line, msg := yamlerr.Locate(err, data); line > 0 {
 			e.Line, e.Message = line, msg
 		}
 		return nil, e
+	case doc.Kind == 0:
+		return nil, pp.errAt(nil, "start from the default: ka2's provenance/default_policy.yaml", "the policy file is empty")
 	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
-		return nil, pp.errAt(&extra, "keep one YAML document in the file", "the policy file holds more than one document")
-	}
-	root := &doc
+	root := doc
 	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
 		root = root.Content[0]
 	}

@@ -177,7 +177,9 @@ func TestParsePolicyErrors(t *testing.T) {
 	}{
 		{"empty", "", 0, 0, "the policy file is empty"},
 		{"not YAML", "version: [1", 1, 0, "did not find expected"},
-		{"two documents", base + "---\nversion: 1\n", 6, 1, "more than one document"},
+		{"two documents", base + "---\nversion: 1\n", 6, 1, "a second YAML document starts here"},
+		{"a document end line", base + "...\nwrapped: {types: [instruction], min_codepoints: 5}\n", 6, 1, "a YAML document end line '...'"},
+		{"a tag", strings.Replace(base, "version: 1", "version: !!str 1", 1), 1, 10, "YAML tag !!str is not allowed"},
 		{"not a mapping", "- a\n", 1, 1, "the policy must be a mapping"},
 		{"unknown key", base + "protect: [memory]\n", 6, 1, `unknown key "protect"`},
 		{"missing key", "version: 1\nprotected: []\nsources: {}\n", 1, 1, `no "transitions" key`},

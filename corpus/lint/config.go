@@ -145,8 +145,12 @@ func validGlob(glob string) bool {
 // silently leaves a rule on.
 func ParseConfig(name string, data []byte) (*Config, error) {
 	c := &Config{Path: name, Base: ".", Rules: map[string]Severity{}}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	doc, err := yamlerr.Decode(data)
+	var ye *yamlerr.Error
+	if errors.As(err, &ye) {
+		return nil, &ConfigError{Path: name, Line: ye.Line, Col: ye.Col, Msg: ye.Msg, Hint: ye.Hint}
+	}
+	if err != nil {
 		line, msg := yamlerr.Locate(err, data)
 		return nil, &ConfigError{Path: name, Line: line, Msg: "not valid YAML: " + msg, Hint: "fix the YAML syntax"}
 	}

@@ -35,6 +35,8 @@ func TestParseConfig(t *testing.T) {
 		{name: "override without files", yaml: "overrides:\n  - rules: {overlap: off}\n", wantErr: `c.yaml:2:5: override names no files; add files: ["GLOB", …]`},
 		{name: "bad glob", yaml: "overrides:\n  - files: [\"a/[b\"]\n    rules: {overlap: off}\n", wantErr: `c.yaml:2:13: files: "a/[b" is not a valid glob; write globs relative to the configuration file, such as "archive/**" or "*.md"`},
 		{name: "not YAML", yaml: "rules: [\n", wantErr: "c.yaml:1: not valid YAML: did not find expected node content; fix the YAML syntax"},
+		{name: "a document end line", yaml: "rules:\n  overlap: off\n...\nrules:\n  overlap: error\n", wantErr: "c.yaml:3:1: a YAML document end line '...' ends the reading here, so what follows it would be ignored; remove the '...' line"},
+		{name: "a tag", yaml: "rules:\n  overlap: !!str off\n", wantErr: "c.yaml:2:12: YAML tag !!str is not allowed; remove the tag and write the value as plain text"},
 		{name: "not a mapping", yaml: "- a\n", wantErr: "c.yaml:1:1: configuration is not a mapping of keys to values; write rules: and overrides: keys"},
 	}
 	for _, tt := range tests {

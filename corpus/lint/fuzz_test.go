@@ -98,6 +98,8 @@ func FuzzConfig(f *testing.F) {
 	f.Add([]byte("rules:\n  overlap: off\noverrides:\n  - files: [\"a/**\"]\n    rules: {crlf: error}\n"))
 	f.Add([]byte("overrides: [{files: x, rules: {bom: info}}]"))
 	f.Add([]byte("rules: [\n"))
+	f.Add([]byte("rules:\n  overlap: off\n...\nrules: {overlap: error}\n"))
+	f.Add([]byte("rules: !!map {overlap: !!str off}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := ParseConfig("c.yaml", data)
 		if err != nil {

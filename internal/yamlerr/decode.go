@@ -33,7 +33,18 @@ func (e *Error) Error() string {
 // Text without a document (empty, or only comments) gives a node of kind
 // 0, as yaml.Unmarshal does. A syntax error is yaml.v3's own error, for
 // Locate.
-func Decode(src []byte) (*yaml.Node, error) {
+//
+// A panic inside yaml.v3 becomes an error: no input file may crash ka2.
+func Decode(src []byte) (doc *yaml.Node, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			doc, err = nil, fmt.Errorf("the YAML parser failed: %v", r)
+		}
+	}()
+	return decode(src)
+}
+
+func decode(src []byte) (*yaml.Node, error) {
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
