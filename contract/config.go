@@ -11,6 +11,7 @@ import (
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/internal/diag"
+	"github.com/ka2/ka2/internal/inputfile"
 	"github.com/ka2/ka2/internal/yamlerr"
 	"github.com/ka2/ka2/selector"
 )
@@ -128,7 +129,7 @@ func LoadDefinition(file string) (*Definition, error) {
 		return Default(), nil
 	}
 	fail := func(err error) (*Definition, error) { return nil, &ConfigError{SettingContract, err} }
-	defJSON, err := os.ReadFile(file)
+	defJSON, err := inputfile.ReadFile(file, inputfile.MaxSize)
 	if err != nil {
 		return fail(fmt.Errorf("read contract: %w", err))
 	}
@@ -137,7 +138,7 @@ func LoadDefinition(file string) (*Definition, error) {
 		return fail(fmt.Errorf("%s: %w", file, err))
 	}
 	contentPath := filepath.Join(filepath.Dir(file), filepath.FromSlash(name))
-	content, err := os.ReadFile(contentPath)
+	content, err := inputfile.ReadFile(contentPath, inputfile.MaxSize)
 	if err != nil {
 		return fail(fmt.Errorf("read contract content: %w", err))
 	}

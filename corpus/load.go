@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"path"
 	"runtime"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ka2/ka2/internal/inputfile"
 )
 
 // Corpus is a loaded, checked set of policy sources.
@@ -321,6 +322,14 @@ func files(fsys fs.FS) ([]string, []fs.DirEntry, ErrorList) {
 		if d.IsDir() || !isMD {
 			return nil
 		}
+		if d.Type()&fs.ModeSymlink == 0 {
+			// A named pipe or a device is refused by its entry, without
+			// opening it: opening a pipe blocks until someone writes.
+			if err := inputfile.CheckMode(p, d.Type()); err != nil {
+				errs = append(errs, unreadable(p, err))
+				return nil
+			}
+		}
 		paths = append(paths, p)
 		entries = append(entries, d)
 		return nil
@@ -337,8 +346,7 @@ func files(fsys fs.FS) ([]string, []fs.DirEntry, ErrorList) {
 func loadFile(fsys fs.FS, p string) (*Source, string, fileStat, ErrorList) {
 	data, st, err := readFile(fsys, p)
 	if err != nil {
-		return nil, "", fileStat{}, ErrorList{{Path: p, Code: CodeUnreadable, Msg: "cannot read: " + unwrapPathError(err),
-			Hint: "check the file's permissions, and that links stay inside the corpus"}}
+		return nil, "", fileStat{}, ErrorList{unreadable(p, err)}
 	}
 	s, text, err := parse(p, data, true) // data is not used again
 	if err != nil {
@@ -352,35 +360,27 @@ func loadFile(fsys fs.FS, p string) (*Source, string, fileStat, ErrorList) {
 // readFile reads the file at p, as fs.ReadFile does, and its status from
 // the open file, taken before reading: a change after that gives the file
 // a new status, so LoadReusing reads it again.
+//
+// Only a regular file of at most inputfile.MaxSize bytes is read: a named
+// pipe would block the load for good, and a device could fill the memory.
 func readFile(fsys fs.FS, p string) ([]byte, fileStat, error) {
-	f, err := fsys.Open(p)
+	buf, info, err := inputfile.ReadFS(fsys, p, inputfile.MaxSize)
 	if err != nil {
 		return nil, fileStat{}, err
 	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, fileStat{}, err
+	return buf, statOf(info), nil
+}
+
+// unreadable is the problem for a policy file that cannot be read.
+func unreadable(p string, err error) *Error {
+	hint := "check the file's permissions, and that links stay inside the corpus"
+	switch {
+	case errors.Is(err, inputfile.ErrNotRegular):
+		hint = "replace it with a regular file, or rename it so that it does not end in .md"
+	case errors.Is(err, inputfile.ErrTooLarge):
+		hint = "split the policy into several files"
 	}
-	buf := make([]byte, 0, info.Size()+1) // +1: see EOF without growing
-	for {
-		n, err := f.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fileStat{}, err
-		}
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-	}
-	st := fileStat{}
-	if info.Mode().IsRegular() {
-		st = statOf(info)
-	}
-	return buf, st, nil
+	return &Error{Path: p, Code: CodeUnreadable, Msg: "cannot read: " + unwrapPathError(err), Hint: hint}
 }
 
 // unwrapPathError drops the operation and path that fs errors repeat, since

@@ -1,6 +1,7 @@
 package corpus_test
 
 import (
+	"bytes"
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
@@ -18,6 +19,7 @@ import (
 	"github.com/sebdah/goldie/v2"
 
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/inputfile"
 )
 
 // TestLoadFixtures loads each corpus in testdata/load/*.txtar from disk,
@@ -732,5 +734,32 @@ func TestErrorFormat(t *testing.T) {
 	l := corpus.ErrorList{tests[0].err, tests[1].err}
 	if diff := cmp.Diff("a.md:3:7: bad; fix it\na.md:3: bad", l.Error()); diff != "" {
 		t.Errorf("ErrorList.Error() mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestLoadSpecialFiles: only regular files of at most inputfile.MaxSize
+// bytes are read; a named pipe, a device or an oversized file is a
+// problem naming its path.
+func TestLoadSpecialFiles(t *testing.T) {
+	ok := []byte(doc(hotel, threeLines))
+	big := append([]byte(doc(hotelReplacing(0, "source_id: big"), threeLines)), bytes.Repeat([]byte("x"), inputfile.MaxSize)...)
+	fsys := fstest.MapFS{
+		"hotel-v1.md":    {Data: ok},
+		"pipe.md":        {Mode: fs.ModeNamedPipe},
+		"dev/zero.md":    {Mode: fs.ModeDevice | fs.ModeCharDevice},
+		"sock.md":        {Mode: fs.ModeSocket},
+		"big.md":         {Data: big},
+		"exactly-cap.md": {Data: append([]byte(doc(hotelReplacing(0, "source_id: cap"), threeLines)), bytes.Repeat([]byte("y"), inputfile.MaxSize-len(doc(hotelReplacing(0, "source_id: cap"), threeLines)))...)},
+		"notes/pipe.txt": {Mode: fs.ModeNamedPipe}, // not a policy file: never opened
+	}
+	_, err := corpus.Load(fsys)
+	want := []string{
+		"[unreadable] big.md: cannot read: it is larger than 4 MiB, the most ka2 reads from one file; split the policy into several files",
+		"[unreadable] dev/zero.md: cannot read: it is a character device, not a regular file; ka2 reads only regular files; replace it with a regular file, or rename it so that it does not end in .md",
+		"[unreadable] pipe.md: cannot read: it is a named pipe (FIFO), not a regular file; ka2 reads only regular files; replace it with a regular file, or rename it so that it does not end in .md",
+		"[unreadable] sock.md: cannot read: it is a socket, not a regular file; ka2 reads only regular files; replace it with a regular file, or rename it so that it does not end in .md",
+	}
+	if diff := cmp.Diff(want, problems(t, err)); diff != "" {
+		t.Errorf("Load() mismatch (-want +got):\n%s", diff)
 	}
 }

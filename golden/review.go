@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/ka2/ka2/internal/inputfile"
 )
 
 // PendingGolden is a pending golden (NAME.golden.new, written by
@@ -24,14 +26,14 @@ func (s *Suite) Pending() ([]PendingGolden, error) {
 	var out []PendingGolden
 	for _, c := range s.Cases {
 		p := c.Golden + PendingSuffix
-		data, err := os.ReadFile(filepath.FromSlash(p))
+		data, err := inputfile.ReadFile(filepath.FromSlash(p), inputfile.MaxSize)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", p, err)
 		}
-		old, err := os.ReadFile(filepath.FromSlash(c.Golden))
+		old, err := inputfile.ReadFile(filepath.FromSlash(c.Golden), inputfile.MaxSize)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("read %s: %w", c.Golden, err)
 		}

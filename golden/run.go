@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/ka2/ka2/internal/atomicfile"
+	"github.com/ka2/ka2/internal/inputfile"
 )
 
 // Options control a run. The zero Options compare every case with its
@@ -148,7 +149,7 @@ func runCase(c *Case, opts Options) CaseReport {
 	r := CaseReport{Name: c.Name, Line: c.Line, Golden: c.Golden, Outcome: outcomeName(o.Kind)}
 	r.Expectations = c.check(o)
 	counter, limits := c.builder.Counter, c.builder.Limits
-	want, err := os.ReadFile(filepath.FromSlash(c.Golden))
+	want, err := inputfile.ReadFile(filepath.FromSlash(c.Golden), inputfile.MaxSize)
 	switch {
 	case err == nil && bytes.Equal(want, o.Bytes):
 		r.State = StateMatch
@@ -161,7 +162,11 @@ func runCase(c *Case, opts Options) CaseReport {
 		r.Summary = Summarize(nil, o.Bytes, counter, limits)
 	default:
 		r.State = StateUnreadable
-		r.Error = fmt.Sprintf("%s: read golden: %s; check its permissions", c.Golden, unwrapPathError(err))
+		hint := "check its permissions"
+		if errors.Is(err, inputfile.ErrNotRegular) || errors.Is(err, inputfile.ErrTooLarge) {
+			hint = "delete it, and run ka2 regress --update to write it again"
+		}
+		r.Error = fmt.Sprintf("%s: read golden: %s; %s", c.Golden, unwrapPathError(err), hint)
 	}
 	if r.State == StateDiffers || r.State == StateMissing {
 		switch {

@@ -15,6 +15,7 @@ import (
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/inputfile"
 	"github.com/ka2/ka2/provenance"
 	"github.com/ka2/ka2/selector"
 )
@@ -58,7 +59,7 @@ func Load(paths []string, opts LoadOptions) (*Suite, error) {
 	files := make([]*File, len(found))
 	perFile := make([]error, len(found))
 	parallel(len(found), 0, func(i int) {
-		data, err := os.ReadFile(filepath.FromSlash(found[i].path))
+		data, err := inputfile.ReadFile(filepath.FromSlash(found[i].path), inputfile.MaxSize)
 		if err != nil {
 			perFile[i] = ErrorList{{Path: found[i].path, Code: CodeUnreadable, Msg: "cannot read: " + unwrapPathError(err)}}
 			return

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
 
 	"github.com/ka2/ka2/internal/diag"
+	"github.com/ka2/ka2/internal/inputfile"
 	"github.com/ka2/ka2/internal/suggest"
 	"github.com/ka2/ka2/internal/yamlerr"
 	"gopkg.in/yaml.v3"
@@ -282,7 +282,7 @@ func FindConfig(fsys fs.FS, dir string) (*Config, error) {
 	dir = path.Clean(dir)
 	for d := dir; ; d = path.Dir(d) {
 		name := path.Join(d, ConfigFile)
-		data, err := fs.ReadFile(fsys, name)
+		data, _, err := inputfile.ReadFS(fsys, name, inputfile.MaxSize)
 		if err == nil {
 			c, err := ParseConfig(name, data)
 			if err != nil {
@@ -320,7 +320,7 @@ func FindConfigOS(dir string) (*Config, error) {
 		return nil, fmt.Errorf("find %s: %w", ConfigFile, err)
 	}
 	for d := abs; ; {
-		data, err := os.ReadFile(filepath.Join(d, ConfigFile))
+		data, err := inputfile.ReadFile(filepath.Join(d, ConfigFile), inputfile.MaxSize)
 		if err == nil {
 			up, _ := filepath.Rel(abs, d)
 			name := filepath.Join(d, ConfigFile)

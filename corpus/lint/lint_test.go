@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/inputfile"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/sebdah/goldie/v2"
 )
@@ -608,5 +609,26 @@ func TestSARIFFingerprints(t *testing.T) {
 	both := fp("/r", base, moved)
 	if want := []string{first, strings.TrimSuffix(first, "1") + "2"}; !slices.Equal(both, want) {
 		t.Errorf("two equal findings: %v, want %v", both, want)
+	}
+}
+
+// TestSpecialFiles: a named pipe or an oversized policy file is an
+// unreadable finding naming the path; lint never opens the pipe.
+func TestSpecialFiles(t *testing.T) {
+	fsys := fstest.MapFS{
+		"ok.md":   {Data: []byte(validFile("ok", "s", "2026-01-01", "") + "Scope: s.\nEffective from 2026-01-01.\n")},
+		"pipe.md": {Mode: fs.ModeNamedPipe},
+		"big.md":  {Data: []byte(validFile("big", "t", "2026-01-01", "") + strings.Repeat("x", inputfile.MaxSize))},
+	}
+	rep, err := Run(fsys, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"big.md: error: cannot read: it is larger than 4 MiB, the most ka2 reads from one file; split the policy into several files [unreadable]",
+		"pipe.md: error: cannot read: it is a named pipe (FIFO), not a regular file; ka2 reads only regular files; replace it with a regular file, or rename it so that it does not end in .md [unreadable]",
+	}
+	if diff := cmp.Diff(want, findingStrings(rep)); diff != "" {
+		t.Errorf("Run() mismatch (-want +got):\n%s", diff)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/inputfile"
 )
 
 // Options say what Run lints and how. The zero Options lints every file
@@ -190,10 +191,16 @@ func (f *file) add(r *Rule, line, col int, msg, hint string, related ...Location
 // load reads and parses the file, and runs the one-file rules when the file
 // is in scope.
 func (f *file) load(fsys fs.FS) {
-	data, err := fs.ReadFile(fsys, f.path)
+	data, _, err := inputfile.ReadFS(fsys, f.path, inputfile.MaxSize)
 	if err != nil {
-		f.add(ruleUnreadable, 0, 0, "cannot read: "+pathErrorText(err),
-			"check the file's permissions, and that links stay inside the corpus")
+		hint := "check the file's permissions, and that links stay inside the corpus"
+		switch {
+		case errors.Is(err, inputfile.ErrNotRegular):
+			hint = "replace it with a regular file, or rename it so that it does not end in .md"
+		case errors.Is(err, inputfile.ErrTooLarge):
+			hint = "split the policy into several files"
+		}
+		f.add(ruleUnreadable, 0, 0, "cannot read: "+pathErrorText(err), hint)
 		return
 	}
 	f.scanRaw(data)

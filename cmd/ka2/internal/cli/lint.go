@@ -14,6 +14,7 @@ import (
 	"github.com/ka2/ka2"
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/corpus/lint"
+	"github.com/ka2/ka2/internal/inputfile"
 )
 
 // LintOptions are the inputs of `ka2 lint`.
@@ -90,7 +91,7 @@ func runLint(o *LintOptions) error {
 	}
 	var cfg *lint.Config
 	if o.Config != "" {
-		data, err := os.ReadFile(o.Config)
+		data, err := inputfile.ReadFile(o.Config, inputfile.MaxSize)
 		if err != nil {
 			return fmt.Errorf("read lint config: %w", err)
 		}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/internal/atomicfile"
+	"github.com/ka2/ka2/internal/inputfile"
 	"github.com/ka2/ka2/pipeline"
 )
 
@@ -36,13 +36,13 @@ flow, handing each stage exactly the context its declaration asks for.`,
 // readPipelineFile reads FILE, or standard input for "-".
 func readPipelineFile(f *Factory, file string) ([]byte, error) {
 	if file == "-" {
-		data, err := io.ReadAll(f.In)
+		data, err := inputfile.ReadAll(f.In, "<stdin>", inputfile.MaxSize)
 		if err != nil {
 			return nil, fmt.Errorf("read pipeline from stdin: %w", err)
 		}
 		return data, nil
 	}
-	data, err := os.ReadFile(file)
+	data, err := inputfile.ReadFile(file, inputfile.MaxSize)
 	if err != nil {
 		return nil, fmt.Errorf("read pipeline: %w", err)
 	}
@@ -262,9 +262,9 @@ func runPipelineRun(o *PipelineRunOptions, cmd *cobra.Command) error {
 	}
 	var data []byte
 	if o.Input == "-" {
-		data, err = io.ReadAll(o.f.In)
+		data, err = inputfile.ReadAll(o.f.In, "<stdin>", inputfile.MaxSize)
 	} else {
-		data, err = os.ReadFile(o.Input)
+		data, err = inputfile.ReadFile(o.Input, inputfile.MaxSize)
 	}
 	if err != nil {
 		return fmt.Errorf("read --input: %w", err)

@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/pflag"
 
 	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/internal/inputfile"
 	"github.com/ka2/ka2/provenance"
 )
 
@@ -33,10 +33,10 @@ func (t *typedFlags) readRequest(in io.Reader) (*contract.RequestFile, error) {
 	var err error
 	name := t.Request
 	if name == "-" {
-		data, err = io.ReadAll(in)
 		name = "<stdin>"
+		data, err = inputfile.ReadAll(in, name, inputfile.MaxSize)
 	} else {
-		data, err = os.ReadFile(name)
+		data, err = inputfile.ReadFile(name, inputfile.MaxSize)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read request: %w; check the --request path, or pass - to read standard input", err)
@@ -49,7 +49,7 @@ func (t *typedFlags) policy() (*provenance.Policy, error) {
 	if t.Policy == "" {
 		return nil, nil
 	}
-	data, err := os.ReadFile(t.Policy)
+	data, err := inputfile.ReadFile(t.Policy, inputfile.MaxSize)
 	if err != nil {
 		return nil, fmt.Errorf("read policy: %w; check the --policy path", err)
 	}

@@ -2,12 +2,11 @@ package cli
 
 import (
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/internal/inputfile"
 )
 
 // VerifyOptions are the inputs of `ka2 verify`.
@@ -74,9 +73,9 @@ func runVerify(o *VerifyOptions) error {
 	var data []byte
 	var err error
 	if o.File == "-" {
-		data, err = io.ReadAll(o.f.In)
+		data, err = inputfile.ReadAll(o.f.In, "<stdin>", inputfile.MaxSize)
 	} else {
-		data, err = os.ReadFile(o.File)
+		data, err = inputfile.ReadFile(o.File, inputfile.MaxSize)
 	}
 	if err != nil {
 		return fmt.Errorf("read contract: %w", err)

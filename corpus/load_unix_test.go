@@ -1,0 +1,51 @@
+//go:build unix
+
+package corpus_test
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ka2/ka2/corpus"
+)
+
+// TestLoadFIFO: a named pipe named *.md in a real folder is refused at
+// once; it used to block the load for good. The load runs beside a
+// deadline so that a regression fails instead of hanging.
+func TestLoadFIFO(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "hotel-v1.md"), []byte(doc(hotel, threeLines)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.md"), 0o644); err != nil {
+		t.Skipf("cannot make a FIFO: %v", err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	done := make(chan error, 1)
+	go func() {
+		_, err := corpus.Load(root.FS())
+		done <- err
+	}()
+	deadline := time.NewTimer(30 * time.Second)
+	defer deadline.Stop()
+	select {
+	case err := <-done:
+		want := []string{"[unreadable] pipe.md: cannot read: it is a named pipe (FIFO), not a regular file; ka2 reads only regular files; replace it with a regular file, or rename it so that it does not end in .md"}
+		if diff := cmp.Diff(want, problems(t, err)); diff != "" {
+			t.Errorf("Load() mismatch (-want +got):\n%s", diff)
+		}
+	case <-deadline.C:
+		t.Fatal("Load() still blocks on a FIFO after 30 s")
+	case <-t.Context().Done():
+		t.Fatal("test cancelled")
+	}
+}
