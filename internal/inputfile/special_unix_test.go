@@ -63,4 +63,3 @@ func TestSpecialFiles(t *testing.T) {
 		})
 	}
 }
-
