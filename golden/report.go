@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/ka2/ka2/internal/jsontext"
+	"github.com/ka2/ka2/internal/textsafe"
 )
 
 // ReportFormat identifies the JSON report's shape; `ka2 report merge`
@@ -213,34 +214,36 @@ func (r *Report) WriteText(w io.Writer) error {
 			if c.Status == StatusFail {
 				label = "FAIL"
 			}
-			fmt.Fprintf(&b, "%s %s:%d %s", label, f.Path, c.Line, c.Name)
+			// Names, expectations, notes and diffs come from files: esc
+			// escapes what could forge a line of the report or reach the
+			// terminal as a control sequence.
+			fmt.Fprintf(&b, "%s %s:%d %s", label, esc(f.Path), c.Line, esc(c.Name))
 			if c.Status == StatusFail && c.State != StateMatch {
 				fmt.Fprintf(&b, " (golden %s)", c.State)
 			}
 			b.WriteByte('\n')
 			if c.Summary != "" {
-				fmt.Fprintf(&b, "    %s\n", c.Summary)
+				fmt.Fprintf(&b, "    %s\n", esc(c.Summary))
 			}
 			for _, e := range c.Expectations {
-				fmt.Fprintf(&b, "    expectation failed: %s\n", e)
+				fmt.Fprintf(&b, "    expectation failed: %s\n", esc(e))
 			}
 			if c.Note != "" {
-				fmt.Fprintf(&b, "    %s\n", c.Note)
+				fmt.Fprintf(&b, "    %s\n", esc(c.Note))
 			}
 			if c.Error != "" {
-				fmt.Fprintf(&b, "    error: %s\n", c.Error)
+				fmt.Fprintf(&b, "    error: %s\n", esc(c.Error))
 			}
 			switch {
 			case c.State == StateUpdated || c.State == StateCreated:
-				fmt.Fprintf(&b, "    wrote %s\n", c.Golden)
+				fmt.Fprintf(&b, "    wrote %s\n", esc(c.Golden))
 			case c.Pending != "":
-				fmt.Fprintf(&b, "    pending %s (accept with ka2 review)\n", c.Pending)
+				fmt.Fprintf(&b, "    pending %s (accept with ka2 review)\n", esc(c.Pending))
 			}
 			if c.Diff != "" && c.Status == StatusFail {
-				for _, line := range strings.SplitAfter(strings.TrimSuffix(c.Diff, "\n"), "\n") {
-					fmt.Fprintf(&b, "    %s", line)
+				for _, line := range strings.Split(strings.TrimSuffix(c.Diff, "\n"), "\n") {
+					fmt.Fprintf(&b, "    %s\n", esc(line))
 				}
-				b.WriteByte('\n')
 			}
 		}
 	}
@@ -252,7 +255,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		case r.RejectUnreferenced:
 			what = "FAIL unreferenced golden"
 		}
-		fmt.Fprintf(&b, "%s %s\n", what, u.Path)
+		fmt.Fprintf(&b, "%s %s\n", what, esc(u.Path))
 	}
 	if r.Summary.Unreferenced > 0 && !r.RejectUnreferenced {
 		b.WriteString("    (goldens of removed or renamed cases: delete them with --prune; --unreferenced=reject fails the run on them)\n")
@@ -304,6 +307,9 @@ func (r *Report) SummaryLine() string {
 	}
 	return b.String()
 }
+
+// esc is textsafe.Escape: one line of printable text.
+func esc(s string) string { return textsafe.Escape(s) }
 
 func plural(n int, word string) string {
 	if n == 1 {

@@ -7,6 +7,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/ka2/ka2/internal/textsafe"
 )
 
 // Formats lists the output formats Formatter knows, in the order the CLI
@@ -55,9 +57,10 @@ func WriteText(w io.Writer, r Report) error {
 }
 
 // oneLine keeps a finding on one line even if a message quotes a line
-// break.
+// break, and escapes every other character that could reach a terminal
+// as a control sequence (messages quote body lines).
 func oneLine(s string) string {
-	return strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(s)
+	return textsafe.Escape(s)
 }
 
 // jsonReport is the JSON output: typed, with fixed field order.
@@ -111,7 +114,7 @@ func WriteGitHub(w io.Writer, r Report) error {
 				fmt.Fprintf(bw, ",col=%d", f.Col)
 			}
 		}
-		fmt.Fprintf(bw, ",title=%s::%s\n", ghProperty("ka2 lint ("+f.Rule+")"), ghData(f.text()))
+		fmt.Fprintf(bw, ",title=%s::%s\n", ghProperty("ka2 lint ("+f.Rule+")"), ghData(textsafe.Escape(f.text())))
 	}
 	return bw.Flush()
 }

@@ -632,3 +632,20 @@ func TestSpecialFiles(t *testing.T) {
 		t.Errorf("Run() mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// TestWriteTextEscapes: a finding that quotes a body line cannot write a
+// control sequence to the terminal, in the text and github formats.
+func TestWriteTextEscapes(t *testing.T) {
+	rep := Report{Findings: []Finding{{Rule: "instruction-text", Severity: SeverityWarning, Path: "a.md", Line: 8, Col: 1,
+		Message: "line reads like an instruction (\"Ignore the question\x1b[2J\u202e\")", Hint: "rephrase"}}}
+	for _, name := range []string{"text", "github"} {
+		write, _ := Formatter(name)
+		var b bytes.Buffer
+		if err := write(&b, rep); err != nil {
+			t.Fatal(err)
+		}
+		if got := b.String(); strings.ContainsAny(got, "\x1b\u202e") || !strings.Contains(got, `question\x1b[2J\u202e`) {
+			t.Errorf("%s format wrote %q", name, got)
+		}
+	}
+}

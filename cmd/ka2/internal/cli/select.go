@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ka2/ka2/internal/textsafe"
 	"github.com/ka2/ka2/selector"
 )
 
@@ -69,14 +70,16 @@ func runSelect(o *SelectOptions) error {
 		if lang == "" {
 			lang = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", d.SourceID, lang, d.Version, d.Interval(),
-			strings.Join(d.Subjects, ","), d.Explain)
+		// Cells come from policy files: escape what could forge a row
+		// or reach the terminal as a control sequence.
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", textsafe.Escape(d.SourceID), textsafe.Escape(lang),
+			textsafe.Escape(d.Version), d.Interval(), textsafe.Escape(strings.Join(d.Subjects, ",")), textsafe.Escape(d.Explain))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	for _, c := range rep.Conflicts {
-		fmt.Fprintf(o.f.Out, "conflict: %s\n", c)
+		fmt.Fprintf(o.f.Out, "conflict: %s\n", textsafe.Escape(fmt.Sprint(c)))
 	}
 	return nil
 }
