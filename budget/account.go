@@ -130,6 +130,7 @@ const (
 	KindMemory      Kind = "memory"
 	KindEvidence    Kind = "evidence"
 	KindToolOutput  Kind = "tool_output"
+	KindScope       Kind = "scope"
 	KindQuestion    Kind = "question"
 	KindOverhead    Kind = "overhead"
 )
@@ -182,6 +183,7 @@ func (r Report) Shortfall() int { return max(0, -r.Left) }
 // panics otherwise, as it does on an int overflow, because both are
 // programming errors in the caller (with valid limits every sum is at most
 // MaxCapacity plus the length of text, which cannot overflow a 64-bit int).
+// The arithmetic is Tally's.
 func Account(c Counter, text string, spans []Span, limits Limits) Report {
 	if err := limits.Validate(); err != nil {
 		panic("budget: Account with invalid limits: " + err.Error())
@@ -191,18 +193,32 @@ func Account(c Counter, text string, spans []Span, limits Limits) Report {
 		cuts = append(cuts, s.Start, s.End)
 	}
 	seg := c.Split(text, cuts)
-	r := Report{Counter: c.Name(), Limits: limits}
-	overhead := add(limits.Wrapper, seg[0])
+	parts := make([]Part, len(spans))
+	serialization := seg[0]
 	for i, s := range spans {
-		overhead = add(overhead, seg[2*i+2]) // the gap after span i
-		cost := seg[2*i+1]
-		r.Parts = append(r.Parts, Part{Kind: s.Kind, Label: s.Label, Cost: cost})
-		if s.Kind == KindEvidence {
-			r.EvidenceCost = add(r.EvidenceCost, cost)
+		serialization = add(serialization, seg[2*i+2]) // the gap after span i
+		parts[i] = Part{Kind: s.Kind, Label: s.Label, Cost: seg[2*i+1]}
+	}
+	return Tally(c.Name(), parts, serialization, limits)
+}
+
+// Tally is the accounting B = W − R − I − E − Q − H for parts whose costs
+// are already known, in serialization order, without the overhead part;
+// serialization is what the serialization costs outside every part, to
+// which the wrapper is added as overhead. Account counts a text and
+// tallies it; Tally alone serves inputs sized elsewhere, such as the
+// worked numbers of a specification. It panics on an int overflow.
+func Tally(counter string, parts []Part, serialization int, limits Limits) Report {
+	r := Report{Counter: counter, Limits: limits, Parts: make([]Part, 0, len(parts)+1)}
+	for _, p := range parts {
+		r.Parts = append(r.Parts, p)
+		if p.Kind == KindEvidence {
+			r.EvidenceCost = add(r.EvidenceCost, p.Cost)
 		} else {
-			r.Fixed = add(r.Fixed, cost)
+			r.Fixed = add(r.Fixed, p.Cost)
 		}
 	}
+	overhead := add(limits.Wrapper, serialization)
 	r.Parts = append(r.Parts, Part{Kind: KindOverhead, Cost: overhead})
 	r.Fixed = add(r.Fixed, overhead)
 	r.Total = add(r.Fixed, r.EvidenceCost)
@@ -235,10 +251,41 @@ var ErrOverBudget = errors.New("over budget")
 // caller decides what to drop, or raises the capacity.
 type OverError struct {
 	Report Report
+	// Fit, when set, is a setting of the request under which the same
+	// question does fit, found by the library that built the input. Front
+	// ends word it for their users (a flag, a request field).
+	Fit *Fit
 }
 
-// Error names the limit, the total, the shortfall and each part's cost.
+// Fit is a way to make an over-budget input fit without cutting anything:
+// the request setting to change and the total the input then takes.
+type Fit struct {
+	// Setting names the request setting, e.g. "short" for quoting the
+	// author-declared cite ranges instead of whole bodies.
+	Setting string `json:"setting"`
+	// Total is what the input takes with the setting, within Limit.
+	Total int `json:"total"`
+	Limit int `json:"limit"`
+}
+
+// String words the fit in the library's terms, e.g. "the short form fits
+// with total 1100 of 1200".
+func (f Fit) String() string {
+	return fmt.Sprintf("the %s form fits with total %d of %d", f.Setting, f.Total, f.Limit)
+}
+
+// Error names the limit, the total, the shortfall and each part's cost,
+// and the fit, if there is one.
 func (e *OverError) Error() string {
+	if e.Fit != nil {
+		return e.Summary() + "; " + e.Fit.String()
+	}
+	return e.Summary()
+}
+
+// Summary is Error without the fit: what a front end that words the fit
+// itself prints before it.
+func (e *OverError) Summary() string {
 	r := e.Report
 	var b strings.Builder
 	fmt.Fprintf(&b, "over budget by %d %s: the input takes %d, the limit is %d (capacity %d − reserve %d)",
@@ -288,7 +335,7 @@ func (r Report) WriteText(w io.Writer) error {
 	for _, p := range r.Parts {
 		sums[p.Kind] += p.Cost
 	}
-	for _, k := range []Kind{KindInstruction, KindExample, KindMemory, KindToolOutput, KindQuestion} {
+	for _, k := range []Kind{KindInstruction, KindExample, KindMemory, KindToolOutput, KindScope, KindQuestion} {
 		if _, ok := sums[k]; ok || k == KindInstruction || k == KindExample || k == KindQuestion {
 			line(letter(k)+string(k), sums[k], "")
 		}

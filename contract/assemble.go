@@ -58,6 +58,19 @@ func AssembleHeld(def *Definition, s *provenance.Store, items []Item) ([]byte, [
 			return nil, nil, fmt.Errorf("a contract needs exactly one %s item, got %d", k, n)
 		}
 	}
+	// The scope is written from its parsed form, never from the text as
+	// given, so a scope item cannot add anything but subjects and dates.
+	if f := def.field(KindScope); f != nil {
+		list := ofKind(KindScope)
+		if n := len(list); n > 1 || (f.Required && n == 0) {
+			return nil, nil, fmt.Errorf("a contract needs exactly one scope item, got %d", n)
+		}
+		if len(list) == 1 {
+			if _, err := ParseScope(list[0].Text); err != nil {
+				return nil, nil, fmt.Errorf("scope item %s: %w", short(list[0].Key), err)
+			}
+		}
+	}
 
 	size := 256 + len(def.Template)
 	for _, it := range items {
@@ -106,6 +119,10 @@ func AssembleHeld(def *Definition, s *provenance.Store, items []Item) ([]byte, [
 			start := len(b)
 			b = appendString(b, list[0].Text)
 			mark(k, "", start)
+		case k == KindScope:
+			start := len(b)
+			b = append(b, list[0].Text...) // checked by ParseScope above
+			mark(k, "", start)
 		default: // a list kind
 			b = append(b, '[')
 			for i, it := range list {
@@ -152,6 +169,21 @@ func appendEvidence(b []byte, it Item) []byte {
 	b = appendString(b, it.Ref.SourceID)
 	b = append(b, `,"version":`...)
 	b = appendString(b, it.Ref.Version)
+	// Validity and unit come after the version; each is left out when the
+	// source has none (an open-ended source, no declared unit, promoted
+	// tool output).
+	if !it.Ref.ValidFrom.IsZero() {
+		b = append(b, `,"valid_from":`...)
+		b = appendString(b, it.Ref.ValidFrom.String())
+	}
+	if !it.Ref.ValidUntil.IsZero() {
+		b = append(b, `,"valid_until":`...)
+		b = appendString(b, it.Ref.ValidUntil.String())
+	}
+	if it.Ref.Unit != "" {
+		b = append(b, `,"unit":`...)
+		b = appendString(b, it.Ref.Unit)
+	}
 	b = append(b, `,"line_start":`...)
 	b = strconv.AppendInt(b, int64(it.Ref.Lines.Start), 10)
 	b = append(b, `,"line_end":`...)

@@ -148,7 +148,7 @@ func (b *Builder) BuildInto(ctx context.Context, s *provenance.Store, req Reques
 		}
 		return &Result{Lang: lang, Selection: sel, Store: s}, fmt.Errorf("%s: %w", what, err)
 	}
-	items := make([]Item, 0, 3+len(evidence)+len(req.Items))
+	items := make([]Item, 0, 4+len(evidence)+len(req.Items))
 	var extras []Item
 	add := func(c Item) error {
 		it, err := s.AddContext(ctx, c)
@@ -168,6 +168,11 @@ func (b *Builder) BuildInto(ctx context.Context, s *provenance.Store, req Reques
 	for _, c := range evidence {
 		if err := add(c); err != nil {
 			return refused("evidence "+c.Ref.Address(), err)
+		}
+	}
+	if b.Definition.field(KindScope) != nil {
+		if err := add(Item{Kind: KindScope, Source: provenance.SourceUser, Text: ScopeOf(req.Query).Text()}); err != nil {
+			return refused("the scope", err)
 		}
 	}
 	if err := add(Item{Kind: KindQuestion, Source: provenance.SourceUser, Text: req.Question}); err != nil {
@@ -199,7 +204,30 @@ func (b *Builder) BuildInto(ctx context.Context, s *provenance.Store, req Reques
 	if res != nil {
 		res.Lang, res.Selection = lang, sel
 	}
+	var oe *budget.OverError
+	if errors.As(err, &oe) {
+		oe.Fit = b.shortFit(ctx, req, sel)
+	}
 	return res, err
+}
+
+// SettingShort names Request.Short in a budget.Fit.
+const SettingShort Setting = "short"
+
+// shortFit builds req again with the cite ranges, in a store of its own,
+// when that could shorten it, and returns the fit if the short form fits:
+// an over-budget error can then say what would fit instead of only what
+// does not.
+func (b *Builder) shortFit(ctx context.Context, req Request, sel selector.Selection) *budget.Fit {
+	if req.Short || !slices.ContainsFunc(sel.Sources, func(s *corpus.Source) bool { return len(s.Cite) > 0 }) {
+		return nil
+	}
+	req.Short = true
+	res, err := b.BuildInto(ctx, b.NewStore(), req)
+	if err != nil || res == nil {
+		return nil
+	}
+	return &budget.Fit{Setting: string(SettingShort), Total: res.Budget.Total, Limit: res.Budget.Limit()}
 }
 
 // requestKinds are the types a request may add as items.
@@ -296,7 +324,7 @@ func evidenceCandidates(c *corpus.Corpus, sources []*corpus.Source, short bool) 
 				return nil, err
 			}
 			items = append(items, Item{Kind: KindEvidence, Source: provenance.SchemeCorpus + ":" + s.ID, Text: quote,
-				Ref: Ref{SourceID: s.ID, Version: s.Version, Lang: s.Lang, Lines: r}})
+				Ref: SourceRef(s, r)})
 		}
 	}
 	return items, nil

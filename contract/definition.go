@@ -60,7 +60,7 @@ const constantType = "constant"
 // itemKinds are the context types a field may declare, and whether the
 // field holds a list of items (serialized as a JSON array).
 var itemKinds = map[Kind]bool{
-	KindInstruction: false, KindExample: false, KindQuestion: false,
+	KindInstruction: false, KindExample: false, KindQuestion: false, KindScope: false,
 	KindEvidence: true, KindMemory: true, KindToolOutput: true,
 }
 

@@ -18,6 +18,7 @@ const (
 	KindQuestion    = provenance.KindQuestion
 	KindMemory      = provenance.KindMemory
 	KindToolOutput  = provenance.KindToolOutput
+	KindScope       = provenance.KindScope
 )
 
 // Item is one typed piece of context (see provenance.Item). Only items a
@@ -48,7 +49,14 @@ func NewEvidence(s *corpus.Source, r corpus.Range, created time.Time) (Item, err
 	if err != nil {
 		return Item{}, err
 	}
-	return provenance.NewEvidence(Ref{SourceID: s.ID, Version: s.Version, Lang: s.Lang, Lines: r}, quote, created), nil
+	return provenance.NewEvidence(SourceRef(s, r), quote, created), nil
+}
+
+// SourceRef addresses lines r of s, with the source's validity and unit,
+// which every evidence record carries.
+func SourceRef(s *corpus.Source, r corpus.Range) Ref {
+	return Ref{SourceID: s.ID, Version: s.Version, Lang: s.Lang, Lines: r,
+		ValidFrom: s.ValidFrom, ValidUntil: s.ValidUntil, Unit: s.Unit}
 }
 
 // Canonical returns the form content IDs are computed from (see

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -23,10 +24,11 @@ import (
 // Verification.Notes, one thing it could not check.
 type Problem struct {
 	// Code is a stable machine name: schema, template, lang, instruction,
-	// example, unknown_source, version, quote, shifted_range, range, order,
-	// duplicate, provenance, not_canonical, budget, text (invalid UTF-8
-	// or a lone surrogate escape, see CheckText); for notes,
-	// not_in_corpus and extra_instruction.
+	// example, scope, unknown_source, version, applicability, quote,
+	// shifted_range, range, order, duplicate, selection_missing,
+	// selection_extra, selection_order, provenance, not_canonical, budget,
+	// text (invalid UTF-8 or a lone surrogate escape, see CheckText); for
+	// notes, not_in_corpus and extra_instruction.
 	Code string `json:"code"`
 	// Where is a JSON pointer into the contract, e.g. "/evidence/1/quote".
 	Where   string `json:"where"`
@@ -63,6 +65,7 @@ type wire struct {
 	Memory      []wireText     `json:"memory"`
 	Evidence    []wireEvidence `json:"evidence"`
 	ToolOutput  []wireText     `json:"tool_output"`
+	Scope       *wireScope     `json:"scope"`
 	Question    string         `json:"question"`
 }
 
@@ -73,11 +76,14 @@ type wireText struct {
 }
 
 type wireEvidence struct {
-	SourceID  string `json:"source_id"`
-	Version   string `json:"version"`
-	LineStart int    `json:"line_start"`
-	LineEnd   int    `json:"line_end"`
-	Quote     string `json:"quote"`
+	SourceID   string `json:"source_id"`
+	Version    string `json:"version"`
+	ValidFrom  string `json:"valid_from"`
+	ValidUntil string `json:"valid_until"`
+	Unit       string `json:"unit"`
+	LineStart  int    `json:"line_start"`
+	LineEnd    int    `json:"line_end"`
+	Quote      string `json:"quote"`
 }
 
 // CompiledSchema compiles the definition's output schema. It is compiled once per
@@ -147,6 +153,11 @@ func (b *Builder) Verify(data []byte, lang string) Verification {
 	if err := sch.Validate(inst); err != nil {
 		for _, u := range schemaErrors(err) {
 			add("schema", u.where, "%s", u.msg)
+		}
+		if m, ok := inst.(map[string]any); ok && b.Definition.field(KindScope) != nil {
+			if _, has := m[b.Definition.field(KindScope).Name]; !has {
+				add("scope", "/scope", "the contract has no scope (the subjects and dates asked), so its selection cannot be checked; contracts from before scope was added must be rebuilt")
+			}
 		}
 		return v
 	}
@@ -247,6 +258,12 @@ func (b *Builder) Verify(data []byte, lang string) Verification {
 		items = append(items, it)
 	}
 	var prev *corpus.Source
+	// records are the corpus evidence records whose source was found.
+	type record struct {
+		i int
+		s *corpus.Source
+	}
+	var records []record
 	seen := map[string]int{}
 	promoted := -1 // index of the first promoted evidence record
 	recordProblem := false
@@ -282,7 +299,23 @@ func (b *Builder) Verify(data []byte, lang string) Verification {
 			add("order", where, "corpus evidence %s must come before promoted output (record %d)", addr, promoted)
 			recordProblem = true
 		}
-		if it, ok := reg(where, provenance.NewEvidence(Ref{SourceID: e.SourceID, Version: e.Version, Lines: addr.Range}, e.Quote, noTime)); ok {
+		ref := Ref{SourceID: e.SourceID, Version: e.Version, Lines: addr.Range, Unit: e.Unit}
+		for _, d := range []struct {
+			key, text string
+			into      *corpus.Date
+		}{{"valid_from", e.ValidFrom, &ref.ValidFrom}, {"valid_until", e.ValidUntil, &ref.ValidUntil}} {
+			if d.text == "" {
+				continue
+			}
+			day, err := corpus.ParseDate(d.text)
+			if err != nil {
+				add("applicability", where+"/"+d.key, "%v", err)
+				recordProblem = true
+				continue
+			}
+			*d.into = day
+		}
+		if it, ok := reg(where, provenance.NewEvidence(ref, e.Quote, noTime)); ok {
 			items = append(items, it)
 		}
 		s, err := c.Lookup(e.SourceID, v.Lang)
@@ -290,9 +323,11 @@ func (b *Builder) Verify(data []byte, lang string) Verification {
 			add("unknown_source", where+"/source_id", "%v", err)
 			continue
 		}
+		records = append(records, record{i, s})
 		if s.Version != e.Version {
 			add("version", where+"/version", "%s has version %s in the corpus, not %s", s.ID, s.Version, e.Version)
 		}
+		checkApplicability(add, where, s, e)
 		quote, err := s.Quote(addr.Range)
 		switch {
 		case err != nil:
@@ -305,10 +340,60 @@ func (b *Builder) Verify(data []byte, lang string) Verification {
 			}
 		}
 		if prev != nil && selector.Compare(prev, s) > 0 {
-			add("order", where, "%s (valid_from %s) must come before %s (valid_from %s): order is valid_from descending, then source_id",
+			add("selection_order", where, "%s (valid_from %s) must come before %s (valid_from %s): order is valid_from descending, then source_id",
 				s.ID, s.ValidFrom, prev.ID, prev.ValidFrom)
 		}
 		prev = s
+	}
+	// The scope: the evidence must be exactly the selection for its
+	// subjects and dates in the contract's language.
+	switch {
+	case w.Scope != nil:
+		sc, err := w.Scope.scope()
+		if err != nil {
+			add("scope", "/scope", "%v", err)
+			registered = false
+			break
+		}
+		if it, ok := reg("/scope", NewScope(sc, noTime)); ok {
+			items = append(items, it)
+		}
+		if v.Lang == "" {
+			break // the selection depends on the language, which is unknown
+		}
+		q := sc.Query(v.Lang)
+		sel, err := b.Index.Select(q)
+		if err != nil {
+			add("scope", "/scope", "%v", err)
+			break
+		}
+		recorded := map[*corpus.Source]bool{}
+		for _, r := range records {
+			recorded[r.s] = true
+		}
+		for _, s := range sel.Sources {
+			if !recorded[s] {
+				add("selection_missing", "/evidence", "%s applies to the scope on %s but the contract has no record of it: rebuild the contract",
+					s.ID, dateList(selector.Decide(s, q).Dates))
+			}
+		}
+		selected := map[*corpus.Source]bool{}
+		for _, s := range sel.Sources {
+			selected[s] = true
+		}
+		reported := map[*corpus.Source]bool{}
+		for _, r := range records {
+			if !selected[r.s] && !reported[r.s] {
+				reported[r.s] = true
+				add("selection_extra", fmt.Sprintf("/evidence/%d", r.i), "%s does not apply to the scope (%s): rebuild the contract",
+					r.s.ID, selector.Decide(r.s, q).Explain())
+			}
+		}
+	case b.Definition.field(KindScope) != nil:
+		// The schema requires the scope; a definition whose schema does
+		// not still cannot have its selection checked without it.
+		add("scope", "/scope", "the contract has no scope, so its selection cannot be checked: rebuild it with this version of ka2")
+		registered = false
 	}
 	if it, ok := reg("/question", NewItem(KindQuestion, provenance.SourceUser, w.Question, noTime)); ok {
 		items = append(items, it)
@@ -360,6 +445,38 @@ func (b *Builder) Verify(data []byte, lang string) Verification {
 }
 
 var noTime time.Time
+
+// checkApplicability compares a record's validity and unit with its
+// source's: a record that says it applies at other times, or in another
+// unit, than the corpus says misleads however exact its quote is.
+func checkApplicability(add func(code, where, format string, args ...any), where string, s *corpus.Source, e wireEvidence) {
+	for _, f := range []struct {
+		key, got, want string
+	}{
+		{"valid_from", e.ValidFrom, s.ValidFrom.String()},
+		{"valid_until", e.ValidUntil, s.ValidUntil.String()},
+		{"unit", e.Unit, s.Unit},
+	} {
+		switch {
+		case f.got == f.want:
+		case f.want == "" && f.key == "valid_until":
+			add("applicability", where+"/"+f.key, "%s is open-ended in the corpus, not valid until %s: leave valid_until out", s.ID, f.got)
+		case f.want == "":
+			add("applicability", where+"/"+f.key, "%s declares no unit in the corpus, not %q: leave unit out", s.ID, f.got)
+		case f.got == "":
+			add("applicability", where+"/"+f.key, "%s has %s %s in the corpus, and the record leaves it out", s.ID, f.key, quoteIfUnit(f.key, f.want))
+		default:
+			add("applicability", where+"/"+f.key, "%s has %s %s in the corpus, not %s", s.ID, f.key, quoteIfUnit(f.key, f.want), quoteIfUnit(f.key, f.got))
+		}
+	}
+}
+
+func quoteIfUnit(key, v string) string {
+	if key == "unit" {
+		return strconv.Quote(v)
+	}
+	return v
+}
 
 // findLines looks for the quote's lines elsewhere in the source, to tell a
 // shifted range from an edited quote.

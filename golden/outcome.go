@@ -64,6 +64,7 @@ type errorBody struct {
 	Kind    ErrorKind      `json:"kind"`
 	Message string         `json:"message"`
 	Budget  *budget.Report `json:"budget,omitempty"`
+	Fit     *budget.Fit    `json:"fit,omitempty"`
 }
 
 // ErrorBytes formats a build error exactly as `ka2 build --error-format
@@ -72,7 +73,7 @@ func ErrorBytes(err error) []byte {
 	body := errorBody{Kind: KindOf(err), Message: err.Error()}
 	var oe *budget.OverError
 	if errors.As(err, &oe) {
-		body.Budget = &oe.Report
+		body.Budget, body.Fit = &oe.Report, oe.Fit
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

@@ -62,14 +62,22 @@ type Example struct {
 }
 
 // Ref addresses an evidence quote: the source, its version and the cited
-// lines. For evidence promoted from a tool result, SourceID is the tool
-// source ("tool:order_lookup"), Version the first 12 hex digits of the
-// content ID and Lines the whole text.
+// lines, and when and in what unit the quote applies: the source's
+// validity and declared unit travel with every quote, so no shortening
+// can lose them. For evidence promoted from a tool result, SourceID is the
+// tool source ("tool:order_lookup"), Version the first 12 hex digits of
+// the content ID, Lines the whole text, and validity and unit are unset: a
+// tool result declares neither.
 type Ref struct {
 	SourceID string
 	Version  string
 	Lang     string
 	Lines    corpus.Range
+	// ValidFrom and ValidUntil are the source's validity; a zero
+	// ValidUntil is open-ended. Unit is the source's declared unit, or "".
+	ValidFrom  corpus.Date
+	ValidUntil corpus.Date
+	Unit       string
 }
 
 // Address formats the reference as a citation address "ID:START-END".
@@ -78,16 +86,19 @@ func (r Ref) Address() string {
 }
 
 type refJSON struct {
-	SourceID  string `json:"source_id"`
-	Version   string `json:"version"`
-	Lang      string `json:"lang,omitempty"`
-	LineStart int    `json:"line_start"`
-	LineEnd   int    `json:"line_end"`
+	SourceID   string `json:"source_id"`
+	Version    string `json:"version"`
+	Lang       string `json:"lang,omitempty"`
+	ValidFrom  string `json:"valid_from,omitempty"`
+	ValidUntil string `json:"valid_until,omitempty"`
+	Unit       string `json:"unit,omitempty"`
+	LineStart  int    `json:"line_start"`
+	LineEnd    int    `json:"line_end"`
 }
 
 // MarshalJSON writes the reference with the contract's field names.
 func (r Ref) MarshalJSON() ([]byte, error) {
-	return json.Marshal(refJSON{r.SourceID, r.Version, r.Lang, r.Lines.Start, r.Lines.End})
+	return json.Marshal(refJSON{r.SourceID, r.Version, r.Lang, dateText(r.ValidFrom), dateText(r.ValidUntil), r.Unit, r.Lines.Start, r.Lines.End})
 }
 
 // UnmarshalJSON reads what MarshalJSON writes.
@@ -96,8 +107,29 @@ func (r *Ref) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &j); err != nil {
 		return err
 	}
-	*r = Ref{SourceID: j.SourceID, Version: j.Version, Lang: j.Lang, Lines: corpus.Range{Start: j.LineStart, End: j.LineEnd}}
+	*r = Ref{SourceID: j.SourceID, Version: j.Version, Lang: j.Lang, Unit: j.Unit, Lines: corpus.Range{Start: j.LineStart, End: j.LineEnd}}
+	for _, d := range []struct {
+		text string
+		into *corpus.Date
+	}{{j.ValidFrom, &r.ValidFrom}, {j.ValidUntil, &r.ValidUntil}} {
+		if d.text == "" {
+			continue
+		}
+		v, err := corpus.ParseDate(d.text)
+		if err != nil {
+			return err
+		}
+		*d.into = v
+	}
 	return nil
+}
+
+// dateText is d as YYYY-MM-DD, or "" for the zero date.
+func dateText(d corpus.Date) string {
+	if d.IsZero() {
+		return ""
+	}
+	return d.String()
 }
 
 // NewItem makes a candidate item of kind from text, with its content ID.
@@ -280,6 +312,9 @@ func itemKey(it Item) string {
 	put(it.Ref.Lang)
 	putInt(it.Ref.Lines.Start)
 	putInt(it.Ref.Lines.End)
+	put(dateText(it.Ref.ValidFrom))
+	put(dateText(it.Ref.ValidUntil))
+	put(it.Ref.Unit)
 	return hex.EncodeToString(h.Sum(nil))
 }
 

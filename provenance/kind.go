@@ -16,16 +16,19 @@ const (
 	KindMemory      Kind = "memory"
 	KindEvidence    Kind = "evidence"
 	KindToolOutput  Kind = "tool_output"
-	KindQuestion    Kind = "question"
+	// KindScope is the question's scope: the subjects and dates it asks
+	// about, which the evidence was selected for.
+	KindScope    Kind = "scope"
+	KindQuestion Kind = "question"
 )
 
 // kinds lists every Kind in its canonical order.
-var kinds = []Kind{KindInstruction, KindExample, KindMemory, KindEvidence, KindToolOutput, KindQuestion}
+var kinds = []Kind{KindInstruction, KindExample, KindMemory, KindEvidence, KindToolOutput, KindScope, KindQuestion}
 
 // Kinds returns every context type, in canonical order.
 func Kinds() []Kind { return append([]Kind(nil), kinds...) }
 
-// Valid reports whether k is one of the six context types.
+// Valid reports whether k is one of the context types.
 func (k Kind) Valid() bool { return k.rank() >= 0 }
 
 // rank is k's position in canonical order, or -1.

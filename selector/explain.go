@@ -70,6 +70,9 @@ func (ix *Index) Explain(q Query) ([]Decision, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := ix.checkSubjects(q); err != nil {
+		return nil, err
+	}
 	out := make([]Decision, 0, len(ix.corpus.Sources))
 	for _, s := range ix.corpus.Sources {
 		out = append(out, decide(s, q))
@@ -85,6 +88,9 @@ func (ix *Index) Explain(q Query) ([]Decision, error) {
 	})
 	return out, nil
 }
+
+// Decide decides one source for q, as Explain does for every source.
+func Decide(s *corpus.Source, q Query) Decision { return decide(s, q) }
 
 func decide(s *corpus.Source, q Query) Decision {
 	if !slices.ContainsFunc(q.Subjects, s.HasSubject) {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/suggest"
 )
 
 // Query asks for the sources about some subjects on some dates.
@@ -336,11 +337,64 @@ func (t *timeline) at(d corpus.Date) []*corpus.Source {
 // Corpus returns the indexed corpus.
 func (ix *Index) Corpus() *corpus.Corpus { return ix.corpus }
 
+// UnknownSubjectError reports an asked subject that no source of the
+// corpus is about, in any language: almost always a typo, which would
+// otherwise select nothing and look like a question without evidence.
+// errors.Is(err, ErrBadQuery) holds for it.
+type UnknownSubjectError struct {
+	Subject string
+	// Suggestion is the known subject closest to Subject, or "".
+	Suggestion string
+	// Known lists the corpus's subjects, sorted, when there are few
+	// enough to name (at most 12); nil otherwise.
+	Known []string
+}
+
+// Error says which subject is unknown and what was likely meant, e.g.
+// `unknown subject "lodgin"; did you mean lodging?`.
+func (e *UnknownSubjectError) Error() string {
+	switch {
+	case e.Suggestion != "":
+		return fmt.Sprintf("unknown subject %q; did you mean %s?", e.Subject, e.Suggestion)
+	case len(e.Known) > 0:
+		return fmt.Sprintf("unknown subject %q; the corpus's subjects are %s", e.Subject, strings.Join(e.Known, ", "))
+	}
+	return fmt.Sprintf("unknown subject %q; no source of the corpus is about it", e.Subject)
+}
+
+// Is reports ErrBadQuery.
+func (e *UnknownSubjectError) Is(target error) bool { return target == ErrBadQuery }
+
+// Subjects lists every subject some source of the corpus is about, sorted.
+func (ix *Index) Subjects() []string { return slices.Sorted(maps.Keys(ix.bySubject)) }
+
+// checkSubjects returns an *UnknownSubjectError for the first subject of
+// q (normalized) that the index does not know.
+func (ix *Index) checkSubjects(q Query) error {
+	for _, subj := range q.Subjects {
+		if ix.bySubject[subj] != nil {
+			continue
+		}
+		known := ix.Subjects()
+		e := &UnknownSubjectError{Subject: subj, Suggestion: suggest.Closest(subj, known)}
+		if len(known) <= 12 {
+			e.Known = known
+		}
+		return e
+	}
+	return nil
+}
+
 // Select returns the sources that apply to q, in contract order: each source
-// once, however many subjects and dates select it.
+// once, however many subjects and dates select it. A subject no source is
+// about is an *UnknownSubjectError; a known subject with no source on the
+// dates selects nothing.
 func (ix *Index) Select(q Query) (Selection, error) {
 	q, err := q.normalize()
 	if err != nil {
+		return Selection{}, err
+	}
+	if err := ix.checkSubjects(q); err != nil {
 		return Selection{}, err
 	}
 	sel := Selection{Query: q}

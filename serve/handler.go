@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -65,6 +66,9 @@ type ErrorDetail struct {
 	Kind    string         `json:"kind"`
 	Message string         `json:"message"`
 	Budget  *budget.Report `json:"budget,omitempty"`
+	// Fit is the request setting under which an over-budget request
+	// fits, e.g. {"setting":"short",…}: set "short": true.
+	Fit *budget.Fit `json:"fit,omitempty"`
 	// Context details a provenance refusal: the item's type and source,
 	// the type its content was first registered under, and its ID.
 	Context *provenance.Error `json:"context,omitempty"`
@@ -194,7 +198,11 @@ func classify(err error) (int, ErrorDetail) {
 		d.Kind = KindBudgetExceeded
 		var oe *budget.OverError
 		if errors.As(err, &oe) {
-			d.Budget = &oe.Report
+			d.Budget, d.Fit = &oe.Report, oe.Fit
+			if oe.Fit != nil && oe.Fit.Setting == string(contract.SettingShort) {
+				d.Message = strings.Replace(d.Message, oe.Error(), oe.Summary()+
+					fmt.Sprintf(`; or set "short": true in the request: quoting the cite ranges, it takes %d of %d`, oe.Fit.Total, oe.Fit.Limit), 1)
+			}
 		}
 	case errors.Is(err, contract.ErrNoEvidence):
 		d.Kind = KindNoEvidence

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -165,6 +166,8 @@ type jsonError struct {
 		Kind    string         `json:"kind"`
 		Message string         `json:"message"`
 		Budget  *budget.Report `json:"budget,omitempty"`
+		// Fit is the setting under which an over-budget build fits.
+		Fit *budget.Fit `json:"fit,omitempty"`
 		// Context details a provenance refusal or policy problem.
 		Context *provenance.Error `json:"context,omitempty"`
 	} `json:"error"`
@@ -177,7 +180,7 @@ func printError(f *Factory, cmd *cobra.Command, args []string, err error, code i
 		je.Error.Message = err.Error()
 		var oe *budget.OverError
 		if errors.As(err, &oe) {
-			je.Error.Budget = &oe.Report
+			je.Error.Budget, je.Error.Fit = &oe.Report, oe.Fit
 		}
 		var pe *provenance.Error
 		if errors.As(err, &pe) {
@@ -186,11 +189,29 @@ func printError(f *Factory, cmd *cobra.Command, args []string, err error, code i
 		writeJSON(f.ErrOut, je, true)
 		return
 	}
-	fmt.Fprintf(f.ErrOut, "ka2: %v\n", err)
+	fmt.Fprintf(f.ErrOut, "ka2: %s\n", message(err))
 	var ue usageError
 	if errors.As(err, &ue) {
 		fmt.Fprintf(f.ErrOut, "Try: %s --help\n", commandPath(cmd, args))
 	}
+}
+
+// message words err for the command line: a budget error's fit names the
+// flag that makes the contract fit.
+func message(err error) string {
+	msg := err.Error()
+	var oe *budget.OverError
+	if errors.As(err, &oe) && oe.Fit != nil {
+		var cli string
+		switch oe.Fit.Setting {
+		case string(contract.SettingShort):
+			cli = fmt.Sprintf("or pass --short: quoting the cite ranges, it takes %d of %d", oe.Fit.Total, oe.Fit.Limit)
+		default:
+			cli = oe.Fit.String()
+		}
+		msg = strings.Replace(msg, oe.Error(), oe.Summary()+"; "+cli, 1)
+	}
+	return msg
 }
 
 // commandPath names the subcommand the arguments chose, for the Try: line.

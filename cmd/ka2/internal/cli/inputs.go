@@ -47,7 +47,7 @@ type budgetFlags struct {
 func (b *budgetFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&b.Contract, "contract", "", "contract definition file (default: the embedded ka2-context-contract-v1.json)")
 	enumVar(fs, &b.Counter, "counter", "", budget.Names(), "what the budget counts (default: the contract's, codepoint)")
-	fs.IntVar(&b.Capacity, "capacity", 0, "W, the capacity, 1..100000000 (default: the contract's for the counter; 1400 code points)")
+	fs.IntVar(&b.Capacity, "capacity", 0, "W, the capacity, 1..100000000 (default: the contract's for the counter; 1600 code points)")
 	fs.IntVar(&b.Reserve, "reserve", 0, "R, room reserved for the output, 0..capacity-1 (default: the contract's; 200 code points)")
 	fs.IntVar(&b.Wrapper, "wrapper", 0, "message-wrapper overhead added to the count, 0..capacity-1 (default: the contract's; 0 for codepoint, 7 tokens otherwise)")
 	b.set = func(name string) bool { return fs.Changed(name) }

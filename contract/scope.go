@@ -1,0 +1,115 @@
+package contract
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/provenance"
+	"github.com/ka2/ka2/selector"
+)
+
+// Scope is what a question asks about: its subjects and dates, in the
+// order asked, each once. The contract carries it in its own field, so
+// the generator is told which dates the evidence was chosen for, and
+// Verify can re-run the selection from the contract alone.
+//
+// The language is not part of the scope: it is the language of the
+// instruction text, from which Verify finds it.
+type Scope struct {
+	Subjects []string
+	Dates    []corpus.Date
+}
+
+// ScopeOf returns the scope of a query: its subjects and dates in the
+// order given, later repeats dropped.
+func ScopeOf(q selector.Query) Scope {
+	var sc Scope
+	for _, s := range q.Subjects {
+		if !slices.Contains(sc.Subjects, s) {
+			sc.Subjects = append(sc.Subjects, s)
+		}
+	}
+	for _, d := range q.Dates {
+		if !slices.Contains(sc.Dates, d) {
+			sc.Dates = append(sc.Dates, d)
+		}
+	}
+	return sc
+}
+
+// Query returns the selector query for the scope in lang.
+func (sc Scope) Query(lang string) selector.Query {
+	return selector.Query{Subjects: slices.Clone(sc.Subjects), Dates: slices.Clone(sc.Dates), Lang: lang}
+}
+
+// Text is the scope as the contract serializes it, which is also the text
+// of its item: {"subjects":[…],"dates":["YYYY-MM-DD",…]}.
+func (sc Scope) Text() string {
+	b := []byte(`{"subjects":[`)
+	for i, s := range sc.Subjects {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, s)
+	}
+	b = append(b, `],"dates":[`...)
+	for i, d := range sc.Dates {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, d.String())
+	}
+	return string(append(b, "]}"...))
+}
+
+// ParseScope reads the text of a scope item. Only the exact form Text
+// writes is a scope: anything else (other keys, spacing, escapes, a bad
+// date, no subject or date) is an error, so a scope item can never carry
+// more than its subjects and dates into the contract.
+func ParseScope(text string) (Scope, error) {
+	var w wireScope
+	dec := json.NewDecoder(bytes.NewReader([]byte(text)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&w); err != nil {
+		return Scope{}, fmt.Errorf("scope: %w", err)
+	}
+	sc, err := w.scope()
+	if err != nil {
+		return Scope{}, err
+	}
+	if sc.Text() != text {
+		return Scope{}, fmt.Errorf("scope: not in the form ka2 writes it (%s)", sc.Text())
+	}
+	return sc, nil
+}
+
+// wireScope is the serialized scope, read back.
+type wireScope struct {
+	Subjects []string `json:"subjects"`
+	Dates    []string `json:"dates"`
+}
+
+func (w wireScope) scope() (Scope, error) {
+	if len(w.Subjects) == 0 || len(w.Dates) == 0 {
+		return Scope{}, fmt.Errorf("scope: needs at least one subject and one date")
+	}
+	sc := Scope{Subjects: w.Subjects}
+	for _, t := range w.Dates {
+		d, err := corpus.ParseDate(t)
+		if err != nil {
+			return Scope{}, fmt.Errorf("scope: date %w", err)
+		}
+		sc.Dates = append(sc.Dates, d)
+	}
+	return sc, nil
+}
+
+// NewScope makes the candidate scope item, from user: the subjects and
+// dates are the asker's, as the question is.
+func NewScope(sc Scope, created time.Time) Item {
+	return NewItem(KindScope, provenance.SourceUser, sc.Text(), created)
+}
