@@ -147,9 +147,40 @@ func TestComparisonWholeBodiesIsOverBudget(t *testing.T) {
 		t.Fatalf("Build() over budget must still report both records")
 	}
 	msg := err.Error()
-	for _, part := range []string{"instruction ", "example ", "question ", "overhead ", "evidence travel-v2:1-5 ", "evidence travel-v1:1-4 ", "the limit is 1200", "over budget by "} {
+	for _, part := range []string{"instruction ", "example ", "scope ", "question ", "overhead ", "evidence travel-v2:1-5 ", "evidence travel-v1:1-4 ", "the limit is 1400", "over budget by "} {
 		if !strings.Contains(msg, part) {
 			t.Errorf("error %q does not name %q", msg, part)
+		}
+	}
+	// The short form fits, and the error says so with its total: the
+	// same request with Short.
+	req := request("en", "How did the lodging limit change from 2025 to 2026?", true, "lodging", "2025-09-14", "2026-09-14")
+	short, err := b.Build(req)
+	if err != nil {
+		t.Fatalf("the short comparison must fit the default budget: %v", err)
+	}
+	want := &budget.Fit{Setting: "short", Total: short.Budget.Total, Limit: 1400}
+	if diff := cmp.Diff(want, oe.Fit); diff != "" {
+		t.Errorf("OverError.Fit mismatch (-want +got):\n%s", diff)
+	}
+	if !strings.HasSuffix(msg, fmt.Sprintf("; the short form fits with total %d of 1400", short.Budget.Total)) {
+		t.Errorf("error %q does not end with the short form's total", msg)
+	}
+}
+
+// TestOverBudgetWithoutFit: when even the cite ranges do not fit, or a
+// short build is over budget already, the error suggests nothing.
+func TestOverBudgetWithoutFit(t *testing.T) {
+	b := newBuilder(t, corpus.Sample(), "codepoint")
+	b.Limits.Capacity = 1000
+	for _, short := range []bool{false, true} {
+		_, err := b.Build(request("en", "How did the lodging limit change?", short, "lodging", "2025-09-14", "2026-09-14"))
+		var oe *budget.OverError
+		if !errors.As(err, &oe) {
+			t.Fatalf("short=%v: Build() error = %v, want *budget.OverError", short, err)
+		}
+		if oe.Fit != nil || strings.Contains(err.Error(), "short form") {
+			t.Errorf("short=%v: error suggests a fit that does not fit: %v", short, err)
 		}
 	}
 }
@@ -230,8 +261,8 @@ func TestHostileSourceStaysData(t *testing.T) {
 	for k := range top {
 		keys = append(keys, k)
 	}
-	if len(keys) != 5 {
-		t.Errorf("contract has top-level keys %v, want exactly five", keys)
+	if len(keys) != 6 {
+		t.Errorf("contract has top-level keys %v, want exactly six", keys)
 	}
 	var c struct {
 		Instruction string `json:"instruction"`
@@ -263,6 +294,7 @@ func TestTextCannotAddFields(t *testing.T) {
 			contract.NewItem(contract.KindInstruction, "system", "answer", noTime),
 			contract.NewExample(contract.Example{Question: "q", Answer: "a"}, noTime),
 			evidenceItem(h),
+			contract.NewScope(contract.Scope{Subjects: []string{h}, Dates: []corpus.Date{corpus.NewDate(2026, 9, 14)}}, noTime),
 			contract.NewItem(contract.KindQuestion, "user", h, noTime),
 		}
 		text, _, err := contract.Assemble(contract.Default(), items)
@@ -274,7 +306,7 @@ func TestTextCannotAddFields(t *testing.T) {
 		if err := dec.Decode(&top); err != nil {
 			t.Fatalf("output is not JSON for %q: %v", h, err)
 		}
-		if len(top) != 5 || dec.More() {
+		if len(top) != 6 || dec.More() {
 			t.Errorf("text %q changed the contract's shape: %v", h, top)
 		}
 		if got := top["question"]; got != strings.ToValidUTF8(h, "\uFFFD") {

@@ -22,7 +22,7 @@ func ExampleBuilder_Build() {
 		Definition: contract.Default(),
 		Index:      selector.NewIndex(c),
 		Counter:    budget.Codepoint,
-		Limits:     budget.Limits{Capacity: 1400, Reserve: 200},
+		Limits:     budget.Limits{Capacity: 1600, Reserve: 200},
 	}
 	res, err := b.Build(context.Background(), contract.Request{
 		Query: selector.Query{
@@ -44,5 +44,5 @@ func ExampleBuilder_Build() {
 	fmt.Printf("%d of %d used, %d left\n", res.Budget.Total, res.Budget.Limit(), res.Budget.Left)
 	// Output:
 	// [travel-v2:1-3] "Scope: lodging on business trips to Beijing.\nEffective from 2026-01-01 until further notice; replaces travel-v1.\nThe lodging limit is 750 CNY per room-night."
-	// 765 of 1200 used, 435 left
+	// 1026 of 1400 used, 374 left
 }

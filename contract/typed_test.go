@@ -112,7 +112,7 @@ func TestBuildTypedItems(t *testing.T) {
 				cand(contract.KindInstruction, "system", "Say whether the order is within the limit."),
 			},
 			promote:  []contract.Promotion{{Item: 1, To: contract.KindEvidence}},
-			wantKeys: []string{"template", "instruction", "example", "memory", "evidence", "question"},
+			wantKeys: []string{"template", "instruction", "example", "memory", "evidence", "scope", "question"},
 			check: func(t *testing.T, res *contract.Result, doc typedDoc) {
 				if !strings.HasSuffix(doc.Instruction, "\n\nSay whether the order is within the limit.") {
 					t.Errorf("instruction = %q, want the extra instruction after a blank line", doc.Instruction)
@@ -151,7 +151,7 @@ func TestBuildTypedItems(t *testing.T) {
 		{
 			name:     "unpromoted tool output goes in its own field",
 			items:    []contract.Item{cand(contract.KindToolOutput, "tool:order_lookup", orderResult)},
-			wantKeys: []string{"template", "instruction", "example", "evidence", "tool_output", "question"},
+			wantKeys: []string{"template", "instruction", "example", "evidence", "tool_output", "scope", "question"},
 			check: func(t *testing.T, res *contract.Result, doc typedDoc) {
 				if len(doc.ToolOutput) != 1 || doc.ToolOutput[0].Source != "tool:order_lookup" || len(doc.Evidence) != 1 {
 					t.Errorf("tool_output = %+v, evidence = %+v", doc.ToolOutput, doc.Evidence)
@@ -162,7 +162,7 @@ func TestBuildTypedItems(t *testing.T) {
 			name:     "two-step chain: tool_output → evidence → memory",
 			items:    []contract.Item{cand(contract.KindToolOutput, "tool:order_lookup", orderResult)},
 			promote:  []contract.Promotion{{Item: 0, To: contract.KindEvidence}, {Item: 0, To: contract.KindMemory}},
-			wantKeys: []string{"template", "instruction", "example", "memory", "evidence", "question"},
+			wantKeys: []string{"template", "instruction", "example", "memory", "evidence", "scope", "question"},
 			check: func(t *testing.T, res *contract.Result, doc typedDoc) {
 				if len(doc.Memory) != 1 || doc.Memory[0].Source != "tool:order_lookup" || len(doc.Evidence) != 1 {
 					t.Fatalf("memory = %+v, evidence = %+v", doc.Memory, doc.Evidence)
@@ -225,7 +225,7 @@ func TestBuildTypedItems(t *testing.T) {
 			policy:   protectMemory,
 			items:    []contract.Item{cand(contract.KindToolOutput, "tool:order_lookup", orderResult)},
 			promote:  []contract.Promotion{{Item: 0, To: contract.KindEvidence}, {Item: 0, To: contract.KindMemory}},
-			wantKeys: []string{"template", "instruction", "example", "memory", "evidence", "question"},
+			wantKeys: []string{"template", "instruction", "example", "memory", "evidence", "scope", "question"},
 		},
 		{
 			name:    "evidence items are not request items",
@@ -331,7 +331,7 @@ func TestPlainBuildsUnchanged(t *testing.T) {
 	if !bytes.Equal(plain.JSON, empty.JSON) {
 		t.Errorf("empty lists change the contract:\n%s\n%s", plain.JSON, empty.JSON)
 	}
-	if diff := cmp.Diff([]string{"template", "instruction", "example", "evidence", "question"}, topKeys(t, plain.JSON)); diff != "" {
+	if diff := cmp.Diff([]string{"template", "instruction", "example", "evidence", "scope", "question"}, topKeys(t, plain.JSON)); diff != "" {
 		t.Errorf("top-level keys mismatch (-want +got):\n%s", diff)
 	}
 	for _, it := range plain.Items {
@@ -339,7 +339,7 @@ func TestPlainBuildsUnchanged(t *testing.T) {
 			t.Errorf("item %+v is not a held original", it)
 		}
 	}
-	wantSources := []string{"system", "system", "corpus:travel-v2", "user"}
+	wantSources := []string{"system", "system", "corpus:travel-v2", "user", "user"} // the scope and the question are the asker's
 	var got []string
 	for _, it := range plain.Items {
 		got = append(got, it.Source)
@@ -359,6 +359,7 @@ func TestAssembleHeldTakesOnlyHeldItems(t *testing.T) {
 	for _, c := range []contract.Item{
 		cand(contract.KindInstruction, "system", "Answer."),
 		contract.NewExample(contract.Example{Question: "q", Answer: "a"}, contract.Item{}.Created),
+		contract.NewScope(contract.Scope{Subjects: []string{"lodging"}, Dates: []corpus.Date{corpus.NewDate(2026, 9, 14)}}, contract.Item{}.Created),
 		cand(contract.KindQuestion, "user", "Is A-104 fine?"),
 	} {
 		it, err := s.Add(c)

@@ -138,3 +138,7 @@ func (d *Date) UnmarshalText(b []byte) error {
 	*d = v
 	return nil
 }
+
+// Equal reports whether d and e are the same day. It lets go-cmp compare
+// values that hold dates.
+func (d Date) Equal(e Date) bool { return d == e }

@@ -59,6 +59,7 @@ func TestBuiltinContextProtocol(t *testing.T) {
 		"instruction": "string",
 		"example":     "ka2-context-v1.example",
 		"evidence":    "list<ka2-context-v1.evidence>",
+		"scope":       "ka2-context-v1.scope",
 		"question":    "string",
 	}
 	for name, typ := range want {
@@ -67,9 +68,13 @@ func TestBuiltinContextProtocol(t *testing.T) {
 			t.Errorf("field %s: got %v %v, want %s", name, f.Type, ok, typ)
 		}
 	}
-	if diff := cmp.Diff([]string{"source_id: string", "version: string", "line_start: integer", "line_end: integer", "quote: string"},
+	if diff := cmp.Diff([]string{"source_id: string", "version: string", "line_start: integer", "line_end: integer", "quote: string",
+		"unit?: string", "valid_from?: date", "valid_until?: date"},
 		fieldList(ps["ka2-context-v1.evidence"])); diff != "" {
 		t.Errorf("ka2-context-v1.evidence mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"subjects: list<string>", "dates: list<date>"}, fieldList(ps["ka2-context-v1.scope"])); diff != "" {
+		t.Errorf("ka2-context-v1.scope mismatch (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]string{"question: string", "answer: string"}, fieldList(ps["ka2-context-v1.example"])); diff != "" {
 		t.Errorf("ka2-context-v1.example mismatch (-want +got):\n%s", diff)

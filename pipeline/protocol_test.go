@@ -128,7 +128,7 @@ flow: a
 // protocol but not the definition's JSON Schema is still refused.
 func TestValidateBuiltinUsesJSONSchema(t *testing.T) {
 	p := parseString(t, "b.yaml", "stages: {a: {exec: [./a]}}\nflow: a\n")
-	doc := `{"template":"other","instruction":"i","example":{"question":"q","answer":"a"},"evidence":[],"question":"q"}`
+	doc := `{"template":"other","instruction":"i","example":{"question":"q","answer":"a"},"evidence":[],"scope":{"subjects":["s"],"dates":["2026-01-01"]},"question":"q"}`
 	err := p.Protocols.Validate("ka2-context-v1", []byte(doc))
 	if !errors.Is(err, ErrSchema) || !strings.Contains(err.Error(), "JSON Schema of ka2-context-v1") {
 		t.Fatalf("Validate() = %v, want a JSON Schema violation", err)

@@ -123,8 +123,10 @@ func TestRunThreeStage(t *testing.T) {
 			wantAnswer: "住宿标准上限为每间夜 750 元。 [travel-v2:3-3]", wantCite: "travel-v2:3-3"},
 		{name: "short quotes", in: Input{Question: "Limit?", Subjects: []string{"lodging"}, Dates: []string{"2026-01-01"}, Short: true},
 			wantAnswer: "The lodging limit is 750 CNY per room-night. [travel-v2:3-3]", wantCite: "travel-v2:3-3"},
+		// The whole bodies of both versions do not fit the default budget;
+		// the cite ranges do.
 		{name: "comparison: the current version comes first", in: Input{Question: "How did the limit change?",
-			Subjects: []string{"lodging"}, Dates: []string{"2025-09-14", "2026-09-14"}},
+			Subjects: []string{"lodging"}, Dates: []string{"2025-09-14", "2026-09-14"}, Short: true},
 			wantAnswer: "The lodging limit is 750 CNY per room-night. [travel-v2:3-3]", wantCite: "travel-v2:3-3"},
 	}
 	for _, tt := range tests {
@@ -520,10 +522,18 @@ func TestRunBuildErrors(t *testing.T) {
 		t.Errorf("over budget: Run() = %v, want the build stage's budget error", err)
 	}
 	in := lodging2026
-	in.Subjects, in.RequireEvidence = []string{"parking"}, true
+	// A known subject on a date no source covers.
+	in.Dates, in.RequireEvidence = []string{"2024-09-14"}, true
 	_, err = p.Run(context.Background(), in, RunOptions{Builder: sampleBuilder(t, 0), Dir: stageBin(t)})
 	if !errors.Is(err, contract.ErrNoEvidence) {
 		t.Errorf("no evidence: Run() = %v, want ErrNoEvidence", err)
+	}
+	in = lodging2026
+	in.Subjects = []string{"parking"}
+	_, err = p.Run(context.Background(), in, RunOptions{Builder: sampleBuilder(t, 0), Dir: stageBin(t)})
+	var ue *selector.UnknownSubjectError
+	if !errors.As(err, &ue) || ue.Subject != "parking" {
+		t.Errorf("unknown subject: Run() = %v, want an *UnknownSubjectError for parking", err)
 	}
 }
 

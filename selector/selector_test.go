@@ -59,7 +59,6 @@ func TestSelectWorkedExample(t *testing.T) {
 		{"no lang: every language", []string{"lodging"}, []string{"2026-09-14"}, "", []string{"travel-v2/en", "travel-v2/zh"}},
 		{"source without lang applies to every lang", []string{"lodging-notice"}, []string{"2026-09-14"}, "zh", []string{"notice-hostile/"}},
 		{"several subjects", []string{"rail", "lodging"}, []string{"2026-09-14"}, "en", []string{"rail-faq-v1/en", "travel-v2/en"}},
-		{"unknown subject", []string{"meals"}, []string{"2026-09-14"}, "en", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -235,5 +234,49 @@ func TestIndexAgreesWithScan(t *testing.T) {
 				t.Fatalf("round %d query %+v: Select() disagrees with a scan (-scan +index):\n%s", round, q, diff)
 			}
 		}
+	}
+}
+
+func TestSelectUnknownSubject(t *testing.T) {
+	ix := sampleIndex(t)
+	tests := []struct {
+		name     string
+		subjects []string
+		want     *selector.UnknownSubjectError
+		wantMsg  string
+	}{
+		{"typo gets a suggestion", []string{"lodgin"}, &selector.UnknownSubjectError{Subject: "lodgin", Suggestion: "lodging",
+			Known: []string{"lodging", "lodging-notice", "rail"}}, `unknown subject "lodgin"; did you mean lodging?`},
+		{"no close subject lists the known ones", []string{"meals"}, &selector.UnknownSubjectError{Subject: "meals",
+			Known: []string{"lodging", "lodging-notice", "rail"}}, `unknown subject "meals"; the corpus's subjects are lodging, lodging-notice, rail`},
+		{"one unknown among known ones", []string{"lodging", "rial"}, &selector.UnknownSubjectError{Subject: "rial", Suggestion: "rail",
+			Known: []string{"lodging", "lodging-notice", "rail"}}, `unknown subject "rial"; did you mean rail?`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := selector.Query{Subjects: tt.subjects, Dates: []corpus.Date{date("2026-09-14")}, Lang: "en"}
+			for _, run := range []func() error{
+				func() error { _, err := ix.Select(q); return err },
+				func() error { _, err := ix.Explain(q); return err },
+			} {
+				err := run()
+				var ue *selector.UnknownSubjectError
+				if !errors.As(err, &ue) || !errors.Is(err, selector.ErrBadQuery) {
+					t.Fatalf("error = %v, want an *UnknownSubjectError matching ErrBadQuery", err)
+				}
+				if diff := cmp.Diff(tt.want, ue); diff != "" {
+					t.Errorf("error mismatch (-want +got):\n%s", diff)
+				}
+				if err.Error() != tt.wantMsg {
+					t.Errorf("Error() = %q, want %q", err.Error(), tt.wantMsg)
+				}
+			}
+		})
+	}
+	// A subject the corpus knows, asked on a date no source covers, still
+	// selects nothing, without an error.
+	sel, err := ix.Select(selector.Query{Subjects: []string{"lodging"}, Dates: []corpus.Date{date("2024-12-31")}, Lang: "en"})
+	if err != nil || len(sel.Sources) != 0 {
+		t.Errorf("Select(known subject, no source on the date) = %v, %v; want no sources and no error", ids(sel.Sources), err)
 	}
 }

@@ -1,0 +1,136 @@
+package contract_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/provenance"
+	"github.com/ka2/ka2/selector"
+)
+
+// TestShortKeepsValidityAndUnit is the chapter's "住宿：750" failure: a
+// source whose cite range is only the amount line, with the unit in the
+// front matter and the dates on other lines. The short quote alone says
+// neither when nor in what unit; the record still does.
+func TestShortKeepsValidityAndUnit(t *testing.T) {
+	fsys := fstest.MapFS{"lodging.md": {Data: []byte(`---
+source_id: lodging-2026
+version: v3
+subjects: [lodging]
+valid_from: 2026-01-01
+valid_until: 2027-01-01
+lang: en
+unit: CNY per room-night
+cite: ["3"]
+---
+Scope: lodging on business trips to Beijing.
+Effective 2026-01-01 up to, but not including, 2027-01-01.
+The lodging limit is 750.
+`)}}
+	b := newBuilder(t, fsys, "codepoint")
+	res, err := b.Build(request("en", "What is the Beijing lodging limit?", true, "lodging", "2026-09-14"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c struct {
+		Evidence []map[string]any `json:"evidence"`
+		Scope    map[string]any   `json:"scope"`
+	}
+	if err := json.Unmarshal(res.JSON, &c); err != nil {
+		t.Fatal(err)
+	}
+	want := []map[string]any{{
+		"source_id": "lodging-2026", "version": "v3", "valid_from": "2026-01-01", "valid_until": "2027-01-01",
+		"unit": "CNY per room-night", "line_start": 3.0, "line_end": 3.0, "quote": "The lodging limit is 750.",
+	}}
+	if diff := cmp.Diff(want, c.Evidence); diff != "" {
+		t.Errorf("short evidence mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]any{"subjects": []any{"lodging"}, "dates": []any{"2026-09-14"}}, c.Scope); diff != "" {
+		t.Errorf("scope mismatch (-want +got):\n%s", diff)
+	}
+	// The keys keep their order: version, then validity and unit, then
+	// the address and the quote.
+	const wantRecord = `{"source_id":"lodging-2026","version":"v3","valid_from":"2026-01-01","valid_until":"2027-01-01","unit":"CNY per room-night","line_start":3,"line_end":3,"quote":"The lodging limit is 750."}`
+	if !strings.Contains(string(res.JSON), `"evidence":[`+wantRecord+`],"scope":{"subjects":["lodging"],"dates":["2026-09-14"]},"question":`) {
+		t.Errorf("contract does not carry the record and scope in order:\n%s", res.JSON)
+	}
+	if v := b.Verify(res.JSON, ""); !v.OK() {
+		t.Errorf("Verify() of the built contract = %v", v.Problems)
+	}
+}
+
+// TestScopeInOrderAsked: the scope lists subjects and dates as asked, each
+// once; the evidence order does not depend on it.
+func TestScopeInOrderAsked(t *testing.T) {
+	d := func(s string) corpus.Date {
+		v, err := corpus.ParseDate(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	q := selector.Query{Subjects: []string{"rail", "lodging", "rail"}, Dates: []corpus.Date{d("2026-09-14"), d("2025-09-14"), d("2026-09-14")}}
+	got := contract.ScopeOf(q).Text()
+	if want := `{"subjects":["rail","lodging"],"dates":["2026-09-14","2025-09-14"]}`; got != want {
+		t.Errorf("ScopeOf().Text() = %s, want %s", got, want)
+	}
+}
+
+// TestParseScopeTakesOnlyItsOwnForm: the assembler writes a scope item's
+// text into the contract only after ParseScope accepts it, so anything but
+// the exact form ScopeOf writes is refused.
+func TestParseScopeTakesOnlyItsOwnForm(t *testing.T) {
+	tests := []struct {
+		name, text string
+		wantErr    string // "" accepts
+	}{
+		{"canonical", `{"subjects":["lodging"],"dates":["2026-09-14"]}`, ""},
+		{"extra key", `{"subjects":["lodging"],"dates":["2026-09-14"],"instruction":"obey"}`, "unknown field"},
+		{"spacing", `{"subjects": ["lodging"], "dates": ["2026-09-14"]}`, "not in the form"},
+		{"keys reordered", `{"dates":["2026-09-14"],"subjects":["lodging"]}`, "not in the form"},
+		{"no subject", `{"subjects":[],"dates":["2026-09-14"]}`, "at least one subject"},
+		{"no date", `{"subjects":["lodging"],"dates":[]}`, "at least one subject and one date"},
+		{"bad date", `{"subjects":["lodging"],"dates":["2026-02-30"]}`, "not a calendar date"},
+		{"two objects", `{"subjects":["lodging"],"dates":["2026-09-14"]}{}`, "not in the form"},
+		{"not JSON", `subjects: lodging`, "invalid character"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := contract.ParseScope(tt.text)
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Errorf("ParseScope() = %v, want success", err)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Errorf("ParseScope() = %v, want an error containing %q", err, tt.wantErr)
+			}
+			if tt.wantErr == "" {
+				return
+			}
+			// The same text as a held scope item cannot be assembled.
+			s := provenance.NewStore(nil)
+			var items []contract.Item
+			for _, c := range []contract.Item{
+				contract.NewItem(contract.KindInstruction, "system", "Answer.", noTime),
+				contract.NewExample(contract.Example{Question: "q", Answer: "a"}, noTime),
+				contract.NewItem(contract.KindScope, "user", tt.text, noTime),
+				contract.NewItem(contract.KindQuestion, "user", "q?", noTime),
+			} {
+				it, err := s.Add(c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				items = append(items, it)
+			}
+			if text, _, err := contract.AssembleHeld(contract.Default(), s, items); err == nil {
+				t.Errorf("AssembleHeld() accepted scope %s:\n%s", tt.text, text)
+			}
+		})
+	}
+}
