@@ -134,3 +134,26 @@ func TestParseScopeTakesOnlyItsOwnForm(t *testing.T) {
 		})
 	}
 }
+
+// FuzzParseScope: ParseScope never panics, and what it accepts is exactly
+// the text ScopeOf writes for the scope it returns.
+func FuzzParseScope(f *testing.F) {
+	for _, s := range []string{
+		`{"subjects":["lodging"],"dates":["2026-09-14"]}`,
+		`{"subjects":["rail","lodging"],"dates":["2026-09-14","2025-09-14"]}`,
+		`{"subjects":["住宿"],"dates":["2026-01-01"]}`,
+		`{"subjects":["a\"b"],"dates":["2026-01-01"],"x":1}`,
+		`{"subjects":[],"dates":[]}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		sc, err := contract.ParseScope(text)
+		if err != nil {
+			return
+		}
+		if got := sc.Text(); got != text {
+			t.Fatalf("ParseScope(%q) accepted text that Text() writes as %q", text, got)
+		}
+	})
+}

@@ -54,7 +54,7 @@ var allRules = []*Rule{
 	ruleDuplicateSource, ruleUnknownSupersedes, ruleSupersedesCycle,
 	// Warnings: selection would pick surprising evidence.
 	ruleOverlap, ruleSupersedesBoundary, ruleCoverageGap, ruleAmountWithoutUnit,
-	ruleMissingScopeOrDate, ruleInstructionText, ruleTranslationMismatch, ruleLintDirective,
+	ruleMissingScopeOrDate, ruleShortFormLosesScope, ruleInstructionText, ruleTranslationMismatch, ruleLintDirective,
 	// Info: hygiene.
 	ruleTrailingWhitespace, ruleCRLF, ruleBOM, ruleFutureSource,
 }

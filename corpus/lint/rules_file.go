@@ -2,9 +2,13 @@ package lint
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/ka2/ka2/corpus"
 )
 
 // The rules that look at one file at a time.
@@ -43,6 +47,23 @@ that states the scope ("Scope:", "applies to", "适用范围", "适用于", …)
 that states the effective date (a date written YYYY-MM-DD, YYYY/MM/DD or
 YYYY年M月, or words such as "effective", "valid from", "生效", "施行").`,
 	file: checkMissingScopeOrDate,
+}
+
+var ruleShortFormLosesScope = &Rule{
+	ID:       "short-form-loses-scope",
+	Severity: SeverityWarning,
+	Summary:  "the cite ranges leave out every line that states the source's scope",
+	Doc: `build --short quotes only a source's cite ranges. Each record still carries the
+source's validity and unit, but where the text applies lives only in the body,
+so the short form must keep a line that states it: "住宿：750" says neither
+where, when nor in what unit.
+
+The lines that state the scope are the ones missing-scope-or-date looks for
+("Scope:", "applies to", "适用范围", "适用于", …) and Markdown headings ("# …");
+when the body has none of them, its first line, which is where a heading or
+a title goes. The rule reports a source whose cite ranges contain none of
+those lines, names them, and gives a cite list that adds the first.`,
+	file: checkShortFormLosesScope,
 }
 
 var ruleInstructionText = &Rule{
@@ -200,6 +221,75 @@ func checkMissingScopeOrDate(r *Rule, f *file) {
 	f.add(r, line, 1, "the body has no line stating "+missing,
 		"add lines such as \"Scope: lodging on business trips to Beijing.\" and \"Effective from "+
 			from+".\", so that quotes never lose their scope or date")
+}
+
+func checkShortFormLosesScope(r *Rule, f *file) {
+	if f.src == nil || len(f.src.Cite) == 0 || len(f.src.Lines) == 0 {
+		return
+	}
+	want := scopeLines(f.src.Lines)
+	for _, n := range want {
+		for _, c := range f.src.Cite {
+			if c.Start <= n && n <= c.End {
+				return
+			}
+		}
+	}
+	names := make([]string, len(want))
+	for i, n := range want {
+		names[i] = strconv.Itoa(n)
+	}
+	what := "line " + names[0]
+	if len(want) > 1 {
+		what = "lines " + strings.Join(names, ", ")
+	}
+	pos := f.pos("cite")
+	f.add(r, pos.Line, pos.Col,
+		fmt.Sprintf("cite %s leaves out every line that states the scope (body %s), so the short form loses where it applies", citeText(f.src.Cite), what),
+		fmt.Sprintf("add body line %d to the cite ranges: cite: %s", want[0], citeText(addLine(f.src.Cite, want[0]))))
+}
+
+// scopeLines lists the body lines (1-based) that state a source's scope:
+// those statesScope matches and Markdown headings, or else the first line.
+func scopeLines(lines []string) []int {
+	var out []int
+	for i, l := range lines {
+		if statesScope(l) || strings.HasPrefix(strings.TrimSpace(l), "#") {
+			out = append(out, i+1)
+		}
+	}
+	if len(out) == 0 {
+		out = []int{1}
+	}
+	return out
+}
+
+// addLine returns ranges with line n added, sorted, touching ranges merged.
+func addLine(ranges []corpus.Range, n int) []corpus.Range {
+	all := append(slices.Clone(ranges), corpus.Range{Start: n, End: n})
+	slices.SortFunc(all, func(a, b corpus.Range) int { return a.Start - b.Start })
+	out := all[:1]
+	for _, r := range all[1:] {
+		if last := &out[len(out)-1]; r.Start <= last.End+1 {
+			last.End = max(last.End, r.End)
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// citeText writes ranges as a cite list, e.g. ["1", "3-4"].
+func citeText(ranges []corpus.Range) string {
+	parts := make([]string, len(ranges))
+	for i, r := range ranges {
+		if r.Start == r.End {
+			parts[i] = strconv.Quote(strconv.Itoa(r.Start))
+		} else {
+			parts[i] = strconv.Quote(r.String())
+		}
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
 }
 
 func checkInstructionText(r *Rule, f *file) {
