@@ -74,9 +74,12 @@ type parsedOutput struct {
 
 // record is one evidence record of a contract.
 type record struct {
-	SourceID  string `json:"source_id"`
-	Version   string `json:"version"`
-	LineStart int    `json:"line_start"`
+	SourceID   string `json:"source_id"`
+	Version    string `json:"version"`
+	ValidFrom  string `json:"valid_from"`
+	ValidUntil string `json:"valid_until"`
+	Unit       string `json:"unit"`
+	LineStart  int    `json:"line_start"`
 	LineEnd   int    `json:"line_end"`
 	Quote     string `json:"quote"`
 }
@@ -113,7 +116,7 @@ func parseOutput(b []byte, c budget.Counter, l budget.Limits) parsedOutput {
 }
 
 // fieldOrder is the order summaries name contract fields in.
-var fieldOrder = []string{"template", "instruction", "example", "memory", "evidence", "tool_output", "question"}
+var fieldOrder = []string{"template", "instruction", "example", "memory", "evidence", "tool_output", "scope", "question"}
 
 // Summarize says in one line what changed from want (a golden) to got:
 // which evidence records were added (+), removed (-), changed (~) or
@@ -269,6 +272,19 @@ func evidenceChanges(want, got []record) string {
 		}
 		if a.Version != b.Version {
 			what = append(what, "version "+a.Version+" → "+b.Version)
+		}
+		for _, f := range []struct{ key, a, b string }{
+			{"valid_from", a.ValidFrom, b.ValidFrom}, {"valid_until", a.ValidUntil, b.ValidUntil}, {"unit", a.Unit, b.Unit},
+		} {
+			switch {
+			case f.a == f.b:
+			case f.a == "":
+				what = append(what, f.key+" added")
+			case f.b == "":
+				what = append(what, f.key+" removed")
+			default:
+				what = append(what, f.key+" "+f.a+" → "+f.b)
+			}
 		}
 		if a.Quote != b.Quote {
 			what = append(what, quoteChange(a, b))

@@ -3,6 +3,7 @@ package golden_test
 import (
 	"io/fs"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -40,9 +41,9 @@ func loadCorpus(t *testing.T, dir string) *corpus.Corpus {
 	return c
 }
 
-// TestImpact moves travel-v1's valid_until (en) by one day. Only the cases
-// asking about 2026-01-01 in English can change: that day now selects both
-// versions.
+// TestImpact moves travel-v1's valid_until (en) by one day: the case asking
+// about 2026-01-01 in English now selects both versions, and the cases
+// quoting travel-v1 in English carry its new valid_until.
 func TestImpact(t *testing.T) {
 	dir := t.TempDir()
 	oldDir, newDir := filepath.Join(dir, "old"), filepath.Join(dir, "new")
@@ -63,13 +64,27 @@ func TestImpact(t *testing.T) {
 		c.Diff = ""
 		got = append(got, c)
 	}
-	want := []golden.CaseImpact{{
-		File: "testdata/sample-cases/boundaries.yaml", Line: 18, Name: "first-day-of-v2",
-		Summary:  "now fails: budget_exceeded: over budget by 40 code points: the input takes 1240, the limit is 1200 (capacity 1400 − reserve 200); budget total 946 → 1240 (+294) of 1200",
-		CausedBy: []string{"en/travel-v1.md"},
-	}}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("Impact() mismatch (-want +got):\n%s", diff)
+	// 2026-01-01 now selects both versions, which no longer fit; every
+	// other case quoting travel-v1 in English changes in its record's
+	// valid_until alone, since each record carries its source's validity.
+	var names []string
+	for _, c := range got {
+		names = append(names, c.Name)
+		if diff := cmp.Diff([]string{"en/travel-v1.md"}, c.CausedBy); diff != "" {
+			t.Errorf("%s: CausedBy mismatch (-want +got):\n%s", c.Name, diff)
+		}
+		want := regexp.MustCompile(`^evidence ~travel-v1:1-[34] \(valid_until 2026-01-01 → 2026-01-02\)$`)
+		if c.Name == "first-day-of-v2" {
+			want = regexp.MustCompile(`^now fails: budget_exceeded: over budget by 182 code points: the input takes 1582, the limit is 1400 \(capacity 1600 − reserve 200\); budget total 1207 → 1582 \(\+375\) of 1400$`)
+		}
+		if !want.MatchString(c.Summary) {
+			t.Errorf("%s: Summary = %q, want %s", c.Name, c.Summary, want)
+		}
+	}
+	wantNames := []string{"last-day-of-v1", "first-day-of-v2", "mid-2025", "compare-2025-and-2026", "compare-dates-given-newest-first",
+		"compare-short", "comparison-fits-when-short"}
+	if diff := cmp.Diff(wantNames, names); diff != "" {
+		t.Errorf("changed cases mismatch (-want +got):\n%s", diff)
 	}
 	if rep.Cases != len(s.Cases) {
 		t.Errorf("Cases = %d, want %d", rep.Cases, len(s.Cases))

@@ -221,7 +221,7 @@ func TestRunUpdateNeverWritesAFailedExpectation(t *testing.T) {
 	}
 	c := findCase(t, rep, "rail-question-selects-rail-faq")
 	want := golden.CaseReport{Name: c.Name, Line: c.Line, Status: golden.StatusFail, Golden: c.Golden, State: golden.StateDiffers,
-		Outcome: "contract", Summary: "evidence ~rail-faq-v1:1-4 (quote line 3); budget total 816 → 817 (+1) of 1200", Diff: c.Diff,
+		Outcome: "contract", Summary: "evidence ~rail-faq-v1:1-4 (quote line 3); budget total 1046 → 1047 (+1) of 1400", Diff: c.Diff,
 		Expectations: []string{"expected sources [rail-faq-v2], selected [rail-faq-v1]"},
 		Note:         "not updated: a failed expectation is never written into a golden"}
 	if diff := cmp.Diff(want, c); diff != "" {

@@ -60,7 +60,7 @@ func readGolden(t *testing.T, file, name string) []byte {
 }
 
 // TestSampleHostileSourceStaysData checks the hostile notice's golden
-// structurally: exactly the five top-level keys, and its text inside one
+// structurally: exactly the six top-level keys, and its text inside one
 // evidence quote.
 func TestSampleHostileSourceStaysData(t *testing.T) {
 	for _, name := range []string{"hostile-notice-stays-data", "hostile-notice-has-no-lang-so-zh-gets-it-too"} {
@@ -69,8 +69,8 @@ func TestSampleHostileSourceStaysData(t *testing.T) {
 		if err := json.Unmarshal(data, &top); err != nil {
 			t.Fatal(err)
 		}
-		if len(top) != 5 {
-			t.Errorf("%s: %d top-level keys, want 5 (template, instruction, example, evidence, question)", name, len(top))
+		if len(top) != 6 {
+			t.Errorf("%s: %d top-level keys, want 6 (template, instruction, example, evidence, scope, question)", name, len(top))
 		}
 		var ev []struct{ Quote string }
 		if err := json.Unmarshal(top["evidence"], &ev); err != nil {

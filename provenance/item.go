@@ -312,9 +312,13 @@ func itemKey(it Item) string {
 	put(it.Ref.Lang)
 	putInt(it.Ref.Lines.Start)
 	putInt(it.Ref.Lines.End)
-	put(dateText(it.Ref.ValidFrom))
-	put(dateText(it.Ref.ValidUntil))
-	put(it.Ref.Unit)
+	// Validity and unit came later; an item without them hashes as it did
+	// before, so the keys of every other item stay what they were.
+	if !it.Ref.ValidFrom.IsZero() || !it.Ref.ValidUntil.IsZero() || it.Ref.Unit != "" {
+		put(dateText(it.Ref.ValidFrom))
+		put(dateText(it.Ref.ValidUntil))
+		put(it.Ref.Unit)
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 

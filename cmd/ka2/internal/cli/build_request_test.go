@@ -54,7 +54,7 @@ const (
 protected: [instruction, example, evidence, memory]
 sources:
   system: [instruction, example]
-  user: [question]
+  user: [question, scope]
   "corpus:*": [evidence]
   "tool:*": [tool_output]
   "memory:*": [memory]

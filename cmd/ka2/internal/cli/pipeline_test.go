@@ -179,7 +179,7 @@ func TestPipelineRunCommand(t *testing.T) {
 	lying := write("lying.yaml", strings.Replace(string(src), "exec: [./answer]", "exec: [./answer, -amount, '600']", 1))
 	broken := write("broken.yaml", strings.Replace(string(src), "input_schema: CitedAnswer", "input_schema: CitedAnswr", 1))
 	question := write("q.json", `{"question": "What is the Beijing lodging limit?", "subjects": ["lodging"], "dates": ["2026-09-14"]}`)
-	nothing := write("none.json", `{"question": "Parking?", "subjects": ["parking"], "dates": ["2026-09-14"], "require_evidence": true}`)
+	nothing := write("none.json", `{"question": "Lodging in 2024?", "subjects": ["lodging"], "dates": ["2024-09-14"], "require_evidence": true}`)
 	surrogate := write("surrogate.json", `{"question":"\ud800","subjects":["lodging"],"dates":["2026-09-14"]}`)
 	typo := write("typo.json", `{"questoin": "?", "subjects": ["lodging"], "dates": ["2026-09-14"]}`)
 	const verdict = `{"ok":true,"citation":"travel-v2:3-3","cited":"The lodging limit is 750 CNY per room-night."}` + "\n"

@@ -156,7 +156,7 @@ func TestRegressEditedGoldenThenUpdate(t *testing.T) {
 	r := regressCLI(t, "", "regress", "cases").want(t, 1)
 	for _, want := range []string{
 		"FAIL cases/parking.yaml:18 parking-first-free-day (golden differs)\n",
-		"    evidence ~parking-v2:1-3 (quote line 2); budget total 740 → 737 (-3) of 1200\n",
+		"    evidence ~parking-v2:1-3 (quote line 2); budget total 994 → 991 (-3) of 1400\n",
 		"    --- cases/testdata/golden/parking/parking-first-free-day.golden\n    +++ ka2 build\n",
 		`    -      "quote": "Scope: parking at the Shanghai office.\nParking in the basement is free for everyone from 2026.\nVisitors pay 10 CNY per day."`,
 		`    +      "quote": "Scope: parking at the Shanghai office.\nParking in the basement is free for staff from 2026.\nVisitors pay 10 CNY per day."`,
@@ -179,7 +179,7 @@ func TestRegressMissingGolden(t *testing.T) {
 	os.Remove(firstFreeDay)
 	r := regressCLI(t, "", "regress", "cases").want(t, 1)
 	want := "FAIL cases/parking.yaml:18 parking-first-free-day (golden missing)\n" +
-		"    no golden yet; the build gives a contract with evidence [parking-v2:1-3], total 737 of 1200\n"
+		"    no golden yet; the build gives a contract with evidence [parking-v2:1-3], total 991 of 1400\n"
 	if !strings.Contains(r.stdout, want) {
 		t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
 	}
@@ -388,7 +388,7 @@ func TestReview(t *testing.T) {
 	// input before the third.
 	r := regressCLI(t, "y\nmaybe\nn\n", "review", "cases").want(t, 0)
 	for _, want := range []string{
-		"[1/3] cases/equipment/laptops.yaml:5 laptop-now\n    no golden yet; the build gives a contract with evidence [laptops:1-2], total 685 of 1200\n",
+		"[1/3] cases/equipment/laptops.yaml:5 laptop-now\n    no golden yet; the build gives a contract with evidence [laptops:1-2], total 920 of 1400\n",
 		"    accepted: wrote cases/equipment/testdata/golden/laptops/laptop-now.golden\n",
 		"[2/3] cases/parking.yaml:6 parking-2025\n    evidence ~parking-v1:1-2 (quote line 2)\n",
 		"accept? [y]es, [n]o, [s]kip, [q]uit: accept? [y]es, [n]o, [s]kip, [q]uit:     rejected: deleted cases/testdata/golden/parking/parking-2025.golden.new\n",
@@ -437,8 +437,9 @@ func TestRegressBrokenCaseFiles(t *testing.T) {
 	}
 }
 
-// TestImpact moves parking-v1's valid_until by one day: only the case
-// asking about that day changes.
+// TestImpact moves parking-v1's valid_until by one day: the case asking
+// about that day gains a record, and every case quoting parking-v1 changes
+// too, since each record carries its source's validity.
 func TestImpact(t *testing.T) {
 	setupRegressFixture(t)
 	if err := os.CopyFS("policies-new", os.DirFS("policies")); err != nil {
@@ -446,12 +447,21 @@ func TestImpact(t *testing.T) {
 	}
 	replaceInRegressFile(t, "policies-new/parking-v1.md", "valid_until: 2026-01-01", "valid_until: 2026-01-02")
 	r := regressCLI(t, "", "impact", "--cases", "cases", "--corpus", "policies-new", "--base", "policies").want(t, 1)
-	want := `CHANGED cases/parking.yaml:18 parking-first-free-day
-    evidence +parking-v1:1-2; budget total 737 → 906 (+169) of 1200
+	want := `CHANGED cases/parking.yaml:6 parking-2025
+    evidence ~parking-v1:1-2 (valid_until 2026-01-01 → 2026-01-02)
+    caused by parking-v1.md
+CHANGED cases/parking.yaml:12 parking-last-paid-day
+    evidence ~parking-v1:1-2 (valid_until 2026-01-01 → 2026-01-02)
+    caused by parking-v1.md
+CHANGED cases/parking.yaml:18 parking-first-free-day
+    evidence +parking-v1:1-2; budget total 991 → 1234 (+243) of 1400
+    caused by parking-v1.md
+CHANGED cases/parking.yaml:24 parking-compare
+    evidence ~parking-v1:1-2 (valid_until 2026-01-01 → 2026-01-02)
     caused by parking-v1.md
 changed corpus files:
     modified parking-v1.md
-ka2 impact: 7 cases, 1 changed by 1 changed file
+ka2 impact: 7 cases, 4 changed by 1 changed file
 `
 	if diff := cmp.Diff(want, r.stdout); diff != "" {
 		t.Errorf("impact mismatch (-want +got):\n%s", diff)
@@ -487,7 +497,7 @@ func TestImpactBaseRef(t *testing.T) {
 	git("commit", "-q", "-m", "policies")
 	replaceInRegressFile(t, "policies/parking-v1.md", "valid_until: 2026-01-01", "valid_until: 2026-01-02")
 	r := regressCLI(t, "", "impact", "--cases", "cases", "--corpus", "policies", "--base-ref", "HEAD").want(t, 1)
-	if !strings.HasPrefix(r.stdout, "CHANGED cases/parking.yaml:18 parking-first-free-day\n") || !strings.Contains(r.stdout, "    caused by parking-v1.md\n") {
+	if !strings.Contains(r.stdout, "CHANGED cases/parking.yaml:18 parking-first-free-day\n") || !strings.Contains(r.stdout, "    caused by parking-v1.md\n") {
 		t.Errorf("impact --base-ref:\n%s", r.stdout)
 	}
 	r = regressCLI(t, "", "impact", "--cases", "cases", "--corpus", "policies", "--base-ref", "no-such-ref").want(t, 2)

@@ -82,14 +82,27 @@ type cliError struct {
 		Kind    string          `json:"kind"`
 		Message string          `json:"message"`
 		Budget  json.RawMessage `json:"budget"`
+		Fit     json.RawMessage `json:"fit"`
 		Context json.RawMessage `json:"context"`
 	} `json:"error"`
 }
 
+// withoutFit drops the wording of a budget error's fit, which each front
+// end words for its user: the library's words on the CLI's JSON, the
+// request field over HTTP. The fit itself is data, compared apart.
+func withoutFit(msg string) string {
+	for _, hint := range []string{"; the short form fits with total ", `; or set "short": true in the request: `} {
+		if i := strings.Index(msg, hint); i >= 0 {
+			return msg[:i]
+		}
+	}
+	return msg
+}
+
 // TestServeMatchesBuild posts each request to `ka2 serve` and runs `ka2
 // build --request` with the same flags: a contract must be the same bytes,
-// an error the same kind (bad_input or usage ↔ bad_request), message and
-// details.
+// an error the same kind (bad_input or usage ↔ bad_request), message (but
+// for how each words a budget error's fit) and details.
 func TestServeMatchesBuild(t *testing.T) {
 	requests := map[string]string{
 		"current":    `{"subject":"lodging","dates":["2026-09-14"],"question":"What is the Beijing lodging limit?"}`,
@@ -107,10 +120,11 @@ func TestServeMatchesBuild(t *testing.T) {
 		// The operator may add an instruction; a remote caller may not.
 		"operator instruction": `{"subject":"lodging","dates":["2026-09-14"],"question":"Is A-104 within the limit?","short":true,
  "items":[{"type":"instruction","source":"system","text":"Say whether the order is within the limit."}]}`,
-		"refused":     `{"subject":"lodging","dates":["2026-09-14"],"question":"q","items":[{"type":"tool_output","source":"tool:order_lookup","text":"Status: failed."}],"promote":[{"item":0,"to":"evidence"}]}`,
-		"unknown key": "{\n \"subject\": \"lodging\",\n \"datez\": []\n}",
-		"bad date":    `{"subject":"lodging","dates":["2026-02-30"],"question":"q"}`,
-		"no question": `{"subject":"lodging","dates":["2026-09-14"]}`,
+		"refused":         `{"subject":"lodging","dates":["2026-09-14"],"question":"q","items":[{"type":"tool_output","source":"tool:order_lookup","text":"Status: failed."}],"promote":[{"item":0,"to":"evidence"}]}`,
+		"unknown key":     "{\n \"subject\": \"lodging\",\n \"datez\": []\n}",
+		"bad date":        `{"subject":"lodging","dates":["2026-02-30"],"question":"q"}`,
+		"no question":     `{"subject":"lodging","dates":["2026-09-14"]}`,
+		"unknown subject": `{"subject":"lodgin","dates":["2026-09-14"],"question":"q"}`,
 	}
 	flagSets := [][]string{
 		nil,
@@ -170,7 +184,10 @@ func TestServeMatchesBuild(t *testing.T) {
 				if se.Error.Kind != wantKind || resp.StatusCode != wantStatus {
 					t.Errorf("ka2 build: exit %d kind %s; ka2 serve: %d kind %s", code, ce.Error.Kind, resp.StatusCode, se.Error.Kind)
 				}
-				if ce.Error.Kind != "usage" && se.Error.Message != ce.Error.Message {
+				if !jsonEqual(ce.Error.Fit, se.Error.Fit) {
+					t.Errorf("fits differ:\nbuild: %s\nserve: %s", ce.Error.Fit, se.Error.Fit)
+				}
+				if ce.Error.Kind != "usage" && withoutFit(se.Error.Message) != withoutFit(ce.Error.Message) {
 					t.Errorf("messages differ:\nbuild: %s\nserve: %s", ce.Error.Message, se.Error.Message)
 				}
 				if string(ce.Error.Budget) != "" || string(se.Error.Budget) != "" {
