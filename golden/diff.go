@@ -80,8 +80,8 @@ type record struct {
 	ValidUntil string `json:"valid_until"`
 	Unit       string `json:"unit"`
 	LineStart  int    `json:"line_start"`
-	LineEnd   int    `json:"line_end"`
-	Quote     string `json:"quote"`
+	LineEnd    int    `json:"line_end"`
+	Quote      string `json:"quote"`
 }
 
 func (r record) address() string { return fmt.Sprintf("%s:%d-%d", r.SourceID, r.LineStart, r.LineEnd) }
