@@ -46,9 +46,12 @@ func NewCmdBuild(f *Factory, runF func(*BuildOptions) error) *cobra.Command {
 		Short: "Print the context contract for one question",
 		Long: `Build selects the sources that apply to the subject and date(s), quotes
 their lines with addresses, and prints the ka2-context-v1 contract as compact
-JSON followed by a newline. The whole input is counted against the budget; a
-contract that does not fit is an error (exit 3) that names every part's cost,
-never a shortened contract.
+JSON followed by a newline. The contract carries the question's scope (the
+subjects and dates asked) and each quote's validity and unit. A subject no
+source is about is an input error (exit 2) with a suggestion. The whole input
+is counted against the budget; a contract that does not fit is an error (exit
+3) that names every part's cost, and says when --short would fit, never a
+shortened contract.
 
 Every part is a typed item in a provenance store before it is text: the
 instruction and example from system, the quotes as evidence from corpus:ID,

@@ -28,10 +28,14 @@ func NewCmdVerify(f *Factory, runF func(*VerifyOptions) error) *cobra.Command {
 		Short: "Check a contract against the corpus it quotes",
 		Long: `Verify reads a contract (FILE, or - for standard input) and checks it
 against the corpus: the JSON Schema, that every quote equals the lines its
-address names, the ordering rule, no duplicate records, that every record
-registers under the provenance policy (--policy) as its field's type, ka2's
-compact form, and the budget. It lists every problem and exits 1 if there is
-any.
+address names and each record's valid_from, valid_until and unit are its
+source's, no duplicate records, that every record registers under the
+provenance policy (--policy) as its field's type, ka2's compact form, and the
+budget. It re-runs the selection for the contract's scope (its subjects and
+dates) in its language and reports an applicable source without a record
+(selection_missing), a record of a source that does not apply
+(selection_extra) and records out of order (selection_order). It lists every
+problem and exits 1 if there is any.
 
 Records that do not quote the corpus are checked as far as they can be and
 noted ("note: … not_in_corpus"), which is not a problem: promoted tool output
