@@ -1,5 +1,5 @@
 // Package contract decides what the generator is given: typed items
-// (instruction, example, memory, evidence, tool_output, question), each held
+// (instruction, example, memory, evidence, tool_output, scope, question), each held
 // by a provenance store that refused any text trying to change its role,
 // assembled into the ka2-context-v1 JSON contract in the definition's fixed
 // field order, counted against a budget that errors instead of truncating,

@@ -177,6 +177,21 @@ func TestSelectShowVerify(t *testing.T) {
 	if err := json.Unmarshal(v.body, &ok); err != nil || ok.OK || len(ok.Problems) == 0 {
 		t.Errorf("verify of an edited contract: %s (%v), want problems", v.body, err)
 	}
+	// The selection is checked from the contract's scope, as ka2 verify
+	// does: the 2026 evidence for a scope that says 2025.
+	wrongDate := strings.Replace(string(contractBody), `"dates":["2026-09-14"]`, `"dates":["2025-09-14"]`, 1)
+	v = r.post(t, "/v1/verify", wrongDate)
+	ok.Problems = nil
+	if err := json.Unmarshal(v.body, &ok); err != nil || ok.OK {
+		t.Fatalf("verify of a contract for the wrong date: %s (%v), want problems", v.body, err)
+	}
+	var codes []string
+	for _, p := range ok.Problems {
+		codes = append(codes, p.Code)
+	}
+	if diff := cmp.Diff([]string{"selection_missing", "selection_extra"}, codes); diff != "" {
+		t.Errorf("verify of a contract for the wrong date: problem codes mismatch (-want +got):\n%s\n%s", diff, v.body)
+	}
 }
 
 // TestHealthReadyMetrics checks the operational endpoints.
