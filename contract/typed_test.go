@@ -432,6 +432,10 @@ func TestVerifyTypedContracts(t *testing.T) {
 		{"wrong lines", edit(func(ev []any) { ev[1].(map[string]any)["line_end"] = 3 }), []string{"range"}},
 		{"failed result", edit(func(ev []any) { ev[1].(map[string]any)["quote"] = "Order A-104: lookup failed." }), []string{"provenance"}},
 		{"promoted before corpus", edit(func(ev []any) { ev[0], ev[1] = ev[1], ev[0] }), []string{"order"}},
+		{"promoted output given a unit and validity", edit(func(ev []any) {
+			ev[1].(map[string]any)["unit"] = "CNY per room-night"
+			ev[1].(map[string]any)["valid_from"] = "2026-01-01"
+		}), []string{"applicability"}},
 		{"memory source as evidence", edit(func(ev []any) { ev[1].(map[string]any)["source_id"] = "memory:prefs" }), []string{"provenance"}},
 	}
 	for _, tt := range tests {

@@ -291,6 +291,10 @@ func (b *Builder) Verify(data []byte, lang string) Verification {
 				add("range", where, "promoted output from %s is cited whole, as lines %s, not %s", e.SourceID, it.Ref.Lines, addr.Range)
 				recordProblem = true
 			}
+			if e.ValidFrom != "" || e.ValidUntil != "" || e.Unit != "" {
+				add("applicability", where, "promoted output from %s has no validity or unit: a tool result declares neither, so valid_from, valid_until and unit are left out", e.SourceID)
+				recordProblem = true
+			}
 			note("not_in_corpus", where, "%s is promoted output from %s: checked against its content ID and re-derived through policy %s (validators included), not against the corpus",
 				it.Ref.Address(), e.SourceID, st.Policy().Name())
 			continue
