@@ -155,7 +155,7 @@ func TestComparisonWholeBodiesIsOverBudget(t *testing.T) {
 	// The short form fits, and the error says so with its total: the
 	// same request with Short.
 	req := request("en", "How did the lodging limit change from 2025 to 2026?", true, "lodging", "2025-09-14", "2026-09-14")
-	short, err := b.Build(req)
+	short, err := b.Build(context.Background(), req)
 	if err != nil {
 		t.Fatalf("the short comparison must fit the default budget: %v", err)
 	}
@@ -174,7 +174,7 @@ func TestOverBudgetWithoutFit(t *testing.T) {
 	b := newBuilder(t, corpus.Sample(), "codepoint")
 	b.Limits.Capacity = 1000
 	for _, short := range []bool{false, true} {
-		_, err := b.Build(request("en", "How did the lodging limit change?", short, "lodging", "2025-09-14", "2026-09-14"))
+		_, err := b.Build(context.Background(), request("en", "How did the lodging limit change?", short, "lodging", "2025-09-14", "2026-09-14"))
 		var oe *budget.OverError
 		if !errors.As(err, &oe) {
 			t.Fatalf("short=%v: Build() error = %v, want *budget.OverError", short, err)

@@ -28,7 +28,7 @@ func TestDefinitionBudgetRange(t *testing.T) {
 		{"negative capacity", `"capacity": -1, "reserve": 0, "wrapper": 0`,
 			"contract definition: budget.counters.codepoint: capacity -1 is out of range 1..100000000"},
 	}
-	orig := []byte(`"codepoint": {"capacity": 1400, "reserve": 200, "wrapper": 0}`)
+	orig := []byte(`"codepoint": {"capacity": 1600, "reserve": 200, "wrapper": 0}`)
 	if !bytes.Contains(ka2.ContractJSON, orig) {
 		t.Fatalf("the embedded definition no longer holds %s", orig)
 	}
@@ -55,7 +55,7 @@ func TestConfigBudgetRange(t *testing.T) {
 		{"valid", contract.Config{Capacity: p(100), Reserve: p(99), Wrapper: p(99)}, nil},
 		{"huge wrapper", contract.Config{Capacity: p(1), Reserve: p(0), Wrapper: p(math.MaxInt)}, []string{"wrapper"}},
 		{"default reserve over a small capacity", contract.Config{Capacity: p(100)}, []string{"reserve"}},
-		{"reserve equal to the default capacity", contract.Config{Reserve: p(1400)}, []string{"reserve"}},
+		{"reserve equal to the default capacity", contract.Config{Reserve: p(1600)}, []string{"reserve"}},
 		{"everything negative", contract.Config{Capacity: p(math.MinInt), Reserve: p(-1), Wrapper: p(-1)}, []string{"capacity", "reserve", "wrapper"}},
 	}
 	for _, tt := range tests {

@@ -1,6 +1,7 @@
 package contract_test
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -34,7 +35,7 @@ Effective 2026-01-01 up to, but not including, 2027-01-01.
 The lodging limit is 750.
 `)}}
 	b := newBuilder(t, fsys, "codepoint")
-	res, err := b.Build(request("en", "What is the Beijing lodging limit?", true, "lodging", "2026-09-14"))
+	res, err := b.Build(context.Background(), request("en", "What is the Beijing lodging limit?", true, "lodging", "2026-09-14"))
 	if err != nil {
 		t.Fatal(err)
 	}

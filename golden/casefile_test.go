@@ -274,7 +274,7 @@ func TestLoadLimitsAgainstCapacity(t *testing.T) {
 	}{
 		{"reserve equal to capacity", "capacity: 500, reserve: 500", "c.yaml:2:91: reserve 500 is out of range 0..499: it must be smaller than the capacity 500"},
 		{"wrapper above capacity", "capacity: 500, wrapper: 9999", "c.yaml:2:91: wrapper 9999 is out of range 0..499: it must be smaller than the capacity 500"},
-		{"reserve above the default capacity", "reserve: 1400", "c.yaml:2:76: reserve 1400 is out of range 0..1399: it must be smaller than the capacity 1400"},
+		{"reserve above the default capacity", "reserve: 1600", "c.yaml:2:76: reserve 1600 is out of range 0..1599: it must be smaller than the capacity 1600"},
 		{"capacity below the default reserve", "capacity: 200", "c.yaml:2:77: reserve 200 is out of range 0..199: it must be smaller than the capacity 200; the reserve is the contract's default; set reserve too, or raise capacity"},
 	}
 	for _, tt := range tests {

@@ -19,7 +19,7 @@ func TestRemotePolicy(t *testing.T) {
 protected: [instruction, example, evidence]
 sources:
   system: [instruction, example]
-  user: [question]
+  user: [question, scope]
   "corpus:*": [evidence]
   "tool:*": [tool_output, instruction]
 transitions:
