@@ -48,11 +48,19 @@ const (
 	// status is 499, as nginx logs it; no client reads the answer, but
 	// the metrics and the log keep it apart from server errors.
 	KindCanceled = "canceled"
+	// KindOverloaded (503, with Retry-After) refuses an API request while
+	// Config.MaxInFlight others are being answered.
+	KindOverloaded = "overloaded"
 )
 
 // StatusClientClosedRequest is the status recorded for a request whose
 // client went away before its answer was ready (nginx's 499).
 const StatusClientClosedRequest = 499
+
+// retryAfter is the Retry-After of an overloaded answer, in seconds: a
+// build takes milliseconds, so a slot is free again long before; one
+// second is the least the header can say.
+const retryAfter = "1"
 
 // ErrorBody is the JSON body of every error response. It has the shape
 // `ka2 --error-format json` prints on stderr.
@@ -77,19 +85,23 @@ type ErrorDetail struct {
 // route is one endpoint: its metric label, methods and handler. A handler
 // writes the whole response and returns its status code.
 type route struct {
-	name    string
-	method  string
-	serve   func(w http.ResponseWriter, r *http.Request, snap *Snapshot) int
+	name   string
+	method string
+	serve  func(w http.ResponseWriter, r *http.Request, snap *Snapshot) int
+	// limited routes count against Config.MaxInFlight: the API, whose
+	// bodies and builds cost memory and CPU. Probes and scrapes do not, so
+	// that they answer while the API is saturated.
+	limited bool
 	latency prometheus.Observer
 }
 
 // routes makes the handler of every endpoint.
 func (s *Server) routes() http.Handler {
 	table := map[string]*route{
-		"/v1/contract": {name: "contract", method: http.MethodPost, serve: s.serveContract},
-		"/v1/select":   {name: "select", method: http.MethodGet, serve: s.serveSelect},
-		"/v1/show":     {name: "show", method: http.MethodGet, serve: s.serveShow},
-		"/v1/verify":   {name: "verify", method: http.MethodPost, serve: s.serveVerify},
+		"/v1/contract": {name: "contract", method: http.MethodPost, serve: s.serveContract, limited: true},
+		"/v1/select":   {name: "select", method: http.MethodGet, serve: s.serveSelect, limited: true},
+		"/v1/show":     {name: "show", method: http.MethodGet, serve: s.serveShow, limited: true},
+		"/v1/verify":   {name: "verify", method: http.MethodPost, serve: s.serveVerify, limited: true},
 		"/healthz":     {name: "healthz", method: http.MethodGet, serve: s.serveHealthz},
 		"/readyz":      {name: "readyz", method: http.MethodGet, serve: s.serveReadyz},
 		"/metrics":     {name: "metrics", method: http.MethodGet, serve: s.serveMetrics},
@@ -132,6 +144,26 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, rt *route, sna
 		w.Header().Set("Allow", rt.method)
 		return writeError(w, snap, http.StatusMethodNotAllowed, ErrorDetail{Kind: KindMethodNotAllowed,
 			Message: fmt.Sprintf("%s %s: use %s", r.Method, r.URL.Path, rt.method)})
+	}
+	if rt.limited {
+		// Taken before the body is read: the bound is on memory as much
+		// as on CPU.
+		select {
+		case s.inFlight <- struct{}{}:
+		default:
+			s.metrics.rejected.Inc()
+			w.Header().Set("Retry-After", retryAfter)
+			return writeError(w, snap, http.StatusServiceUnavailable, ErrorDetail{Kind: KindOverloaded,
+				Message: fmt.Sprintf("%d requests are in flight, the most this server answers at once; retry after %s s", cap(s.inFlight), retryAfter)})
+		}
+		s.metrics.inFlight.Inc()
+		defer func() {
+			s.metrics.inFlight.Dec()
+			<-s.inFlight
+		}()
+		if s.hooks.inHandler != nil {
+			s.hooks.inHandler(rt.name)
+		}
 	}
 	return rt.serve(w, r, snap)
 }
@@ -431,6 +463,10 @@ type Readiness struct {
 	Ready bool `json:"ready"`
 	// Corpus describes the corpus serving now.
 	Corpus CorpusStatus `json:"corpus"`
+	// Degraded is true when the last reload failed or timed out: the
+	// corpus still serves (Ready), but it may be older than the files;
+	// LastReload says when and why.
+	Degraded bool `json:"degraded"`
 	// LastReload is the last load, the first one included; its error, if
 	// it failed, says why the serving corpus is older than the files.
 	LastReload ReloadStatus `json:"last_reload"`
@@ -446,9 +482,15 @@ type CorpusStatus struct {
 }
 
 // serveReadyz answers GET /readyz: 200 while a corpus is loaded, with the
-// last reload's outcome and error, if any.
+// last reload's outcome and error, if any. A failed or timed-out reload
+// is reported (degraded) but keeps the answer 200: the corpus serving is
+// whole and checked, and every replica reading the same files would fail
+// the same way, so taking them out of service would turn a stale corpus
+// into an outage.
 func (s *Server) serveReadyz(w http.ResponseWriter, _ *http.Request, snap *Snapshot) int {
-	return writeJSON(w, snap, http.StatusOK, Readiness{Ready: true, LastReload: s.LastReload(),
+	last := s.LastReload()
+	degraded := last.Outcome == ReloadFailed || last.Outcome == ReloadTimedOut
+	return writeJSON(w, snap, http.StatusOK, Readiness{Ready: true, Degraded: degraded, LastReload: last,
 		Corpus: CorpusStatus{Location: s.cfg.Build.Location(), Digest: snap.Digest(), Sources: len(snap.Corpus.Sources),
 			Generation: snap.Generation, LoadedAt: snap.LoadedAt}})
 }

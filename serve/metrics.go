@@ -21,8 +21,14 @@ type metrics struct {
 	corpusGeneration prometheus.Gauge
 	corpusLoaded     prometheus.Gauge
 	lastReloadOK     prometheus.Gauge
+	lastReload       prometheus.Gauge
+	abandoned        prometheus.Gauge
 	reloads          *prometheus.CounterVec // outcome
 	loadSeconds      prometheus.Histogram
+
+	inFlight    prometheus.Gauge
+	maxInFlight prometheus.Gauge
+	rejected    prometheus.Counter
 
 	// counters caches the request counter of each route and status, so
 	// the hot path does not hash label values.
@@ -64,16 +70,27 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 	m.corpusLoaded = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "ka2_corpus_loaded_timestamp_seconds", Help: "When the corpus serving now was loaded, in Unix seconds."})
 	m.lastReloadOK = prometheus.NewGauge(prometheus.GaugeOpts{
-		Name: "ka2_corpus_last_reload_ok", Help: "1 when the last load succeeded, 0 when it failed and an older corpus serves."})
+		Name: "ka2_corpus_last_reload_ok", Help: "1 when the last load succeeded, 0 when it failed or timed out and an older corpus serves."})
+	m.lastReload = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "ka2_corpus_last_reload_timestamp_seconds", Help: "When the last reload started, whatever its outcome, in Unix seconds."})
+	m.abandoned = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "ka2_corpus_abandoned_loads", Help: "Loads of reloads that timed out and are still running (a read that blocks stays here); their results are dropped."})
+	m.inFlight = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "ka2_http_requests_in_flight", Help: "API requests (/v1/…) being answered now."})
+	m.maxInFlight = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "ka2_http_requests_in_flight_max", Help: "The bound on API requests answered at once (--max-in-flight)."})
+	m.rejected = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "ka2_http_requests_rejected_total", Help: "API requests answered 503 overloaded because --max-in-flight were in flight."})
 	m.reloads = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "ka2_corpus_reloads_total", Help: "Corpus reloads by outcome: ok, unchanged or error."}, []string{"outcome"})
+		Name: "ka2_corpus_reloads_total", Help: "Corpus reloads by outcome: ok, unchanged, error or timeout."}, []string{"outcome"})
 	m.loadSeconds = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name: "ka2_corpus_load_duration_seconds", Help: "Time to load and index the corpus on a reload.",
 		Buckets: prometheus.ExponentialBuckets(0.001, 4, 10),
 	})
 	reg.MustRegister(m.requests, m.latency, m.evidence, m.utilised, m.corpusSources, m.corpusGeneration,
-		m.corpusLoaded, m.lastReloadOK, m.reloads, m.loadSeconds)
-	for _, o := range []ReloadOutcome{ReloadOK, ReloadUnchanged, ReloadFailed} {
+		m.corpusLoaded, m.lastReloadOK, m.lastReload, m.abandoned, m.reloads, m.loadSeconds,
+		m.inFlight, m.maxInFlight, m.rejected)
+	for _, o := range []ReloadOutcome{ReloadOK, ReloadUnchanged, ReloadFailed, ReloadTimedOut} {
 		m.reloads.WithLabelValues(string(o))
 	}
 	return m

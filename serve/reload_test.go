@@ -21,6 +21,10 @@ import (
 	"github.com/ka2/ka2/serve"
 )
 
+// testSettle is the settle interval of tests whose writes are atomic
+// (writeFile renames): short, so that a reload does not wait long on them.
+const testSettle = 10 * time.Millisecond
+
 // travelV2 is the sample's travel-v2 policy with the limit set to amount.
 func travelV2(t testing.TB, amount int) string {
 	t.Helper()
@@ -84,7 +88,7 @@ func TestReloadUnderLoad(t *testing.T) {
 	if len(want) != len(amounts) {
 		t.Fatalf("%d digests for %d corpora", len(want), len(amounts))
 	}
-	r := start(t, serve.Config{Build: contract.Config{Corpus: dir}, Settings: settings})
+	r := start(t, serve.Config{Build: contract.Config{Corpus: dir}, Settings: settings, Settle: testSettle})
 
 	const workers = 4
 	stop := make(chan struct{})
@@ -127,7 +131,7 @@ func TestReloadUnderLoad(t *testing.T) {
 	const rounds = 30
 	for i := range rounds {
 		writeFile(t, dir, "en/travel-v2.md", travelV2(t, amounts[(i+1)%len(amounts)]))
-		st, err := r.srv.Reload("test")
+		st, err := r.srv.Reload(t.Context(), "test")
 		if err != nil || st.Outcome != serve.ReloadOK {
 			t.Fatalf("Reload() = %+v, %v", st, err)
 		}
@@ -156,10 +160,10 @@ func TestBrokenFileKeepsServing(t *testing.T) {
 	dir := sampleDir(t)
 	settings := contract.Settings{Lang: "en"}
 	before, digest := expected(t, dir, settings, lodging2026)
-	r := start(t, serve.Config{Build: contract.Config{Corpus: dir}, Settings: settings})
+	r := start(t, serve.Config{Build: contract.Config{Corpus: dir}, Settings: settings, Settle: testSettle})
 
 	writeFile(t, dir, "en/broken.md", "---\nsource_id: broken\nvalid_untill: 2026-01-01\n---\nbody\n")
-	st, err := r.srv.Reload("test")
+	st, err := r.srv.Reload(t.Context(), "test")
 	if err == nil || st.Outcome != serve.ReloadFailed {
 		t.Fatalf("Reload() with a broken file = %+v, %v; want a failure", st, err)
 	}
@@ -180,11 +184,11 @@ func TestBrokenFileKeepsServing(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, "en", "broken.md")); err != nil {
 		t.Fatal(err)
 	}
-	if st, err := r.srv.Reload("test"); err != nil || st.Outcome != serve.ReloadUnchanged {
+	if st, err := r.srv.Reload(t.Context(), "test"); err != nil || st.Outcome != serve.ReloadUnchanged {
 		t.Errorf("Reload() after the fix = %+v, %v; want unchanged", st, err)
 	}
 	writeFile(t, dir, "en/travel-v2.md", travelV2(t, 790))
-	if st, err := r.srv.Reload("test"); err != nil || st.Outcome != serve.ReloadOK {
+	if st, err := r.srv.Reload(t.Context(), "test"); err != nil || st.Outcome != serve.ReloadOK {
 		t.Errorf("Reload() after a good change = %+v, %v", st, err)
 	}
 	if got := r.post(t, "/v1/contract", lodging2026); !strings.Contains(string(got.body), "790 CNY") {
@@ -199,7 +203,7 @@ func TestWatch(t *testing.T) {
 	dir := sampleDir(t)
 	settings := contract.Settings{Lang: "en"}
 	_, digest := expected(t, dir, settings, lodging2026)
-	r := start(t, serve.Config{Build: contract.Config{Corpus: dir}, Settings: settings, Debounce: 100 * time.Millisecond})
+	r := start(t, serve.Config{Build: contract.Config{Corpus: dir}, Settings: settings, Debounce: 100 * time.Millisecond, Settle: testSettle})
 	ctx, cancel := context.WithCancel(context.Background())
 	watchDone := make(chan error, 1)
 	go func() { watchDone <- r.srv.Watch(ctx) }()
@@ -369,11 +373,11 @@ func TestDrainDeadline(t *testing.T) {
 func TestReloadChanged(t *testing.T) {
 	dir := sampleDir(t)
 	settings := contract.Settings{Lang: "en"}
-	r := start(t, serve.Config{Build: contract.Config{Corpus: dir}, Settings: settings})
+	r := start(t, serve.Config{Build: contract.Config{Corpus: dir}, Settings: settings, Settle: testSettle})
 	_, digest := expected(t, dir, settings, lodging2026)
 
 	writeFile(t, dir, "en/broken.md", "---\nsource_id: broken\nvalid_untill: 2026-01-01\n---\nbody\n")
-	st, err := r.srv.ReloadChanged("test", []string{"en/broken.md"})
+	st, err := r.srv.ReloadChanged(t.Context(), "test", []string{"en/broken.md"})
 	if err == nil || st.Outcome != serve.ReloadFailed || !strings.Contains(st.Error, "broken.md:3:1: unknown key \"valid_untill\"") {
 		t.Fatalf("ReloadChanged() with a broken file = %+v, %v; want the failure", st, err)
 	}
@@ -382,13 +386,13 @@ func TestReloadChanged(t *testing.T) {
 	}
 	// Another change: the broken file, not named again, still fails it.
 	writeFile(t, dir, "en/travel-v2.md", travelV2(t, 790))
-	if st, err := r.srv.ReloadChanged("test", []string{"en/travel-v2.md"}); err == nil || st.Outcome != serve.ReloadFailed {
+	if st, err := r.srv.ReloadChanged(t.Context(), "test", []string{"en/travel-v2.md"}); err == nil || st.Outcome != serve.ReloadFailed {
 		t.Fatalf("ReloadChanged() while a file is still broken = %+v, %v; want a failure", st, err)
 	}
 	if err := os.Remove(filepath.Join(dir, "en", "broken.md")); err != nil {
 		t.Fatal(err)
 	}
-	st, err = r.srv.ReloadChanged("test", []string{"en/broken.md"})
+	st, err = r.srv.ReloadChanged(t.Context(), "test", []string{"en/broken.md"})
 	if err != nil || st.Outcome != serve.ReloadOK {
 		t.Fatalf("ReloadChanged() after the fix = %+v, %v", st, err)
 	}

@@ -5,13 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"net"
 	"net/http"
-	"os"
-	"path"
-	"path/filepath"
-	"slices"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -22,7 +18,6 @@ import (
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/provenance"
-	"github.com/ka2/ka2/selector"
 )
 
 // Defaults of Config's limits and timeouts.
@@ -39,7 +34,28 @@ const (
 	// largest request the default body limit lets in takes well under a
 	// second, and the answer must leave room within DefaultWriteTimeout.
 	DefaultRequestTimeout = 10 * time.Second
+	// DefaultReloadTimeout bounds one reload, settling included: about
+	// five times the 25 s a full load of a million-source (1.4 GB) corpus
+	// takes on two cores, so only a load that is stuck (a read that
+	// blocks) or a tree that never stops changing reaches it.
+	DefaultReloadTimeout = 2 * time.Minute
+	// DefaultSettle is how long a changed file's size and modification
+	// time must stay the same before a reload takes it: longer than the
+	// pauses of a writer that streams a file in pieces (a copy over a slow
+	// link, an editor's autosave, a script that writes then appends), and
+	// short enough that a change still serves within seconds. Writers
+	// that rename a finished file into place never wait on it for long.
+	DefaultSettle = 2 * time.Second
 )
+
+// DefaultMaxInFlight is the bound on API requests in flight when
+// Config.MaxInFlight is zero: four per processor the runtime uses. A
+// build is CPU-bound and takes microseconds to milliseconds, so a few per
+// core keep every core busy while some requests wait on their clients'
+// bodies; beyond that more requests only add latency and memory (each
+// may hold a 1 MiB body and its build), and a quick 503 lets the client
+// or its load balancer go elsewhere.
+func DefaultMaxInFlight() int { return 4 * runtime.GOMAXPROCS(0) }
 
 // Config is what a Server is made from. Build names the corpus, the
 // contract definition, the counter and the limits exactly as `ka2 build`
@@ -79,6 +95,22 @@ type Config struct {
 	// Debounce is the quiet period Watch waits for after a change before
 	// it reloads (default 250 ms).
 	Debounce time.Duration
+	// ReloadTimeout bounds one reload, settling and loading (default
+	// DefaultReloadTimeout). A reload past it is abandoned and reported
+	// (outcome "timeout"); the serving corpus stays, and the next reload
+	// does not wait for the abandoned one.
+	ReloadTimeout time.Duration
+	// Settle is how long the files a reload reads must keep their size
+	// and modification time before the reload takes them (default
+	// DefaultSettle; negative turns settling off). They are checked again
+	// after the load, right before the swap; a change starts the wait
+	// again.
+	Settle time.Duration
+	// MaxInFlight bounds the API requests (/v1/…) answered at once
+	// (default DefaultMaxInFlight()); one more is answered 503 overloaded
+	// with Retry-After. /healthz, /readyz and /metrics are not counted, so
+	// probes and scrapes still answer under load.
+	MaxInFlight int
 }
 
 // Snapshot is one loaded corpus and everything built from it. It is never
@@ -108,10 +140,16 @@ const (
 	ReloadOK        ReloadOutcome = "ok"        // a new corpus is serving
 	ReloadUnchanged ReloadOutcome = "unchanged" // the corpus loaded with the serving digest
 	ReloadFailed    ReloadOutcome = "error"     // the corpus did not load; the old one serves
+	// ReloadTimedOut: the reload did not finish within its deadline (a
+	// read that blocks, or files that never settle); it was abandoned, its
+	// result is never served, and the old corpus serves.
+	ReloadTimedOut ReloadOutcome = "timeout"
 )
 
 // ReloadStatus records the last reload.
 type ReloadStatus struct {
+	// Attempt numbers the reloads from 1 (the first load is 0).
+	Attempt  uint64        `json:"attempt"`
 	Trigger  string        `json:"trigger"`
 	Outcome  ReloadOutcome `json:"outcome"`
 	At       time.Time     `json:"at"`
@@ -146,6 +184,24 @@ type Server struct {
 	// testHookBuild, when set by a test, runs just before a contract
 	// build with the build's context.
 	testHookBuild func(ctx context.Context)
+	// attempts numbers the reloads; a load's result is taken only by the
+	// reload that started it, while that reload still holds reloadMu, so
+	// a load abandoned at its deadline can never be swapped in late.
+	attempts atomic.Uint64
+	// inFlight holds a token per API request being answered.
+	inFlight chan struct{}
+	hooks    hooks
+}
+
+// hooks let tests see and steer what happens inside; all nil outside
+// tests (see export_test.go).
+type hooks struct {
+	beforeLoad func(ctx context.Context, attempt uint64)
+	afterLoad  func(attempt uint64)
+	lateResult func(attempt uint64)
+	reloaded   func(ReloadStatus)
+	watching   func()
+	inHandler  func(route string)
 }
 
 // New loads the definition, the budget and the corpus as `ka2 build`
@@ -171,6 +227,13 @@ func New(cfg Config) (*Server, error) {
 	setDefault(&cfg.DrainTimeout, DefaultDrainTimeout)
 	setDefault(&cfg.Debounce, DefaultDebounce)
 	setDefault(&cfg.RequestTimeout, DefaultRequestTimeout)
+	setDefault(&cfg.ReloadTimeout, DefaultReloadTimeout)
+	if cfg.Settle == 0 {
+		cfg.Settle = DefaultSettle
+	}
+	if cfg.MaxInFlight <= 0 {
+		cfg.MaxInFlight = DefaultMaxInFlight()
+	}
 	def, err := contract.LoadDefinition(cfg.Build.Contract)
 	if err != nil {
 		return nil, err
@@ -180,8 +243,10 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, def: def, counter: counter, limits: limits, log: cfg.Logger, now: cfg.Now}
+	s.inFlight = make(chan struct{}, cfg.MaxInFlight)
 	s.metrics = newMetrics(cfg.Registry)
-	snap, err := s.load(nil, nil)
+	s.metrics.maxInFlight.Set(float64(cfg.MaxInFlight))
+	snap, err := s.load(context.Background(), nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -207,148 +272,6 @@ func (s *Server) Registry() *prometheus.Registry { return s.metrics.reg }
 
 // Handler returns the HTTP handler of every endpoint.
 func (s *Server) Handler() http.Handler { return s.handler }
-
-// reuseMargin is how long before a snapshot's load a file must have last
-// changed for a reload to reuse what that load parsed from it: wider than
-// any file system's timestamp granularity.
-const reuseMargin = time.Second
-
-// load reads and indexes the corpus beside the serving one. With prev, the
-// files that did not change since prev was loaded are not read again
-// (see corpus.LoadReusing); with changed too, only those paths are looked
-// at (see corpus.LoadChanged).
-func (s *Server) load(prev *Snapshot, changed []string) (*Snapshot, error) {
-	start := s.now()
-	t0 := time.Now()
-	var prevCorpus *corpus.Corpus
-	var cutoff time.Time
-	if prev != nil {
-		prevCorpus, cutoff = prev.Corpus, prev.started.Add(-reuseMargin)
-	}
-	var corp *corpus.Corpus
-	var err error
-	if changed != nil && prev != nil && s.cfg.Build.Corpus != "" {
-		corp, err = loadChanged(s.cfg.Build.Corpus, prevCorpus, changed, cutoff)
-	} else {
-		corp, err = contract.ReloadCorpus(s.cfg.Build.Corpus, prevCorpus, cutoff)
-	}
-	if err != nil {
-		return nil, err
-	}
-	var ix *selector.Index
-	if prev != nil {
-		ix = selector.UpdateIndex(prev.Builder.Index, corp)
-	} else {
-		ix = selector.NewIndex(corp)
-	}
-	b := &contract.Builder{Definition: s.def, Index: ix, Counter: s.counter, Limits: s.limits, Policy: s.cfg.Policy}
-	return &Snapshot{Builder: b, Corpus: corp, LoadedAt: start, LoadDuration: time.Since(t0), started: t0}, nil
-}
-
-// loadChanged is contract.ReloadCorpus through corpus.LoadChanged: the
-// same errors, with paths from the corpus folder.
-func loadChanged(dir string, prev *corpus.Corpus, changed []string, cutoff time.Time) (*corpus.Corpus, error) {
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, &contract.ConfigError{Setting: contract.SettingCorpus, Err: fmt.Errorf("open corpus: %w; check the --corpus folder", err)}
-	}
-	defer root.Close()
-	corp, err := corpus.LoadChanged(root.FS(), prev, changed, cutoff)
-	if err != nil {
-		var list corpus.ErrorList
-		if errors.As(err, &list) {
-			for _, e := range list {
-				e.Path = path.Join(filepath.ToSlash(dir), e.Path)
-			}
-		}
-		return nil, &contract.ConfigError{Setting: contract.SettingCorpus, Err: err}
-	}
-	return corp, nil
-}
-
-func (s *Server) swap(snap *Snapshot, st *ReloadStatus) {
-	snap.Generation = s.gen.Add(1)
-	s.snap.Store(snap)
-	s.status.Store(st)
-	s.metrics.corpusSources.Set(float64(len(snap.Corpus.Sources)))
-	s.metrics.corpusGeneration.Set(float64(snap.Generation))
-	s.metrics.corpusLoaded.Set(float64(snap.LoadedAt.UnixNano()) / 1e9)
-	s.metrics.lastReloadOK.Set(1)
-}
-
-// Reload loads the corpus again, beside the serving one, and swaps it in
-// if it loaded without a problem and differs from the serving one. Files
-// whose status did not change since the serving corpus was loaded are not
-// read again (see corpus.LoadReusing); ReloadAll reads every file. On a
-// problem the serving corpus stays, the status (see LastReload, /readyz)
-// records the error, and the error is returned. trigger names the cause
-// in the status and the log, e.g. "sighup" or "watch". Reloads run one at
-// a time; requests are never blocked by one.
-func (s *Server) Reload(trigger string) (ReloadStatus, error) {
-	return s.reload(trigger, true, nil)
-}
-
-// ReloadAll is Reload reading every file again.
-func (s *Server) ReloadAll(trigger string) (ReloadStatus, error) {
-	return s.reload(trigger, false, nil)
-}
-
-// ReloadChanged is Reload told which paths changed (slash-separated,
-// relative to the corpus folder), as a file watcher reports them: only
-// those files are read again, and the rest of the corpus is taken from
-// the serving one without a walk of the tree (see corpus.LoadChanged,
-// which walks anyway for a change it cannot resolve, such as a folder).
-// The paths of reloads that failed since the serving corpus was loaded
-// are read again too. With the embedded sample corpus it is Reload.
-func (s *Server) ReloadChanged(trigger string, paths []string) (ReloadStatus, error) {
-	return s.reload(trigger, true, paths)
-}
-
-func (s *Server) reload(trigger string, reuse bool, changed []string) (ReloadStatus, error) {
-	s.reloadMu.Lock()
-	defer s.reloadMu.Unlock()
-	at := s.now()
-	t0 := time.Now()
-	var prev *Snapshot
-	if reuse {
-		prev = s.Snapshot()
-	}
-	if changed != nil {
-		if s.unapplied == nil {
-			s.unapplied = map[string]bool{}
-		}
-		for _, p := range changed {
-			s.unapplied[p] = true
-		}
-		changed = slices.Sorted(maps.Keys(s.unapplied))
-	}
-	snap, err := s.load(prev, changed)
-	if err == nil {
-		s.unapplied = nil // the loaded corpus has them all
-	}
-	st := &ReloadStatus{Trigger: trigger, At: at, Duration: time.Since(t0)}
-	s.metrics.loadSeconds.Observe(st.Duration.Seconds())
-	switch {
-	case err != nil:
-		st.Outcome, st.Error = ReloadFailed, err.Error()
-		s.status.Store(st)
-		s.metrics.lastReloadOK.Set(0)
-		s.log.Error("corpus reload failed; the previous corpus keeps serving",
-			"trigger", trigger, "serving_digest", s.Snapshot().Digest(), "error", err.Error(), "duration", st.Duration)
-	case snap.Digest() == s.Snapshot().Digest():
-		st.Outcome, st.Digest = ReloadUnchanged, snap.Digest()
-		s.status.Store(st)
-		s.metrics.lastReloadOK.Set(1)
-		s.log.Info("corpus reloaded, unchanged", "trigger", trigger, "digest", st.Digest, "duration", st.Duration)
-	default:
-		st.Outcome, st.Digest = ReloadOK, snap.Digest()
-		s.swap(snap, st)
-		s.log.Info("corpus reloaded", "trigger", trigger, "digest", st.Digest, "generation", snap.Generation,
-			"sources", len(snap.Corpus.Sources), "duration", st.Duration)
-	}
-	s.metrics.reloads.WithLabelValues(string(st.Outcome)).Inc()
-	return *st, err
-}
 
 // HTTPServer returns an http.Server for the handler with the configured
 // timeouts and header limit.

@@ -34,6 +34,9 @@ type ServeOptions struct {
 	LogLevel        string
 	Watch           bool
 	Debounce        time.Duration
+	ReloadTimeout   time.Duration
+	Settle          time.Duration
+	MaxInFlight     int
 	DrainTimeout    time.Duration
 	RequestTimeout  time.Duration
 	CPUProfile      string
@@ -68,11 +71,19 @@ timeout).
 
 The corpus is reloaded on SIGHUP (every file read again) and, with --watch,
 when a file under it changes (after --debounce of quiet; files whose size,
-times and inode did not change are not read again). It is loaded beside
-the serving one and swapped in atomically; one that fails to load is never
-served: the old one keeps serving, and /readyz and the log say why. SIGTERM
-or SIGINT stops accepting, waits up to --drain-timeout for requests in
-flight and exits 0 (1 if the deadline passed with requests still open).`,
+times and inode did not change are not read again). Links are followed: the
+corpus may be a link (current -> v2) or a Kubernetes ConfigMap volume, and
+the swap of a link reloads. A reload takes a changed file only once its size
+and modification time stayed the same for --settle, so write files to a
+temporary name and rename them into place. It is loaded beside the serving
+one and swapped in atomically; one that fails to load, or does not finish
+within --reload-timeout, is never served: the old one keeps serving,
+/readyz says degraded, when and why, and the log and metrics say so too.
+
+At most --max-in-flight API requests are answered at once; one more gets
+503 overloaded with Retry-After. SIGTERM or SIGINT stops accepting, waits
+up to --drain-timeout for requests in flight and exits 0 (1 if the deadline
+passed with requests still open).`,
 		Example: `  ka2 serve --corpus policies
   curl -s localhost:8080/v1/contract -d '{"subject":"lodging","dates":["2026-09-14"],"question":"What is the limit?"}'
   ka2 serve --corpus policies --addr 127.0.0.1:9090 --log-format json --counter o200k_base`,
@@ -94,6 +105,9 @@ flight and exits 0 (1 if the deadline passed with requests still open).`,
 	fs.BoolVar(&opts.RequireEvidence, "require-evidence", false, "answer no_evidence (422) instead of an empty evidence list, unless a request sets \"require_evidence\"")
 	fs.BoolVar(&opts.Watch, "watch", true, "reload when a file under --corpus changes")
 	fs.DurationVar(&opts.Debounce, "debounce", serve.DefaultDebounce, "quiet period after a change before reloading")
+	fs.DurationVar(&opts.ReloadTimeout, "reload-timeout", serve.DefaultReloadTimeout, "longest a reload may take, settling included, before it is abandoned and reported")
+	fs.DurationVar(&opts.Settle, "settle", serve.DefaultSettle, "how long a changed file's size and modification time must stay the same before a reload takes it (0: no wait)")
+	fs.IntVar(&opts.MaxInFlight, "max-in-flight", 0, "most API requests answered at once; more get 503 overloaded (0: 4 per CPU)")
 	fs.DurationVar(&opts.DrainTimeout, "drain-timeout", serve.DefaultDrainTimeout, "how long SIGTERM waits for requests in flight")
 	fs.DurationVar(&opts.RequestTimeout, "request-timeout", serve.DefaultRequestTimeout, "longest build of one POST /v1/contract before it stops with 503 (at most "+serve.DefaultWriteTimeout.String()+")")
 	enumVar(fs, &opts.LogFormat, "log-format", "text", textJSON, "log format on standard error")
@@ -103,8 +117,17 @@ flight and exits 0 (1 if the deadline passed with requests still open).`,
 }
 
 func (o *ServeOptions) validate() error {
-	if o.Debounce <= 0 || o.DrainTimeout <= 0 {
-		return usageError{errors.New("--debounce and --drain-timeout must be positive")}
+	if o.Debounce <= 0 || o.DrainTimeout <= 0 || o.ReloadTimeout <= 0 {
+		return usageError{errors.New("--debounce, --drain-timeout and --reload-timeout must be positive")}
+	}
+	if o.Settle < 0 {
+		return usageError{fmt.Errorf("--settle %s: use 0 (no wait) or a positive duration", o.Settle)}
+	}
+	if o.Settle >= o.ReloadTimeout {
+		return usageError{fmt.Errorf("--settle %s must be shorter than --reload-timeout %s, or no changed file could ever be taken", o.Settle, o.ReloadTimeout)}
+	}
+	if o.MaxInFlight < 0 || o.MaxInFlight > maxInFlightLimit {
+		return usageError{fmt.Errorf("--max-in-flight %d: use 1 to %d, or 0 for 4 per CPU", o.MaxInFlight, maxInFlightLimit)}
 	}
 	// The answer must be written within the server's write timeout,
 	// which counts from the request's headers: a longer build could
@@ -114,6 +137,10 @@ func (o *ServeOptions) validate() error {
 	}
 	return nil
 }
+
+// maxInFlightLimit bounds --max-in-flight: past it the flag no longer
+// bounds memory in any useful way (a million 1 MiB bodies is a terabyte).
+const maxInFlightLimit = 1 << 20
 
 func (o *ServeOptions) logger() (*slog.Logger, error) {
 	var level slog.Level
@@ -134,12 +161,19 @@ func (o *ServeOptions) config(log *slog.Logger) (serve.Config, error) {
 	if err != nil {
 		return serve.Config{}, err
 	}
+	settle := o.Settle
+	if settle == 0 {
+		settle = -1 // serve.Config: negative is no wait, zero the default
+	}
 	return serve.Config{
 		Build:          o.budgetFlags.config(&o.corpusFlags),
 		Settings:       contract.Settings{Lang: o.Lang, Short: o.Short, RequireEvidence: o.RequireEvidence},
 		Policy:         policy,
 		Logger:         log,
 		Debounce:       o.Debounce,
+		ReloadTimeout:  o.ReloadTimeout,
+		Settle:         settle,
+		MaxInFlight:    o.MaxInFlight,
 		DrainTimeout:   o.DrainTimeout,
 		RequestTimeout: o.RequestTimeout,
 	}, nil
@@ -201,7 +235,7 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 			case <-ctx.Done():
 				return
 			case <-hup:
-				srv.ReloadAll("sighup")
+				srv.ReloadAll(ctx, "sighup")
 			}
 		}
 	}()

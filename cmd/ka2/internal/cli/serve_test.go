@@ -225,10 +225,17 @@ func TestServeFlags(t *testing.T) {
 		check    func(t *testing.T, o *cli.ServeOptions)
 	}{
 		{name: "defaults", args: nil, check: func(t *testing.T, o *cli.ServeOptions) {
-			if o.Addr != "127.0.0.1:8080" || o.Lang != "en" || !o.Watch || o.Debounce != serve.DefaultDebounce || o.DrainTimeout != serve.DefaultDrainTimeout || o.RequestTimeout != serve.DefaultRequestTimeout || o.LogFormat != "text" {
+			if o.Addr != "127.0.0.1:8080" || o.Lang != "en" || !o.Watch || o.Debounce != serve.DefaultDebounce || o.DrainTimeout != serve.DefaultDrainTimeout || o.RequestTimeout != serve.DefaultRequestTimeout || o.LogFormat != "text" ||
+				o.ReloadTimeout != serve.DefaultReloadTimeout || o.Settle != serve.DefaultSettle || o.MaxInFlight != 0 {
 				t.Errorf("options = %+v", o)
 			}
 		}},
+		{name: "reload and load flags", args: []string{"--reload-timeout", "30s", "--settle", "0", "--max-in-flight", "3"},
+			check: func(t *testing.T, o *cli.ServeOptions) {
+				if o.ReloadTimeout != 30*time.Second || o.Settle != 0 || o.MaxInFlight != 3 {
+					t.Errorf("options = %+v", o)
+				}
+			}},
 		{name: "flags", args: []string{"--addr", "127.0.0.1:9", "--lang", "zh", "--short", "--watch=false", "--debounce", "1s", "--drain-timeout", "3s", "--request-timeout", "2s", "--log-format", "json"},
 			check: func(t *testing.T, o *cli.ServeOptions) {
 				if o.Addr != "127.0.0.1:9" || o.Lang != "zh" || !o.Short || o.Watch || o.Debounce != time.Second || o.DrainTimeout != 3*time.Second || o.RequestTimeout != 2*time.Second || o.LogFormat != "json" {
@@ -261,6 +268,11 @@ func TestServeFlags(t *testing.T) {
 		{[]string{"serve", "--request-timeout", "1h"}, "--request-timeout"},
 		{[]string{"serve", "--addr", "127.0.0.1:99999"}, "--addr"},
 		{[]string{"serve", "--corpus", "no-such-folder"}, "open corpus"},
+		{[]string{"serve", "--reload-timeout", "0s"}, "--reload-timeout"},
+		{[]string{"serve", "--settle", "-1s"}, "--settle"},
+		{[]string{"serve", "--settle", "3m"}, "shorter than --reload-timeout"},
+		{[]string{"serve", "--max-in-flight", "-1"}, "--max-in-flight -1: use 1 to"},
+		{[]string{"serve", "--max-in-flight", "99999999"}, "--max-in-flight"},
 	}
 	for _, u := range usage {
 		code, _, stderr := runKA2(t, "", u.args...)
