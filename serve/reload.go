@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/ka2/ka2/contract"
@@ -193,13 +194,19 @@ type loaded struct {
 }
 
 func (s *Server) reload(ctx context.Context, trigger string, reuse bool, changed []string) (ReloadStatus, error) {
-	s.reloadMu.Lock()
-	defer s.reloadMu.Unlock()
-	attempt := s.attempts.Add(1)
 	at := s.now()
 	t0 := time.Now()
+	// Waiting here is bounded by the deadline of the reload that holds
+	// reloadMu: it lets go at its deadline, stuck or not.
+	select {
+	case s.reloadMu <- struct{}{}:
+	case <-ctx.Done():
+		return ReloadStatus{Trigger: trigger, At: at, Outcome: ReloadFailed, Error: context.Cause(ctx).Error()}, context.Cause(ctx)
+	}
+	defer func() { <-s.reloadMu }()
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.ReloadTimeout)
 	defer cancel()
+	attempt := s.attempts.Add(1)
 	var prev *Snapshot
 	if reuse {
 		prev = s.Snapshot()
@@ -219,8 +226,9 @@ func (s *Server) reload(ctx context.Context, trigger string, reuse bool, changed
 	// and releases reloadMu, and the result, if one ever comes, goes to a
 	// channel no reload reads again.
 	done := make(chan loaded, 1)
+	var doing atomic.Pointer[string] // what the load is at, for a timeout's message
 	go func() {
-		snap, err := s.settledLoad(ctx, attempt, prev, changed)
+		snap, err := s.settledLoad(ctx, attempt, prev, changed, &doing)
 		done <- loaded{snap, err}
 	}()
 	var res loaded
@@ -233,8 +241,8 @@ func (s *Server) reload(ctx context.Context, trigger string, reuse bool, changed
 	}
 	if timedOut {
 		why := "a read that blocks (a FIFO or device named *.md?), or files that never stop changing"
-		if res.err != nil {
-			why = res.err.Error()
+		if d := doing.Load(); d != nil {
+			why = *d
 		}
 		res = loaded{err: fmt.Errorf("%w: the reload did not finish within %s: %s; the previous corpus keeps serving",
 			ErrReloadTimeout, s.cfg.ReloadTimeout, why)}
@@ -306,12 +314,14 @@ func (s *Server) abandon(attempt uint64, done <-chan loaded) {
 // settledLoad waits for the files to settle, loads them, and checks that
 // they did not change while loading; if they did, it waits and loads
 // again.
-func (s *Server) settledLoad(ctx context.Context, attempt uint64, prev *Snapshot, changed []string) (*Snapshot, error) {
+func (s *Server) settledLoad(ctx context.Context, attempt uint64, prev *Snapshot, changed []string, doing *atomic.Pointer[string]) (*Snapshot, error) {
+	reading := "still reading the corpus: a read that blocks (a FIFO or device named *.md?) or a very slow file system"
 	for {
-		seen, err := s.settle(ctx, changed)
+		seen, err := s.settle(ctx, changed, doing)
 		if err != nil {
 			return nil, err
 		}
+		doing.Store(&reading)
 		if s.hooks.beforeLoad != nil {
 			s.hooks.beforeLoad(ctx, attempt)
 		}
@@ -349,7 +359,7 @@ type stamp struct {
 
 // settle waits until the files under the given paths (nil: the whole
 // corpus) keep their stamps for Config.Settle, and returns the stamps.
-func (s *Server) settle(ctx context.Context, paths []string) (map[string]stamp, error) {
+func (s *Server) settle(ctx context.Context, paths []string, doing *atomic.Pointer[string]) (map[string]stamp, error) {
 	if s.cfg.Settle < 0 {
 		return nil, nil
 	}
@@ -377,6 +387,8 @@ func (s *Server) settle(ctx context.Context, paths []string) (map[string]stamp, 
 			return next, nil
 		}
 		changing = differing(cur, next, 5)
+		note := "files still changing: " + strings.Join(changing, ", ")
+		doing.Store(&note)
 		s.log.Debug("corpus files still changing; waiting for them to settle", "files", strings.Join(changing, ", "))
 		cur = next
 		t.Reset(s.cfg.Settle)

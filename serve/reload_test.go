@@ -203,7 +203,13 @@ func TestWatch(t *testing.T) {
 	dir := sampleDir(t)
 	settings := contract.Settings{Lang: "en"}
 	_, digest := expected(t, dir, settings, lodging2026)
-	r := start(t, serve.Config{Build: contract.Config{Corpus: dir}, Settings: settings, Debounce: 100 * time.Millisecond, Settle: testSettle})
+	srv, err := serve.New(serve.Config{Build: contract.Config{Corpus: dir}, Settings: settings, Debounce: 100 * time.Millisecond, Settle: testSettle})
+	if err != nil {
+		t.Fatal(err)
+	}
+	watching := make(chan struct{}, 8)
+	serve.SetHooks(srv, serve.Hooks{Watching: func() { watching <- struct{}{} }})
+	r := serveOn(t, srv)
 	ctx, cancel := context.WithCancel(context.Background())
 	watchDone := make(chan error, 1)
 	go func() { watchDone <- r.srv.Watch(ctx) }()
@@ -213,7 +219,7 @@ func TestWatch(t *testing.T) {
 			t.Errorf("Watch() = %v", err)
 		}
 	})
-	time.Sleep(100 * time.Millisecond) // let the watches be added
+	<-watching // the watches are added
 
 	// A burst of writes in a new folder: one reload.
 	if err := os.Mkdir(filepath.Join(dir, "extra"), 0o755); err != nil {

@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -173,7 +172,10 @@ type Server struct {
 	metrics  *metrics
 	handler  http.Handler
 	snap     atomic.Pointer[Snapshot]
-	reloadMu sync.Mutex // one reload at a time
+	// reloadMu is held by the reload running, one at a time: a channel
+	// with room for one, so that a reload waiting for it gives up when its
+	// context is done.
+	reloadMu chan struct{}
 	// unapplied are the changed paths (relative, slash-separated) passed
 	// to ReloadChanged since the serving corpus was loaded, held by
 	// reloadMu: a failed reload leaves the old corpus serving, so the next
@@ -244,6 +246,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, def: def, counter: counter, limits: limits, log: cfg.Logger, now: cfg.Now}
 	s.inFlight = make(chan struct{}, cfg.MaxInFlight)
+	s.reloadMu = make(chan struct{}, 1)
 	s.metrics = newMetrics(cfg.Registry)
 	s.metrics.maxInFlight.Set(float64(cfg.MaxInFlight))
 	snap, err := s.load(context.Background(), nil, nil)
