@@ -163,15 +163,15 @@ type ReloadStatus struct {
 // Server answers contract requests from the current snapshot. Its methods
 // are safe for concurrent use.
 type Server struct {
-	cfg      Config
-	def      *contract.Definition
-	counter  budget.Counter
-	limits   budget.Limits
-	log      *slog.Logger
-	now      func() time.Time
-	metrics  *metrics
-	handler  http.Handler
-	snap     atomic.Pointer[Snapshot]
+	cfg     Config
+	def     *contract.Definition
+	counter budget.Counter
+	limits  budget.Limits
+	log     *slog.Logger
+	now     func() time.Time
+	metrics *metrics
+	handler http.Handler
+	snap    atomic.Pointer[Snapshot]
 	// reloadMu is held by the reload running, one at a time: a channel
 	// with room for one, so that a reload waiting for it gives up when its
 	// context is done.
