@@ -46,7 +46,7 @@ func FuzzHandler(f *testing.F) {
 	methods := []string{http.MethodPost, http.MethodGet, http.MethodPut, http.MethodHead}
 	statusOf := map[string]int{
 		serve.KindBadRequest: 400, serve.KindNotFound: 404, serve.KindMethodNotAllowed: 405,
-		serve.KindBudgetExceeded: 422, serve.KindNoEvidence: 422, serve.KindContextType: 422,
+		serve.KindBudgetExceeded: 422, serve.KindNoEvidence: 422, serve.KindContextType: 422, serve.KindOverloaded: 503,
 	}
 	f.Fuzz(func(t *testing.T, m uint8, target, body string) {
 		if !strings.HasPrefix(target, "/") || strings.ContainsAny(target, " \r\n\t#") || len(target) > 4096 {

@@ -244,10 +244,13 @@ func classify(err error) (int, ErrorDetail) {
 		if errors.As(err, &pe) {
 			d.Context = pe
 		}
-	case errors.Is(err, contract.ErrBadRequest), errors.Is(err, selector.ErrBadQuery):
-		status, d.Kind = http.StatusBadRequest, KindBadRequest
 	default:
-		status, d.Kind = http.StatusInternalServerError, KindInternal
+		// contract.ErrBadRequest and selector.ErrBadQuery, and any other
+		// problem of the input a question meets, such as a source of the
+		// corpus with nothing to quote: the CLI's bad_input (exit 2). A
+		// build reads no file and holds no resource, so no error of one is
+		// the server's own failure; a 500 is kept for panics.
+		status, d.Kind = http.StatusBadRequest, KindBadRequest
 	}
 	return status, d
 }
@@ -335,8 +338,10 @@ func (s *Server) serveContract(w http.ResponseWriter, r *http.Request, snap *Sna
 				Message: fmt.Sprintf("the contract was not built within the server's request timeout of %s; send a smaller request", s.cfg.RequestTimeout)})
 		}
 		status, d := classify(err)
-		if status == http.StatusInternalServerError {
-			s.log.Error("build failed", "error", err.Error(), "digest", snap.Digest())
+		if !errors.Is(err, contract.ErrBadRequest) && status == http.StatusBadRequest {
+			// Not the request's form: perhaps the corpus; the operator
+			// should see it.
+			s.log.Warn("request refused", "error", err.Error(), "digest", snap.Digest())
 		}
 		return writeError(w, snap, status, d)
 	}
