@@ -9,11 +9,16 @@
 // the new one, never a mix; every response names the snapshot's corpus
 // digest in the Ka2-Corpus-Digest header. Reload loads and checks the
 // corpus beside the one serving and swaps it in only when it loaded
-// without a problem; a corpus that fails to load is never served, and
-// /readyz reports why until the next good load. Watch reloads when a file
-// under the corpus folder changes, after a quiet period (debounce), reading
-// only the files the events name (ReloadChanged); the ka2 command also
-// reloads on SIGHUP, walking the tree, and drains on SIGTERM through Serve.
+// without a problem, once the files it reads stopped changing (settle); a
+// corpus that fails to load, or whose load does not end by the reload
+// deadline, is never served, and /readyz reports it (degraded) until the
+// next good load. Watch reloads when a file under the corpus folder
+// changes, after a quiet period (debounce), reading only the files the
+// events name (ReloadChanged); it follows links, so a linked corpus
+// folder, a Kubernetes ConfigMap volume and a swapped current link reload
+// too. The ka2 command also reloads on SIGHUP, walking the tree, and
+// drains on SIGTERM through Serve. At most MaxInFlight API requests are
+// answered at once; more are answered 503 overloaded.
 //
 // Endpoints (JSON unless noted):
 //
@@ -28,9 +33,12 @@
 // Errors are {"error":{"kind":…,"message":…}} with the budget accounting
 // (budget_exceeded) or the refused item's origin (context_type) as the CLI
 // prints them under --error-format json. Kinds and statuses: bad_request
-// 400, not_found 404, method_not_allowed 405, budget_exceeded, no_evidence
-// and context_type 422, internal 500, unavailable and timeout 503; a build
-// whose client went away is recorded as 499 (canceled), not as an error.
+// 400 (any problem of the input a question meets, the corpus's included),
+// not_found 404, method_not_allowed 405, budget_exceeded, no_evidence and
+// context_type 422, overloaded 503 (with Retry-After), unavailable and
+// timeout 503; a build whose client went away is recorded as 499
+// (canceled), not as an error; internal 500 only for a panic, which is a
+// bug.
 //
 // POST /v1/contract takes from its caller only the item types, sources
 // and promotions the policy's remote section grants (see
