@@ -5,6 +5,7 @@ import "context"
 // SetBuildHook makes f run just before each contract build, with the
 // build's context.
 func SetBuildHook(s *Server, f func(ctx context.Context)) { s.testHookBuild = f }
+
 // Hooks let tests see and steer what happens inside a Server: each is
 // called where its name says, when not nil. Set them with SetHooks before
 // the server serves, watches or reloads.

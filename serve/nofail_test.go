@@ -13,7 +13,8 @@ import (
 
 // TestNoServerError throws malformed and hostile bodies and queries at
 // every endpoint of a server whose corpus has a source with an empty body
-// (where the corpus loader still takes one): each answer is a documented
+// (where the corpus loader still takes one; the sample corpus where it
+// does not): each answer is a documented
 // kind with its status, never a 500.
 func TestNoServerError(t *testing.T) {
 	dir := sampleDir(t)
@@ -22,8 +23,14 @@ func TestNoServerError(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv, err := serve.New(serve.Config{Build: contract.Config{Corpus: dir}, Settings: contract.Settings{Lang: "en"}})
-	if err != nil {
-		t.Skipf("the corpus with an empty body is refused at load, so no request meets it: %v", err)
+	emptyLoaded := err == nil
+	if !emptyLoaded {
+		// Refused at load, so no request meets it: the rest still holds
+		// for the sample corpus.
+		t.Logf("the corpus with an empty body is refused at load: %v", err)
+		if srv, err = serve.New(serve.Config{Settings: contract.Settings{Lang: "en"}}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	r := serveOn(t, srv)
 	statusOf := map[string]int{
@@ -69,7 +76,7 @@ func TestNoServerError(t *testing.T) {
 		if want, ok := statusOf[e.Kind]; !ok || want != got.status {
 			t.Errorf("%s %s %q: %d %s, want a documented kind with its status", tt.method, tt.path, tt.body, got.status, got.body)
 		}
-		if tt.body == lodging2026 && !strings.Contains(e.Message, "empty body") {
+		if emptyLoaded && tt.body == lodging2026 && !strings.Contains(e.Message, "empty body") {
 			t.Errorf("the empty body's error does not say so: %s", e.Message)
 		}
 	}

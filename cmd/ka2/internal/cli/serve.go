@@ -60,8 +60,9 @@ The build flags (--corpus, --contract, --counter, --capacity, --reserve,
 --wrapper, --policy, --lang, --short, --require-evidence) mean what they
 mean for ka2 build; a request's keys replace them per request. Errors are
 {"error":{"kind":…,"message":…}}: bad_request (400), budget_exceeded,
-no_evidence and context_type (422), timeout (503). Every response carries
-the corpus digest it was built from in the Ka2-Corpus-Digest header.
+no_evidence and context_type (422), timeout and overloaded (503). Every
+response carries the corpus digest it was built from in the
+Ka2-Corpus-Digest header.
 
 A request may add only the item types and sources the policy's remote
 section grants (by default memory from memory:* and tool_output from
