@@ -8,6 +8,10 @@
 //	go run ./internal/tools/ka2perf build -dir /tmp/c100k -counter o200k_base -n 50000
 //	go run ./internal/tools/ka2perf http  -addr 127.0.0.1:18080 -sources 100000 -c 32 -d 20s -touch /tmp/c100k
 //
+// For -touch, run the server with --settle 0 (or an -every longer than
+// its --settle): a file rewritten more often than the settle interval
+// never settles, so the server would not reload it.
+//
 // Every run is bounded: http stops after -d or -max requests, and only
 // loopback addresses are accepted.
 package main
