@@ -21,11 +21,18 @@ var (
 type encoder struct {
 	voc *vocab
 	rc  *runeClasses
-	// next returns the end of the piece that starts at i.
-	next func(rc *runeClasses, s string, i int) int
+	// next returns the end of the piece that starts at i, and how far it
+	// read (see scanner).
+	next scanner
 }
 
-func newEncoder(file string, next func(*runeClasses, string, int) int) (*encoder, error) {
+// scanner is a pre-tokenizer: it returns the end of the piece that starts
+// at s[i], and far, the end of what it read to decide, less a lookahead of
+// a few runes. far is at least end; the difference is what an alternative
+// that failed, or a backtracking one, read beyond the piece.
+type scanner func(rc *runeClasses, s string, i int) (end, far int)
+
+func newEncoder(file string, next scanner) (*encoder, error) {
 	voc, err := loadVocab(file)
 	if err != nil {
 		return nil, err
@@ -36,24 +43,32 @@ func newEncoder(file string, next func(*runeClasses, string, int) int) (*encoder
 // walk encodes text once and calls emit for every token with the byte
 // offset at which it starts in text and its rank (its token ID). Offsets
 // refer to text as given, also where it is not valid UTF-8.
-func (e *encoder) walk(text string, emit func(start int, rank uint32)) {
+//
+// It returns the number of steps it took: the bytes the pre-tokenizer read
+// (far - i for every piece) plus the merge's steps (see merger.steps). Each
+// step costs a bounded time (a heap step O(log n)), so the steps measure
+// the work without a clock; TestWorstCaseLinear holds them linear.
+func (e *encoder) walk(text string, emit func(start int, rank uint32)) (steps int) {
 	v := newValidView(text)
 	s := v.text
 	m := getMerger()
 	defer putMerger(m)
 	for i := 0; i < len(s); {
-		j := e.next(e.rc, s, i)
+		j, far := e.next(e.rc, s, i)
+		steps += far - i
 		// Most pieces are whole tokens: one lookup and no merging.
 		if r := e.voc.rank(s[i:j]); r != noRank {
 			emit(v.orig(i), r)
 		} else {
 			m.merge(e.voc, s[i:j])
+			steps += m.steps
 			for k, at := range m.starts {
 				emit(v.orig(i+int(at)), m.ranks[k])
 			}
 		}
 		i = j
 	}
+	return steps
 }
 
 // count returns the number of tokens of text.

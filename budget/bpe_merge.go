@@ -13,6 +13,9 @@ type merger struct {
 	// Result: the start of each token within the piece, and its rank.
 	starts []int32
 	ranks  []uint32
+	// steps counts the work of the last merge: bytes read, pairs compared
+	// by the scan, heap pushes and pops. Only tests read it (see walk).
+	steps int
 	// Working state; see mergeSmall and mergeHeap.
 	pairs      []uint32
 	next, prev []int32
@@ -63,7 +66,10 @@ func (m *merger) mergeSmall(v *vocab, p string) {
 		pairs[i] = v.pair[int(p[i])<<8|int(p[i+1])]
 	}
 	parts := n
+	steps := n
 	for parts > 1 {
+		// One pass over the pairs, one shift of the arrays.
+		steps += parts
 		best, at := noRank, -1
 		for k, r := range pairs[:parts-1] {
 			if r < best {
@@ -92,6 +98,7 @@ func (m *merger) mergeSmall(v *vocab, p string) {
 	}
 	m.starts = append(m.starts[:0], starts[:parts]...)
 	m.ranks = append(m.ranks[:0], ranks[:parts]...)
+	m.steps = steps
 }
 
 // mergeHeap does the same merges in O(n log n) for a piece of n bytes, so
@@ -122,6 +129,7 @@ func (m *merger) mergeHeap(v *vocab, p string) {
 		}
 	}
 	heapInit(h)
+	steps := n + len(h)
 	rankOf := func(from, to int32) uint32 {
 		if int(to-from) > v.maxLen {
 			return noRank
@@ -131,6 +139,7 @@ func (m *merger) mergeHeap(v *vocab, p string) {
 	for len(h) > 0 {
 		top := h[0]
 		h = heapPop(h)
+		steps++
 		r, i := uint32(top>>32), int32(uint32(top))
 		if pairs[i] != r {
 			continue // stale
@@ -146,12 +155,14 @@ func (m *merger) mergeHeap(v *vocab, p string) {
 			if nr := rankOf(i, next[k]); nr != noRank {
 				pairs[i] = nr
 				h = heapPush(h, uint64(nr)<<32|uint64(i))
+				steps++
 			}
 		}
 		if pi := prev[i]; pi >= 0 {
 			pairs[pi] = rankOf(pi, k)
 			if pairs[pi] != noRank {
 				h = heapPush(h, uint64(pairs[pi])<<32|uint64(pi))
+				steps++
 			}
 		}
 	}
@@ -162,6 +173,7 @@ func (m *merger) mergeHeap(v *vocab, p string) {
 		out = append(out, ranks[i])
 	}
 	m.starts, m.ranks, m.heap = starts, out, h
+	m.steps = steps
 }
 
 // grow makes the working buffers hold n entries.

@@ -9,78 +9,92 @@ import "unicode/utf8"
 // returns the end of the piece that the expression matches at i, choosing
 // among the alternatives in order exactly as a backtracking engine does.
 // Every scanner reads each byte a bounded number of times per piece and
-// every piece is non-empty, so splitting is linear in the text.
+// every piece is non-empty, so splitting is linear in the text. Each also
+// returns how far it read (see scanner), for walk's step count, with which
+// TestWorstCaseLinear checks that claim.
 //
 // s must be valid UTF-8 (see validView).
 
 // cl100kNext matches at s[i] the cl100k_base pattern
 //
 //	(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
-func (rc *runeClasses) cl100kNext(s string, i int) int {
+func (rc *runeClasses) cl100kNext(s string, i int) (end, far int) {
 	r0, c0, n0 := rc.at(s, i)
 	// (?i:'s|'t|'re|'ve|'m|'ll|'d)
 	if r0 == '\'' {
 		if k := contraction(s, i); k > 0 {
-			return i + k
+			return read(i + k)
 		}
 	}
 	// [^\r\n\p{L}\p{N}]?\p{L}+
 	if c0&clsL != 0 {
-		return rc.run(s, i+n0, clsL)
+		return read(rc.run(s, i+n0, clsL))
 	}
 	if isPrefix(r0, c0) && i+n0 < len(s) {
 		if _, c1, n1 := rc.at(s, i+n0); c1&clsL != 0 {
-			return rc.run(s, i+n0+n1, clsL)
+			return read(rc.run(s, i+n0+n1, clsL))
 		}
 	}
 	// \p{N}{1,3}
 	if c0&clsN != 0 {
-		return rc.digits(s, i+n0)
+		return read(rc.digits(s, i+n0))
 	}
 	// ?[^\s\p{L}\p{N}]+[\r\n]*
 	if e := rc.punct(s, i, r0, c0, n0); e > 0 {
-		return newlines(s, e, false)
+		return read(newlines(s, e, false))
 	}
 	return rc.space(s, i)
 }
+
+// read is the result of an alternative that read no further than the end
+// of its match.
+func read(end int) (int, int) { return end, end }
 
 // o200kNext matches at s[i] the o200k_base pattern
 //
 //	[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?
 //	|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?
 //	|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+
-func (rc *runeClasses) o200kNext(s string, i int) int {
+func (rc *runeClasses) o200kNext(s string, i int) (end, far int) {
 	r0, c0, n0 := rc.at(s, i)
 	pre := isPrefix(r0, c0)
+	// What a failed lowerWord read counts too.
+	far = i
 	// First alternative, with its optional prefix taken, then without it.
 	if pre {
-		if e := rc.lowerWord(s, i+n0); e > 0 {
-			return e
+		e, f := rc.lowerWord(s, i+n0)
+		if far = max(far, f); e > 0 {
+			return e, far
 		}
 	}
 	if c0&(clsU|clsW) != 0 {
-		if e := rc.lowerWord(s, i); e > 0 {
-			return e
+		e, f := rc.lowerWord(s, i)
+		if far = max(far, f); e > 0 {
+			return e, far
 		}
 	}
 	// Second alternative, in the same order.
 	if pre {
 		if e := rc.upperWord(s, i+n0); e > 0 {
-			return e
+			return e, max(far, e)
 		}
 	}
 	if c0&clsU != 0 {
-		return rc.upperWord(s, i)
+		e := rc.upperWord(s, i)
+		return e, max(far, e)
 	}
 	// \p{N}{1,3}
 	if c0&clsN != 0 {
-		return rc.digits(s, i+n0)
+		e := rc.digits(s, i+n0)
+		return e, max(far, e)
 	}
 	// ?[^\s\p{L}\p{N}]+[\r\n/]*
 	if e := rc.punct(s, i, r0, c0, n0); e > 0 {
-		return newlines(s, e, true)
+		e = newlines(s, e, true)
+		return e, max(far, e)
 	}
-	return rc.space(s, i)
+	e, f := rc.space(s, i)
+	return e, max(far, f)
 }
 
 // isPrefix reports whether a rune is in [^\r\n\p{L}\p{N}].
@@ -164,7 +178,9 @@ func newlines(s string, i int, slash bool) int {
 //	\s*[\r\n]+  the run up to and including its last \r or \n;
 //	\s+(?!\S)   the run, less its last rune when a non-space follows it;
 //	\s+         the run, when it is one rune followed by a non-space.
-func (rc *runeClasses) space(s string, i int) int {
+//
+// far is the end of the run, which it reads whole.
+func (rc *runeClasses) space(s string, i int) (end, far int) {
 	j, last, nl := i, i, -1
 	for j < len(s) {
 		r, c, n := rc.at(s, j)
@@ -179,11 +195,11 @@ func (rc *runeClasses) space(s string, i int) int {
 	}
 	switch {
 	case nl >= 0:
-		return nl + 1
+		return nl + 1, j
 	case j == len(s) || last == i:
-		return j
+		return j, j
 	default:
-		return last
+		return last, j
 	}
 }
 
@@ -231,15 +247,16 @@ func foldedAt(s string, j int) (byte, int) {
 // greedy "upper" run is not followed by a "lower" rune, a backtracking
 // engine gives runes back until the last rune of the run that is also
 // "lower" (Lm, Lo, M) can start the lower run; that rune then ends the
-// lower run, since the rune after it is not "lower".
-func (rc *runeClasses) lowerWord(s string, p int) int {
+// lower run, since the rune after it is not "lower". far is the end of
+// what it read, which passes the match when it gives runes back.
+func (rc *runeClasses) lowerWord(s string, p int) (end, far int) {
 	q, lastW, lastWEnd := p, -1, -1
 	for q < len(s) {
 		_, c, n := rc.at(s, q)
 		if c&clsU == 0 {
 			if c&clsW != 0 { // Ll: the lower run starts here
 				e := rc.run(s, q+n, clsW)
-				return e + contractionAt(s, e)
+				return read(e + contractionAt(s, e))
 			}
 			break
 		}
@@ -249,9 +266,10 @@ func (rc *runeClasses) lowerWord(s string, p int) int {
 		q += n
 	}
 	if lastW < 0 {
-		return 0
+		return 0, q
 	}
-	return lastWEnd + contractionAt(s, lastWEnd)
+	e := lastWEnd + contractionAt(s, lastWEnd)
+	return e, max(e, q)
 }
 
 // upperWord matches [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*

@@ -12,14 +12,47 @@ import (
 )
 
 // TestRuneClasses checks the two-level class table against the generated
-// Unicode 16.0.0 range tables for every code point.
+// Unicode 16.0.0 range tables, looked up by the unicode package's binary
+// search: under -long for every code point, otherwise where the table could
+// go wrong (the first and last code point of every 256-rune block and every
+// range of the tables, with their neighbours) and every 97th.
 func TestRuneClasses(t *testing.T) {
 	rc := classes()
-	for r := rune(0); r <= unicode.MaxRune; r++ {
+	for _, r := range classSample(*long) {
 		if got, want := rc.of(r), ucdClasses(r); got != want {
 			t.Fatalf("class of %U = %05b, want %05b", r, got, want)
 		}
 	}
+}
+
+// classSample returns the code points TestRuneClasses checks, sorted.
+func classSample(full bool) []rune {
+	var out []rune
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if full || r%97 == 0 || r&0xff == 0 || r&0xff == 0xff {
+			out = append(out, r)
+		}
+	}
+	if full {
+		return out
+	}
+	edges := func(lo, hi, stride uint32) {
+		for _, c := range []uint32{lo - 1, lo, lo + stride, hi - stride, hi, hi + 1} {
+			if c <= unicode.MaxRune {
+				out = append(out, rune(c))
+			}
+		}
+	}
+	for _, t := range []*unicode.RangeTable{ucdLu, ucdLl, ucdLt, ucdLm, ucdLo, ucdM, ucdN, ucdWhiteSpace} {
+		for _, x := range t.R16 {
+			edges(uint32(x.Lo), uint32(x.Hi), uint32(x.Stride))
+		}
+		for _, x := range t.R32 {
+			edges(x.Lo, x.Hi, x.Stride)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // TestUCDOnlyAdds checks that Unicode 16.0.0 and Go's unicode tables
@@ -158,23 +191,29 @@ func TestHandPicked(t *testing.T) {
 }
 
 // TestRepetitive is tiktoken's catastrophically-repetitive case, checked
-// against tiktoken-go at a length its quadratic merge still handles.
+// against tiktoken-go at a length its quadratic merge still handles: 3,000
+// repetitions under -long, 300 (all pieces still longer than smallPiece, so
+// merged by the heap) otherwise.
 func TestRepetitive(t *testing.T) {
+	reps := sized(300, 3000)
 	for _, name := range bpeNames {
 		e := pureGo(t, name)
 		for _, c := range []string{"^", "0", "a", "'s", " ", "\n", "中", "👍", "ab", "\u3000"} {
-			big := strings.Repeat(c, 3000)
+			big := strings.Repeat(c, reps)
 			for _, text := range []string{big, " " + big, " " + big + "\n"} {
 				if got, want := e.encode(text), oracleIDs(t, name, text); !slices.Equal(got, want) {
-					t.Errorf("%s encode(%q×3000 variant) differs from tiktoken-go: %d tokens, want %d", name, c, len(got), len(want))
+					t.Errorf("%s encode(%q×%d variant) differs from tiktoken-go: %d tokens, want %d", name, c, reps, len(got), len(want))
 				}
 			}
 		}
 	}
 }
 
+// TestGeneratedHostile compares generated hostile strings with tiktoken-go:
+// 10,000 per encoding under -long, the first 1,000 of the same sequence
+// otherwise.
 func TestGeneratedHostile(t *testing.T) {
-	const n = 10000
+	n := sized(1000, 10000)
 	for _, name := range bpeNames {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -195,11 +234,12 @@ func TestGeneratedHostile(t *testing.T) {
 	}
 }
 
-// TestDocuments compares two generated multi-megabyte zh/en documents in
-// whole; each encoding of each document runs in parallel with the others.
+// TestDocuments compares two generated zh/en documents in whole, of 2.2 MB
+// under -long and otherwise of 128 KB (a prefix of the same document); each
+// encoding of each document runs in parallel with the others.
 func TestDocuments(t *testing.T) {
 	for _, seed := range []uint64{1, 2} {
-		doc := mixedDoc(seed, 2<<20+int(seed)*123457)
+		doc := mixedDoc(seed, sized(128<<10, 2<<20+int(seed)*123457))
 		for _, name := range bpeNames {
 			t.Run(fmt.Sprintf("%s/seed%d", name, seed), func(t *testing.T) {
 				t.Parallel()
@@ -277,6 +317,29 @@ var worstCases = []struct {
 	}},
 	{"one letter", func(_ *rand.Rand, n int) string { return strings.Repeat("a", n) }},
 	{"spaces", func(_ *rand.Rand, n int) string { return strings.Repeat(" ", n-1) + "x" }},
+	// One whitespace run with newlines in it: the pre-tokenizer reads the
+	// whole run to find its last newline.
+	{"blank lines", func(r *rand.Rand, n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = " \t\n\r "[r.IntN(5)]
+		}
+		return string(b) + "x"
+	}},
+	// Upper-case letters with CJK ones (Lo, both "upper" and "lower" to
+	// o200k): o200k's first alternative reads the whole run, then gives
+	// runes back to the last CJK one.
+	{"upper and cjk", func(r *rand.Rand, n int) string {
+		var b strings.Builder
+		for b.Len() < n {
+			if r.IntN(8) == 0 {
+				b.WriteString("中")
+			} else {
+				b.WriteByte("ABCDEFGHIJKLMNOPQRSTUVWXYZ"[r.IntN(26)])
+			}
+		}
+		return b.String() + "ab"
+	}},
 }
 
 // TestWorstCaseExact checks the long-piece inputs against tiktoken-go at a
@@ -292,31 +355,43 @@ func TestWorstCaseExact(t *testing.T) {
 	}
 }
 
-// TestWorstCaseLinear counts 1 MB of each worst case (256 KB under the
-// race detector, which slows code several times). It asserts no time: the
-// figures come from BenchmarkWorstCase. What it guards is the shape of the
-// merge: at these sizes a quadratic merge such as tiktoken-go's (6.6 s for
-// 100 KB) runs for hours and the test binary's timeout fails the run, while
-// the linear one finishes in well under a second each. Counting the same
-// text twice must also give the same answer.
+// TestWorstCaseLinear holds the encoders to linear work on the worst cases
+// without reading a clock: walk's step count (bytes the pre-tokenizer
+// reads, pairs the merge's scan compares, heap operations) for the first
+// 2n bytes of a worst case is at most 2.2 times that for the first n. A
+// quadratic merge such as tiktoken-go's, or a pre-tokenizer that re-reads a
+// run for every piece it cuts from it, gives 4; the heap's O(n log n) in
+// bytes is O(n) in steps, each step costing O(log n). The steps must also
+// be at least the bytes, so that a counter that stopped counting cannot
+// pass. Under -long it also counts 1 MB of each (256 KB under the race
+// detector), which a quadratic encoder would not finish. Counting the same
+// text twice must give the same answer.
 func TestWorstCaseLinear(t *testing.T) {
-	if testing.Short() {
-		t.Skip("counts megabytes")
-	}
-	size := 1 << 20
-	if raceEnabled {
+	const n = 16 << 10
+	size := sized(2*n, 1<<20)
+	if raceEnabled && *long {
 		size = 256 << 10
 	}
+	none := func(int, uint32) {}
 	for _, wc := range worstCases {
+		gen := func(size int) string { return wc.gen(rand.New(rand.NewPCG(7, 7)), size) }
 		for _, name := range bpeNames {
 			e := pureGo(t, name)
-			text := wc.gen(rand.New(rand.NewPCG(7, 7)), size)
-			n := e.count(text)
-			if n <= 0 || n > len(text) {
-				t.Errorf("%s %s: %d tokens for %d bytes", name, wc.name, n, len(text))
+			small, big := gen(n), gen(2*n)
+			a, b := e.walk(small, none), e.walk(big, none)
+			if a < len(small) || b < len(big) {
+				t.Errorf("%s %s: %d steps for %d bytes, %d for %d: fewer steps than bytes", name, wc.name, a, len(small), b, len(big))
 			}
-			if again := e.count(text); again != n {
-				t.Errorf("%s %s: counted %d, then %d", name, wc.name, n, again)
+			if ratio := float64(b) / float64(a); ratio > 2.2 {
+				t.Errorf("%s %s: %d steps for %d bytes, %d for %d: %.2f times the work for twice the text, want at most 2.2", name, wc.name, a, len(small), b, len(big), ratio)
+			}
+			text := gen(size)
+			c := e.count(text)
+			if c <= 0 || c > len(text) {
+				t.Errorf("%s %s: %d tokens for %d bytes", name, wc.name, c, len(text))
+			}
+			if again := e.count(text); again != c {
+				t.Errorf("%s %s: counted %d, then %d", name, wc.name, c, again)
 			}
 		}
 	}

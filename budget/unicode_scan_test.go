@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"compress/gzip"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,10 +15,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 )
-
-// fullUnicode turns the sampled scan of TestUnicodeScan into the scan of
-// every scalar value. .ci/run passes it in a step of its own.
-var fullUnicode = flag.Bool("unicode-full", false, "TestUnicodeScan: count every Unicode scalar value, not a sample")
 
 // refTable is one table of testdata/unicode/counts.txt.gz: OpenAI's
 // tiktoken's token count for template with every scalar value in its slot.
@@ -180,7 +175,7 @@ var newerRunes = sync.OnceValue(func() map[rune]bool {
 })
 
 // scanRunes returns the code points TestUnicodeScan counts: all scalar
-// values with -unicode-full, otherwise every code point whose class is not
+// values with -long, otherwise every code point whose class is not
 // the one Go's unicode tables give (those added in Unicode 15.1 and 16.0),
 // the first code point of every 50th run and its predecessor, and every
 // 97th scalar value.
@@ -211,10 +206,10 @@ func scanRunes(full bool, ref []*refTable) []rune {
 // compares with the counts pinned from OpenAI's tiktoken (see
 // testdata/unicode/README.md). By default it scans a sample that holds
 // every code point on which Go's Unicode 15.0 tables and tiktoken's 16.0
-// differ; -unicode-full scans all 1,112,064.
+// differ; -long scans all 1,112,064.
 func TestUnicodeScan(t *testing.T) {
 	ref := loadReference(t)
-	runes := scanRunes(*fullUnicode, ref)
+	runes := scanRunes(*long, ref)
 	total, bad := 0, 0
 	badRunes := make(map[rune]bool)
 	for _, tab := range ref {
@@ -235,7 +230,7 @@ func TestUnicodeScan(t *testing.T) {
 			t.Errorf("%s %q: first mismatches:\n\t%s", tab.encoding, tab.template, strings.Join(first, "\n\t"))
 		}
 	}
-	t.Logf("%d of %d counts differ from tiktoken, on %d of %d code points scanned (full=%v)", bad, total, len(badRunes), len(runes), *fullUnicode)
+	t.Logf("%d of %d counts differ from tiktoken, on %d of %d code points scanned (full=%v)", bad, total, len(badRunes), len(runes), *long)
 }
 
 // TestTiktokenProbes compares token IDs with OpenAI's tiktoken on the
