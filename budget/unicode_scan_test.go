@@ -156,9 +156,15 @@ var newerRunes = sync.OnceValue(func() map[rune]bool {
 		ucdLu, ucdLl, ucdLt, ucdLm, ucdLo, ucdM, ucdN, ucdWhiteSpace,
 		unicode.L, unicode.M, unicode.N, unicode.White_Space,
 	}
+	// The tables overlap (Lo is in L, …): compare each code point once.
+	seen := make([]bool, unicode.MaxRune+1)
 	for _, t := range tables {
 		visit := func(lo, hi, stride uint32) {
 			for c := lo; c <= hi; c += stride {
+				if seen[c] {
+					continue
+				}
+				seen[c] = true
 				if r := rune(c); ucdClasses(r) != goClasses(r) {
 					set[r] = true
 				}
