@@ -4,7 +4,6 @@ import (
 	"math/rand/v2"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -48,15 +47,6 @@ func BenchmarkCount(b *testing.B) {
 			reportCPU(b, len(doc), processCPU()-cpu)
 		})
 	}
-}
-
-// processCPU returns the user and system CPU time of this process so far.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func reportCPU(b *testing.B, size int, cpu time.Duration) {
