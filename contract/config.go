@@ -146,7 +146,7 @@ func LoadDefinition(file string) (*Definition, error) {
 	var ye *yamlerr.Error
 	if errors.As(err, &ye) {
 		// The position is in the content file: name that file.
-		return fail(errors.New(diag.Format(filepath.ToSlash(contentPath), ye.Line, ye.Col, "contract content: "+ye.Msg, ye.Hint)))
+		return fail(errors.New(diag.Format(diag.Pos{Path: filepath.ToSlash(contentPath), Line: ye.Line, Col: ye.Col}, "contract content: "+ye.Msg, ye.Hint)))
 	}
 	if err != nil {
 		return fail(fmt.Errorf("%s: %w", file, err))
@@ -177,7 +177,7 @@ func ReloadCorpus(dir string, prev *corpus.Corpus, cutoff time.Time) (*corpus.Co
 	defer root.Close()
 	corp, err := corpus.LoadReusing(root.FS(), prev, cutoff)
 	if err != nil {
-		var list corpus.ErrorList
+		var list diag.List
 		if errors.As(err, &list) {
 			for _, e := range list {
 				e.Path = path.Join(filepath.ToSlash(dir), e.Path)

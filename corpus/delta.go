@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"errors"
+	"github.com/ka2/ka2/internal/diag"
 	"io/fs"
 	"maps"
 	"path"
@@ -62,7 +63,7 @@ func loadChanged(fsys fs.FS, prev *Corpus, changed []string) (c *Corpus, err err
 
 	files := maps.Clone(prev.files)
 	bodies := maps.Clone(prev.bodies)
-	var errs ErrorList
+	var errs diag.List
 	var added []*Source // read again and parsed, to merge by path
 	failed := 0         // files listed by the walk that did not parse
 	for _, p := range slices.Sorted(maps.Keys(kinds)) {
@@ -118,7 +119,7 @@ func loadChanged(fsys fs.FS, prev *Corpus, changed []string) (c *Corpus, err err
 
 	nc, err := newDelta(byPath, prev, gone, added)
 	if err != nil {
-		var l ErrorList
+		var l diag.List
 		errors.As(err, &l)
 		errs = append(errs, l...)
 	}
@@ -126,7 +127,7 @@ func loadChanged(fsys fs.FS, prev *Corpus, changed []string) (c *Corpus, err err
 		errs = append(errs, errEmpty())
 	}
 	if len(errs) > 0 {
-		return nil, errs.err(), true
+		return nil, errs.Err(), true
 	}
 	nc.bodies, nc.files = bodies, files
 	return nc, nil, true
@@ -185,9 +186,8 @@ func (c *Corpus) hasUnder(dir string) bool {
 	return i < len(c.byPath) && strings.HasPrefix(c.byPath[i].Path, prefix)
 }
 
-func errEmpty() *Error {
-	return &Error{Code: CodeEmptyCorpus, Msg: "no policy files (*.md) found",
-		Hint: "point --corpus at the folder that holds the policy files"}
+func errEmpty() *diag.Diagnostic {
+	return &diag.Diagnostic{Code: CodeEmptyCorpus, Message: "no policy files (*.md) found", Hint: diag.Set("point {corpus} at the folder that holds the policy files")}
 }
 
 // newDelta is New for the sources byPath (in path order), which are prev's
@@ -221,7 +221,7 @@ func newDelta(byPath []*Source, prev *Corpus, gone func(*Source) bool, added []*
 	sources = append(sources, adds[i:]...)
 
 	c := &Corpus{Sources: sources, byID: maps.Clone(prev.byID), byPath: byPath}
-	var errs ErrorList
+	var errs diag.List
 	for _, id := range slices.Sorted(maps.Keys(touched)) {
 		delete(c.byID, id)
 		j, _ := slices.BinarySearchFunc(sources, id, func(s *Source, id string) int { return strings.Compare(s.ID, id) })
@@ -229,7 +229,7 @@ func newDelta(byPath []*Source, prev *Corpus, gone func(*Source) bool, added []*
 			errs = c.addID(errs, sources[j])
 		}
 	}
-	if err := errs.err(); err != nil {
+	if err := errs.Err(); err != nil {
 		return nil, err
 	}
 	c.Digest = digest(byPath)

@@ -2,6 +2,7 @@ package corpus_test
 
 import (
 	"bytes"
+	"github.com/ka2/ka2/internal/diag"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,7 +14,7 @@ import (
 
 // parseCodes are the problems Parse can report; Load, Lookup and Quote add
 // others.
-var parseCodes = map[corpus.Code]bool{
+var parseCodes = map[diag.Code]bool{
 	corpus.CodeInvalidUTF8: true, corpus.CodeNoFrontMatter: true, corpus.CodeBadFrontMatter: true,
 	corpus.CodeUnknownKey: true, corpus.CodeDuplicateKey: true, corpus.CodeMissingKey: true,
 	corpus.CodeBadValue: true, corpus.CodeBadDate: true, corpus.CodeEmptyInterval: true,
@@ -96,7 +97,7 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("Parse() returned an empty ErrorList")
 			}
 			for _, e := range list {
-				if e.Path != path || !parseCodes[e.Code] || e.Msg == "" || e.Hint == "" {
+				if e.Path != path || !parseCodes[e.Code] || e.Message == "" || e.Hint.IsZero() {
 					t.Errorf("problem %q: want path %s, a Parse code (got %q), a message and a hint", e, path, e.Code)
 				}
 				last := max(lines, 1)

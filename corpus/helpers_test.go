@@ -3,6 +3,7 @@ package corpus_test
 import (
 	"errors"
 	"fmt"
+	"github.com/ka2/ka2/internal/diag"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -95,9 +96,9 @@ func sampleFiles(t testing.TB) []txtar.File {
 
 // errorList returns the problems in err, failing the test if err is not an
 // ErrorList.
-func errorList(t testing.TB, err error) corpus.ErrorList {
+func errorList(t testing.TB, err error) diag.List {
 	t.Helper()
-	var l corpus.ErrorList
+	var l diag.List
 	if !errors.As(err, &l) {
 		t.Fatalf("error %v (%T) is not an ErrorList", err, err)
 	}
@@ -146,11 +147,11 @@ func summary(t testing.TB, c *corpus.Corpus, err error) string {
 }
 
 // assertCode checks that err is, or wraps, an *Error with the given code.
-func assertCode(t testing.TB, err error, want corpus.Code) {
+func assertCode(t testing.TB, err error, want diag.Code) {
 	t.Helper()
-	var e *corpus.Error
+	var e *diag.Diagnostic
 	if !errors.As(err, &e) {
-		t.Errorf("error %v (%T) is not a *corpus.Error", err, err)
+		t.Errorf("error %v (%T) is not a *diag.Diagnostic", err, err)
 		return
 	}
 	if e.Code != want {

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/ka2/ka2/internal/diag"
 	"io/fs"
 	"path"
 	"runtime"
@@ -47,7 +48,7 @@ type Corpus struct {
 // checked, whatever its name; a link to a folder inside the root is not
 // followed, since that folder is read where it is.
 //
-// On any problem Load returns an ErrorList of every problem and no corpus.
+// On any problem Load returns an diag.List of every problem and no corpus.
 // Every problem means all of them in one run: a duplicate source_id among
 // the files that parsed is reported alongside the files that did not.
 func Load(fsys fs.FS) (*Corpus, error) {
@@ -80,7 +81,7 @@ func load(fsys fs.FS, prev *Corpus, cutoff time.Time) (*Corpus, error) {
 	sources := make([]*Source, len(paths))
 	bodies := make([]string, len(paths))
 	stats := make([]fileStat, len(paths))
-	perFile := make([]ErrorList, len(paths))
+	perFile := make([]diag.List, len(paths))
 
 	var wg sync.WaitGroup
 	next := make(chan int)
@@ -112,7 +113,7 @@ func load(fsys fs.FS, prev *Corpus, cutoff time.Time) (*Corpus, error) {
 	// reports every problem (a duplicate source_id too), not the first batch.
 	c, err := New(parsed)
 	if err != nil {
-		var l ErrorList
+		var l diag.List
 		errors.As(err, &l)
 		errs = append(errs, l...)
 	}
@@ -120,7 +121,7 @@ func load(fsys fs.FS, prev *Corpus, cutoff time.Time) (*Corpus, error) {
 		errs = append(errs, errEmpty())
 	}
 	if len(errs) > 0 {
-		return nil, errs.err()
+		return nil, errs.Err()
 	}
 	c.bodies = make(map[*Source]string, len(sources))
 	c.files = make(map[string]fileRecord, len(sources))
@@ -198,11 +199,11 @@ func (c *Corpus) Quote(s *Source, r Range) (string, error) {
 func New(sources []*Source) (*Corpus, error) {
 	c := &Corpus{Sources: slices.Clone(sources), byID: make(map[string][]*Source, len(sources))}
 	slices.SortFunc(c.Sources, compareSources)
-	var errs ErrorList
+	var errs diag.List
 	for _, s := range c.Sources {
 		errs = c.addID(errs, s)
 	}
-	if err := errs.err(); err != nil {
+	if err := errs.Err(); err != nil {
 		return nil, err
 	}
 	c.byPath = slices.Clone(sources)
@@ -229,13 +230,11 @@ func byPath(a, b *Source) int { return strings.Compare(a.Path, b.Path) }
 
 // addID adds s to c.byID, after the sources before it in Sources order,
 // and appends to errs the clash of s with any of them.
-func (c *Corpus) addID(errs ErrorList, s *Source) ErrorList {
+func (c *Corpus) addID(errs diag.List, s *Source) diag.List {
 	for _, o := range c.byID[s.ID] {
 		if o.Lang == s.Lang || o.Lang == "" || s.Lang == "" {
 			pos, _ := s.Keys.Get("source_id")
-			errs = append(errs, &Error{Path: s.Path, Line: pos.Line, Col: pos.Col, Code: CodeDuplicateSource,
-				Msg:  fmt.Sprintf("source_id %s%s is also used by %s", s.ID, langSuffix(s.Lang), o.Path),
-				Hint: "give each source its own source_id, or set a different lang on each translation"})
+			errs = append(errs, &diag.Diagnostic{Pos: diag.Pos{Path: s.Path, Line: pos.Line, Col: pos.Col}, Code: CodeDuplicateSource, Message: fmt.Sprintf("source_id %s%s is also used by %s", s.ID, langSuffix(s.Lang), o.Path), Hint: diag.Fix("give each source its own source_id, or set a different lang on each translation")})
 		}
 	}
 	c.byID[s.ID] = append(c.byID[s.ID], s)
@@ -274,20 +273,19 @@ func digest(byPath []*Source) string {
 // cannot read, and symbolic links that do not stay inside the root, are
 // returned as problems; a problem with Path "." means the root itself could
 // not be read.
-func Files(fsys fs.FS) ([]string, ErrorList) {
+func Files(fsys fs.FS) ([]string, diag.List) {
 	paths, _, errs := files(fsys)
 	return paths, errs
 }
 
 // files is Files, with the directory entry of each path.
-func files(fsys fs.FS) ([]string, []fs.DirEntry, ErrorList) {
+func files(fsys fs.FS) ([]string, []fs.DirEntry, diag.List) {
 	var paths []string
 	var entries []fs.DirEntry
-	var errs ErrorList
+	var errs diag.List
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			errs = append(errs, &Error{Path: p, Code: CodeUnreadable, Msg: "cannot read: " + unwrapPathError(err),
-				Hint: "check that the path exists and is readable"})
+			errs = append(errs, &diag.Diagnostic{Pos: diag.Pos{Path: p}, Code: CodeUnreadable, Message: "cannot read: " + unwrapPathError(err), Hint: diag.Fix("check that the path exists and is readable")})
 			if d != nil && d.IsDir() {
 				return fs.SkipDir
 			}
@@ -306,14 +304,10 @@ func files(fsys fs.FS) ([]string, []fs.DirEntry, ErrorList) {
 			info, err := fs.Stat(fsys, p)
 			switch {
 			case err != nil:
-				errs = append(errs, &Error{Path: p, Code: CodeSymlinkOutside,
-					Msg:  "symbolic link leads outside the corpus root, or to nothing",
-					Hint: "replace the link with a copy of its target, or make it a relative link to a target inside the corpus"})
+				errs = append(errs, &diag.Diagnostic{Pos: diag.Pos{Path: p}, Code: CodeSymlinkOutside, Message: "symbolic link leads outside the corpus root, or to nothing", Hint: diag.Fix("replace the link with a copy of its target, or make it a relative link to a target inside the corpus")})
 				return nil
 			case isMD && !info.Mode().IsRegular():
-				errs = append(errs, &Error{Path: p, Code: CodeSymlinkOutside,
-					Msg:  "symbolic link does not lead to a file inside the corpus root",
-					Hint: "replace the link with a copy of the file, or move its target into the corpus"})
+				errs = append(errs, &diag.Diagnostic{Pos: diag.Pos{Path: p}, Code: CodeSymlinkOutside, Message: "symbolic link does not lead to a file inside the corpus root", Hint: diag.Fix("replace the link with a copy of the file, or move its target into the corpus")})
 				return nil
 			}
 			// A link to a folder inside the root is not followed: the folder
@@ -335,7 +329,7 @@ func files(fsys fs.FS) ([]string, []fs.DirEntry, ErrorList) {
 		return nil
 	})
 	if err != nil {
-		errs = append(errs, &Error{Code: CodeUnreadable, Msg: "cannot read the corpus: " + err.Error()})
+		errs = append(errs, &diag.Diagnostic{Code: CodeUnreadable, Message: "cannot read the corpus: " + err.Error()})
 	}
 	return paths, entries, errs
 }
@@ -343,14 +337,14 @@ func files(fsys fs.FS) ([]string, []fs.DirEntry, ErrorList) {
 // loadFile reads and parses the file at p. It returns the source, its
 // body when that is a piece of the file, and the file's status as it was
 // when it was opened (zero when unknown).
-func loadFile(fsys fs.FS, p string) (*Source, string, fileStat, ErrorList) {
+func loadFile(fsys fs.FS, p string) (*Source, string, fileStat, diag.List) {
 	data, st, err := readFile(fsys, p)
 	if err != nil {
-		return nil, "", fileStat{}, ErrorList{unreadable(p, err)}
+		return nil, "", fileStat{}, diag.List{unreadable(p, err)}
 	}
 	s, text, err := parse(p, data, true) // data is not used again
 	if err != nil {
-		var l ErrorList
+		var l diag.List
 		errors.As(err, &l)
 		return nil, "", fileStat{}, l
 	}
@@ -372,7 +366,7 @@ func readFile(fsys fs.FS, p string) ([]byte, fileStat, error) {
 }
 
 // unreadable is the problem for a policy file that cannot be read.
-func unreadable(p string, err error) *Error {
+func unreadable(p string, err error) *diag.Diagnostic {
 	hint := "check the file's permissions, and that links stay inside the corpus"
 	switch {
 	case errors.Is(err, inputfile.ErrNotRegular):
@@ -380,7 +374,7 @@ func unreadable(p string, err error) *Error {
 	case errors.Is(err, inputfile.ErrTooLarge):
 		hint = "split the policy into several files"
 	}
-	return &Error{Path: p, Code: CodeUnreadable, Msg: "cannot read: " + unwrapPathError(err), Hint: hint}
+	return &diag.Diagnostic{Pos: diag.Pos{Path: p}, Code: CodeUnreadable, Message: "cannot read: " + unwrapPathError(err), Hint: diag.Fix(hint)}
 }
 
 // unwrapPathError drops the operation and path that fs errors repeat, since
@@ -408,16 +402,26 @@ func (c *Corpus) Lookup(id, lang string) (*Source, error) {
 	case 1:
 		return match[0], nil
 	case 0:
-		hint := "check the source_id; `ka2 select` lists every source"
+		hint := diag.Fix("check the source_id; `ka2 select` lists every source")
 		if len(cands) > 0 {
-			hint = "it exists in " + langsOf(cands) + "; pass one of those with --lang"
+			hint = diag.Set("it exists in " + langsOf(cands) + "; pass one of those with {lang}")
+			hint.Allowed = langList(cands)
 		}
-		return nil, &Error{Code: CodeUnknownSource, Msg: fmt.Sprintf("no source %s%s", id, langSuffix(lang)), Hint: hint}
+		return nil, &diag.Diagnostic{Code: CodeUnknownSource, Message: fmt.Sprintf("no source %s%s", id, langSuffix(lang)), Hint: hint}
 	default:
-		return nil, &Error{Code: CodeAmbiguousAddress,
-			Msg:  fmt.Sprintf("source %s exists in %s", id, langsOf(match)),
-			Hint: "pass --lang to choose one"}
+		hint := diag.Set("pass {lang} to choose one")
+		hint.Allowed = langList(match)
+		return nil, &diag.Diagnostic{Code: CodeAmbiguousAddress, Message: fmt.Sprintf("source %s exists in %s", id, langsOf(match)), Hint: hint}
 	}
+}
+
+// langList lists the languages of ss, "" for a source without one.
+func langList(ss []*Source) []string {
+	langs := make([]string, len(ss))
+	for i, s := range ss {
+		langs[i] = s.Lang
+	}
+	return langs
 }
 
 func langsOf(ss []*Source) string {

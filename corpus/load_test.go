@@ -3,6 +3,7 @@ package corpus_test
 import (
 	"bytes"
 	"fmt"
+	"github.com/ka2/ka2/internal/diag"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -510,7 +511,7 @@ func TestLoadMissingFolder(t *testing.T) {
 }
 
 func TestLoadEmpty(t *testing.T) {
-	want := []string{"[empty-corpus] no policy files (*.md) found; point --corpus at the folder that holds the policy files"}
+	want := []string{"[empty-corpus] no policy files (*.md) found; point the corpus setting at the folder that holds the policy files"}
 	tests := []struct {
 		name string
 		fsys fs.FS
@@ -615,16 +616,16 @@ func TestLookup(t *testing.T) {
 		id, lang string
 		wantPath string
 		wantErr  string
-		wantCode corpus.Code
+		wantCode diag.Code
 	}{
 		{name: "english", id: "meals-v1", lang: "en", wantPath: "policies/meals/en/meals-v1.md"},
 		{name: "chinese", id: "meals-v1", lang: "zh", wantPath: "policies/meals/zh/meals-v1.md"},
 		{name: "source without lang, no lang asked", id: "holiday-note", wantPath: "notes/holiday-note.md"},
 		{name: "source without lang, any lang asked", id: "holiday-note", lang: "zh", wantPath: "notes/holiday-note.md"},
 		{name: "two languages, none asked", id: "meals-v1",
-			wantErr: "source meals-v1 exists in en, zh; pass --lang to choose one", wantCode: corpus.CodeAmbiguousAddress},
+			wantErr: "source meals-v1 exists in en, zh; pass the lang setting to choose one", wantCode: corpus.CodeAmbiguousAddress},
 		{name: "a language the source is not in", id: "meals-v1", lang: "fr",
-			wantErr: "no source meals-v1 (lang fr); it exists in en, zh; pass one of those with --lang", wantCode: corpus.CodeUnknownSource},
+			wantErr: "no source meals-v1 (lang fr); it exists in en, zh; pass one of those with the lang setting", wantCode: corpus.CodeUnknownSource},
 		{name: "no such source", id: "meals-v9", lang: "en",
 			wantErr: "no source meals-v9 (lang en); check the source_id; `ka2 select` lists every source", wantCode: corpus.CodeUnknownSource},
 		{name: "no such source, no lang", id: "meals-v9",
@@ -663,7 +664,7 @@ func TestResolve(t *testing.T) {
 		wantRange corpus.Range
 		wantQuote string
 		wantErr   string
-		wantCode  corpus.Code
+		wantCode  diag.Code
 	}{
 		{name: "a range", addr: "meals-v1:1-2", lang: "en", wantPath: "policies/meals/en/meals-v1.md",
 			wantRange: corpus.Range{Start: 1, End: 2},
@@ -676,7 +677,7 @@ func TestResolve(t *testing.T) {
 			wantErr:  "policies/meals/en/meals-v1.md: lines 3-5 are outside the body of meals-v1, which has 4 lines; cite lines between 1 and 4",
 			wantCode: corpus.CodeRangeOutsideBody},
 		{name: "ambiguous language", addr: "meals-v1:1", lang: "",
-			wantErr: "source meals-v1 exists in en, zh; pass --lang to choose one", wantCode: corpus.CodeAmbiguousAddress},
+			wantErr: "source meals-v1 exists in en, zh; pass the lang setting to choose one", wantCode: corpus.CodeAmbiguousAddress},
 		{name: "unknown source", addr: "hotel-v1:1", lang: "en",
 			wantErr: "no source hotel-v1 (lang en); check the source_id; `ka2 select` lists every source", wantCode: corpus.CodeUnknownSource},
 	}
@@ -710,30 +711,6 @@ func TestResolve(t *testing.T) {
 				t.Errorf("Resolve(%s) mismatch (-want +got):\n%s", a, diff)
 			}
 		})
-	}
-}
-
-func TestErrorFormat(t *testing.T) {
-	tests := []struct {
-		name string
-		err  *corpus.Error
-		want string
-	}{
-		{name: "everything", err: &corpus.Error{Path: "a.md", Line: 3, Col: 7, Msg: "bad", Hint: "fix it"}, want: "a.md:3:7: bad; fix it"},
-		{name: "no column", err: &corpus.Error{Path: "a.md", Line: 3, Msg: "bad"}, want: "a.md:3: bad"},
-		{name: "no line", err: &corpus.Error{Path: "a.md", Col: 7, Msg: "bad"}, want: "a.md: bad"},
-		{name: "no path", err: &corpus.Error{Msg: "bad", Hint: "fix it"}, want: "bad; fix it"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, tt.err.Error()); diff != "" {
-				t.Errorf("Error() mismatch (-want +got):\n%s", diff)
-			}
-		})
-	}
-	l := corpus.ErrorList{tests[0].err, tests[1].err}
-	if diff := cmp.Diff("a.md:3:7: bad; fix it\na.md:3: bad", l.Error()); diff != "" {
-		t.Errorf("ErrorList.Error() mismatch (-want +got):\n%s", diff)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/ka2/ka2/internal/diag"
 	"regexp"
 	"slices"
 	"strconv"
@@ -76,14 +77,10 @@ func (s *Source) Body() Range {
 // Quote returns the lines of r joined by "\n", exactly as in the file.
 func (s *Source) Quote(r Range) (string, error) {
 	if len(s.Lines) == 0 {
-		return "", &Error{Path: s.Path, Code: CodeRangeOutsideBody,
-			Msg:  fmt.Sprintf("source %s has an empty body, so there are no lines to quote", s.ID),
-			Hint: "add the policy text below the closing '---'"}
+		return "", &diag.Diagnostic{Pos: diag.Pos{Path: s.Path}, Code: CodeRangeOutsideBody, Message: fmt.Sprintf("source %s has an empty body, so there are no lines to quote", s.ID), Hint: diag.Fix("add the policy text below the closing '---'")}
 	}
 	if r.Start < 1 || r.End > len(s.Lines) || r.Start > r.End {
-		return "", &Error{Path: s.Path, Code: CodeRangeOutsideBody,
-			Msg:  fmt.Sprintf("lines %s are outside the body of %s, which has %s", r, s.ID, countLines(len(s.Lines))),
-			Hint: fmt.Sprintf("cite lines between 1 and %d", len(s.Lines))}
+		return "", &diag.Diagnostic{Pos: diag.Pos{Path: s.Path}, Code: CodeRangeOutsideBody, Message: fmt.Sprintf("lines %s are outside the body of %s, which has %s", r, s.ID, countLines(len(s.Lines))), Hint: diag.Fix(fmt.Sprintf("cite lines between 1 and %d", len(s.Lines)))}
 	}
 	return strings.Join(s.Lines[r.Start-1:r.End], "\n"), nil
 }
@@ -177,7 +174,7 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // Parse reads one policy file. path is used in errors and kept in the
 // Source; it should be slash-separated and relative to the corpus root. On
-// failure the error is an ErrorList with every problem found in the file.
+// failure the error is an diag.List with every problem found in the file.
 func Parse(path string, data []byte) (*Source, error) {
 	s, _, err := parse(path, data, false)
 	return s, err
@@ -192,7 +189,7 @@ func parse(path string, data []byte, owned bool) (*Source, string, error) {
 	sum := sha256.Sum256(data)
 	p.src.Digest = hex.EncodeToString(sum[:])
 	p.parse(data)
-	if err := p.errs.err(); err != nil {
+	if err := p.errs.Err(); err != nil {
 		return nil, "", err
 	}
 	return p.src, p.body, nil
@@ -202,12 +199,11 @@ type parser struct {
 	src   *Source
 	owned bool   // the bytes parsed are the parser's (see parse)
 	body  string // the body as a piece of the file, when it is one
-	errs  ErrorList
+	errs  diag.List
 }
 
-func (p *parser) errorf(line, col int, code Code, hint, format string, args ...any) {
-	p.errs = append(p.errs, &Error{Path: p.src.Path, Line: line, Col: col, Code: code,
-		Msg: fmt.Sprintf(format, args...), Hint: hint})
+func (p *parser) errorf(line, col int, code diag.Code, hint, format string, args ...any) {
+	p.errs = append(p.errs, &diag.Diagnostic{Pos: diag.Pos{Path: p.src.Path, Line: line, Col: col}, Code: code, Message: fmt.Sprintf(format, args...), Hint: diag.Fix(hint)})
 }
 
 func (p *parser) parse(data []byte) {

@@ -3,6 +3,7 @@ package corpus_test
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"github.com/ka2/ka2/internal/diag"
 	"strings"
 	"testing"
 
@@ -630,14 +631,14 @@ func TestParseErrors(t *testing.T) {
 // TestParseErrorCodes checks that TestParseErrors has a case for every
 // problem Parse can report.
 func TestParseErrorCodes(t *testing.T) {
-	covered := map[corpus.Code]bool{}
+	covered := map[diag.Code]bool{}
 	for _, tt := range parseErrorTests {
 		for _, w := range tt.want {
 			code, _, _ := strings.Cut(strings.TrimPrefix(w, "["), "]")
-			covered[corpus.Code(code)] = true
+			covered[diag.Code(code)] = true
 		}
 	}
-	for _, c := range []corpus.Code{
+	for _, c := range []diag.Code{
 		corpus.CodeInvalidUTF8, corpus.CodeNoFrontMatter, corpus.CodeBadFrontMatter, corpus.CodeUnknownKey,
 		corpus.CodeDuplicateKey, corpus.CodeMissingKey, corpus.CodeBadValue, corpus.CodeBadDate,
 		corpus.CodeEmptyInterval, corpus.CodeCiteOutsideBody, corpus.CodeEmptyBody,

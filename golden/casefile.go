@@ -3,6 +3,7 @@ package golden
 import (
 	"errors"
 	"fmt"
+	"github.com/ka2/ka2/internal/diag"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -159,12 +160,12 @@ type position struct{ line, col int }
 // contract paths, which are relative to the case file's folder. ParseFile
 // reads no other file; Load also loads each case's corpus and contract.
 //
-// On any problem it returns an ErrorList of every problem found, and no
+// On any problem it returns an diag.List of every problem found, and no
 // cases: a file with one broken case is broken as a whole.
 func ParseFile(file string, data []byte) (*File, error) {
 	p := &fileParser{path: filepath.ToSlash(file)}
 	f := p.parse(data)
-	if err := p.errs.err(); err != nil {
+	if err := p.errs.Mark(ErrBadCases); err != nil {
 		return nil, err
 	}
 	return f, nil
@@ -172,11 +173,11 @@ func ParseFile(file string, data []byte) (*File, error) {
 
 type fileParser struct {
 	path string
-	errs ErrorList
+	errs diag.List
 }
 
-func (p *fileParser) errorf(n *yaml.Node, code Code, hint, format string, args ...any) {
-	e := &Error{Path: p.path, Code: code, Msg: fmt.Sprintf(format, args...), Hint: hint}
+func (p *fileParser) errorf(n *yaml.Node, code diag.Code, hint, format string, args ...any) {
+	e := &diag.Diagnostic{Pos: diag.Pos{Path: p.path}, Code: code, Message: fmt.Sprintf(format, args...), Hint: diag.Fix(hint)}
 	if n != nil {
 		e.Line, e.Col = n.Line, n.Column
 	}
@@ -188,14 +189,13 @@ func (p *fileParser) parse(data []byte) *File {
 	var ye *yamlerr.Error
 	switch {
 	case errors.As(err, &ye):
-		p.errs = append(p.errs, &Error{Path: p.path, Line: ye.Line, Col: ye.Col, Code: CodeSyntax, Msg: ye.Msg, Hint: ye.Hint})
+		p.errs = append(p.errs, &diag.Diagnostic{Pos: diag.Pos{Path: p.path, Line: ye.Line, Col: ye.Col}, Code: CodeSyntax, Message: ye.Msg, Hint: diag.Fix(ye.Hint)})
 		return nil
 	case err != nil:
 		p.syntax(err, data)
 		return nil
 	case doc.Kind == 0:
-		p.errs = append(p.errs, &Error{Path: p.path, Code: CodeSyntax, Msg: "the case file is empty",
-			Hint: "list cases under cases:, each with name, question, subject and dates"})
+		p.errs = append(p.errs, &diag.Diagnostic{Pos: diag.Pos{Path: p.path}, Code: CodeSyntax, Message: "the case file is empty", Hint: diag.Fix("list cases under cases:, each with name, question, subject and dates")})
 		return nil
 	}
 	root := doc
@@ -243,9 +243,8 @@ func (p *fileParser) parse(data []byte) *File {
 
 // syntax reports a YAML error at the line the parser names.
 func (p *fileParser) syntax(err error, data []byte) {
-	e := &Error{Path: p.path, Code: CodeSyntax, Msg: err.Error(),
-		Hint: "fix the YAML syntax; indent with spaces, and quote text that contains ': ' or starts with a special character"}
-	e.Line, e.Msg = yamlerr.Locate(err, data)
+	e := &diag.Diagnostic{Pos: diag.Pos{Path: p.path}, Code: CodeSyntax, Message: err.Error(), Hint: diag.Fix("fix the YAML syntax; indent with spaces, and quote text that contains ': ' or starts with a special character")}
+	e.Line, e.Message = yamlerr.Locate(err, data)
 	p.errs = append(p.errs, e)
 }
 

@@ -3,6 +3,7 @@ package golden
 import (
 	"errors"
 	"fmt"
+	"github.com/ka2/ka2/internal/diag"
 	"io/fs"
 	"os"
 	"path"
@@ -47,21 +48,20 @@ type LoadOptions struct {
 // folders named testdata (where goldens live) and those starting with "."
 // or "_".
 //
-// On any problem Load returns an ErrorList of every problem in every file
+// On any problem Load returns an diag.List of every problem in every file
 // (matched by errors.Is(err, ErrBadCases)) and no suite: no case runs when
 // any case file is broken.
 func Load(paths []string, opts LoadOptions) (*Suite, error) {
 	found, goldenDirs, errs := findFiles(paths)
 	if len(found) == 0 && len(errs) == 0 {
-		errs = append(errs, &Error{Path: filepath.ToSlash(strings.Join(paths, ", ")), Code: CodeNoCaseFiles,
-			Msg: "no case files (*.yaml) found", Hint: "name the folder that holds the case files; folders named testdata or starting with . or _ are skipped"})
+		errs = append(errs, &diag.Diagnostic{Pos: diag.Pos{Path: filepath.ToSlash(strings.Join(paths, ", "))}, Code: CodeNoCaseFiles, Message: "no case files (*.yaml) found", Hint: diag.Fix("name the folder that holds the case files; folders named testdata or starting with . or _ are skipped")})
 	}
 	files := make([]*File, len(found))
 	perFile := make([]error, len(found))
 	parallel(len(found), 0, func(i int) {
 		data, err := inputfile.ReadFile(filepath.FromSlash(found[i].path), inputfile.MaxSize)
 		if err != nil {
-			perFile[i] = ErrorList{{Path: found[i].path, Code: CodeUnreadable, Msg: "cannot read: " + unwrapPathError(err)}}
+			perFile[i] = diag.List{&diag.Diagnostic{Pos: diag.Pos{Path: found[i].path}, Code: CodeUnreadable, Message: "cannot read: " + unwrapPathError(err)}}
 			return
 		}
 		files[i], perFile[i] = ParseFile(found[i].path, data)
@@ -69,7 +69,7 @@ func Load(paths []string, opts LoadOptions) (*Suite, error) {
 	s := &Suite{}
 	for i, err := range perFile {
 		if err != nil {
-			var l ErrorList
+			var l diag.List
 			errors.As(err, &l)
 			errs = append(errs, l...)
 			continue
@@ -83,7 +83,7 @@ func Load(paths []string, opts LoadOptions) (*Suite, error) {
 	// Resolve the files that parsed, even when others did not, so that one
 	// run reports every problem.
 	errs = append(errs, s.resolve(opts)...)
-	if err := errs.err(); err != nil {
+	if err := errs.Mark(ErrBadCases); err != nil {
 		return nil, err
 	}
 	s.Unreferenced = s.unreferenced(goldenDirs)
@@ -96,10 +96,10 @@ type caseFile struct{ path, rel string }
 
 // findFiles lists the case files in paths, sorted by path, and the golden
 // folders (testdata/golden/STEM) in which to look for unreferenced goldens.
-func findFiles(paths []string) ([]caseFile, []string, ErrorList) {
+func findFiles(paths []string) ([]caseFile, []string, diag.List) {
 	var files []caseFile
 	var goldenDirs []string
-	var errs ErrorList
+	var errs diag.List
 	seen := map[string]bool{}
 	add := func(p, rel string) {
 		p = filepath.ToSlash(p)
@@ -112,14 +112,12 @@ func findFiles(paths []string) ([]caseFile, []string, ErrorList) {
 		root = filepath.Clean(root)
 		info, err := os.Stat(root)
 		if err != nil {
-			errs = append(errs, &Error{Path: filepath.ToSlash(root), Code: CodeUnreadable, Msg: "cannot read: " + unwrapPathError(err),
-				Hint: "name folders or *.yaml case files that exist"})
+			errs = append(errs, &diag.Diagnostic{Pos: diag.Pos{Path: filepath.ToSlash(root)}, Code: CodeUnreadable, Message: "cannot read: " + unwrapPathError(err), Hint: diag.Fix("name folders or *.yaml case files that exist")})
 			continue
 		}
 		if !info.IsDir() {
 			if !strings.HasSuffix(root, ".yaml") {
-				errs = append(errs, &Error{Path: filepath.ToSlash(root), Code: CodeUnreadable, Msg: "not a case file",
-					Hint: "case files end in .yaml; name them or the folder that holds them"})
+				errs = append(errs, &diag.Diagnostic{Pos: diag.Pos{Path: filepath.ToSlash(root)}, Code: CodeUnreadable, Message: "not a case file", Hint: diag.Fix("case files end in .yaml; name them or the folder that holds them")})
 				continue
 			}
 			add(root, filepath.Base(root))
@@ -128,7 +126,7 @@ func findFiles(paths []string) ([]caseFile, []string, ErrorList) {
 		}
 		err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
-				errs = append(errs, &Error{Path: filepath.ToSlash(p), Code: CodeUnreadable, Msg: "cannot read: " + unwrapPathError(err)})
+				errs = append(errs, &diag.Diagnostic{Pos: diag.Pos{Path: filepath.ToSlash(p)}, Code: CodeUnreadable, Message: "cannot read: " + unwrapPathError(err)})
 				return nil
 			}
 			name := d.Name()
@@ -149,7 +147,7 @@ func findFiles(paths []string) ([]caseFile, []string, ErrorList) {
 			return nil
 		})
 		if err != nil {
-			errs = append(errs, &Error{Path: filepath.ToSlash(root), Code: CodeUnreadable, Msg: err.Error()})
+			errs = append(errs, &diag.Diagnostic{Pos: diag.Pos{Path: filepath.ToSlash(root)}, Code: CodeUnreadable, Message: err.Error()})
 		}
 	}
 	slices.SortFunc(files, func(a, b caseFile) int { return strings.Compare(a.path, b.path) })
@@ -167,7 +165,7 @@ func unwrapPathError(err error) string {
 
 // resolve loads every distinct contract definition and corpus once and
 // gives each case its builder.
-func (s *Suite) resolve(opts LoadOptions) ErrorList {
+func (s *Suite) resolve(opts LoadOptions) diag.List {
 	type loaded[T any] struct {
 		v   T
 		err error
@@ -182,11 +180,11 @@ func (s *Suite) resolve(opts LoadOptions) ErrorList {
 	// the embedded policy on every build; parse it once for the suite.
 	// Extension point: a case-file `policy` key would choose another here.
 	policy := provenance.DefaultPolicy()
-	var errs ErrorList
+	var errs diag.List
 	seen := map[string]bool{}
-	report := func(c *Case, key string, code Code, hint, format string, args ...any) {
+	report := func(c *Case, key string, code diag.Code, hint, format string, args ...any) {
 		p := c.pos[key]
-		e := &Error{Path: c.File, Line: p.line, Col: p.col, Code: code, Msg: fmt.Sprintf(format, args...), Hint: hint}
+		e := &diag.Diagnostic{Pos: diag.Pos{Path: c.File, Line: p.line, Col: p.col}, Code: code, Message: fmt.Sprintf(format, args...), Hint: diag.Fix(hint)}
 		if e.Line == 0 {
 			e.Line = c.Line
 		}

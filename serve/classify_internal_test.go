@@ -3,6 +3,7 @@ package serve
 import (
 	"errors"
 	"fmt"
+	"github.com/ka2/ka2/internal/diag"
 	"net/http"
 	"testing"
 
@@ -27,8 +28,7 @@ func TestClassify(t *testing.T) {
 		{"refused", fmt.Errorf("x: %w", provenance.ErrRefused), 422, KindContextType},
 		{"bad request", fmt.Errorf("x: %w", contract.ErrBadRequest), 400, KindBadRequest},
 		{"bad query", fmt.Errorf("x: %w", selector.ErrBadQuery), 400, KindBadRequest},
-		{"empty body", fmt.Errorf("quote: %w", &corpus.Error{Path: "en/empty.md", Code: corpus.CodeRangeOutsideBody,
-			Msg: "source empty has an empty body, so there are no lines to quote"}), 400, KindBadRequest},
+		{"empty body", fmt.Errorf("quote: %w", &diag.Diagnostic{Pos: diag.Pos{Path: "en/empty.md"}, Code: corpus.CodeRangeOutsideBody, Message: "source empty has an empty body, so there are no lines to quote"}), 400, KindBadRequest},
 		{"anything else", errors.New("something unforeseen"), 400, KindBadRequest},
 	}
 	for _, tt := range tests {

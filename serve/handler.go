@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ka2/ka2/internal/diag"
 	"net/http"
 	"strconv"
 	"strings"
@@ -395,6 +396,10 @@ type showResponse struct {
 	Quote     string `json:"quote"`
 }
 
+// queryParam names the query parameter that sets a setting, for hints
+// about /v1/show and /v1/select.
+func queryParam(setting string) string { return "?" + setting + "=" }
+
 // serveShow answers GET /v1/show?address=ID:START-END[&lang=…].
 func (s *Server) serveShow(w http.ResponseWriter, r *http.Request, snap *Snapshot) int {
 	v := r.URL.Query()
@@ -408,11 +413,11 @@ func (s *Server) serveShow(w http.ResponseWriter, r *http.Request, snap *Snapsho
 	src, rng, quote, err := snap.Corpus.Resolve(a, v.Get("lang"))
 	if err != nil {
 		status, kind := http.StatusBadRequest, KindBadRequest
-		var ce *corpus.Error
+		var ce *diag.Diagnostic
 		if errors.As(err, &ce) && ce.Code == corpus.CodeUnknownSource {
 			status, kind = http.StatusNotFound, KindNotFound
 		}
-		return writeError(w, snap, status, ErrorDetail{Kind: kind, Message: fmt.Sprintf("%s: %v", a, err)})
+		return writeError(w, snap, status, ErrorDetail{Kind: kind, Message: fmt.Sprintf("%s: %s", a, diag.Phrase(err, queryParam))})
 	}
 	return writeJSON(w, snap, http.StatusOK, showResponse{
 		Address: corpus.Address{SourceID: src.ID, Range: rng}.String(), SourceID: src.ID, Version: src.Version,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ka2/ka2/internal/diag"
 	"io/fs"
 	"maps"
 	"os"
@@ -79,7 +80,7 @@ func loadCorpus(ctx context.Context, dir string, prev *corpus.Corpus, changed []
 		corp, err = corpus.LoadReusing(fsys, prev, cutoff)
 	}
 	if err != nil {
-		var list corpus.ErrorList
+		var list diag.List
 		if errors.As(err, &list) {
 			for _, e := range list {
 				e.Path = path.Join(filepath.ToSlash(dir), e.Path)

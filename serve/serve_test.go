@@ -89,7 +89,7 @@ func TestErrors(t *testing.T) {
 		{"select bad date", "GET", "/v1/select?subject=lodging&date=2026-13-01", ``, 400, "bad_request", "date"},
 		{"show bad address", "GET", "/v1/show?address=travel-v2:3-1", ``, 400, "bad_request", ""},
 		{"show unknown", "GET", "/v1/show?address=nothing:1", ``, 404, "not_found", "no source nothing"},
-		{"show ambiguous", "GET", "/v1/show?address=travel-v2", ``, 400, "bad_request", "--lang"},
+		{"show ambiguous", "GET", "/v1/show?address=travel-v2", ``, 400, "bad_request", "pass ?lang= to choose one"},
 		{"show no address", "GET", "/v1/show", ``, 400, "bad_request", "give one address"},
 		// Text encoding/json would silently turn into U+FFFD.
 		{"lone surrogate", "POST", "/v1/contract", `{"subject":"lodging","dates":["2026-09-14"],"question":"\ud800"}`, 400, "bad_request",

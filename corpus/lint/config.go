@@ -45,20 +45,6 @@ type Override struct {
 	Rules map[string]Severity
 }
 
-// ConfigError is a problem in a configuration file.
-type ConfigError struct {
-	Path string
-	Line int // 1-based; 0 when unknown
-	Col  int // 1-based; 0 when unknown
-	Msg  string
-	Hint string
-}
-
-// Error formats e as "path:line:col: msg; hint".
-func (e *ConfigError) Error() string {
-	return diag.Format(e.Path, e.Line, e.Col, e.Msg, e.Hint)
-}
-
 // severity returns the severity of rule r for the file at corpus path p, or
 // SeverityOff.
 func (c *Config) severity(r *Rule, p string) Severity {
@@ -141,18 +127,18 @@ func validGlob(glob string) bool {
 
 // ParseConfig reads a configuration file; name is used in errors. Unknown
 // keys, unknown rule IDs, severities other than error, warning, info and
-// off, and malformed globs are errors (a *ConfigError), so that a typo never
+// off, and malformed globs are errors (a *diag.Diagnostic), so that a typo never
 // silently leaves a rule on.
 func ParseConfig(name string, data []byte) (*Config, error) {
 	c := &Config{Path: name, Base: ".", Rules: map[string]Severity{}}
 	doc, err := yamlerr.Decode(data)
 	var ye *yamlerr.Error
 	if errors.As(err, &ye) {
-		return nil, &ConfigError{Path: name, Line: ye.Line, Col: ye.Col, Msg: ye.Msg, Hint: ye.Hint}
+		return nil, &diag.Diagnostic{Pos: diag.Pos{Path: name, Line: ye.Line, Col: ye.Col}, Message: ye.Msg, Hint: diag.Fix(ye.Hint)}
 	}
 	if err != nil {
 		line, msg := yamlerr.Locate(err, data)
-		return nil, &ConfigError{Path: name, Line: line, Msg: "not valid YAML: " + msg, Hint: "fix the YAML syntax"}
+		return nil, &diag.Diagnostic{Pos: diag.Pos{Path: name, Line: line}, Message: "not valid YAML: " + msg, Hint: diag.Fix("fix the YAML syntax")}
 	}
 	if len(bytes.TrimSpace(data)) == 0 || len(doc.Content) == 0 {
 		return c, nil
@@ -162,7 +148,7 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 		return c, nil
 	}
 	errAt := func(n *yaml.Node, hint, format string, args ...any) error {
-		return &ConfigError{Path: name, Line: n.Line, Col: n.Column, Msg: fmt.Sprintf(format, args...), Hint: hint}
+		return &diag.Diagnostic{Pos: diag.Pos{Path: name, Line: n.Line, Col: n.Column}, Message: fmt.Sprintf(format, args...), Hint: diag.Fix(hint)}
 	}
 	if root.Kind != yaml.MappingNode {
 		return nil, errAt(root, "write rules: and overrides: keys", "configuration is not a mapping of keys to values")
@@ -201,8 +187,7 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 
 func parseRuleMap(name string, n *yaml.Node) (map[string]Severity, error) {
 	if n.Kind != yaml.MappingNode {
-		return nil, &ConfigError{Path: name, Line: n.Line, Col: n.Column, Msg: "rules must map rule IDs to severities",
-			Hint: "write lines such as 'trailing-whitespace: off'"}
+		return nil, &diag.Diagnostic{Pos: diag.Pos{Path: name, Line: n.Line, Col: n.Column}, Message: "rules must map rule IDs to severities", Hint: diag.Fix("write lines such as 'trailing-whitespace: off'")}
 	}
 	out := map[string]Severity{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
@@ -212,13 +197,11 @@ func parseRuleMap(name string, n *yaml.Node) (map[string]Severity, error) {
 			if s := suggest.Closest(k.Value, ruleIDs()); s != "" {
 				hint = "did you mean " + s + "?"
 			}
-			return nil, &ConfigError{Path: name, Line: k.Line, Col: k.Column, Msg: "unknown rule " + quote(k.Value), Hint: hint}
+			return nil, &diag.Diagnostic{Pos: diag.Pos{Path: name, Line: k.Line, Col: k.Column}, Message: "unknown rule " + quote(k.Value), Hint: diag.Fix(hint)}
 		}
 		sev, err := ParseSeverity(v.Value)
 		if v.Kind != yaml.ScalarNode || err != nil {
-			return nil, &ConfigError{Path: name, Line: v.Line, Col: v.Column,
-				Msg:  fmt.Sprintf("%s: severity %s is not one of error, warning, info, off", k.Value, quote(v.Value)),
-				Hint: "write error, warning, info or off"}
+			return nil, &diag.Diagnostic{Pos: diag.Pos{Path: name, Line: v.Line, Col: v.Column}, Message: fmt.Sprintf("%s: severity %s is not one of error, warning, info, off", k.Value, quote(v.Value)), Hint: diag.Fix("write error, warning, info or off")}
 		}
 		out[k.Value] = sev
 	}
@@ -228,7 +211,7 @@ func parseRuleMap(name string, n *yaml.Node) (map[string]Severity, error) {
 func parseOverride(name string, n *yaml.Node) (Override, error) {
 	var o Override
 	errAt := func(n *yaml.Node, hint, format string, args ...any) error {
-		return &ConfigError{Path: name, Line: n.Line, Col: n.Column, Msg: fmt.Sprintf(format, args...), Hint: hint}
+		return &diag.Diagnostic{Pos: diag.Pos{Path: name, Line: n.Line, Col: n.Column}, Message: fmt.Sprintf(format, args...), Hint: diag.Fix(hint)}
 	}
 	if n.Kind != yaml.MappingNode {
 		return o, errAt(n, "write files: and rules: keys", "an override must be a mapping")

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"errors"
+	"github.com/ka2/ka2/internal/diag"
 	"os"
 	"path/filepath"
 	"testing"
@@ -43,9 +44,9 @@ func TestParseConfig(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := ParseConfig("c.yaml", []byte(tt.yaml))
 			if tt.wantErr != "" {
-				var ce *ConfigError
+				var ce *diag.Diagnostic
 				if !errors.As(err, &ce) {
-					t.Fatalf("ParseConfig() error = %v, want a *ConfigError", err)
+					t.Fatalf("ParseConfig() error = %v, want a *diag.Diagnostic", err)
 				}
 				if err.Error() != tt.wantErr {
 					t.Errorf("ParseConfig() error\n got %s\nwant %s", err, tt.wantErr)
@@ -126,7 +127,7 @@ overrides:
 	}
 	var rules []string
 	for _, f := range rep.Findings {
-		rules = append(rules, f.Path+" "+f.Rule+" "+f.Severity.String())
+		rules = append(rules, f.Path+" "+f.Rule()+" "+f.Severity.String())
 	}
 	wantRules := []string{
 		"archive/old.md trailing-whitespace info",

@@ -1,76 +1,30 @@
 package lint
 
 import (
-	"cmp"
+	"encoding/json"
 	"fmt"
 	"path"
 	"slices"
-	"strings"
+
+	"github.com/ka2/ka2/internal/diag"
 )
 
 // Severity says how much a finding matters. Errors fail `ka2 lint`;
-// warnings fail it only in strict mode; info never fails it.
-type Severity int
+// warnings fail it only in strict mode; info never fails it. SeverityOff
+// appears only in configuration, where it turns a rule off.
+type Severity = diag.Severity
 
-// The severities, from least to most severe. SeverityOff appears only in
-// configuration, where it turns a rule off; no finding has it.
+// The severities, from least to most severe.
 const (
-	SeverityOff Severity = iota - 1
-	_
-	SeverityInfo
-	SeverityWarning
-	SeverityError
+	SeverityOff     = diag.SeverityOff
+	SeverityInfo    = diag.SeverityInfo
+	SeverityWarning = diag.SeverityWarning
+	SeverityError   = diag.SeverityError
 )
-
-// String returns "error", "warning", "info" or "off".
-func (s Severity) String() string {
-	switch s {
-	case SeverityOff:
-		return "off"
-	case SeverityInfo:
-		return "info"
-	case SeverityWarning:
-		return "warning"
-	case SeverityError:
-		return "error"
-	}
-	return fmt.Sprintf("Severity(%d)", int(s))
-}
-
-// MarshalText writes the severity's name.
-func (s Severity) MarshalText() ([]byte, error) {
-	switch s {
-	case SeverityOff, SeverityInfo, SeverityWarning, SeverityError:
-		return []byte(s.String()), nil
-	}
-	return nil, fmt.Errorf("lint: no such severity %d", int(s))
-}
-
-// UnmarshalText reads "error", "warning", "info" or "off".
-func (s *Severity) UnmarshalText(b []byte) error {
-	v, err := ParseSeverity(string(b))
-	if err != nil {
-		return err
-	}
-	*s = v
-	return nil
-}
 
 // ParseSeverity reads a severity name: "error", "warning", "info", or "off"
 // (which turns a rule off).
-func ParseSeverity(s string) (Severity, error) {
-	switch s {
-	case "off":
-		return SeverityOff, nil
-	case "info":
-		return SeverityInfo, nil
-	case "warning":
-		return SeverityWarning, nil
-	case "error":
-		return SeverityError, nil
-	}
-	return 0, fmt.Errorf("severity %q is not one of error, warning, info, off", s)
-}
+func ParseSeverity(s string) (Severity, error) { return diag.ParseSeverity(s) }
 
 // Location is a position in a file of the corpus. Line and Col are 1-based;
 // Col counts Unicode code points; 0 means unknown.
@@ -80,54 +34,60 @@ type Location struct {
 	Col  int    `json:"col,omitempty"`
 }
 
-// Finding is one problem in one place.
+// Finding is one problem in one place: a diagnostic whose Code is the ID
+// of the rule that found it, with the other places it is about.
 type Finding struct {
-	Rule     string   `json:"rule"`     // the rule's stable ID, e.g. "overlap"
-	Severity Severity `json:"severity"` // after configuration
-	Path     string   `json:"path"`     // slash-separated, relative to the corpus root
-	Line     int      `json:"line"`     // 1-based file line; 0 when the problem is the whole file
-	Col      int      `json:"col"`      // 1-based column in code points; 0 when unknown
-	Message  string   `json:"message"`  // what is wrong
-	Hint     string   `json:"hint,omitempty"`
+	diag.Diagnostic
 	// Related points at the other files a finding is about, such as the
 	// other source of an overlap.
-	Related []Location `json:"related,omitempty"`
+	Related []Location
+}
+
+// Rule is the ID of the rule that found f, e.g. "overlap".
+func (f Finding) Rule() string { return string(f.Code) }
+
+// findingJSON is a finding's JSON shape, which predates diag and stays as
+// it was: the rule, its severity, a flat position, the message and hint.
+type findingJSON struct {
+	Rule     string     `json:"rule"`     // the rule's stable ID, e.g. "overlap"
+	Severity Severity   `json:"severity"` // after configuration
+	Path     string     `json:"path"`     // slash-separated, relative to the corpus root
+	Line     int        `json:"line"`     // 1-based file line; 0 when the problem is the whole file
+	Col      int        `json:"col"`      // 1-based column in code points; 0 when unknown
+	Message  string     `json:"message"`  // what is wrong
+	Hint     string     `json:"hint,omitempty"`
+	Related  []Location `json:"related,omitempty"`
+}
+
+// MarshalJSON writes f in the JSON report's shape.
+func (f Finding) MarshalJSON() ([]byte, error) {
+	return json.Marshal(findingJSON{Rule: f.Rule(), Severity: f.Severity, Path: f.Path, Line: f.Line, Col: f.Col,
+		Message: f.Message, Hint: f.Hint.String(), Related: f.Related})
+}
+
+// UnmarshalJSON reads a finding written by MarshalJSON.
+func (f *Finding) UnmarshalJSON(b []byte) error {
+	var j findingJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*f = Finding{Diagnostic: diag.Diagnostic{Pos: diag.Pos{Path: j.Path, Line: j.Line, Col: j.Col},
+		Code: diag.Code(j.Rule), Severity: j.Severity, Message: j.Message, Hint: diag.Fix(j.Hint)}, Related: j.Related}
+	return nil
 }
 
 // String formats f as the text format does:
 // "path:line:col: severity: message; hint [rule]".
 func (f Finding) String() string {
-	var b strings.Builder
-	b.WriteString(f.Path)
-	if f.Line > 0 {
-		fmt.Fprintf(&b, ":%d", f.Line)
-		if f.Col > 0 {
-			fmt.Fprintf(&b, ":%d", f.Col)
-		}
-	}
-	fmt.Fprintf(&b, ": %s: %s", f.Severity, f.text())
-	fmt.Fprintf(&b, " [%s]", f.Rule)
-	return b.String()
+	return f.Pos.String() + ": " + f.Severity.String() + ": " + f.text() + " [" + f.Rule() + "]"
 }
 
 // text is the message followed by the hint.
 func (f Finding) text() string {
-	if f.Hint == "" {
-		return f.Message
-	}
-	return f.Message + "; " + f.Hint
+	return diag.Format(diag.Pos{}, f.Message, f.Hint.String())
 }
 
-func compareFindings(a, b Finding) int {
-	return cmp.Or(
-		strings.Compare(a.Path, b.Path),
-		cmp.Compare(a.Line, b.Line),
-		cmp.Compare(a.Col, b.Col),
-		strings.Compare(a.Rule, b.Rule),
-		strings.Compare(a.Message, b.Message),
-		strings.Compare(a.Hint, b.Hint),
-	)
-}
+func compareFindings(a, b Finding) int { return a.Compare(&b.Diagnostic) }
 
 // Report is the result of a lint run.
 type Report struct {

@@ -114,7 +114,7 @@ func WriteGitHub(w io.Writer, r Report) error {
 				fmt.Fprintf(bw, ",col=%d", f.Col)
 			}
 		}
-		fmt.Fprintf(bw, ",title=%s::%s\n", ghProperty("ka2 lint ("+f.Rule+")"), ghData(textsafe.Escape(f.text())))
+		fmt.Fprintf(bw, ",title=%s::%s\n", ghProperty("ka2 lint ("+f.Rule()+")"), ghData(textsafe.Escape(f.text())))
 	}
 	return bw.Flush()
 }

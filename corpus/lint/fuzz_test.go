@@ -58,7 +58,7 @@ func FuzzLint(f *testing.F) {
 			t.Fatalf("Run() error: %v", err)
 		}
 		for _, fd := range rep.Findings {
-			if _, ok := RuleByID(fd.Rule); !ok {
+			if _, ok := RuleByID(fd.Rule()); !ok {
 				t.Errorf("finding of unknown rule: %v", fd)
 			}
 			if fd.Severity < SeverityInfo || fd.Severity > SeverityError {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ka2/ka2/internal/diag"
 	"io"
 	"io/fs"
 	"os"
@@ -44,8 +45,8 @@ func TestFixtures(t *testing.T) {
 	byFile := map[string][]Finding{}
 	for _, f := range rep.Findings {
 		dir, _, _ := strings.Cut(f.Path, "/")
-		if f.Rule != dir {
-			t.Errorf("%s: found by %s; the fixtures in %s/ may trigger only %s", f, f.Rule, dir, dir)
+		if f.Rule() != dir {
+			t.Errorf("%s: found by %s; the fixtures in %s/ may trigger only %s", f, f.Rule(), dir, dir)
 		}
 		byFile[f.Path] = append(byFile[f.Path], f)
 	}
@@ -75,7 +76,7 @@ func TestFixtures(t *testing.T) {
 			}
 		}
 		for _, f := range byFile[p] {
-			fired[f.Rule] = true
+			fired[f.Rule()] = true
 		}
 		return nil
 	})
@@ -150,12 +151,10 @@ func compileSARIFSchema(t *testing.T) *jsonschema.Schema {
 func TestSARIFSchema(t *testing.T) {
 	schema := compileSARIFSchema(t)
 	reports := map[string]Report{
-		"fixtures": lintFixtures(t),
-		"empty":    {Findings: []Finding{}},
-		"rebased with spaces and non-ASCII": Report{Findings: []Finding{{Rule: "overlap", Severity: SeverityWarning,
-			Path: "政策 2026/a b.md", Line: 3, Col: 1, Message: "m",
-			Related: []Location{{Path: "政策 2026/c.md", Line: 5, Col: 2}, {Path: "d.md"}}}}}.Rebase("policies"),
-		"whole-file finding": {Findings: []Finding{{Rule: "unreadable", Severity: SeverityError, Path: "x.md", Message: "m"}}},
+		"fixtures":                          lintFixtures(t),
+		"empty":                             {Findings: []Finding{}},
+		"rebased with spaces and non-ASCII": Report{Findings: []Finding{{Diagnostic: diag.Diagnostic{Pos: diag.Pos{Path: "政策 2026/a b.md", Line: 3, Col: 1}, Code: diag.Code("overlap"), Severity: SeverityWarning, Message: "m"}, Related: []Location{{Path: "政策 2026/c.md", Line: 5, Col: 2}, {Path: "d.md"}}}}}.Rebase("policies"),
+		"whole-file finding":                {Findings: []Finding{{Diagnostic: diag.Diagnostic{Pos: diag.Pos{Path: "x.md"}, Code: diag.Code("unreadable"), Severity: SeverityError, Message: "m"}}}},
 	}
 	for name, rep := range reports {
 		t.Run(name, func(t *testing.T) {
@@ -204,7 +203,7 @@ func TestSample(t *testing.T) {
 		if f.Path != "notice-hostile.md" {
 			t.Errorf("sample corpus: %s", f)
 		}
-		if f.Rule == "instruction-text" {
+		if f.Rule() == "instruction-text" {
 			instructions++
 		}
 	}
@@ -249,7 +248,7 @@ func TestRules(t *testing.T) {
 // TestEveryParseCodeHasARule makes sure a problem corpus.Parse reports is
 // never filed under the catch-all parse-error.
 func TestEveryParseCodeHasARule(t *testing.T) {
-	parseCodes := []corpus.Code{corpus.CodeInvalidUTF8, corpus.CodeNoFrontMatter, corpus.CodeBadFrontMatter,
+	parseCodes := []diag.Code{corpus.CodeInvalidUTF8, corpus.CodeNoFrontMatter, corpus.CodeBadFrontMatter,
 		corpus.CodeUnknownKey, corpus.CodeDuplicateKey, corpus.CodeMissingKey, corpus.CodeBadValue,
 		corpus.CodeBadDate, corpus.CodeEmptyInterval, corpus.CodeCiteOutsideBody}
 	for _, c := range parseCodes {
@@ -349,7 +348,7 @@ func TestChangedOnly(t *testing.T) {
 			got := []string{}
 			for _, f := range rep.Findings {
 				msg, _, _ := strings.Cut(f.Message, ":")
-				got = append(got, fmt.Sprintf("%s:%d:%d %s: %s", f.Path, f.Line, f.Col, f.Rule, msg))
+				got = append(got, fmt.Sprintf("%s:%d:%d %s: %s", f.Path, f.Line, f.Col, f.Rule(), msg))
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("Run(ChangedOnly) mismatch (-want +got):\n%s", diff)
@@ -371,9 +370,8 @@ func TestChangedOnly(t *testing.T) {
 
 func TestReport(t *testing.T) {
 	r := Report{Files: 2, Findings: []Finding{
-		{Rule: "bom", Severity: SeverityInfo, Path: "a.md", Line: 1, Col: 1, Message: "m"},
-		{Rule: "overlap", Severity: SeverityWarning, Path: "b.md", Line: 5, Col: 1, Message: "m",
-			Related: []Location{{Path: "a.md", Line: 5, Col: 1}}},
+		{Diagnostic: diag.Diagnostic{Pos: diag.Pos{Path: "a.md", Line: 1, Col: 1}, Code: diag.Code("bom"), Severity: SeverityInfo, Message: "m"}},
+		{Diagnostic: diag.Diagnostic{Pos: diag.Pos{Path: "b.md", Line: 5, Col: 1}, Code: diag.Code("overlap"), Severity: SeverityWarning, Message: "m"}, Related: []Location{{Path: "a.md", Line: 5, Col: 1}}},
 	}}
 	if r.HasErrors(false) {
 		t.Error("HasErrors(false) with only a warning and info = true")
@@ -391,11 +389,11 @@ func TestReport(t *testing.T) {
 	if r.Findings[1].Related[0].Path != "a.md" {
 		t.Error("Rebase modified the original report")
 	}
-	info := Report{Findings: []Finding{{Severity: SeverityInfo}}}
+	info := Report{Findings: []Finding{{Diagnostic: diag.Diagnostic{Severity: SeverityInfo}}}}
 	if info.HasErrors(true) {
 		t.Error("HasErrors(true) with only info = true")
 	}
-	if !(Report{Findings: []Finding{{Severity: SeverityError}}}).HasErrors(false) {
+	if !(Report{Findings: []Finding{{Diagnostic: diag.Diagnostic{Severity: SeverityError}}}}).HasErrors(false) {
 		t.Error("HasErrors(false) with an error = false")
 	}
 }
@@ -430,7 +428,7 @@ func TestBodyRulesOnBrokenFile(t *testing.T) {
 	}
 	var got []string
 	for _, f := range rep.Findings {
-		got = append(got, fmt.Sprintf("%d:%d %s", f.Line, f.Col, f.Rule))
+		got = append(got, fmt.Sprintf("%d:%d %s", f.Line, f.Col, f.Rule()))
 	}
 	want := []string{"6:1 unknown-key", "10:1 instruction-text", "10:42 amount-without-unit"}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -528,8 +526,7 @@ func sarifOf(t *testing.T, r Report, o SARIFOptions) sarifView {
 // documentation.
 func TestSARIFRoot(t *testing.T) {
 	finding := func(p string) Report {
-		return Report{Findings: []Finding{{Rule: "overlap", Severity: SeverityWarning, Path: p, Line: 3, Col: 1, Message: "m",
-			Related: []Location{{Path: path.Join(path.Dir(p), "other.md"), Line: 1}}}}}
+		return Report{Findings: []Finding{{Diagnostic: diag.Diagnostic{Pos: diag.Pos{Path: p, Line: 3, Col: 1}, Code: diag.Code("overlap"), Severity: SeverityWarning, Message: "m"}, Related: []Location{{Path: path.Join(path.Dir(p), "other.md"), Line: 1}}}}}
 	}
 	tests := []struct {
 		name        string
@@ -584,11 +581,11 @@ func TestSARIFFingerprints(t *testing.T) {
 		}
 		return out
 	}
-	base := Finding{Rule: "trailing-whitespace", Severity: SeverityInfo, Path: "/r/p/a.md", Line: 4, Col: 9, Message: "trailing whitespace"}
+	base := Finding{Diagnostic: diag.Diagnostic{Pos: diag.Pos{Path: "/r/p/a.md", Line: 4, Col: 9}, Code: diag.Code("trailing-whitespace"), Severity: SeverityInfo, Message: "trailing whitespace"}}
 	moved := base
 	moved.Line, moved.Col = 40, 2
 	otherRule, otherPath, otherMsg := base, base, base
-	otherRule.Rule = "crlf"
+	otherRule.Code = "crlf"
 	otherPath.Path = "/r/p/b.md"
 	otherMsg.Message = "tab at the end"
 	first := fp("/r", base)[0]
@@ -598,7 +595,7 @@ func TestSARIFFingerprints(t *testing.T) {
 	if got := fp("/r", moved)[0]; got != first {
 		t.Errorf("moved by an edit above: %s, want %s", got, first)
 	}
-	if got := fp("/x/y", Finding{Rule: base.Rule, Severity: base.Severity, Path: "/x/y/p/a.md", Line: 4, Message: base.Message})[0]; got != first {
+	if got := fp("/x/y", Finding{Diagnostic: diag.Diagnostic{Pos: diag.Pos{Path: "/x/y/p/a.md", Line: 4}, Code: base.Code, Severity: base.Severity, Message: base.Message}})[0]; got != first {
 		t.Errorf("another checkout of the same repository: %s, want %s", got, first)
 	}
 	for name, f := range map[string]Finding{"rule": otherRule, "path": otherPath, "message": otherMsg} {
@@ -636,8 +633,7 @@ func TestSpecialFiles(t *testing.T) {
 // TestWriteTextEscapes: a finding that quotes a body line cannot write a
 // control sequence to the terminal, in the text and github formats.
 func TestWriteTextEscapes(t *testing.T) {
-	rep := Report{Findings: []Finding{{Rule: "instruction-text", Severity: SeverityWarning, Path: "a.md", Line: 8, Col: 1,
-		Message: "line reads like an instruction (\"Ignore the question\x1b[2J\u202e\")", Hint: "rephrase"}}}
+	rep := Report{Findings: []Finding{{Diagnostic: diag.Diagnostic{Pos: diag.Pos{Path: "a.md", Line: 8, Col: 1}, Code: diag.Code("instruction-text"), Severity: SeverityWarning, Message: "line reads like an instruction (\"Ignore the question\x1b[2J\u202e\")", Hint: diag.Fix("rephrase")}}}}
 	for _, name := range []string{"text", "github"} {
 		write, _ := Formatter(name)
 		var b bytes.Buffer

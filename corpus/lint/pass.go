@@ -2,6 +2,7 @@ package lint
 
 import (
 	"cmp"
+	"github.com/ka2/ka2/internal/diag"
 	"slices"
 	"strings"
 
@@ -50,8 +51,7 @@ func newPass(files []*file, opts *Options) *pass {
 
 // add records a finding about source s at pos.
 func (p *pass) add(r *Rule, s *corpus.Source, pos corpus.Pos, msg, hint string, related ...Location) {
-	p.findings = append(p.findings, Finding{Rule: r.ID, Severity: r.Severity, Path: s.Path,
-		Line: pos.Line, Col: pos.Col, Message: msg, Hint: hint, Related: related})
+	p.findings = append(p.findings, Finding{Diagnostic: diag.Diagnostic{Pos: diag.Pos{Path: s.Path, Line: pos.Line, Col: pos.Col}, Code: diag.Code(r.ID), Severity: r.Severity, Message: msg, Hint: diag.Fix(hint)}, Related: related})
 }
 
 // pick chooses where a finding about two sources is reported: at a, unless

@@ -1,10 +1,9 @@
 package lint
 
 import (
+	"github.com/ka2/ka2/internal/diag"
 	"slices"
 	"strings"
-
-	"github.com/ka2/ka2/corpus"
 )
 
 // Rule is one check. Its ID is stable: configuration, inline disable
@@ -17,7 +16,7 @@ type Rule struct {
 
 	// At most one of the following says how the rule runs; a rule with
 	// none is reported by Run itself (unreadable files, disable comments).
-	codes  []corpus.Code      // parse problems the rule reports
+	codes  []diag.Code        // parse problems the rule reports
 	file   func(*Rule, *file) // a check of one file, run for each file in scope
 	corpus func(*Rule, *pass) // a check that compares the files that parsed
 }
@@ -60,7 +59,7 @@ var allRules = []*Rule{
 }
 
 // ruleForCode maps each corpus parse problem to the rule that reports it.
-var ruleForCode = map[corpus.Code]*Rule{}
+var ruleForCode = map[diag.Code]*Rule{}
 
 func init() {
 	slices.SortFunc(allRules, func(a, b *Rule) int { return strings.Compare(a.ID, b.ID) })

@@ -1,6 +1,9 @@
 package lint
 
-import "github.com/ka2/ka2/corpus"
+import (
+	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/diag"
+)
 
 // The rules that report what corpus.Parse finds in one file. A file with any
 // of these problems does not parse, so corpus.Load refuses the corpus, and
@@ -14,7 +17,7 @@ var ruleUnreadable = &Rule{
 outside the corpus root. ka2 refuses a corpus it cannot read completely, since a
 missing file could be the one that applies. Fix the permissions, or replace the
 link with a copy of its target.`,
-	codes: []corpus.Code{corpus.CodeUnreadable, corpus.CodeSymlinkOutside},
+	codes: []diag.Code{corpus.CodeUnreadable, corpus.CodeSymlinkOutside},
 }
 
 var ruleInvalidUTF8 = &Rule{
@@ -23,7 +26,7 @@ var ruleInvalidUTF8 = &Rule{
 	Summary:  "the file is not valid UTF-8",
 	Doc: `Policy files must be UTF-8. The finding points at the first byte that is not.
 Save the file as UTF-8 in your editor.`,
-	codes: []corpus.Code{corpus.CodeInvalidUTF8},
+	codes: []diag.Code{corpus.CodeInvalidUTF8},
 }
 
 var ruleFrontMatter = &Rule{
@@ -36,7 +39,7 @@ matter that is never closed, YAML that does not parse or is not a mapping of key
 to values, a key set twice (including subject and subjects together), a YAML
 document end line '...' (YAML would ignore every key after it), and an explicit
 YAML tag such as !!binary or !!str.`,
-	codes: []corpus.Code{corpus.CodeNoFrontMatter, corpus.CodeBadFrontMatter, corpus.CodeDuplicateKey},
+	codes: []diag.Code{corpus.CodeNoFrontMatter, corpus.CodeBadFrontMatter, corpus.CodeDuplicateKey},
 }
 
 var ruleUnknownKey = &Rule{
@@ -46,7 +49,7 @@ var ruleUnknownKey = &Rule{
 	Doc: `ka2 refuses keys it does not know, so that a typo such as valid_untill never
 silently turns a bounded source into an open-ended one. The hint names the
 closest known key.`,
-	codes: []corpus.Code{corpus.CodeUnknownKey},
+	codes: []diag.Code{corpus.CodeUnknownKey},
 }
 
 var ruleMissingKey = &Rule{
@@ -55,7 +58,7 @@ var ruleMissingKey = &Rule{
 	Summary:  "a required key is missing or empty",
 	Doc: `source_id, version, subjects (or subject) and valid_from are required and must
 not be empty.`,
-	codes: []corpus.Code{corpus.CodeMissingKey},
+	codes: []diag.Code{corpus.CodeMissingKey},
 }
 
 var ruleBadValue = &Rule{
@@ -71,7 +74,7 @@ another; a value holding a control character (other than tab), a line or
 paragraph separator (U+2028, U+2029) or a bidirectional override or isolate
 (U+202A–U+202E, U+2066–U+2069), which could forge a line of a text report or
 send escape sequences to a terminal.`,
-	codes: []corpus.Code{corpus.CodeBadValue},
+	codes: []diag.Code{corpus.CodeBadValue},
 }
 
 var ruleInvalidDate = &Rule{
@@ -81,7 +84,7 @@ var ruleInvalidDate = &Rule{
 	Doc: `Dates are civil calendar dates written YYYY-MM-DD. A time or a zone offset
 (2026-01-01T00:00:00Z) is an error, not dropped, because ka2 compares days: a
 boundary must never depend on a clock or a time zone.`,
-	codes: []corpus.Code{corpus.CodeBadDate},
+	codes: []diag.Code{corpus.CodeBadDate},
 }
 
 var ruleEmptyInterval = &Rule{
@@ -91,7 +94,7 @@ var ruleEmptyInterval = &Rule{
 	Doc: `valid_until is exclusive: a source applies from valid_from up to, but not
 including, valid_until. When valid_until is on or before valid_from the source
 never applies. Set it after valid_from, or remove it for an open-ended source.`,
-	codes: []corpus.Code{corpus.CodeEmptyInterval},
+	codes: []diag.Code{corpus.CodeEmptyInterval},
 }
 
 var ruleCiteOutsideBody = &Rule{
@@ -101,7 +104,7 @@ var ruleCiteOutsideBody = &Rule{
 	Doc: `cite lists the body line ranges that make up the source's short form. Body lines
 are numbered from 1 after the closing '---'. A range past the last line cannot be
 quoted.`,
-	codes: []corpus.Code{corpus.CodeCiteOutsideBody},
+	codes: []diag.Code{corpus.CodeCiteOutsideBody},
 }
 
 var ruleEmptyBody = &Rule{
@@ -112,7 +115,7 @@ var ruleEmptyBody = &Rule{
 policy text. An empty body (or one of blank lines only) would be selected for every
 question on its subjects with nothing to quote. The finding points at the line
 after the closing '---', where the text belongs.`,
-	codes: []corpus.Code{corpus.CodeEmptyBody},
+	codes: []diag.Code{corpus.CodeEmptyBody},
 }
 
 var ruleParseError = &Rule{

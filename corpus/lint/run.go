@@ -3,6 +3,7 @@ package lint
 import (
 	"errors"
 	"fmt"
+	"github.com/ka2/ka2/internal/diag"
 	"io/fs"
 	"path"
 	"runtime"
@@ -98,14 +99,14 @@ func Run(fsys fs.FS, opts Options) (Report, error) {
 
 	rep := Report{}
 	keep := func(f Finding) {
-		r, ok := RuleByID(f.Rule)
+		r, ok := RuleByID(f.Rule())
 		if !ok {
-			panic("lint: finding of unknown rule " + f.Rule) // a bug in this package
+			panic("lint: finding of unknown rule " + f.Rule()) // a bug in this package
 		}
 		if !inScope(f.Path) {
 			return
 		}
-		if fl := p.byPath[f.Path]; fl != nil && fl.disabled[f.Rule] {
+		if fl := p.byPath[f.Path]; fl != nil && fl.disabled[f.Rule()] {
 			return
 		}
 		sev := opts.Config.severity(r, f.Path)
@@ -147,9 +148,9 @@ func walk(fsys fs.FS) ([]string, []Finding, error) {
 	var findings []Finding
 	for _, e := range errs {
 		if e.Path == "." || e.Path == "" {
-			return nil, nil, fmt.Errorf("lint: cannot read the corpus: %s", e.Msg)
+			return nil, nil, fmt.Errorf("lint: cannot read the corpus: %s", e.Message)
 		}
-		findings = append(findings, Finding{Rule: ruleUnreadable.ID, Path: e.Path, Message: e.Msg, Hint: e.Hint})
+		findings = append(findings, Finding{Diagnostic: diag.Diagnostic{Pos: diag.Pos{Path: e.Path}, Code: diag.Code(ruleUnreadable.ID), Message: e.Message, Hint: e.Hint}})
 	}
 	return paths, findings, nil
 }
@@ -184,8 +185,7 @@ type file struct {
 
 // add records a finding about f.
 func (f *file) add(r *Rule, line, col int, msg, hint string, related ...Location) {
-	f.findings = append(f.findings, Finding{Rule: r.ID, Severity: r.Severity, Path: f.path,
-		Line: line, Col: col, Message: msg, Hint: hint, Related: related})
+	f.findings = append(f.findings, Finding{Diagnostic: diag.Diagnostic{Pos: diag.Pos{Path: f.path, Line: line, Col: col}, Code: diag.Code(r.ID), Severity: r.Severity, Message: msg, Hint: diag.Fix(hint)}, Related: related})
 }
 
 // load reads and parses the file, and runs the one-file rules when the file
@@ -207,16 +207,16 @@ func (f *file) load(fsys fs.FS) {
 
 	src, err := corpus.Parse(f.path, data)
 	if err != nil {
-		var list corpus.ErrorList
-		if !errors.As(err, &list) {
-			list = corpus.ErrorList{{Path: f.path, Msg: err.Error()}}
+		list := diag.As(err)
+		if len(list) == 0 {
+			list = diag.List{{Pos: diag.Pos{Path: f.path}, Message: err.Error()}}
 		}
 		for _, e := range list {
 			r := ruleForCode[e.Code]
 			if r == nil {
 				r = ruleParseError
 			}
-			f.add(r, e.Line, e.Col, e.Msg, e.Hint)
+			f.add(r, e.Line, e.Col, e.Message, e.Hint.String())
 		}
 		f.declaredID = f.scanSourceID()
 	} else {

@@ -213,9 +213,9 @@ func WriteSARIFWith(w io.Writer, r Report, o SARIFOptions) error {
 			return err
 		}
 		rel, _ := relToRoot(o.Root, f.Path)
-		res := sarifResult{RuleID: f.Rule, RuleIndex: index[f.Rule], Level: sarifLevel(f.Severity),
+		res := sarifResult{RuleID: f.Rule(), RuleIndex: index[f.Rule()], Level: sarifLevel(f.Severity),
 			Message: sarifText{Text: f.text()}, Locations: []sarifLocation{loc},
-			PartialFingerprints: sarifFingerprints{Finding: fingerprint(f.Rule, rel, f.Message, seen)}}
+			PartialFingerprints: sarifFingerprints{Finding: fingerprint(f.Rule(), rel, f.Message, seen)}}
 		for i, rl := range f.Related {
 			id := i + 1
 			loc, err := sarifLoc(o.Root, rl, &id)

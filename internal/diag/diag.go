@@ -1,68 +1,234 @@
-// Package diag formats the one shape every ka2 problem report shares:
-// where, what is wrong, and how to fix it.
+// Package diag is the one shape every ka2 problem report shares: where it
+// is, what is wrong, and how to fix it. Every parser, the linter, the
+// contract check and the pipeline check report *Diagnostic values; each
+// front end words their hints for its own user.
 package diag
 
 import (
 	"cmp"
+	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
 
-// Format writes "path:line:col: msg; hint". A zero line or column, an
-// empty path and an empty hint are left out.
-func Format(path string, line, col int, msg, hint string) string {
+// Pos is a place in a file. Line and Col are 1-based (Col counts code
+// points); 0 means unknown. Path is slash-separated.
+type Pos struct {
+	Path string
+	Line int
+	Col  int
+}
+
+// String formats p as "path:line:col", leaving out what is unknown.
+func (p Pos) String() string {
 	var b strings.Builder
-	b.WriteString(path)
-	if line > 0 {
-		b.WriteString(":" + strconv.Itoa(line))
-		if col > 0 {
-			b.WriteString(":" + strconv.Itoa(col))
+	b.WriteString(p.Path)
+	if p.Line > 0 {
+		b.WriteString(":" + strconv.Itoa(p.Line))
+		if p.Col > 0 {
+			b.WriteString(":" + strconv.Itoa(p.Col))
 		}
-	}
-	if b.Len() > 0 {
-		b.WriteString(": ")
-	}
-	b.WriteString(msg)
-	if hint != "" {
-		b.WriteString("; " + hint)
 	}
 	return b.String()
 }
 
-// Key is what problem reports sort by, so every list of them reads in the
-// same order: path, line, column, code, then message.
-type Key struct {
-	Path      string
-	Line, Col int
-	Code, Msg string
+// Compare orders positions by path, line and column.
+func (p Pos) Compare(q Pos) int {
+	return cmp.Or(strings.Compare(p.Path, q.Path), cmp.Compare(p.Line, q.Line), cmp.Compare(p.Col, q.Col))
 }
 
-// Compare orders keys for sorting.
-func (a Key) Compare(b Key) int {
+// Code is the stable machine name of a kind of problem. Tools branch on
+// codes, never on messages.
+type Code string
+
+// Severity says how much a problem matters. A parser's problems are
+// errors; the linter also reports warnings and info.
+type Severity int
+
+// The severities, from least to most severe. SeverityOff appears only in
+// configuration, where it turns a check off; no diagnostic has it. The
+// zero Severity is SeverityError, so a diagnostic built without one is an
+// error.
+const (
+	SeverityOff     Severity = -3
+	SeverityInfo    Severity = -2
+	SeverityWarning Severity = -1
+	SeverityError   Severity = 0
+)
+
+// String returns "error", "warning", "info" or "off".
+func (s Severity) String() string {
+	switch s {
+	case SeverityOff:
+		return "off"
+	case SeverityInfo:
+		return "info"
+	case SeverityWarning:
+		return "warning"
+	case SeverityError:
+		return "error"
+	}
+	return fmt.Sprintf("Severity(%d)", int(s))
+}
+
+// MarshalText writes the severity's name.
+func (s Severity) MarshalText() ([]byte, error) {
+	switch s {
+	case SeverityOff, SeverityInfo, SeverityWarning, SeverityError:
+		return []byte(s.String()), nil
+	}
+	return nil, fmt.Errorf("no such severity %d", int(s))
+}
+
+// UnmarshalText reads "error", "warning", "info" or "off".
+func (s *Severity) UnmarshalText(b []byte) error {
+	v, err := ParseSeverity(string(b))
+	if err != nil {
+		return err
+	}
+	*s = v
+	return nil
+}
+
+// ParseSeverity reads a severity name: "error", "warning", "info", or "off".
+func ParseSeverity(s string) (Severity, error) {
+	switch s {
+	case "off":
+		return SeverityOff, nil
+	case "info":
+		return SeverityInfo, nil
+	case "warning":
+		return SeverityWarning, nil
+	case "error":
+		return SeverityError, nil
+	}
+	return 0, fmt.Errorf("severity %q is not one of error, warning, info, off", s)
+}
+
+// Diagnostic is one problem in one place. It is an error, so a parser can
+// return one (or a List) and callers find it with errors.As.
+type Diagnostic struct {
+	Pos
+	Code     Code
+	Severity Severity
+	Message  string // what is wrong, lowercase, no position
+	Hint     Hint   // how to fix it; may be zero
+	// Err is a sentinel or cause the diagnostic wraps, for errors.Is; nil
+	// for most.
+	Err error
+}
+
+// Error formats d as "path:line:col: message; hint", leaving out what is
+// unknown or empty, with the hint in its front-end-neutral wording.
+func (d *Diagnostic) Error() string { return Format(d.Pos, d.Message, d.Hint.String()) }
+
+// Unwrap returns the sentinel or cause d wraps.
+func (d *Diagnostic) Unwrap() error { return d.Err }
+
+// Compare orders diagnostics by position, then code, message and hint, so
+// every list reads in the same order whatever order the checks ran in.
+func (d *Diagnostic) Compare(e *Diagnostic) int {
 	return cmp.Or(
-		strings.Compare(a.Path, b.Path),
-		cmp.Compare(a.Line, b.Line),
-		cmp.Compare(a.Col, b.Col),
-		strings.Compare(a.Code, b.Code),
-		strings.Compare(a.Msg, b.Msg),
+		d.Pos.Compare(e.Pos),
+		strings.Compare(string(d.Code), string(e.Code)),
+		strings.Compare(d.Message, e.Message),
+		strings.Compare(d.Hint.Text, e.Hint.Text),
 	)
 }
 
-// Join writes a list of problems one per line.
-func Join[E error](list []E) string {
-	msgs := make([]string, len(list))
-	for i, e := range list {
-		msgs[i] = e.Error()
+// Format writes "pos: msg; hint". An empty position and an empty hint are
+// left out.
+func Format(p Pos, msg, hint string) string {
+	s := p.String()
+	if s != "" {
+		s += ": "
+	}
+	s += msg
+	if hint != "" {
+		s += "; " + hint
+	}
+	return s
+}
+
+// List is every problem found. Its Error prints one per line.
+type List []*Diagnostic
+
+// Error joins the problems, one per line.
+func (l List) Error() string {
+	msgs := make([]string, len(l))
+	for i, d := range l {
+		msgs[i] = d.Error()
 	}
 	return strings.Join(msgs, "\n")
 }
 
-// Errors returns the list as []error, for an Unwrap() []error method that
-// lets errors.As and errors.Is reach each problem.
-func Errors[E error](list []E) []error {
-	errs := make([]error, len(list))
-	for i, e := range list {
-		errs[i] = e
+// Unwrap lets errors.As and errors.Is reach each problem.
+func (l List) Unwrap() []error {
+	errs := make([]error, len(l))
+	for i, d := range l {
+		errs[i] = d
 	}
 	return errs
+}
+
+// Sort orders the list deterministically (see Diagnostic.Compare).
+func (l List) Sort() {
+	slices.SortStableFunc(l, (*Diagnostic).Compare)
+}
+
+// Err sorts the list and returns it as an error, or nil when it is empty.
+func (l List) Err() error {
+	if len(l) == 0 {
+		return nil
+	}
+	l.Sort()
+	return l
+}
+
+// Mark sorts the list and returns it as an error that also matches
+// sentinel with errors.Is, or nil when the list is empty. errors.As still
+// finds the List and each *Diagnostic.
+func (l List) Mark(sentinel error) error {
+	if len(l) == 0 {
+		return nil
+	}
+	l.Sort()
+	return marked{l, sentinel}
+}
+
+type marked struct {
+	list     List
+	sentinel error
+}
+
+func (m marked) Error() string   { return m.list.Error() }
+func (m marked) Unwrap() []error { return []error{m.list, m.sentinel} }
+
+// As returns every diagnostic in err's tree, in the order found: a lone
+// *Diagnostic, each one in a List, and those wrapped further down.
+func As(err error) List {
+	var out List
+	walk(err, func(e error) {
+		if d, ok := e.(*Diagnostic); ok {
+			out = append(out, d)
+		}
+	})
+	return out
+}
+
+// walk calls f on err and every error it wraps, depth first.
+func walk(err error, f func(error)) {
+	if err == nil {
+		return
+	}
+	f(err)
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		walk(u.Unwrap(), f)
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			walk(e, f)
+		}
+	}
 }

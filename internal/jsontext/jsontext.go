@@ -41,7 +41,7 @@ func (e *Error) Error() string {
 	if f := e.Describe(); f != "" {
 		msg = f + ": " + msg
 	}
-	return strings.TrimPrefix(diag.Format("", e.Line, e.Col, msg, e.Hint), ":")
+	return strings.TrimPrefix(diag.Format(diag.Pos{Line: e.Line, Col: e.Col}, msg, e.Hint), ":")
 }
 
 // Describe names where the text is: the field, "a key of FIELD", or "".

@@ -17,6 +17,7 @@ import (
 	"github.com/ka2/ka2"
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/provenance"
 )
 
@@ -177,7 +178,7 @@ func printError(f *Factory, cmd *cobra.Command, args []string, err error, code i
 	if f.ErrorFormat == "json" {
 		var je jsonError
 		je.Error.Kind = errorKind(err, code)
-		je.Error.Message = err.Error()
+		je.Error.Message = message(err)
 		var oe *budget.OverError
 		if errors.As(err, &oe) {
 			je.Error.Budget, je.Error.Fit = &oe.Report, oe.Fit
@@ -196,8 +197,9 @@ func printError(f *Factory, cmd *cobra.Command, args []string, err error, code i
 	}
 }
 
-// message words err for the command line: a budget error's fit names the
-// flag that makes the contract fit.
+// message words err for the command line: the settings a library's hint
+// names become flags, and a budget error's fit names the flag that makes
+// the contract fit.
 func message(err error) string {
 	msg := err.Error()
 	var oe *budget.OverError
@@ -211,8 +213,12 @@ func message(err error) string {
 		}
 		msg = strings.Replace(msg, oe.Error(), oe.Summary()+"; "+cli, 1)
 	}
-	return msg
+	return diag.Reword(msg, err, flagName)
 }
+
+// flagName is the flag that sets a setting: every setting a library names
+// in a hint has a flag of the same name.
+func flagName(setting string) string { return "--" + setting }
 
 // commandPath names the subcommand the arguments chose, for the Try: line.
 func commandPath(root *cobra.Command, args []string) string {
