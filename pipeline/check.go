@@ -60,7 +60,7 @@ func (ps *parser) check() {
 		var from *provider
 		src := st.source()
 		srcPos := step.Pos
-		if st.Context != nil && st.Context.SourcePos.IsValid() {
+		if st.Context != nil && st.Context.SourcePos.Line > 0 {
 			srcPos = st.Context.SourcePos
 		}
 		switch src.Kind {

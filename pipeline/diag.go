@@ -1,84 +1,93 @@
 package pipeline
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/ka2/ka2/internal/diag"
+	"github.com/ka2/ka2/internal/jsontext"
 )
 
-// Code is the stable machine name of a kind of diagnostic. Codes never
-// change meaning; new checks get new codes.
-type Code string
-
-// The diagnostic codes.
+// The diagnostic codes. Codes never change meaning; new checks get new
+// codes.
 const (
 	// CodeSyntax: the file is not YAML, or not shaped like a pipeline file
 	// (unknown key, wrong kind of value, a required key missing).
-	CodeSyntax Code = "C-001"
+	CodeSyntax diag.Code = "C-001"
 	// CodeUnknownProtocol: a schema or field type names no protocol or type.
-	CodeUnknownProtocol Code = "C-002"
+	CodeUnknownProtocol diag.Code = "C-002"
 	// CodeUnknownStage: the flow names a stage that is not declared.
-	CodeUnknownStage Code = "C-003"
+	CodeUnknownStage diag.Code = "C-003"
 	// CodeIncompatible: a stage's output schema is not a subtype of the
 	// input schema of the stage it hands its context to.
-	CodeIncompatible Code = "C-004"
+	CodeIncompatible diag.Code = "C-004"
 	// CodeUnknownInherit: inherit lists something other than messages,
 	// artifacts or tool_results.
-	CodeUnknownInherit Code = "C-005"
+	CodeUnknownInherit diag.Code = "C-005"
 	// CodeBadEndpoint: a source or sink that is not one of the allowed values.
-	CodeBadEndpoint Code = "C-006"
+	CodeBadEndpoint diag.Code = "C-006"
 	// CodeSharedUnwritten: a stage reads shared:NAME that no earlier stage
 	// writes.
-	CodeSharedUnwritten Code = "C-007"
+	CodeSharedUnwritten diag.Code = "C-007"
 	// CodeNoUpstream: a stage reads upstream, but the stage before it does
 	// not send its context downstream (sink discard or shared:NAME).
-	CodeNoUpstream Code = "C-008"
+	CodeNoUpstream diag.Code = "C-008"
 	// CodeBadRunner: a stage has neither or both of uses and exec, an empty
 	// exec, or a uses value ka2 does not provide.
-	CodeBadRunner Code = "C-009"
+	CodeBadRunner diag.Code = "C-009"
 	// CodeBadValue: a value out of range: max_history_turns, timeout, or a
 	// ka2.build stage declaring schemas other than its own.
-	CodeBadValue Code = "C-010"
+	CodeBadValue diag.Code = "C-010"
 	// CodeDuplicate: a key written twice, a stage used twice in the flow, or
 	// a name that is reserved or built in.
-	CodeDuplicate Code = "C-011"
+	CodeDuplicate diag.Code = "C-011"
 	// CodeUnusedStage (warning): a declared stage that the flow never runs.
-	CodeUnusedStage Code = "C-012"
+	CodeUnusedStage diag.Code = "C-012"
 )
 
-// Severity says whether a diagnostic fails the check.
-type Severity string
+// Severity says whether a diagnostic fails the check: SeverityError fails
+// it (Run refuses the pipeline), SeverityWarning is reported and never
+// fails.
+type Severity = diag.Severity
 
-// The severities.
+// The severities a check reports.
 const (
-	SeverityError   Severity = "error"   // fails the check; Run refuses the pipeline
-	SeverityWarning Severity = "warning" // reported, never fails
+	SeverityError   = diag.SeverityError
+	SeverityWarning = diag.SeverityWarning
 )
 
 // Pos is a place in a pipeline file. Line and Col are 1-based; Col counts
 // characters, not bytes.
-type Pos struct {
-	File string `json:"file"`
-	Line int    `json:"line"`
-	Col  int    `json:"col"`
-}
-
-// String formats p as file:line:col.
-func (p Pos) String() string { return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col) }
-
-// IsValid reports whether p names a line.
-func (p Pos) IsValid() bool { return p.Line > 0 }
+type Pos = diag.Pos
 
 // Diagnostic is one finding of the check: what is wrong, where, and how to
-// fix it.
+// fix it (the hint, which pipeline output calls the suggestion).
 type Diagnostic struct {
-	Code       Code     `json:"code"`
-	Severity   Severity `json:"severity"`
-	Pos        Pos      `json:"pos"`
-	Message    string   `json:"message"`
-	Suggestion string   `json:"suggestion,omitempty"`
+	diag.Diagnostic
+}
+
+// diagnosticJSON is a diagnostic's JSON shape, which predates diag and
+// stays as it was.
+type diagnosticJSON struct {
+	Code     diag.Code `json:"code"`
+	Severity Severity  `json:"severity"`
+	Pos      struct {
+		File string `json:"file"`
+		Line int    `json:"line"`
+		Col  int    `json:"col"`
+	} `json:"pos"`
+	Message    string `json:"message"`
+	Suggestion string `json:"suggestion,omitempty"`
+}
+
+// MarshalJSON writes d in the shape `ka2 pipeline check --format json`
+// prints.
+func (d Diagnostic) MarshalJSON() ([]byte, error) {
+	j := diagnosticJSON{Code: d.Code, Severity: d.Severity, Message: d.Message, Suggestion: d.Hint.String()}
+	j.Pos.File, j.Pos.Line, j.Pos.Col = d.Path, d.Line, d.Col
+	return jsontext.Marshal(j)
 }
 
 // String formats d the way `ka2 pipeline check` prints it: the position,
@@ -93,9 +102,9 @@ func (d Diagnostic) String() string {
 	b.WriteString(string(d.Code))
 	b.WriteString(": ")
 	b.WriteString(d.Message)
-	if d.Suggestion != "" {
+	if !d.Hint.IsZero() {
 		b.WriteString("\n\tSuggestion: ")
-		b.WriteString(d.Suggestion)
+		b.WriteString(d.Hint.String())
 	}
 	return b.String()
 }
@@ -128,14 +137,7 @@ func (ds Diagnostics) Err() error {
 // sort orders diagnostics by position, then code and message, so output
 // never depends on map order or on the order checks ran in.
 func (ds Diagnostics) sort() {
-	slices.SortStableFunc(ds, func(a, b Diagnostic) int {
-		return cmp.Or(
-			cmp.Compare(a.Pos.Line, b.Pos.Line),
-			cmp.Compare(a.Pos.Col, b.Pos.Col),
-			cmp.Compare(a.Code, b.Code),
-			cmp.Compare(a.Message, b.Message),
-		)
-	})
+	slices.SortStableFunc(ds, func(a, b Diagnostic) int { return a.Compare(&b.Diagnostic) })
 }
 
 // ErrCheck is matched by the error Run returns for a pipeline whose check
@@ -151,7 +153,7 @@ type CheckError struct {
 func (e *CheckError) Error() string {
 	file := ""
 	if len(e.Diagnostics) > 0 {
-		file = e.Diagnostics[0].Pos.File + ": "
+		file = e.Diagnostics[0].Path + ": "
 	}
 	n := e.Diagnostics.Errors()
 	first := ""

@@ -38,7 +38,7 @@ func FuzzParse(f *testing.F) {
 		// Line breaks as YAML counts them: CRLF, CR, LF, NEL, LS and PS.
 		lines := 1 + len(yamlBreak.FindAllIndex(src, -1))
 		for _, d := range p.Diagnostics {
-			if d.Pos.File != "fuzz.yaml" || d.Pos.Line < 1 || d.Pos.Col < 1 || d.Pos.Line > lines {
+			if d.Pos.Path != "fuzz.yaml" || d.Pos.Line < 1 || d.Pos.Col < 1 || d.Pos.Line > lines {
 				t.Errorf("diagnostic without a position in the file: %s", d)
 			}
 			if d.Code == "" || d.Message == "" || (d.Severity != SeverityError && d.Severity != SeverityWarning) {

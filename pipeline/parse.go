@@ -3,6 +3,7 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"github.com/ka2/ka2/internal/diag"
 	"maps"
 	"regexp"
 	"strings"
@@ -66,19 +67,19 @@ type parser struct {
 }
 
 func (ps *parser) at(n *yaml.Node) Pos {
-	return Pos{File: ps.p.File, Line: n.Line, Col: n.Column}
+	return Pos{Path: ps.p.File, Line: n.Line, Col: n.Column}
 }
 
-func (ps *parser) report(sev Severity, code Code, pos Pos, suggestion, format string, args ...any) {
-	if !pos.IsValid() {
-		pos = Pos{File: ps.p.File, Line: 1, Col: 1}
+func (ps *parser) report(sev Severity, code diag.Code, pos Pos, suggestion, format string, args ...any) {
+	if pos.Line <= 0 {
+		pos = Pos{Path: ps.p.File, Line: 1, Col: 1}
 	}
-	ps.p.Diagnostics = append(ps.p.Diagnostics, Diagnostic{
-		Code: code, Severity: sev, Pos: pos, Message: fmt.Sprintf(format, args...), Suggestion: suggestion,
-	})
+	ps.p.Diagnostics = append(ps.p.Diagnostics, Diagnostic{diag.Diagnostic{
+		Code: code, Severity: sev, Pos: pos, Message: fmt.Sprintf(format, args...), Hint: diag.Fix(suggestion),
+	}})
 }
 
-func (ps *parser) errorf(code Code, pos Pos, suggestion, format string, args ...any) {
+func (ps *parser) errorf(code diag.Code, pos Pos, suggestion, format string, args ...any) {
 	ps.report(SeverityError, code, pos, suggestion, format, args...)
 }
 
@@ -92,7 +93,7 @@ func capitalize(s string) string {
 }
 
 func (ps *parser) yamlError(err error) {
-	pos := Pos{File: ps.p.File, Line: 1, Col: 1}
+	pos := Pos{Path: ps.p.File, Line: 1, Col: 1}
 	n, msg := yamlerr.Locate(err, ps.src)
 	if n > 0 {
 		pos.Line = n
@@ -114,7 +115,7 @@ func (ps *parser) parse() {
 	doc, err := yamlerr.Decode(ps.src)
 	var ye *yamlerr.Error
 	if errors.As(err, &ye) {
-		ps.errorf(CodeSyntax, Pos{File: ps.p.File, Line: ye.Line, Col: ye.Col}, capitalize(ye.Hint), "%s", ye.Msg)
+		ps.errorf(CodeSyntax, Pos{Path: ps.p.File, Line: ye.Line, Col: ye.Col}, capitalize(ye.Hint), "%s", ye.Msg)
 		ps.fatal = true
 		return
 	}

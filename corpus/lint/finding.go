@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/ka2/ka2/internal/diag"
+	"github.com/ka2/ka2/internal/jsontext"
 )
 
 // Severity says how much a finding matters. Errors fail `ka2 lint`;
@@ -61,7 +62,7 @@ type findingJSON struct {
 
 // MarshalJSON writes f in the JSON report's shape.
 func (f Finding) MarshalJSON() ([]byte, error) {
-	return json.Marshal(findingJSON{Rule: f.Rule(), Severity: f.Severity, Path: f.Path, Line: f.Line, Col: f.Col,
+	return jsontext.Marshal(findingJSON{Rule: f.Rule(), Severity: f.Severity, Path: f.Path, Line: f.Line, Col: f.Col,
 		Message: f.Message, Hint: f.Hint.String(), Related: f.Related})
 }
 

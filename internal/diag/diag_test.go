@@ -123,6 +123,8 @@ func TestHint(t *testing.T) {
 		{"settings", Set("raise {capacity}, lower {reserve}, or ask about fewer dates"),
 			"raise the capacity setting, lower the reserve setting, or ask about fewer dates",
 			"raise --capacity, lower --reserve, or ask about fewer dates", []string{"capacity", "reserve"}},
+		{"braces in advice", Fix("write stages: {build: {uses: ka2.build}}"), "write stages: {build: {uses: ka2.build}}",
+			"write stages: {build: {uses: ka2.build}}", nil},
 		{"unclosed brace", Set("raise {capacity"), "raise {capacity", "raise {capacity", nil},
 		{"zero", Hint{}, "", "", nil},
 	}

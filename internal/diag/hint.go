@@ -22,7 +22,8 @@ const (
 // parameters. Libraries never name a front end's flags.
 type Hint struct {
 	Kind HintKind
-	// Text is the advice. A setting the fix changes is named in braces,
+	// Text is the advice. In a HintSetting, a setting the fix changes is
+	// named in braces,
 	// "raise {capacity}, lower {reserve}, or ask about fewer dates"; a
 	// front end replaces each with its own name for the setting (a flag, a
 	// request field), and String with "the capacity setting".
@@ -38,9 +39,12 @@ type Hint struct {
 // IsZero reports whether h says nothing.
 func (h Hint) IsZero() bool { return h.Text == "" }
 
-// Settings names the settings the hint asks to change, in order.
+// Settings names the settings a HintSetting asks to change, in order.
 func (h Hint) Settings() []string {
 	var out []string
+	if h.Kind != HintSetting {
+		return nil
+	}
 	rest := h.Text
 	for {
 		i := strings.IndexByte(rest, '{')
@@ -59,7 +63,7 @@ func (h Hint) Settings() []string {
 // Phrase words the hint with name(setting) in place of each setting named
 // in braces.
 func (h Hint) Phrase(name func(setting string) string) string {
-	if !strings.Contains(h.Text, "{") {
+	if h.Kind != HintSetting || !strings.Contains(h.Text, "{") {
 		return h.Text
 	}
 	var b strings.Builder
@@ -112,7 +116,7 @@ func Reword(msg string, err error, name func(setting string) string) string {
 			return
 		}
 		plain := h.String()
-		if plain == "" || seen[plain] || !strings.Contains(h.Text, "{") {
+		if h.Kind != HintSetting || seen[plain] {
 			return
 		}
 		seen[plain] = true

@@ -253,3 +253,16 @@ func position(data []byte, off int) (line, col int) {
 func jsonUnquote(lit []byte, dst *string) error {
 	return json.Unmarshal(lit, dst)
 }
+
+// Marshal is json.Marshal without HTML escaping: a type's MarshalJSON
+// that calls json.Marshal would write `>` as \u003e even when its caller's
+// encoder has SetEscapeHTML(false), and ka2's output keeps text as it is.
+func Marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
