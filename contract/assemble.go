@@ -2,6 +2,7 @@ package contract
 
 import (
 	"fmt"
+	"github.com/ka2/ka2/internal/diag"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -22,14 +23,11 @@ import (
 // AssembleHeld is the only place where typed items become text.
 func AssembleHeld(def *Definition, s *provenance.Store, items []Item) ([]byte, []budget.Span, error) {
 	if s == nil {
-		return nil, nil, &provenance.Error{Code: provenance.CodeNotHeld, Op: "assemble",
-			Message: "no store holds the items", Hint: "register them with provenance.Store.Add"}
+		return nil, nil, &provenance.Error{Diagnostic: diag.Diagnostic{Code: provenance.CodeNotHeld, Message: "no store holds the items", Hint: diag.Fix("register them with provenance.Store.Add")}, Op: "assemble"}
 	}
 	for i, it := range items {
 		if !s.Holds(it) {
-			return nil, nil, &provenance.Error{Code: provenance.CodeNotHeld, Op: "assemble", Type: it.Kind, Item: it.Key, Source: it.Source,
-				Message: fmt.Sprintf("item %d (%s from %s) is not held by the store, or differs from the item it holds", i, it.Kind, it.Source),
-				Hint:    "assemble only items that the store's Add or Transform returned, unchanged"}
+			return nil, nil, &provenance.Error{Diagnostic: diag.Diagnostic{Code: provenance.CodeNotHeld, Message: fmt.Sprintf("item %d (%s from %s) is not held by the store, or differs from the item it holds", i, it.Kind, it.Source), Hint: diag.Fix("assemble only items that the store's Add or Transform returned, unchanged")}, Op: "assemble", Type: it.Kind, Item: it.Key, Source: it.Source}
 		}
 		if _, ok := itemKinds[it.Kind]; !ok {
 			return nil, nil, fmt.Errorf("item %s has unknown kind %q", short(it.ID), it.Kind)

@@ -1,14 +1,16 @@
 package provenance
 
 import (
+	"encoding/json"
 	"errors"
-	"fmt"
-	"strings"
+
+	"github.com/ka2/ka2/internal/diag"
+	"github.com/ka2/ka2/internal/jsontext"
 )
 
 // Code is the stable machine name of a provenance error. Callers branch on
 // codes (or the matching sentinels), never on messages.
-type Code string
+type Code = diag.Code
 
 // The error codes. Every code but CodePolicy and CodeReplay is a refusal:
 // an item or transform the store would not accept.
@@ -67,57 +69,79 @@ var codeSentinels = map[Code]error{
 	CodeInvalid: ErrInvalid, CodePolicy: ErrPolicy, CodeReplay: ErrReplay,
 }
 
-// Refusal reports whether the code is a refusal of an item or transform.
-func (c Code) Refusal() bool { return c != CodePolicy && c != CodeReplay }
+// refusal reports whether the code is a refusal of an item or transform.
+func refusal(c Code) bool { return c != CodePolicy && c != CodeReplay }
 
-// Error is every error the package returns. The fields that apply to the
-// code are set; Message says what is wrong and Hint how to fix it.
+// Error is every error the package returns: a diagnostic (its code,
+// where a policy or history file is wrong, the message and hint) with the
+// fields of a refusal that apply to the code.
 type Error struct {
-	Code Code `json:"code"`
+	diag.Diagnostic
 	// Op is what was refused or failed: "add", "transform", "remote" (a
 	// remote caller's request), "parse policy" or "replay".
-	Op string `json:"op"`
+	Op string
 	// Type is the context type asked for; From the type of the item a
 	// refused transform started from.
-	Type Kind `json:"type,omitempty"`
-	From Kind `json:"from,omitempty"`
+	Type Kind
+	From Kind
 	// Origin and OriginID are the type the content was first registered
 	// under and its full content ID.
-	Origin   Kind   `json:"origin_type,omitempty"`
-	OriginID string `json:"origin_id,omitempty"`
+	Origin   Kind
+	OriginID string
 	// Item is the key of the item concerned, when there is one.
-	Item   string `json:"item,omitempty"`
-	Source string `json:"source,omitempty"`
+	Item   string
+	Source string
 	// Validator names the validator that refused a transform.
-	Validator string `json:"validator,omitempty"`
-	// Path, Line and Col locate a problem in a policy or history file.
-	Path    string `json:"path,omitempty"`
-	Line    int    `json:"line,omitempty"`
-	Col     int    `json:"col,omitempty"`
-	Message string `json:"message"`
-	Hint    string `json:"hint,omitempty"`
+	Validator string
 }
 
 // Error formats the error as "path:line:col: message; hint", leaving out
-// what is not known.
+// what is not known (and the line and column when the path is).
 func (e *Error) Error() string {
-	var b strings.Builder
-	if e.Path != "" {
-		b.WriteString(e.Path)
-		if e.Line > 0 {
-			fmt.Fprintf(&b, ":%d", e.Line)
-			if e.Col > 0 {
-				fmt.Fprintf(&b, ":%d", e.Col)
-			}
-		}
-		b.WriteString(": ")
+	pos := e.Pos
+	if pos.Path == "" {
+		pos = diag.Pos{}
 	}
-	b.WriteString(e.Message)
-	if e.Hint != "" {
-		b.WriteString("; ")
-		b.WriteString(e.Hint)
+	return diag.Format(pos, e.Message, e.Hint.String())
+}
+
+// errorJSON is the error's JSON shape, in the audit history and in the
+// "context" of an error body; it predates diag and stays as it was.
+type errorJSON struct {
+	Code      Code   `json:"code"`
+	Op        string `json:"op"`
+	Type      Kind   `json:"type,omitempty"`
+	From      Kind   `json:"from,omitempty"`
+	Origin    Kind   `json:"origin_type,omitempty"`
+	OriginID  string `json:"origin_id,omitempty"`
+	Item      string `json:"item,omitempty"`
+	Source    string `json:"source,omitempty"`
+	Validator string `json:"validator,omitempty"`
+	Path      string `json:"path,omitempty"`
+	Line      int    `json:"line,omitempty"`
+	Col       int    `json:"col,omitempty"`
+	Message   string `json:"message"`
+	Hint      string `json:"hint,omitempty"`
+}
+
+// MarshalJSON writes e in its JSON shape.
+func (e *Error) MarshalJSON() ([]byte, error) {
+	return jsontext.Marshal(errorJSON{Code: e.Code, Op: e.Op, Type: e.Type, From: e.From, Origin: e.Origin,
+		OriginID: e.OriginID, Item: e.Item, Source: e.Source, Validator: e.Validator,
+		Path: e.Path, Line: e.Line, Col: e.Col, Message: e.Message, Hint: e.Hint.String()})
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote.
+func (e *Error) UnmarshalJSON(b []byte) error {
+	var j errorJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
 	}
-	return b.String()
+	*e = Error{Diagnostic: diag.Diagnostic{Pos: diag.Pos{Path: j.Path, Line: j.Line, Col: j.Col}, Code: j.Code,
+		Message: j.Message, Hint: diag.Fix(j.Hint)},
+		Op: j.Op, Type: j.Type, From: j.From, Origin: j.Origin, OriginID: j.OriginID, Item: j.Item,
+		Source: j.Source, Validator: j.Validator}
+	return nil
 }
 
 // Is matches ErrProvenance, ErrRefused for refusals, and the sentinel of
@@ -127,7 +151,7 @@ func (e *Error) Is(target error) bool {
 	case ErrProvenance:
 		return true
 	case ErrRefused:
-		return e.Code.Refusal()
+		return refusal(e.Code)
 	}
 	s, ok := codeSentinels[e.Code]
 	return ok && s == target

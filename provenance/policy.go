@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/ka2/ka2/internal/diag"
 	"slices"
 	"strconv"
 	"strings"
@@ -181,9 +182,7 @@ func (p *Policy) CheckRemote(k Kind, source string) error {
 	if typeOK {
 		what = fmt.Sprintf("claim the source %s", source)
 	}
-	return &Error{Code: CodeRemote, Op: "remote", Type: k, Source: source,
-		Message: fmt.Sprintf("a remote caller may not %s (policy %s)", what, p.Name()),
-		Hint:    p.remoteHint()}
+	return &Error{Diagnostic: diag.Diagnostic{Code: CodeRemote, Message: fmt.Sprintf("a remote caller may not %s (policy %s)", what, p.Name()), Hint: diag.Fix(p.remoteHint())}, Op: "remote", Type: k, Source: source}
 }
 
 // CheckRemotePromote refuses a remote caller's promotion of an item of
@@ -193,9 +192,7 @@ func (p *Policy) CheckRemotePromote(from Kind, source string, to Kind) error {
 	if slices.Contains(p.remote.Promote, to) {
 		return nil
 	}
-	return &Error{Code: CodeRemote, Op: "remote", Type: to, From: from, Source: source,
-		Message: fmt.Sprintf("a remote caller may not promote items to %s (policy %s)", to, p.Name()),
-		Hint:    p.remoteHint()}
+	return &Error{Diagnostic: diag.Diagnostic{Code: CodeRemote, Message: fmt.Sprintf("a remote caller may not promote items to %s (policy %s)", to, p.Name()), Hint: diag.Fix(p.remoteHint())}, Op: "remote", Type: to, From: from, Source: source}
 }
 
 func (p *Policy) remoteHint() string {
@@ -327,7 +324,7 @@ func ParsePolicy(name string, data []byte) (*Policy, error) {
 type policyParser struct{ name string }
 
 func (pp *policyParser) errAt(n *yaml.Node, hint, format string, args ...any) *Error {
-	e := &Error{Code: CodePolicy, Op: "parse policy", Path: pp.name, Message: fmt.Sprintf(format, args...), Hint: hint}
+	e := &Error{Diagnostic: diag.Diagnostic{Pos: diag.Pos{Path: pp.name}, Code: CodePolicy, Message: fmt.Sprintf(format, args...), Hint: diag.Fix(hint)}, Op: "parse policy"}
 	if n != nil {
 		e.Line, e.Col = n.Line, n.Column
 	}

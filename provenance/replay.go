@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/ka2/ka2/internal/diag"
 	"io"
 	"time"
 
@@ -29,8 +30,7 @@ func Replay(name string, r io.Reader, p *Policy) (*Store, error) {
 	sc.Buffer(make([]byte, 0, 64*1024), 64<<20)
 	line := 0
 	fail := func(format string, args ...any) error {
-		return &Error{Code: CodeReplay, Op: "replay", Path: name, Line: line, Message: fmt.Sprintf(format, args...),
-			Hint: "the history was changed, or the policy decides differently"}
+		return &Error{Diagnostic: diag.Diagnostic{Pos: diag.Pos{Path: name, Line: line}, Code: CodeReplay, Message: fmt.Sprintf(format, args...), Hint: diag.Fix("the history was changed, or the policy decides differently")}, Op: "replay"}
 	}
 	for sc.Scan() {
 		line++

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/ka2/ka2/internal/diag"
 	"io"
 	"strings"
 	"sync"
@@ -120,7 +121,7 @@ func (s *Store) AddContext(ctx context.Context, c Item) (Item, error) {
 
 func (s *Store) add(ctx context.Context, c Item, created time.Time) (Item, bool, error) {
 	refuse := func(code Code, hint, format string, args ...any) (Item, bool, error) {
-		return Item{}, false, &Error{Code: code, Op: string(OpAdd), Type: c.Kind, Source: c.Source, Message: fmt.Sprintf(format, args...), Hint: hint}
+		return Item{}, false, &Error{Diagnostic: diag.Diagnostic{Code: code, Message: fmt.Sprintf(format, args...), Hint: diag.Fix(hint)}, Op: string(OpAdd), Type: c.Kind, Source: c.Source}
 	}
 	if err := checkCandidate(c); err != nil {
 		return refuse(CodeInvalid, "", "%v", err)
@@ -175,13 +176,8 @@ func (s *Store) protectedError(op Op, c Item, o Origin, from Kind) *Error {
 	} else {
 		hint += fmt.Sprintf("; the policy allows no transform from %s to %s", o.Kind, c.Kind)
 	}
-	return &Error{
-		Code: CodeProtected, Op: string(op), Type: c.Kind, From: from, Origin: o.Kind, OriginID: o.ContentID,
-		Item: c.Key, Source: c.Source,
-		Message: fmt.Sprintf("%s cannot be inserted into %s context (content first registered as %s, id=%s)",
-			o.Kind, c.Kind, o.Kind, s.ledger.ShortID(o.ContentID)),
-		Hint: hint,
-	}
+	return &Error{Diagnostic: diag.Diagnostic{Code: CodeProtected, Message: fmt.Sprintf("%s cannot be inserted into %s context (content first registered as %s, id=%s)",
+		o.Kind, c.Kind, o.Kind, s.ledger.ShortID(o.ContentID)), Hint: diag.Fix(hint)}, Op: string(op), Type: c.Kind, From: from, Origin: o.Kind, OriginID: o.ContentID, Item: c.Key, Source: c.Source}
 }
 
 func validatorList(t Transition) string {
@@ -244,15 +240,11 @@ func (s *Store) Transform(it Item, to Kind) (Item, error) {
 func (s *Store) transform(it Item, to Kind, created time.Time) (Item, bool, error) {
 	r, ok := s.items[it.Key]
 	if !ok {
-		return Item{}, false, &Error{Code: CodeNotHeld, Op: string(OpTransform), Type: to, From: it.Kind, Item: it.Key, Source: it.Source,
-			Message: fmt.Sprintf("the %s item %s is not held by this store", it.Kind, ShortID(it.Key)),
-			Hint:    "transform only items that Add or Transform returned"}
+		return Item{}, false, &Error{Diagnostic: diag.Diagnostic{Code: CodeNotHeld, Message: fmt.Sprintf("the %s item %s is not held by this store", it.Kind, ShortID(it.Key)), Hint: diag.Fix("transform only items that Add or Transform returned")}, Op: string(OpTransform), Type: to, From: it.Kind, Item: it.Key, Source: it.Source}
 	}
 	held := r.item
 	if held != it {
-		return Item{}, false, &Error{Code: CodeNotHeld, Op: string(OpTransform), Type: to, From: held.Kind, Item: it.Key, Source: held.Source,
-			Message: fmt.Sprintf("the item given differs from the %s item the store holds under %s (%s)", held.Kind, ShortID(it.Key), difference(held, it)),
-			Hint:    "pass the item exactly as Add or Transform returned it"}
+		return Item{}, false, &Error{Diagnostic: diag.Diagnostic{Code: CodeNotHeld, Message: fmt.Sprintf("the item given differs from the %s item the store holds under %s (%s)", held.Kind, ShortID(it.Key), difference(held, it)), Hint: diag.Fix("pass the item exactly as Add or Transform returned it")}, Op: string(OpTransform), Type: to, From: held.Kind, Item: it.Key, Source: held.Source}
 	}
 	base := &Error{Op: string(OpTransform), Type: to, From: held.Kind, Item: held.Key, Source: held.Source}
 	if o, ok := s.ledger.Origin(held.ID); ok {
@@ -269,9 +261,9 @@ func (s *Store) transform(it Item, to Kind, created time.Time) (Item, bool, erro
 		base.Code = CodeTransition
 		base.Message = fmt.Sprintf("%s cannot become %s (item %s from %s, id=%s)", held.Kind, to, ShortID(held.Key), held.Source, s.ledger.ShortID(held.ID))
 		if ts := s.policy.targets(held.Kind); len(ts) > 0 {
-			base.Hint = fmt.Sprintf("the policy lets %s become only %s", held.Kind, kindList(ts))
+			base.Hint = diag.Fix(fmt.Sprintf("the policy lets %s become only %s", held.Kind, kindList(ts)))
 		} else {
-			base.Hint = fmt.Sprintf("the policy allows no transform from %s", held.Kind)
+			base.Hint = diag.Fix(fmt.Sprintf("the policy allows no transform from %s", held.Kind))
 		}
 		return Item{}, false, base
 	}
@@ -287,7 +279,7 @@ func (s *Store) transform(it Item, to Kind, created time.Time) (Item, bool, erro
 			base.Code, base.Validator = CodeValidation, v.name()
 			base.Message = fmt.Sprintf("%s cannot become %s (item %s from %s, id=%s): %s refused it: %s",
 				held.Kind, to, ShortID(held.Key), held.Source, s.ledger.ShortID(held.ID), v.name(), why)
-			base.Hint = "register the result of a call that succeeded instead"
+			base.Hint = diag.Fix("register the result of a call that succeeded instead")
 			return Item{}, false, base
 		}
 	}
