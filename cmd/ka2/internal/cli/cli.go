@@ -178,7 +178,7 @@ func printError(f *Factory, cmd *cobra.Command, args []string, err error, code i
 	if f.ErrorFormat == "json" {
 		var je jsonError
 		je.Error.Kind = errorKind(err, code)
-		je.Error.Message = message(err)
+		je.Error.Message = err.Error()
 		var oe *budget.OverError
 		if errors.As(err, &oe) {
 			je.Error.Budget, je.Error.Fit = &oe.Report, oe.Fit
