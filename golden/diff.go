@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/ka2/ka2/internal/errkind"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -67,8 +68,8 @@ type parsedOutput struct {
 	valid    bool
 	contract map[string]json.RawMessage // a contract's top-level fields
 	evidence []record
-	err      *errorBody // an error report
-	total    int        // the budget total: counted for a contract, reported for an error
+	err      *errkind.Detail // an error report
+	total    int             // the budget total: counted for a contract, reported for an error
 	hasTotal bool
 }
 
@@ -95,7 +96,7 @@ func parseOutput(b []byte, c budget.Counter, l budget.Limits) parsedOutput {
 		return p
 	}
 	if raw, ok := top["error"]; ok && len(top) == 1 {
-		var e errorBody
+		var e errkind.Detail
 		if json.Unmarshal(raw, &e) != nil {
 			return p
 		}

@@ -3,13 +3,12 @@ package golden
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"slices"
 
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/errkind"
 )
 
 // Outcome is what `ka2 build` prints for a case, and what decided it.
@@ -42,47 +41,19 @@ func (o Outcome) SourceIDs() []string {
 }
 
 // KindOf names an error from contract.Builder.Build as `ka2 build` does
-// in its JSON error output, and as goldens and `expect: error:` name it.
-func KindOf(err error) ErrorKind {
-	switch {
-	case err == nil:
-		return ""
-	case errors.Is(err, budget.ErrOverBudget):
-		return KindBudgetExceeded
-	case errors.Is(err, contract.ErrNoEvidence):
-		return KindNoEvidence
-	}
-	return KindBadInput
-}
-
-// errorJSON is the shape `ka2 build --error-format json` prints.
-type errorJSON struct {
-	Error errorBody `json:"error"`
-}
-
-type errorBody struct {
-	Kind    ErrorKind      `json:"kind"`
-	Message string         `json:"message"`
-	Budget  *budget.Report `json:"budget,omitempty"`
-	Fit     *budget.Fit    `json:"fit,omitempty"`
-}
+// in its JSON error output, and as goldens and `expect: error:` name it:
+// errkind's one classifier.
+func KindOf(err error) ErrorKind { return ErrorKind(errkind.Classify(err)) }
 
 // ErrorBytes formats a build error exactly as `ka2 build --error-format
-// json` prints it: indented JSON without HTML escaping, and a newline.
+// json` prints it: errkind's body, indented JSON without HTML escaping,
+// and a newline.
 func ErrorBytes(err error) []byte {
-	body := errorBody{Kind: KindOf(err), Message: err.Error()}
-	var oe *budget.OverError
-	if errors.As(err, &oe) {
-		body.Budget, body.Fit = &oe.Report, oe.Fit
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(errorJSON{body}); err != nil {
+	b, err := errkind.Body{Error: errkind.NewDetail(errkind.Classify(err), err)}.Encode(true)
+	if err != nil {
 		panic("encode error report: " + err.Error()) // plain structs always encode
 	}
-	return buf.Bytes()
+	return b
 }
 
 // BuildOutcome builds req with b and returns what `ka2 build` would print.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/ka2/ka2/internal/diag"
+	"github.com/ka2/ka2/internal/errkind"
 	"net/http"
 	"strconv"
 	"strings"
@@ -19,7 +20,6 @@ import (
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
-	"github.com/ka2/ka2/provenance"
 	"github.com/ka2/ka2/selector"
 )
 
@@ -31,57 +31,45 @@ const DigestHeader = "Ka2-Corpus-Digest"
 // generation (see Snapshot.Generation).
 const GenerationHeader = "Ka2-Corpus-Generation"
 
-// Error kinds of the JSON error body. They are stable: clients branch on
-// them.
+// Error kinds of the JSON error body, from errkind's one table. They are
+// stable: clients branch on them.
 const (
-	KindBadRequest       = "bad_request"
-	KindNotFound         = "not_found"
-	KindMethodNotAllowed = "method_not_allowed"
-	KindBudgetExceeded   = "budget_exceeded"
-	KindNoEvidence       = "no_evidence"
-	KindContextType      = "context_type"
-	KindInternal         = "internal"
-	KindUnavailable      = "unavailable"
+	KindBadRequest       = string(errkind.BadRequest)
+	KindNotFound         = string(errkind.NotFound)
+	KindMethodNotAllowed = string(errkind.MethodNotAllowed)
+	KindBudgetExceeded   = string(errkind.BudgetExceeded)
+	KindNoEvidence       = string(errkind.NoEvidence)
+	KindContextType      = string(errkind.ContextType)
+	KindInternal         = string(errkind.Internal)
+	KindUnavailable      = string(errkind.Unavailable)
 	// KindTimeout: the build did not finish within the server's request
 	// timeout (503).
-	KindTimeout = "timeout"
+	KindTimeout = string(errkind.Timeout)
 	// KindCanceled: the client went away before the build finished. The
 	// status is 499, as nginx logs it; no client reads the answer, but
 	// the metrics and the log keep it apart from server errors.
-	KindCanceled = "canceled"
+	KindCanceled = string(errkind.Canceled)
 	// KindOverloaded (503, with Retry-After) refuses an API request while
 	// Config.MaxInFlight others are being answered.
-	KindOverloaded = "overloaded"
+	KindOverloaded = string(errkind.Overloaded)
 )
 
 // StatusClientClosedRequest is the status recorded for a request whose
 // client went away before its answer was ready (nginx's 499).
-const StatusClientClosedRequest = 499
+const StatusClientClosedRequest = errkind.StatusClientClosedRequest
 
 // retryAfter is the Retry-After of an overloaded answer, in seconds: a
 // build takes milliseconds, so a slot is free again long before; one
 // second is the least the header can say.
 const retryAfter = "1"
 
-// ErrorBody is the JSON body of every error response. It has the shape
-// `ka2 --error-format json` prints on stderr.
-type ErrorBody struct {
-	Error ErrorDetail `json:"error"`
-}
+// ErrorBody is the JSON body of every error response: errkind's one
+// body, the shape `ka2 --error-format json` prints on stderr.
+type ErrorBody = errkind.Body
 
 // ErrorDetail says what went wrong: a stable kind, the message, and the
-// budget accounting or the refused item where they apply.
-type ErrorDetail struct {
-	Kind    string         `json:"kind"`
-	Message string         `json:"message"`
-	Budget  *budget.Report `json:"budget,omitempty"`
-	// Fit is the request setting under which an over-budget request
-	// fits, e.g. {"setting":"short",…}: set "short": true.
-	Fit *budget.Fit `json:"fit,omitempty"`
-	// Context details a provenance refusal: the item's type and source,
-	// the type its content was first registered under, and its ID.
-	Context *provenance.Error `json:"context,omitempty"`
-}
+// budget accounting, the fit or the refused item where they apply.
+type ErrorDetail = errkind.Detail
 
 // route is one endpoint: its metric label, methods and handler. A handler
 // writes the whole response and returns its status code.
@@ -224,36 +212,20 @@ func writeJSON(w http.ResponseWriter, snap *Snapshot, status int, v any) int {
 // classify maps a build error to its status and error detail, as the CLI
 // maps it to an exit code and kind.
 func classify(err error) (int, ErrorDetail) {
-	d := ErrorDetail{Message: err.Error()}
-	status := http.StatusUnprocessableEntity
-	switch {
-	case errors.Is(err, budget.ErrOverBudget):
-		d.Kind = KindBudgetExceeded
-		var oe *budget.OverError
-		if errors.As(err, &oe) {
-			d.Budget, d.Fit = &oe.Report, oe.Fit
-			if oe.Fit != nil && oe.Fit.Setting == string(contract.SettingShort) {
-				d.Message = strings.Replace(d.Message, oe.Error(), oe.Summary()+
-					fmt.Sprintf(`; or set "short": true in the request: quoting the cite ranges, it takes %d of %d`, oe.Fit.Total, oe.Fit.Limit), 1)
-			}
+	// Every error of a build, a selection or a show is a problem of the
+	// input a question meets (errkind's bad_input is the service's
+	// bad_request): a build reads no file and holds no resource, so no
+	// error of one is the server's own failure; a 500 is kept for panics.
+	kind := errkind.Classify(err).HTTP()
+	d := errkind.NewDetail(kind, err)
+	if oe := d.Fit; oe != nil && oe.Setting == string(contract.SettingShort) {
+		var over *budget.OverError
+		if errors.As(err, &over) {
+			d.Message = strings.Replace(d.Message, over.Error(), over.Summary()+
+				fmt.Sprintf(`; or set "short": true in the request: quoting the cite ranges, it takes %d of %d`, oe.Total, oe.Limit), 1)
 		}
-	case errors.Is(err, contract.ErrNoEvidence):
-		d.Kind = KindNoEvidence
-	case errors.Is(err, provenance.ErrRefused):
-		d.Kind = KindContextType
-		var pe *provenance.Error
-		if errors.As(err, &pe) {
-			d.Context = pe
-		}
-	default:
-		// contract.ErrBadRequest and selector.ErrBadQuery, and any other
-		// problem of the input a question meets, such as a source of the
-		// corpus with nothing to quote: the CLI's bad_input (exit 2). A
-		// build reads no file and holds no resource, so no error of one is
-		// the server's own failure; a 500 is kept for panics.
-		status, d.Kind = http.StatusBadRequest, KindBadRequest
 	}
-	return status, d
+	return kind.Status(), d
 }
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}

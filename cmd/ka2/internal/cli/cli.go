@@ -18,18 +18,20 @@ import (
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/internal/diag"
-	"github.com/ka2/ka2/provenance"
+	"github.com/ka2/ka2/internal/errkind"
 )
 
-// Exit codes. They are documented in the README and never change meaning.
+// Exit codes, from the one table in errkind. They are documented in the
+// README and never change meaning.
 const (
-	ExitOK          = 0 // success
-	ExitProblems    = 1 // a check ran and found problems
-	ExitInput       = 2 // usage or input error
-	ExitBudget      = 3 // over budget
-	ExitNoEvidence  = 4 // no applicable evidence, with --require-evidence
-	ExitContextType = 5 // the provenance policy refused an item or a transform
-	ExitStage       = 6 // a pipeline stage failed, timed out or broke its output schema
+	ExitOK          = int(errkind.ExitOK)          // success
+	ExitProblems    = int(errkind.ExitProblems)    // a check ran and found problems
+	ExitInput       = int(errkind.ExitInput)       // usage or input error
+	ExitBudget      = int(errkind.ExitBudget)      // over budget
+	ExitNoEvidence  = int(errkind.ExitNoEvidence)  // no applicable evidence, with --require-evidence
+	ExitContextType = int(errkind.ExitContextType) // the provenance policy refused an item or a transform
+	ExitStage       = int(errkind.ExitStage)       // a pipeline stage failed, timed out or broke its output schema
+	ExitDrain       = int(errkind.ExitDrain)       // serve stopped with requests in flight after the drain time-out
 )
 
 // Factory carries what commands need from the outside world, so tests can
@@ -66,11 +68,11 @@ func Run(f *Factory, args []string) int {
 	if err == nil {
 		return ExitOK
 	}
-	code := exitCode(err)
+	kind := errkind.Classify(err)
 	if !errors.Is(err, errReported) {
-		printError(f, cmd, args, err, code)
+		printError(f, cmd, args, err, kind)
 	}
-	return code
+	return int(kind.Exit())
 }
 
 // NewCmdRoot builds the ka2 command tree.
@@ -111,83 +113,32 @@ Without --corpus, commands use the embedded sample corpus.`,
 // usageError marks a mistake in the command line itself.
 type usageError struct{ err error }
 
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
+func (e usageError) Error() string           { return e.err.Error() }
+func (e usageError) Unwrap() error           { return e.err }
+func (e usageError) ErrorKind() errkind.Kind { return errkind.Usage }
 
 // errReported is returned by commands that already printed their outcome
 // (for example verify's problem list) and only need an exit code.
 var errReported = errors.New("reported")
 
-// exitError attaches an exit code to an error.
+// exitError attaches the kind of failure, and so the exit code, to an
+// error whose kind only the command knows (a check that found problems, a
+// failed stage).
 type exitError struct {
-	code int
+	kind errkind.Kind
 	err  error
 }
 
-func (e exitError) Error() string { return e.err.Error() }
-func (e exitError) Unwrap() error { return e.err }
+func (e exitError) Error() string           { return e.err.Error() }
+func (e exitError) Unwrap() error           { return e.err }
+func (e exitError) ErrorKind() errkind.Kind { return e.kind }
 
-func exitCode(err error) int {
-	var ee exitError
-	switch {
-	case errors.As(err, &ee):
-		return ee.code
-	case errors.Is(err, budget.ErrOverBudget):
-		return ExitBudget
-	case errors.Is(err, contract.ErrNoEvidence):
-		return ExitNoEvidence
-	case errors.Is(err, provenance.ErrRefused):
-		return ExitContextType
-	}
-	return ExitInput
-}
-
-// errorKind is the stable name of an error in JSON output.
-func errorKind(err error, code int) string {
-	switch code {
-	case ExitBudget:
-		return "budget_exceeded"
-	case ExitNoEvidence:
-		return "no_evidence"
-	case ExitProblems:
-		return "check_failed"
-	case ExitContextType:
-		return "context_type"
-	}
-	var ue usageError
-	if errors.As(err, &ue) {
-		return "usage"
-	}
-	return "bad_input"
-}
-
-// jsonError is the shape of an error under --error-format json.
-type jsonError struct {
-	Error struct {
-		Kind    string         `json:"kind"`
-		Message string         `json:"message"`
-		Budget  *budget.Report `json:"budget,omitempty"`
-		// Fit is the setting under which an over-budget build fits.
-		Fit *budget.Fit `json:"fit,omitempty"`
-		// Context details a provenance refusal or policy problem.
-		Context *provenance.Error `json:"context,omitempty"`
-	} `json:"error"`
-}
-
-func printError(f *Factory, cmd *cobra.Command, args []string, err error, code int) {
+func printError(f *Factory, cmd *cobra.Command, args []string, err error, kind errkind.Kind) {
 	if f.ErrorFormat == "json" {
-		var je jsonError
-		je.Error.Kind = errorKind(err, code)
-		je.Error.Message = err.Error()
-		var oe *budget.OverError
-		if errors.As(err, &oe) {
-			je.Error.Budget, je.Error.Fit = &oe.Report, oe.Fit
-		}
-		var pe *provenance.Error
-		if errors.As(err, &pe) {
-			je.Error.Context = pe
-		}
-		writeJSON(f.ErrOut, je, true)
+		// The message keeps the library's words: the JSON body is the one
+		// golden error goldens hold.
+		b, _ := errkind.Body{Error: errkind.NewDetail(kind, err)}.Encode(true) // plain structs always encode
+		f.ErrOut.Write(b)
 		return
 	}
 	fmt.Fprintf(f.ErrOut, "ka2: %s\n", message(err))

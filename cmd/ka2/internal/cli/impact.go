@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/ka2/ka2/internal/errkind"
 	"io"
 	"path"
 	"path/filepath"
@@ -121,7 +122,7 @@ func runImpact(o *ImpactOptions) error {
 		return err
 	}
 	if len(rep.Changed) > 0 {
-		return exitError{ExitProblems, errReported}
+		return exitError{errkind.CheckFailed, errReported}
 	}
 	return nil
 }

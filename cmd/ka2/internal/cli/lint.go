@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"github.com/ka2/ka2/internal/errkind"
 	"io"
 	"os"
 	"path"
@@ -226,7 +227,7 @@ func finishLint(o *LintOptions, write func(io.Writer, lint.Report) error, rep li
 		return err
 	}
 	if rep.HasErrors(o.Strict) {
-		return exitError{code: ExitProblems, err: errors.New(rep.Summary())}
+		return exitError{kind: errkind.CheckFailed, err: errors.New(rep.Summary())}
 	}
 	return nil
 }

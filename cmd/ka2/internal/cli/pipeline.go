@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/ka2/ka2/internal/errkind"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -169,7 +170,7 @@ func runPipelineCheck(o *PipelineCheckOptions) error {
 			displayName(o.File), ds.Errors(), ds.Warnings())
 		return nil
 	}
-	return exitError{code: ExitProblems, err: fmt.Errorf("%s: %d error(s), %d warning(s)",
+	return exitError{kind: errkind.CheckFailed, err: fmt.Errorf("%s: %d error(s), %d warning(s)",
 		displayName(o.File), ds.Errors(), ds.Warnings())}
 }
 
@@ -258,7 +259,7 @@ func runPipelineRun(o *PipelineRunOptions, cmd *cobra.Command) error {
 		fmt.Fprintln(o.f.ErrOut, d)
 	}
 	if err := p.Diagnostics.Err(); err != nil {
-		return exitError{code: ExitProblems, err: err}
+		return exitError{kind: errkind.BadInput, err: err}
 	}
 	var data []byte
 	if o.Input == "-" {
@@ -294,7 +295,7 @@ func runPipelineRun(o *PipelineRunOptions, cmd *cobra.Command) error {
 		case errors.Is(runErr, budget.ErrOverBudget), errors.Is(runErr, contract.ErrNoEvidence):
 			return runErr // exit 3 or 4, as ka2 build
 		case errors.As(runErr, &se):
-			return exitError{code: ExitStage, err: runErr}
+			return exitError{kind: errkind.StageFailed, err: runErr}
 		}
 		return runErr
 	}

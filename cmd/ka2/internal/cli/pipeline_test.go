@@ -205,7 +205,9 @@ func TestPipelineRunCommand(t *testing.T) {
 			wantErr: "ka2: stage 'build': over budget"},
 		{name: "no evidence", args: []string{good, "--input", nothing}, wantCode: cli.ExitNoEvidence, wantErr: "no applicable evidence"},
 		{name: "bad input", args: []string{good, "--input", typo}, wantCode: cli.ExitInput, wantErr: `unknown field "questoin"`},
-		{name: "pipeline with errors", args: []string{broken, "--input", question}, wantCode: cli.ExitProblems,
+		// A broken pipeline file is a broken input file: exit 2, as for a
+		// broken corpus (it was 1, the code of a check that found problems).
+		{name: "pipeline with errors", args: []string{broken, "--input", question}, wantCode: cli.ExitInput,
 			wantErr: "C-002: input_schema of stage 'check' names unknown protocol 'CitedAnswr'"},
 		{name: "no input", args: []string{good}, wantCode: cli.ExitInput, wantErr: "Try: ka2 pipeline run --help"},
 		{name: "lone surrogate in the input", args: []string{good, "--input", surrogate}, wantCode: cli.ExitInput,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/ka2/ka2/internal/errkind"
 	"io"
 	"os"
 
@@ -140,7 +141,7 @@ func runRegress(o *RegressOptions) error {
 		return runErr
 	}
 	if !rep.OK() {
-		return exitError{ExitProblems, errReported}
+		return exitError{errkind.CheckFailed, errReported}
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"fmt"
+	"github.com/ka2/ka2/internal/errkind"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -113,7 +114,7 @@ func runReportMerge(o *ReportMergeOptions) error {
 		return err
 	}
 	if !merged.OK() {
-		return exitError{ExitProblems, errReported}
+		return exitError{errkind.CheckFailed, errReported}
 	}
 	return nil
 }

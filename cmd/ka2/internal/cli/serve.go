@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ka2/ka2/internal/errkind"
 	"log/slog"
 	"net"
 	"os"
@@ -249,7 +250,7 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 	}
 	if err := srv.Serve(ctx, ln); err != nil {
 		if errors.Is(err, serve.ErrDrainTimeout) {
-			return exitError{code: ExitProblems, err: err}
+			return exitError{kind: errkind.DrainTimeout, err: err}
 		}
 		return err
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/ka2/ka2/internal/errkind"
 
 	"github.com/spf13/cobra"
 
@@ -125,7 +126,7 @@ func runVerify(o *VerifyOptions) error {
 		}
 	}
 	if !v.OK() {
-		return exitError{code: ExitProblems, err: fmt.Errorf("%s: %d problem(s)", o.File, len(v.Problems))}
+		return exitError{kind: errkind.CheckFailed, err: fmt.Errorf("%s: %d problem(s)", o.File, len(v.Problems))}
 	}
 	return nil
 }
