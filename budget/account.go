@@ -3,6 +3,7 @@ package budget
 import (
 	"errors"
 	"fmt"
+	"github.com/ka2/ka2/internal/diag"
 	"io"
 	"math"
 	"strings"
@@ -298,7 +299,15 @@ func (e *OverError) Summary() string {
 		fmt.Fprintf(&b, " %s %d,", p.name(), p.Cost)
 	}
 	s := strings.TrimSuffix(b.String(), ",")
-	return s + "; raise --capacity, lower --reserve, or ask about fewer dates"
+	return s + "; " + e.Hint().String()
+}
+
+// Hint says how to make the input fit without cutting it: a larger
+// capacity, a smaller reserve, or fewer dates. Front ends name the
+// settings as their users set them (flags, or the service's own
+// configuration, which a request cannot change).
+func (e *OverError) Hint() diag.Hint {
+	return diag.Set("raise {capacity}, lower {reserve}, or ask about fewer dates")
 }
 
 // Is makes errors.Is(err, ErrOverBudget) true.

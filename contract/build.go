@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ka2/ka2/internal/diag"
 	"slices"
 	"strings"
 	"time"
@@ -119,7 +120,8 @@ func (b *Builder) BuildInto(ctx context.Context, s *provenance.Store, req Reques
 		return nil, fmt.Errorf("%w: %w", ErrBadRequest, err)
 	}
 	if strings.TrimSpace(req.Question) == "" {
-		return nil, fmt.Errorf("%w: the question is empty: pass --question", ErrBadRequest)
+		return nil, &diag.Diagnostic{Message: ErrBadRequest.Error() + ": the question is empty", Err: ErrBadRequest,
+			Hint: diag.Set("ask it with {question}")}
 	}
 	if !utf8.ValidString(req.Question) {
 		return nil, fmt.Errorf("%w: the question is not valid UTF-8", ErrBadRequest)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"github.com/ka2/ka2/internal/diag"
 	"maps"
 	"slices"
 	"sort"
@@ -29,10 +30,12 @@ var ErrBadQuery = errors.New("bad query")
 // deduplicated, so equal questions give equal selections.
 func (q Query) normalize() (Query, error) {
 	if len(q.Subjects) == 0 {
-		return q, fmt.Errorf("%w: no subject: pass --subject, e.g. --subject lodging", ErrBadQuery)
+		return q, &diag.Diagnostic{Message: ErrBadQuery.Error() + ": no subject", Err: ErrBadQuery,
+			Hint: diag.Set("name one with {subject}, e.g. lodging")}
 	}
 	if len(q.Dates) == 0 {
-		return q, fmt.Errorf("%w: no date: pass --date YYYY-MM-DD", ErrBadQuery)
+		return q, &diag.Diagnostic{Message: ErrBadQuery.Error() + ": no date", Err: ErrBadQuery,
+			Hint: diag.Set("name one with {date} as YYYY-MM-DD")}
 	}
 	for _, s := range q.Subjects {
 		if strings.TrimSpace(s) == "" {

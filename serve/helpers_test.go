@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -100,7 +101,10 @@ func (r *running) get(t testing.TB, path string) response {
 	return r.do(t, http.MethodGet, path, "")
 }
 
-// errorBody decodes an error response.
+// errorBody decodes an error response. Every error body a test reads
+// is also checked to name no CLI flag: a client cannot pass one, so a
+// message that says "--capacity" or "--lang" gives it advice it cannot
+// follow (the service words hints as query parameters and request fields).
 func errorBody(t testing.TB, data []byte) serve.ErrorDetail {
 	t.Helper()
 	var e serve.ErrorBody
@@ -109,8 +113,14 @@ func errorBody(t testing.TB, data []byte) serve.ErrorDetail {
 	if err := dec.Decode(&e); err != nil {
 		t.Fatalf("error body %q: %v", data, err)
 	}
+	if cliFlag.MatchString(e.Error.Message) {
+		t.Errorf("the %s message names a CLI flag: %s", e.Error.Kind, e.Error.Message)
+	}
 	return e.Error
 }
+
+// cliFlag matches a CLI flag such as --capacity.
+var cliFlag = regexp.MustCompile(`(^|[^-\w])--[a-z]`)
 
 // sampleDir copies the embedded sample corpus into a new folder.
 func sampleDir(t testing.TB) string {

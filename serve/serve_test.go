@@ -102,6 +102,19 @@ func TestErrors(t *testing.T) {
 			`contract:1:42: question: invalid text: lone UTF-16 surrogate escape \ud800`},
 		{"verify invalid UTF-8", "POST", "/v1/verify", "{\"question\":\"\xff\"}", 400, "bad_request", "question: invalid text: invalid UTF-8 byte 0xff"},
 	}
+	// Every kind a request can cause is in the table (the service's own
+	// kinds, internal, unavailable, timeout, canceled and overloaded, have
+	// their tests), and errorBody checks each message names no CLI flag.
+	seen := map[string]bool{}
+	for _, tt := range tests {
+		seen[tt.kind] = true
+	}
+	for _, k := range []string{serve.KindBadRequest, serve.KindNotFound, serve.KindMethodNotAllowed,
+		serve.KindBudgetExceeded, serve.KindNoEvidence, serve.KindContextType} {
+		if !seen[k] {
+			t.Errorf("no request in the table causes %s", k)
+		}
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := r.do(t, tt.method, tt.path, tt.body)
