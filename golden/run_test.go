@@ -531,3 +531,21 @@ func TestBuildOutcomeMatchesConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestExpectedErrorMismatch: a case that expects an error but gets a
+// contract or another error says so, with the kind errkind's classifier
+// names.
+func TestExpectedErrorMismatch(t *testing.T) {
+	inSampleCopy(t)
+	edit(t, "cases/boundaries.yaml", "    dates: [2025-12-31]\n    expect:\n      sources: [travel-v1]",
+		"    dates: [2025-12-31]\n    expect:\n      error: no_evidence")
+	edit(t, "cases/boundaries.yaml", "    dates: [2026-01-01]\n    expect:\n      sources: [travel-v2]",
+		"    dates: [2026-01-01]\n    capacity: 300\n    expect:\n      error: no_evidence")
+	rep := run(t, load(t, "cases"), golden.Options{})
+	if got := findCase(t, rep, "last-day-of-v1").Expectations; len(got) != 1 || got[0] != "expected error no_evidence, got a contract" {
+		t.Errorf("last-day-of-v1 expectations = %q", got)
+	}
+	if got := findCase(t, rep, "first-day-of-v2").Expectations; len(got) != 1 || !strings.HasPrefix(got[0], "expected error no_evidence, got error budget_exceeded: over budget") {
+		t.Errorf("first-day-of-v2 expectations = %q", got)
+	}
+}

@@ -107,3 +107,13 @@ func containsLiteralReplacement(data []byte) bool {
 	s := string(data)
 	return strings.Contains(s, "\uFFFD") || strings.Contains(strings.ToLower(s), `\ufffd`)
 }
+
+func TestMarshal(t *testing.T) {
+	got, err := Marshal(map[string]string{"q": "A >> B & <c>"})
+	if err != nil || string(got) != `{"q":"A >> B & <c>"}` {
+		t.Errorf("Marshal() = %s, %v; want the text unescaped and no newline", got, err)
+	}
+	if _, err := Marshal(make(chan int)); err == nil {
+		t.Error("Marshal(chan) did not fail")
+	}
+}
