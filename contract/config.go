@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -68,6 +69,12 @@ func (e *ConfigError) Unwrap() error { return e.Err }
 // Builder loads the definition, resolves the budget and loads and indexes
 // the corpus, in that order, stopping at the first problem.
 func (c Config) Builder() (*Builder, error) {
+	return c.BuilderContext(context.Background())
+}
+
+// BuilderContext is Builder, with the corpus loaded under ctx (see
+// LoadCorpusContext): once ctx is done it returns ctx.Err().
+func (c Config) BuilderContext(ctx context.Context) (*Builder, error) {
 	def, err := LoadDefinition(c.Contract)
 	if err != nil {
 		return nil, err
@@ -76,7 +83,7 @@ func (c Config) Builder() (*Builder, error) {
 	if err != nil {
 		return nil, err
 	}
-	corp, err := LoadCorpus(c.Corpus)
+	corp, err := LoadCorpusContext(ctx, c.Corpus)
 	if err != nil {
 		return nil, err
 	}
@@ -162,6 +169,24 @@ func LoadCorpus(dir string) (*corpus.Corpus, error) {
 	return ReloadCorpus(dir, nil, time.Time{})
 }
 
+// LoadCorpusContext is LoadCorpus, stopping early once ctx is done (see
+// corpus.LoadContext); it then returns ctx.Err() and no corpus.
+func LoadCorpusContext(ctx context.Context, dir string) (*corpus.Corpus, error) {
+	if dir == "" {
+		return corpus.LoadContext(ctx, corpus.Sample())
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, &ConfigError{SettingCorpus, fmt.Errorf("open corpus: %w; check the --corpus folder", err)}
+	}
+	defer root.Close()
+	corp, err := corpus.LoadContext(ctx, root.FS())
+	if err != nil {
+		return nil, corpusError(dir, err)
+	}
+	return corp, nil
+}
+
 // ReloadCorpus loads the corpus in folder dir as LoadCorpus does, reusing
 // what prev parsed from files that have not changed since (see
 // corpus.LoadReusing for prev and cutoff). The embedded sample is loaded
@@ -177,13 +202,22 @@ func ReloadCorpus(dir string, prev *corpus.Corpus, cutoff time.Time) (*corpus.Co
 	defer root.Close()
 	corp, err := corpus.LoadReusing(root.FS(), prev, cutoff)
 	if err != nil {
-		var list diag.List
-		if errors.As(err, &list) {
-			for _, e := range list {
-				e.Path = path.Join(filepath.ToSlash(dir), e.Path)
-			}
-		}
-		return nil, &ConfigError{SettingCorpus, err}
+		return nil, corpusError(dir, err)
 	}
 	return corp, nil
+}
+
+// corpusError names the files of a corpus problem as a person would type
+// them, dir joined with the path inside it; a cancellation stays as it is.
+func corpusError(dir string, err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	var list diag.List
+	if errors.As(err, &list) {
+		for _, e := range list {
+			e.Path = path.Join(filepath.ToSlash(dir), e.Path)
+		}
+	}
+	return &ConfigError{SettingCorpus, err}
 }

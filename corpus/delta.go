@@ -1,6 +1,7 @@
 package corpus
 
 import (
+	"context"
 	"errors"
 	"github.com/ka2/ka2/internal/diag"
 	"io/fs"
@@ -31,7 +32,7 @@ func LoadChanged(fsys fs.FS, prev *Corpus, changed []string, cutoff time.Time) (
 	if c, err, ok := loadChanged(fsys, prev, changed); ok {
 		return c, err
 	}
-	return load(fsys, prev, cutoff)
+	return load(context.Background(), fsys, prev, cutoff)
 }
 
 // What a changed path asks of the corpus.

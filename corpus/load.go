@@ -1,6 +1,7 @@
 package corpus
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -52,7 +53,13 @@ type Corpus struct {
 // Every problem means all of them in one run: a duplicate source_id among
 // the files that parsed is reported alongside the files that did not.
 func Load(fsys fs.FS) (*Corpus, error) {
-	return load(fsys, nil, time.Time{})
+	return load(context.Background(), fsys, nil, time.Time{})
+}
+
+// LoadContext is Load, stopping early once ctx is done: no file is read
+// after that, and LoadContext returns ctx.Err() and no corpus.
+func LoadContext(ctx context.Context, fsys fs.FS) (*Corpus, error) {
+	return load(ctx, fsys, nil, time.Time{})
 }
 
 // LoadReusing loads like Load, but does not read again a file that prev
@@ -67,7 +74,7 @@ func Load(fsys fs.FS) (*Corpus, error) {
 // second), so that files changed around then are always read. Symbolic
 // links are always followed and read again. A nil prev reads everything.
 func LoadReusing(fsys fs.FS, prev *Corpus, cutoff time.Time) (*Corpus, error) {
-	return load(fsys, prev, cutoff)
+	return load(context.Background(), fsys, prev, cutoff)
 }
 
 // fileRecord is what a load knew about one file.
@@ -76,7 +83,7 @@ type fileRecord struct {
 	src  *Source
 }
 
-func load(fsys fs.FS, prev *Corpus, cutoff time.Time) (*Corpus, error) {
+func load(ctx context.Context, fsys fs.FS, prev *Corpus, cutoff time.Time) (*Corpus, error) {
 	paths, entries, errs := files(fsys)
 	sources := make([]*Source, len(paths))
 	bodies := make([]string, len(paths))
@@ -88,6 +95,9 @@ func load(fsys fs.FS, prev *Corpus, cutoff time.Time) (*Corpus, error) {
 	for range min(runtime.GOMAXPROCS(0), max(len(paths), 1)) {
 		wg.Go(func() {
 			for i := range next {
+				if ctx.Err() != nil {
+					continue // stopped: drain the queue without reading
+				}
 				if rec, ok := prev.reusable(paths[i], entries[i], cutoff); ok {
 					sources[i], bodies[i], stats[i] = rec.src, prev.bodies[rec.src], rec.stat
 					continue
@@ -97,10 +107,16 @@ func load(fsys fs.FS, prev *Corpus, cutoff time.Time) (*Corpus, error) {
 		})
 	}
 	for i := range paths {
+		if ctx.Err() != nil {
+			break
+		}
 		next <- i
 	}
 	close(next)
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 
 	parsed := make([]*Source, 0, len(sources))
 	for i, l := range perFile {

@@ -1,6 +1,7 @@
 package golden_test
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -47,20 +48,20 @@ func writeGeneratedCases(tb testing.TB, dir string, files, perFile int) {
 func BenchmarkRegress(b *testing.B) {
 	dir := b.TempDir()
 	writeGeneratedCases(b, dir, 100, 100)
-	suite, err := golden.Load([]string{dir}, golden.LoadOptions{})
+	suite, err := golden.Load(context.Background(), []string{dir}, golden.LoadOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	if rep, err := golden.Run(suite, golden.Options{Update: true}); err != nil || !rep.OK() {
+	if rep, err := golden.Run(context.Background(), suite, golden.Options{Update: true}); err != nil || !rep.OK() {
 		b.Fatalf("writing the goldens: %v, %s", err, rep.SummaryLine())
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		suite, err := golden.Load([]string{dir}, golden.LoadOptions{})
+		suite, err := golden.Load(context.Background(), []string{dir}, golden.LoadOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}
-		rep, err := golden.Run(suite, golden.Options{})
+		rep, err := golden.Run(context.Background(), suite, golden.Options{})
 		if err != nil || !rep.OK() || rep.Summary.Cases != 10000 {
 			b.Fatalf("run: %v, %s", err, rep.SummaryLine())
 		}

@@ -1,6 +1,7 @@
 package golden_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -248,11 +249,11 @@ func TestLoadErrors(t *testing.T) {
 	if err := os.Mkdir("empty", 0o755); err != nil {
 		t.Fatal(err)
 	}
-	_, err := golden.Load([]string{"empty"}, golden.LoadOptions{})
+	_, err := golden.Load(context.Background(), []string{"empty"}, golden.LoadOptions{})
 	if got, want := fmt.Sprint(err), "empty: no case files (*.yaml) found; name the folder that holds the case files; folders named testdata or starting with . or _ are skipped"; got != want {
 		t.Errorf("Load(empty) error = %s, want %s", got, want)
 	}
-	_, err = golden.Load([]string{"cases"}, golden.LoadOptions{})
+	_, err = golden.Load(context.Background(), []string{"cases"}, golden.LoadOptions{})
 	if !errors.Is(err, golden.ErrBadCases) {
 		t.Fatalf("Load() error = %v, want ErrBadCases", err)
 	}
@@ -281,7 +282,7 @@ func TestLoadLimitsAgainstCapacity(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Chdir(t.TempDir())
 			write(t, "c.yaml", "cases:\n  - {name: a, question: q, subject: lodging, dates: [2026-01-01], "+tt.settings+"}\n")
-			_, err := golden.Load([]string{"c.yaml"}, golden.LoadOptions{})
+			_, err := golden.Load(context.Background(), []string{"c.yaml"}, golden.LoadOptions{})
 			if !errors.Is(err, golden.ErrBadCases) {
 				t.Fatalf("Load() error = %v, want ErrBadCases", err)
 			}

@@ -1,6 +1,7 @@
 package golden_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -31,12 +32,12 @@ cases:
 	if err != nil {
 		panic(err)
 	}
-	suite, err := golden.Load([]string{file}, golden.LoadOptions{})
+	suite, err := golden.Load(context.Background(), []string{file}, golden.LoadOptions{})
 	if err != nil {
 		panic(err)
 	}
 	for _, opts := range []golden.Options{{}, {Update: true}, {}} {
-		rep, err := golden.Run(suite, opts)
+		rep, err := golden.Run(context.Background(), suite, opts)
 		if err != nil {
 			panic(err)
 		}

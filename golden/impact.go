@@ -2,6 +2,7 @@ package golden
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -49,7 +50,11 @@ type CaseImpact struct {
 // case files' own corpus settings are ignored; every other setting
 // applies. Load s with LoadOptions{Corpus: next}, or any corpus: Impact
 // builds with the two it is given.
-func Impact(s *Suite, base, next *corpus.Corpus, jobs int) *ImpactReport {
+//
+// Once ctx is done no further case is built, and Impact returns ctx.Err()
+// (wrapped) and no report: a report of some of the cases would read as if
+// the others did not change.
+func Impact(ctx context.Context, s *Suite, base, next *corpus.Corpus, jobs int) (*ImpactReport, error) {
 	bix, nix := selector.NewIndex(base), selector.NewIndex(next)
 	changed := changedFiles(base, next)
 	isChanged := map[string]bool{}
@@ -57,7 +62,7 @@ func Impact(s *Suite, base, next *corpus.Corpus, jobs int) *ImpactReport {
 		isChanged[f.Path] = true
 	}
 	results := make([]*CaseImpact, len(s.Cases))
-	parallel(len(s.Cases), jobs, func(i int) {
+	err := parallel(ctx, len(s.Cases), jobs, func(i int) {
 		c := s.Cases[i]
 		bb, nb := *c.builder, *c.builder
 		bb.Index, nb.Index = bix, nix
@@ -77,13 +82,16 @@ func Impact(s *Suite, base, next *corpus.Corpus, jobs int) *ImpactReport {
 		slices.Sort(ci.CausedBy)
 		results[i] = ci
 	})
+	if err != nil {
+		return nil, fmt.Errorf("impact stopped before every case was built: %w", err)
+	}
 	rep := &ImpactReport{Cases: len(s.Cases), ChangedFiles: changed, Changed: []CaseImpact{}}
 	for _, r := range results {
 		if r != nil {
 			rep.Changed = append(rep.Changed, *r)
 		}
 	}
-	return rep
+	return rep, nil
 }
 
 // changedFiles compares two corpora file by file, by path and content.

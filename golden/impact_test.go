@@ -1,6 +1,7 @@
 package golden_test
 
 import (
+	"context"
 	"io/fs"
 	"path/filepath"
 	"regexp"
@@ -51,11 +52,14 @@ func TestImpact(t *testing.T) {
 	sampleCopy(t, newDir)
 	edit(t, filepath.Join(newDir, "en", "travel-v1.md"), "valid_until: 2026-01-01", "valid_until: 2026-01-02")
 	next := loadCorpus(t, newDir)
-	s, err := golden.Load([]string{sampleCases}, golden.LoadOptions{Corpus: next})
+	s, err := golden.Load(context.Background(), []string{sampleCases}, golden.LoadOptions{Corpus: next})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := golden.Impact(s, loadCorpus(t, oldDir), next, 0)
+	rep, err := golden.Impact(context.Background(), s, loadCorpus(t, oldDir), next, 0)
+	if err != nil {
+		t.Fatalf("Impact() error: %v", err)
+	}
 	if diff := cmp.Diff([]golden.FileChange{{Path: "en/travel-v1.md", Change: "modified"}}, rep.ChangedFiles); diff != "" {
 		t.Errorf("ChangedFiles mismatch (-want +got):\n%s", diff)
 	}
@@ -90,7 +94,7 @@ func TestImpact(t *testing.T) {
 		t.Errorf("Cases = %d, want %d", rep.Cases, len(s.Cases))
 	}
 	// Unchanged corpora change nothing.
-	if same := golden.Impact(s, next, next, 1); len(same.Changed) != 0 || len(same.ChangedFiles) != 0 {
+	if same, err := golden.Impact(context.Background(), s, next, next, 1); err != nil || len(same.Changed) != 0 || len(same.ChangedFiles) != 0 {
 		t.Errorf("Impact() of a corpus with itself: %+v", same)
 	}
 }

@@ -1,6 +1,7 @@
 package golden
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -54,9 +55,10 @@ func (p PendingGolden) Diff() string {
 }
 
 // Accept replaces the golden with the pending content, atomically, and
-// deletes the pending file.
-func (p PendingGolden) Accept() error {
-	if err := writeGolden(p.Case.Golden, p.New); err != nil {
+// deletes the pending file. A ctx done before the golden is replaced leaves
+// both files as they were.
+func (p PendingGolden) Accept(ctx context.Context) error {
+	if err := writeGolden(ctx, p.Case.Golden, p.New); err != nil {
 		return err
 	}
 	return p.Reject()

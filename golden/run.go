@@ -2,6 +2,7 @@ package golden
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -68,7 +69,11 @@ var ErrWrite = errors.New("cannot write goldens")
 // Run returns an error before running anything for options it refuses
 // (ErrRefusedOnCI, ErrBadOptions). When writing a golden fails it still
 // returns the whole report, along with an error matching ErrWrite.
-func Run(s *Suite, opts Options) (*Report, error) {
+//
+// Once ctx is done no further case starts; the cases under way finish, so
+// every golden is either as it was or wholly rewritten, and Run returns no
+// report and an error matching ctx.Err() that says how far it got.
+func Run(ctx context.Context, s *Suite, opts Options) (*Report, error) {
 	if opts.Update && opts.Pending {
 		return nil, fmt.Errorf("%w: --update writes goldens and --pending writes NAME.golden.new for review: choose one", ErrBadOptions)
 	}
@@ -91,11 +96,14 @@ func Run(s *Suite, opts Options) (*Report, error) {
 	if opts.Update || opts.Pending {
 		stale, staleErrs = removeStale(cases)
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("run stopped before any case ran: %w", err)
+	}
 	results := make([]CaseReport, len(cases))
 	var mu sync.Mutex
 	done, failed := 0, 0
-	parallel(len(cases), opts.Jobs, func(i int) {
-		results[i] = runCase(cases[i], opts)
+	err := parallel(ctx, len(cases), opts.Jobs, func(i int) {
+		results[i] = runCase(ctx, cases[i], opts)
 		if opts.Progress == nil {
 			return
 		}
@@ -107,6 +115,12 @@ func Run(s *Suite, opts Options) (*Report, error) {
 		}
 		opts.Progress(Progress{Done: done, Total: len(cases), Failed: failed})
 	})
+	if err == nil {
+		err = ctx.Err() // every case ran, but a write may have been stopped
+	}
+	if err != nil {
+		return nil, stopped(results, err)
+	}
 
 	rep := &Report{Format: ReportFormat, Files: []FileReport{}, Unreferenced: []UnreferencedGolden{},
 		RejectUnreferenced: opts.RejectUnreferenced}
@@ -143,8 +157,27 @@ func Run(s *Suite, opts Options) (*Report, error) {
 	return rep, nil
 }
 
-// runCase builds one case, compares it and writes what opts ask for.
-func runCase(c *Case, opts Options) CaseReport {
+// stopped describes a run that ctx ended: how many cases ran and how many
+// golden or pending files they wrote. err is ctx's error.
+func stopped(results []CaseReport, err error) error {
+	ran, wrote := 0, 0
+	for _, r := range results {
+		if r.Name == "" {
+			continue // never started
+		}
+		ran++
+		if r.State == StateUpdated || r.State == StateCreated || r.Pending != "" {
+			wrote++
+		}
+	}
+	return fmt.Errorf("run stopped after %d of %d cases, %d golden file(s) written, every other golden as it was: %w",
+		ran, len(results), wrote, err)
+}
+
+// runCase builds one case, compares it and writes what opts ask for. A
+// write that ctx stops leaves the golden as it was and is reported as the
+// case's error.
+func runCase(ctx context.Context, c *Case, opts Options) CaseReport {
 	o := c.Build()
 	r := CaseReport{Name: c.Name, Line: c.Line, Golden: c.Golden, Outcome: outcomeName(o.Kind)}
 	r.Expectations = c.check(o)
@@ -173,7 +206,7 @@ func runCase(c *Case, opts Options) CaseReport {
 		case opts.Update && len(r.Expectations) > 0:
 			r.Note = "not updated: a failed expectation is never written into a golden"
 		case opts.Update:
-			if err := writeGolden(c.Golden, o.Bytes); err != nil {
+			if err := writeGolden(ctx, c.Golden, o.Bytes); err != nil {
 				r.Error = err.Error()
 				break
 			}
@@ -186,7 +219,7 @@ func runCase(c *Case, opts Options) CaseReport {
 				r.State = StateUpdated
 			}
 		case opts.Pending:
-			if err := writeGolden(c.Golden+PendingSuffix, o.Bytes); err != nil {
+			if err := writeGolden(ctx, c.Golden+PendingSuffix, o.Bytes); err != nil {
 				r.Error = err.Error()
 				break
 			}
@@ -225,12 +258,12 @@ func removeStale(cases []*Case) ([]string, []error) {
 
 // writeGolden writes a golden (or pending) file atomically, creating its
 // folder.
-func writeGolden(p string, data []byte) error {
+func writeGolden(ctx context.Context, p string, data []byte) error {
 	name := filepath.FromSlash(p)
 	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 		return fmt.Errorf("write %s: %w", p, err)
 	}
-	return atomicfile.Write(name, data, 0o644)
+	return atomicfile.Write(ctx, name, data, 0o644)
 }
 
 func outcomeName(k ErrorKind) string {

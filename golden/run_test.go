@@ -2,6 +2,7 @@ package golden_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -79,7 +80,7 @@ func edit(t testing.TB, name, old, new string) {
 
 func load(t testing.TB, paths ...string) *golden.Suite {
 	t.Helper()
-	s, err := golden.Load(paths, golden.LoadOptions{})
+	s, err := golden.Load(context.Background(), paths, golden.LoadOptions{})
 	if err != nil {
 		t.Fatalf("Load(%v): %v", paths, err)
 	}
@@ -88,7 +89,7 @@ func load(t testing.TB, paths ...string) *golden.Suite {
 
 func run(t testing.TB, s *golden.Suite, opts golden.Options) *golden.Report {
 	t.Helper()
-	rep, err := golden.Run(s, opts)
+	rep, err := golden.Run(context.Background(), s, opts)
 	if err != nil {
 		t.Fatalf("Run(): %v", err)
 	}
@@ -258,7 +259,7 @@ func TestRunRefusals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rep, err := golden.Run(s, tt.opts)
+			rep, err := golden.Run(context.Background(), s, tt.opts)
 			if !errors.Is(err, tt.wantErr) || (err == nil) != (tt.wantErr == nil) {
 				t.Fatalf("Run() error = %v, want %v", err, tt.wantErr)
 			}
@@ -324,7 +325,7 @@ func TestPendingAndReview(t *testing.T) {
 	if got := pending[1].Summary(); got != "evidence ~travel-v2:1-5 (quote line 3)" {
 		t.Errorf("Summary() = %q", got)
 	}
-	if err := pending[0].Accept(); err != nil {
+	if err := pending[0].Accept(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if err := pending[1].Reject(); err != nil {

@@ -2,6 +2,7 @@ package golden_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"io/fs"
@@ -32,11 +33,11 @@ func updating() bool {
 // every case must match its golden, every expectation must hold and no
 // golden may be left without a case.
 func TestSampleCases(t *testing.T) {
-	suite, err := golden.Load([]string{sampleCases}, golden.LoadOptions{})
+	suite, err := golden.Load(context.Background(), []string{sampleCases}, golden.LoadOptions{})
 	if err != nil {
 		t.Fatalf("Load(%s): %v", sampleCases, err)
 	}
-	rep, err := golden.Run(suite, golden.Options{RejectUnreferenced: true, Update: updating(), Prune: updating()})
+	rep, err := golden.Run(context.Background(), suite, golden.Options{RejectUnreferenced: true, Update: updating(), Prune: updating()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +116,7 @@ func TestSampleShuffledCorpus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	suite, err := golden.Load([]string{sampleCases}, golden.LoadOptions{Corpus: shuffled})
+	suite, err := golden.Load(context.Background(), []string{sampleCases}, golden.LoadOptions{Corpus: shuffled})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package golden
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"github.com/ka2/ka2/internal/diag"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/contract"
@@ -51,14 +53,16 @@ type LoadOptions struct {
 // On any problem Load returns an diag.List of every problem in every file
 // (matched by errors.Is(err, ErrBadCases)) and no suite: no case runs when
 // any case file is broken.
-func Load(paths []string, opts LoadOptions) (*Suite, error) {
+//
+// Load stops early when ctx is done, and then returns ctx.Err() (wrapped).
+func Load(ctx context.Context, paths []string, opts LoadOptions) (*Suite, error) {
 	found, goldenDirs, errs := findFiles(paths)
 	if len(found) == 0 && len(errs) == 0 {
 		errs = append(errs, &diag.Diagnostic{Pos: diag.Pos{Path: filepath.ToSlash(strings.Join(paths, ", "))}, Code: CodeNoCaseFiles, Message: "no case files (*.yaml) found", Hint: diag.Fix("name the folder that holds the case files; folders named testdata or starting with . or _ are skipped")})
 	}
 	files := make([]*File, len(found))
 	perFile := make([]error, len(found))
-	parallel(len(found), 0, func(i int) {
+	err := parallel(ctx, len(found), 0, func(i int) {
 		data, err := inputfile.ReadFile(filepath.FromSlash(found[i].path), inputfile.MaxSize)
 		if err != nil {
 			perFile[i] = diag.List{&diag.Diagnostic{Pos: diag.Pos{Path: found[i].path}, Code: CodeUnreadable, Message: "cannot read: " + unwrapPathError(err)}}
@@ -66,6 +70,9 @@ func Load(paths []string, opts LoadOptions) (*Suite, error) {
 		}
 		files[i], perFile[i] = ParseFile(found[i].path, data)
 	})
+	if err != nil {
+		return nil, fmt.Errorf("load case files: %w", err)
+	}
 	s := &Suite{}
 	for i, err := range perFile {
 		if err != nil {
@@ -82,7 +89,11 @@ func Load(paths []string, opts LoadOptions) (*Suite, error) {
 	}
 	// Resolve the files that parsed, even when others did not, so that one
 	// run reports every problem.
-	errs = append(errs, s.resolve(opts)...)
+	rerrs, err := s.resolve(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("load case files: %w", err)
+	}
+	errs = append(errs, rerrs...)
 	if err := errs.Mark(ErrBadCases); err != nil {
 		return nil, err
 	}
@@ -164,8 +175,8 @@ func unwrapPathError(err error) string {
 }
 
 // resolve loads every distinct contract definition and corpus once and
-// gives each case its builder.
-func (s *Suite) resolve(opts LoadOptions) diag.List {
+// gives each case its builder. It returns ctx.Err() when ctx ends first.
+func (s *Suite) resolve(ctx context.Context, opts LoadOptions) (diag.List, error) {
 	type loaded[T any] struct {
 		v   T
 		err error
@@ -194,6 +205,9 @@ func (s *Suite) resolve(opts LoadOptions) diag.List {
 		}
 	}
 	for _, c := range s.Cases {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		d, ok := defs[c.Config.Contract]
 		if !ok {
 			d.v, d.err = contract.LoadDefinition(filepath.FromSlash(c.Config.Contract))
@@ -227,7 +241,10 @@ func (s *Suite) resolve(opts LoadOptions) diag.List {
 		if ix == nil {
 			x, ok := indexes[c.Config.Corpus]
 			if !ok {
-				corp, err := contract.LoadCorpus(filepath.FromSlash(c.Config.Corpus))
+				corp, err := contract.LoadCorpusContext(ctx, filepath.FromSlash(c.Config.Corpus))
+				if cerr := ctx.Err(); cerr != nil {
+					return nil, cerr
+				}
 				x.err = err
 				if err == nil {
 					x.v = selector.NewIndex(corp)
@@ -243,7 +260,7 @@ func (s *Suite) resolve(opts LoadOptions) diag.List {
 		}
 		c.builder = &contract.Builder{Definition: d.v, Index: ix, Counter: counter, Limits: limits, Policy: policy}
 	}
-	return errs
+	return errs, nil
 }
 
 // unreferenced lists the golden and pending files in goldenDirs that no
@@ -276,30 +293,47 @@ func (s *Suite) unreferenced(goldenDirs []string) []string {
 
 // parallel calls fn(0) … fn(n-1) on up to jobs goroutines (all cores when
 // jobs ≤ 0). Callers write results by index, so the outcome never depends
-// on scheduling.
-func parallel(n, jobs int, fn func(i int)) {
+// on scheduling. Once ctx is done no further call starts (those under way
+// finish); parallel then returns ctx.Err() if any index was left out, and
+// nil when every one ran.
+func parallel(ctx context.Context, n, jobs int, fn func(i int)) error {
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
 	}
 	jobs = min(jobs, n)
 	if jobs <= 1 {
 		for i := range n {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			fn(i)
 		}
-		return
+		return nil
 	}
 	var wg sync.WaitGroup
+	var ran atomic.Int64
 	next := make(chan int, jobs)
 	for range jobs {
 		wg.Go(func() {
 			for i := range next {
+				if ctx.Err() != nil {
+					continue // drain the queue without running it
+				}
 				fn(i)
+				ran.Add(1)
 			}
 		})
 	}
 	for i := range n {
+		if ctx.Err() != nil {
+			break
+		}
 		next <- i
 	}
 	close(next)
 	wg.Wait()
+	if int(ran.Load()) < n {
+		return ctx.Err()
+	}
+	return nil
 }

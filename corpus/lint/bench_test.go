@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -105,7 +106,7 @@ func BenchmarkLint(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		var err error
-		rep, err = Run(fsys, opts)
+		rep, err = Run(context.Background(), fsys, opts)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -122,7 +123,7 @@ func BenchmarkLint(b *testing.B) {
 func BenchmarkLintSample(b *testing.B) {
 	opts := Options{Today: corpus.NewDate(2026, 9, 14)}
 	for b.Loop() {
-		if _, err := Run(corpus.Sample(), opts); err != nil {
+		if _, err := Run(context.Background(), corpus.Sample(), opts); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"context"
 	"errors"
 	"github.com/ka2/ka2/internal/diag"
 	"os"
@@ -108,7 +109,7 @@ overrides:
 		t.Fatal(err)
 	}
 	cfg.Base = "policies"
-	rep, err := Run(fsys, Options{Config: cfg})
+	rep, err := Run(context.Background(), fsys, Options{Config: cfg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,11 +118,11 @@ overrides:
 		"en/a.md:10:9: warning: trailing whitespace; delete it; body lines are quoted exactly, whitespace included [trailing-whitespace]",
 	}
 	if diff := cmp.Diff(want, findingStrings(rep)); diff != "" {
-		t.Errorf("Run(config) mismatch (-want +got):\n%s", diff)
+		t.Errorf("Run(context.Background(), config) mismatch (-want +got):\n%s", diff)
 	}
 
 	// Without the configuration the gap and the default severities show.
-	rep, err = Run(fsys, Options{})
+	rep, err = Run(context.Background(), fsys, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +136,7 @@ overrides:
 		"en/a.md trailing-whitespace info",
 	}
 	if diff := cmp.Diff(wantRules, rules); diff != "" {
-		t.Errorf("Run(no config) mismatch (-want +got):\n%s", diff)
+		t.Errorf("Run(context.Background(), no config) mismatch (-want +got):\n%s", diff)
 	}
 }
 

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"context"
 	"io"
 	"io/fs"
 	"os"
@@ -53,7 +54,7 @@ func FuzzLint(f *testing.F) {
 		fsys["fuzz.md"] = &fstest.MapFile{Data: data}
 		fsys["copy/fuzz.md"] = &fstest.MapFile{Data: data}
 		opts := Options{Today: corpus.NewDate(2026, 9, 14)}
-		rep, err := Run(fsys, opts)
+		rep, err := Run(context.Background(), fsys, opts)
 		if err != nil {
 			t.Fatalf("Run() error: %v", err)
 		}
@@ -74,14 +75,14 @@ func FuzzLint(f *testing.F) {
 		if !slices.IsSortedFunc(rep.Findings, compareFindings) {
 			t.Error("findings are not sorted")
 		}
-		again, err := Run(fsys, opts)
+		again, err := Run(context.Background(), fsys, opts)
 		if err != nil || !slices.EqualFunc(rep.Findings, again.Findings, func(a, b Finding) bool {
 			return compareFindings(a, b) == 0 && a.Severity == b.Severity && slices.Equal(a.Related, b.Related)
 		}) {
 			t.Error("two runs disagree")
 		}
-		if _, err := Run(fsys, Options{ChangedOnly: true, Changed: []string{"fuzz.md"}}); err != nil {
-			t.Errorf("Run(ChangedOnly) error: %v", err)
+		if _, err := Run(context.Background(), fsys, Options{ChangedOnly: true, Changed: []string{"fuzz.md"}}); err != nil {
+			t.Errorf("Run(context.Background(), ChangedOnly) error: %v", err)
 		}
 		for _, name := range Formats() {
 			write, _ := Formatter(name)

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"github.com/ka2/ka2/internal/diag"
@@ -52,9 +53,10 @@ var ErrNoPolicyFiles = errors.New("no policy files (*.md) found: point the linte
 // leaves the corpus is reported instead of read.
 //
 // Run reports every problem in every file. It returns an error only when it
-// could not lint at all: the root cannot be read, or it holds no policy
-// files (ErrNoPolicyFiles).
-func Run(fsys fs.FS, opts Options) (Report, error) {
+// could not lint at all: the root cannot be read, it holds no policy
+// files (ErrNoPolicyFiles), or ctx ended first (ctx.Err(): no file is read
+// after that).
+func Run(ctx context.Context, fsys fs.FS, opts Options) (Report, error) {
 	paths, walkFindings, err := walk(fsys)
 	if err != nil {
 		return Report{}, err
@@ -78,6 +80,9 @@ func Run(fsys fs.FS, opts Options) (Report, error) {
 	for range min(runtime.GOMAXPROCS(0), max(len(paths), 1)) {
 		wg.Go(func() {
 			for i := range next {
+				if ctx.Err() != nil {
+					continue // stopped: drain the queue without reading
+				}
 				f := &file{path: paths[i], inScope: inScope(paths[i]), opts: &opts}
 				f.load(fsys)
 				files[i] = f
@@ -85,13 +90,22 @@ func Run(fsys fs.FS, opts Options) (Report, error) {
 		})
 	}
 	for i := range paths {
+		if ctx.Err() != nil {
+			break
+		}
 		next <- i
 	}
 	close(next)
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return Report{}, err
+	}
 
 	p := newPass(files, &opts)
 	for _, r := range allRules {
+		if err := ctx.Err(); err != nil {
+			return Report{}, err
+		}
 		if r.corpus != nil {
 			r.corpus(r, p)
 		}

@@ -9,6 +9,7 @@
 package atomicfile
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -23,7 +24,15 @@ import (
 // over path and syncs the folder, so that the rename itself survives a
 // crash. On any error before the rename the temporary file is removed and
 // path is left as it was.
-func Write(path string, data []byte, perm os.FileMode) (err error) {
+//
+// A ctx done before the rename is such an error: Write returns ctx.Err()
+// (wrapped), removes the temporary file and leaves path as it was. Once
+// the rename is done the write is complete whatever ctx says, so a
+// cancelled caller always finds path either old or new.
+func Write(ctx context.Context, path string, data []byte, perm os.FileMode) (err error) {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -48,6 +57,10 @@ func Write(path string, data []byte, perm os.FileMode) (err error) {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	// The last moment a cancellation can still leave path as it was.
+	if err = ctx.Err(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err = os.Rename(tmp.Name(), path); err != nil {

@@ -1,6 +1,7 @@
 package atomicfile
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -19,7 +20,7 @@ func TestWriteReplaces(t *testing.T) {
 	if err := os.WriteFile(p, []byte("old"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := Write(p, []byte("new"), 0o600); err != nil {
+	if err := Write(t.Context(), p, []byte("new"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	got, err := os.ReadFile(p)
@@ -41,7 +42,7 @@ func TestWriteFailureLeavesFileAlone(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(target, "keep"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := Write(target, []byte("new"), 0o644); err == nil {
+	if err := Write(t.Context(), target, []byte("new"), 0o644); err == nil {
 		t.Fatal("Write over a non-empty directory succeeded")
 	}
 	if info, err := os.Stat(filepath.Join(target, "keep")); err != nil || !info.IsDir() {
@@ -49,7 +50,7 @@ func TestWriteFailureLeavesFileAlone(t *testing.T) {
 	}
 	assertOnly(t, dir, "target")
 
-	if err := Write(filepath.Join(dir, "missing", "x"), []byte("new"), 0o644); err == nil {
+	if err := Write(t.Context(), filepath.Join(dir, "missing", "x"), []byte("new"), 0o644); err == nil {
 		t.Error("Write into a missing folder succeeded")
 	}
 	assertOnly(t, dir, "target")
@@ -91,7 +92,7 @@ func TestWriteSyncsFolderAfterRename(t *testing.T) {
 		synced = append(synced, d)
 		return orig(d)
 	}
-	if err := Write(p, []byte("new"), 0o644); err != nil {
+	if err := Write(t.Context(), p, []byte("new"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if want := []string{dir + string(filepath.Separator)}; !slices.Equal(synced, want) {
@@ -99,7 +100,7 @@ func TestWriteSyncsFolderAfterRename(t *testing.T) {
 	}
 	// A folder that cannot be synced is an error naming the file.
 	syncDir = func(string) error { return errors.New("disk gone") }
-	if err := Write(p, []byte("newer"), 0o644); err == nil || !strings.Contains(err.Error(), "golden.json: sync its folder: disk gone") {
+	if err := Write(t.Context(), p, []byte("newer"), 0o644); err == nil || !strings.Contains(err.Error(), "golden.json: sync its folder: disk gone") {
 		t.Errorf("Write() = %v, want the folder sync error", err)
 	}
 }
@@ -174,5 +175,51 @@ func TestTempNameMatchesPattern(t *testing.T) {
 	name := filepath.Base(f.Name())
 	if m := tempName.FindStringSubmatch(name); m == nil || m[1] != strconv.Itoa(os.Getpid()) {
 		t.Errorf("temporary name %q does not match %v with this PID", name, tempName)
+	}
+}
+
+// errAfter is a context whose Err is nil for its first n calls and
+// context.Canceled after that: a cancellation that arrives at an exact
+// step of Write, with no goroutines or clocks.
+type errAfter struct {
+	context.Context
+	n int
+}
+
+func (c *errAfter) Err() error {
+	if c.n <= 0 {
+		return context.Canceled
+	}
+	c.n--
+	return nil
+}
+
+// A cancelled Write leaves the target as it was and no temporary file,
+// whether the cancellation comes before it starts or while it writes.
+func TestWriteCancelled(t *testing.T) {
+	tests := []struct {
+		name string
+		ok   int // Err calls that still say "go on"
+	}{
+		{name: "before the write", ok: 0},
+		{name: "before the rename", ok: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, "golden.json")
+			if err := os.WriteFile(p, []byte("old"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ctx := &errAfter{Context: context.Background(), n: tt.ok}
+			err := Write(ctx, p, []byte("new"), 0o644)
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("Write() = %v, want context.Canceled", err)
+			}
+			if got, _ := os.ReadFile(p); string(got) != "old" {
+				t.Errorf("target = %q, want \"old\"", got)
+			}
+			assertOnly(t, dir, "golden.json")
+		})
 	}
 }

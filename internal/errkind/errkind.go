@@ -6,6 +6,7 @@ package errkind
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -40,6 +41,9 @@ const (
 	StageFailed Kind = "stage_failed"
 	// DrainTimeout: the service stopped with requests still in flight.
 	DrainTimeout Kind = "drain_timeout"
+	// Interrupted: SIGINT (Ctrl-C) or SIGTERM stopped a command before it
+	// finished; the files it writes are either as they were or wholly new.
+	Interrupted Kind = "interrupted"
 
 	// The kinds only the HTTP service answers with.
 	BadRequest       Kind = "bad_request"
@@ -66,6 +70,9 @@ const (
 	ExitContextType ExitCode = 5 // the provenance policy refused an item or a transform
 	ExitStage       ExitCode = 6 // a pipeline stage failed, timed out or broke its output schema
 	ExitDrain       ExitCode = 7 // serve stopped with requests still in flight after the drain time-out
+	// ExitInterrupted is 128+SIGINT, as shells report a command that
+	// Ctrl-C ended.
+	ExitInterrupted ExitCode = 130
 )
 
 // StatusClientClosedRequest is the status recorded for a request whose
@@ -89,6 +96,7 @@ var table = map[Kind]info{
 	ContextType:      {ExitContextType, http.StatusUnprocessableEntity, ""},
 	StageFailed:      {ExitStage, http.StatusBadGateway, BadInput},
 	DrainTimeout:     {ExitDrain, http.StatusServiceUnavailable, ""},
+	Interrupted:      {ExitInterrupted, http.StatusServiceUnavailable, ""},
 	BadRequest:       {ExitInput, http.StatusBadRequest, ""},
 	NotFound:         {ExitInput, http.StatusNotFound, ""},
 	MethodNotAllowed: {ExitInput, http.StatusMethodNotAllowed, ""},
@@ -162,6 +170,8 @@ func Classify(err error) Kind {
 		return ""
 	case errors.As(err, &m):
 		return m.ErrorKind()
+	case errors.Is(err, context.Canceled):
+		return Interrupted
 	case errors.Is(err, budget.ErrOverBudget):
 		return BudgetExceeded
 	case errors.Is(err, contract.ErrNoEvidence):

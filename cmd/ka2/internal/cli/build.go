@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 
@@ -26,16 +25,7 @@ type BuildOptions struct {
 	RequireEvidence bool
 	Trace           string
 	Audit           string
-	// Ctx ends the build when it is done (the command's context, which
-	// an interrupt cancels); nil means context.Background().
-	Ctx context.Context
-}
-
-func (o *BuildOptions) ctx() context.Context {
-	if o.Ctx == nil {
-		return context.Background()
-	}
-	return o.Ctx
+	cmdContext
 }
 
 // NewCmdBuild makes `ka2 build`. runF replaces the run step in tests.
@@ -118,7 +108,7 @@ func (o *BuildOptions) build() (*buildRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := o.builder(&o.corpusFlags)
+	b, err := o.builder(o.ctx(), &o.corpusFlags)
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +134,7 @@ func runBuild(o *BuildOptions) error {
 		if aerr := run.res.Store.WriteHistory(&buf); aerr != nil {
 			return aerr
 		}
-		if aerr := atomicfile.Write(o.Audit, buf.Bytes(), 0o644); aerr != nil {
+		if aerr := atomicfile.Write(o.ctx(), o.Audit, buf.Bytes(), 0o644); aerr != nil {
 			return fmt.Errorf("--audit: %w", aerr)
 		}
 	}
@@ -171,7 +161,7 @@ func (o *BuildOptions) writeTrace(run *buildRun, buildErr error) error {
 	if err := writeJSON(&buf, t, true); err != nil {
 		return err
 	}
-	if err := atomicfile.Write(o.Trace, buf.Bytes(), 0o644); err != nil {
+	if err := atomicfile.Write(o.ctx(), o.Trace, buf.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("--trace: %w", err)
 	}
 	return nil

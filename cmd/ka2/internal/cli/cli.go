@@ -4,13 +4,15 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
-	"time"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -32,30 +34,30 @@ const (
 	ExitContextType = int(errkind.ExitContextType) // the provenance policy refused an item or a transform
 	ExitStage       = int(errkind.ExitStage)       // a pipeline stage failed, timed out or broke its output schema
 	ExitDrain       = int(errkind.ExitDrain)       // serve stopped with requests in flight after the drain time-out
+	ExitInterrupted = int(errkind.ExitInterrupted) // SIGINT or SIGTERM stopped the command before it finished
 )
 
-// Factory carries what commands need from the outside world, so tests can
-// replace it.
-type Factory struct {
-	In     io.Reader
-	Out    io.Writer
-	ErrOut io.Writer
-	// Now is the clock, read only by the CLI to resolve defaults.
-	Now func() time.Time
-	// ErrorFormat is "text" or "json", from the root --error-format flag.
-	ErrorFormat string
-}
-
 // Main runs ka2 with the process's arguments and streams and returns the
-// exit code.
+// exit code. The command runs under a context that SIGINT or SIGTERM
+// cancels: long operations stop promptly and leave no temporary file, and
+// the command exits ExitInterrupted (serve drains and exits 0 instead). A
+// second signal ends the process at once, as it would without ka2's
+// handler.
 func Main() int {
-	f := &Factory{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, Now: time.Now}
-	return Run(f, os.Args[1:])
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // the next signal gets the default action again
+	}()
+	f := System()
+	f.In = cancelReader{ctx: ctx, r: f.In}
+	return Run(ctx, f, os.Args[1:])
 }
 
-// Run executes one ka2 command line and returns its exit code. Every error
-// is printed once, here.
-func Run(f *Factory, args []string) int {
+// Run executes one ka2 command line under ctx and returns its exit code.
+// Every error is printed once, here.
+func Run(ctx context.Context, f *Factory, args []string) int {
 	cmd := NewCmdRoot(f)
 	if format, ok := scanErrorFormat(args); ok {
 		f.ErrorFormat = format
@@ -64,7 +66,7 @@ func Run(f *Factory, args []string) int {
 	cmd.SetIn(f.In)
 	cmd.SetOut(f.Out)
 	cmd.SetErr(f.ErrOut)
-	err := cmd.Execute()
+	err := cmd.ExecuteContext(ctx)
 	if err == nil {
 		return ExitOK
 	}

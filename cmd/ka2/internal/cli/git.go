@@ -1,37 +1,10 @@
 package cli
 
 import (
-	"bytes"
-	"errors"
+	"context"
 	"fmt"
-	"os/exec"
 	"strings"
 )
-
-// gitFunc runs git with the given arguments and returns its standard
-// output; tests replace it.
-type gitFunc func(args ...string) ([]byte, error)
-
-// runGit runs git and returns its standard output; a failure carries git's
-// standard error. Paths are never quoted (core.quotePath=false), so a file
-// such as 住宿.md comes out as its name; callers also ask for -z output.
-func runGit(args ...string) ([]byte, error) {
-	cmd := exec.Command("git", append([]string{"-c", "core.quotePath=false"}, args...)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		if msg := strings.TrimSpace(stderr.String()); msg != "" {
-			return nil, fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
-		}
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return nil, fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
-		}
-		return nil, fmt.Errorf("this needs git: %w", err)
-	}
-	return out, nil
-}
 
 // checkRevision refuses a revision that git would read as an option:
 // --changed-since=--output=FILE once made git diff truncate FILE.
@@ -45,12 +18,15 @@ func checkRevision(flag, rev string) error {
 // gitCommit resolves rev, given to flag, to the ID of a commit in the git
 // repository holding dir. Later git commands get that ID, never the text a
 // user typed.
-func gitCommit(git gitFunc, dir, flag, rev string) (string, error) {
+func gitCommit(ctx context.Context, git GitRunner, dir, flag, rev string) (string, error) {
 	if err := checkRevision(flag, rev); err != nil {
 		return "", err
 	}
-	out, err := git("-C", dir, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+	out, err := git(ctx, "-C", dir, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
 	if err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return "", cerr
+		}
 		return "", usageError{fmt.Errorf("%s %s: not a commit in the git repository holding %s (%v); name a branch, tag or commit, such as origin/main", flag, rev, dir, err)}
 	}
 	return strings.TrimSpace(string(out)), nil
@@ -69,12 +45,12 @@ func splitZ(out []byte) []string {
 
 // gitChanged lists the files under dir changed since commit, committed or
 // not, plus untracked ones, relative to dir.
-func gitChanged(git gitFunc, dir, commit string) ([]string, error) {
-	diff, err := git("-C", dir, "diff", "-z", "--name-only", "--no-renames", "--relative", commit, "--", ".")
+func gitChanged(ctx context.Context, git GitRunner, dir, commit string) ([]string, error) {
+	diff, err := git(ctx, "-C", dir, "diff", "-z", "--name-only", "--no-renames", "--relative", commit, "--", ".")
 	if err != nil {
 		return nil, err
 	}
-	untracked, err := git("-C", dir, "ls-files", "-z", "--others", "--exclude-standard", "--", ".")
+	untracked, err := git(ctx, "-C", dir, "ls-files", "-z", "--others", "--exclude-standard", "--", ".")
 	if err != nil {
 		return nil, err
 	}

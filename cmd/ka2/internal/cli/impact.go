@@ -3,6 +3,7 @@ package cli
 import (
 	"archive/tar"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"github.com/ka2/ka2/internal/errkind"
@@ -28,15 +29,12 @@ type ImpactOptions struct {
 	BaseRef string
 	Format  string
 	Jobs    int
-
-	// Git runs git with the given arguments and returns its standard
-	// output; tests replace it.
-	Git func(args ...string) ([]byte, error)
+	cmdContext
 }
 
 // NewCmdImpact makes `ka2 impact`. runF replaces the run step in tests.
 func NewCmdImpact(f *Factory, runF func(*ImpactOptions) error) *cobra.Command {
-	opts := &ImpactOptions{f: f, Git: runGit}
+	opts := &ImpactOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "impact --cases DIR --corpus NEW (--base OLD | --base-ref GIT_REF)",
 		Short: "List the cases whose contract an edit to the corpus changes",
@@ -54,6 +52,7 @@ request), 2 on broken case files or corpora.`,
   ka2 impact --cases cases --corpus policies-edited --base policies --format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Ctx = cmd.Context()
 			if err := opts.validate(); err != nil {
 				return err
 			}
@@ -92,15 +91,16 @@ func (o *ImpactOptions) validate() error {
 }
 
 func runImpact(o *ImpactOptions) error {
-	next, err := contract.LoadCorpus(o.Corpus)
+	ctx := o.ctx()
+	next, err := contract.LoadCorpusContext(ctx, o.Corpus)
 	if err != nil {
 		return fmt.Errorf("--corpus: %w", err)
 	}
 	var base *corpus.Corpus
 	if o.BaseRef != "" {
-		base, err = o.corpusAt(o.BaseRef)
+		base, err = o.corpusAt(ctx, o.BaseRef)
 	} else {
-		base, err = contract.LoadCorpus(o.Base)
+		base, err = contract.LoadCorpusContext(ctx, o.Base)
 		if err != nil {
 			err = fmt.Errorf("--base: %w", err)
 		}
@@ -108,11 +108,14 @@ func runImpact(o *ImpactOptions) error {
 	if err != nil {
 		return err
 	}
-	suite, err := golden.Load(o.Cases, golden.LoadOptions{Corpus: next})
+	suite, err := golden.Load(ctx, o.Cases, golden.LoadOptions{Corpus: next})
 	if err != nil {
 		return err
 	}
-	rep := golden.Impact(suite, base, next, o.Jobs)
+	rep, err := golden.Impact(ctx, suite, base, next, o.Jobs)
+	if err != nil {
+		return err
+	}
 	if o.Format == "json" {
 		err = writeJSON(o.f.Out, rep, true)
 	} else {
@@ -130,17 +133,18 @@ func runImpact(o *ImpactOptions) error {
 // corpusAt loads the --corpus folder as git has it at ref, without
 // touching the work tree: git archive streams the folder's files, which are
 // read into memory.
-func (o *ImpactOptions) corpusAt(ref string) (*corpus.Corpus, error) {
+func (o *ImpactOptions) corpusAt(ctx context.Context, ref string) (*corpus.Corpus, error) {
 	dir := filepath.Clean(o.Corpus)
-	top, err := o.Git("-C", dir, "rev-parse", "--show-toplevel")
+	git := o.f.git()
+	top, err := git(ctx, "-C", dir, "rev-parse", "--show-toplevel")
 	if err != nil {
 		return nil, fmt.Errorf("--base-ref: %s is not in a git work tree: %w", dir, err)
 	}
-	prefix, err := o.Git("-C", dir, "rev-parse", "--show-prefix")
+	prefix, err := git(ctx, "-C", dir, "rev-parse", "--show-prefix")
 	if err != nil {
 		return nil, fmt.Errorf("--base-ref: %w", err)
 	}
-	commit, err := gitCommit(o.Git, dir, "--base-ref", ref)
+	commit, err := gitCommit(ctx, git, dir, "--base-ref", ref)
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +155,7 @@ func (o *ImpactOptions) corpusAt(ref string) (*corpus.Corpus, error) {
 		// Literal: a folder named like pathspec magic (*, :) is a name.
 		args = append(args, "--", ":(literal)"+pfx)
 	}
-	archive, err := o.Git(args...)
+	archive, err := git(ctx, args...)
 	if err != nil {
 		return nil, fmt.Errorf("--base-ref %s: %w; check that the revision exists and has the folder %s", ref, err, pfx)
 	}
@@ -179,7 +183,7 @@ func (o *ImpactOptions) corpusAt(ref string) (*corpus.Corpus, error) {
 			}
 		}
 	}
-	corp, err := corpus.Load(fsys)
+	corp, err := corpus.LoadContext(ctx, fsys)
 	if err != nil {
 		return nil, fmt.Errorf("--base-ref %s: corpus %s at that revision: %w", ref, pfx, err)
 	}

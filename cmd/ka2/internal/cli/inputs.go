@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -27,9 +28,9 @@ func (c *corpusFlags) location() string {
 	return contract.Config{Corpus: c.Corpus}.Location()
 }
 
-// load reads the corpus (see contract.LoadCorpus).
-func (c *corpusFlags) load() (*corpus.Corpus, error) {
-	return contract.LoadCorpus(c.Corpus)
+// load reads the corpus (see contract.LoadCorpusContext).
+func (c *corpusFlags) load(ctx context.Context) (*corpus.Corpus, error) {
+	return contract.LoadCorpusContext(ctx, c.Corpus)
 }
 
 // budgetFlags choose the contract definition, the counter and the limits.
@@ -71,8 +72,8 @@ func (b *budgetFlags) config(c *corpusFlags) contract.Config {
 
 // builder loads everything a build needs (see contract.Config.Builder).
 // A bad counter name or limits are usage errors.
-func (b *budgetFlags) builder(c *corpusFlags) (*contract.Builder, error) {
-	bld, err := b.config(c).Builder()
+func (b *budgetFlags) builder(ctx context.Context, c *corpusFlags) (*contract.Builder, error) {
+	bld, err := b.config(c).BuilderContext(ctx)
 	if err != nil {
 		return nil, b.usage(err)
 	}

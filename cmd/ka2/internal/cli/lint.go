@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"github.com/ka2/ka2/internal/errkind"
@@ -27,15 +28,12 @@ type LintOptions struct {
 	Today        string
 	Config       string
 	ChangedSince string
-
-	// Git runs git with the given arguments and returns its standard
-	// output; tests replace it.
-	Git func(args ...string) ([]byte, error)
+	cmdContext
 }
 
 // NewCmdLint makes `ka2 lint`.
 func NewCmdLint(f *Factory, runF func(*LintOptions) error) *cobra.Command {
-	opts := &LintOptions{f: f, Git: runGit}
+	opts := &LintOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "lint [DIR...]",
 		Short: "Check policy files for mistakes before they land",
@@ -57,6 +55,7 @@ there are, 2 when the linter could not run.`,
   ka2 lint --format sarif policies > lint.sarif`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Paths = args
+			opts.Ctx = cmd.Context()
 			if runF != nil {
 				return runF(opts)
 			}
@@ -84,7 +83,7 @@ func runLint(o *LintOptions) error {
 	}
 	today := o.Today
 	if today == "" {
-		today = o.f.Now().Format("2006-01-02")
+		today = o.f.now().Format("2006-01-02")
 	}
 	day, err := corpus.ParseDate(today)
 	if err != nil {
@@ -109,7 +108,7 @@ func runLint(o *LintOptions) error {
 		if o.ChangedSince != "" {
 			return usageError{errors.New("--changed-since needs a corpus folder in a git checkout")}
 		}
-		rep, err := lint.Run(corpus.Sample(), lint.Options{Today: day, Config: cfg})
+		rep, err := lint.Run(o.ctx(), corpus.Sample(), lint.Options{Today: day, Config: cfg})
 		if err != nil {
 			return err
 		}
@@ -124,7 +123,7 @@ func runLint(o *LintOptions) error {
 		bases[i] = filepath.ToSlash(dir)
 	}
 	if o.Format == "sarif" {
-		root, real, err := sarifRoot(o.Git, o.Paths)
+		root, real, err := sarifRoot(o.ctx(), o.f.git(), o.Paths)
 		if err != nil {
 			return err
 		}
@@ -154,11 +153,11 @@ func lintDir(o *LintOptions, dir string, day corpus.Date, cfg *lint.Config) (lin
 		opts.Config = found
 	}
 	if o.ChangedSince != "" {
-		commit, err := gitCommit(o.Git, dir, "--changed-since", o.ChangedSince)
+		commit, err := gitCommit(o.ctx(), o.f.git(), dir, "--changed-since", o.ChangedSince)
 		if err != nil {
 			return lint.Report{}, err
 		}
-		changed, err := gitChanged(o.Git, dir, commit)
+		changed, err := gitChanged(o.ctx(), o.f.git(), dir, commit)
 		if err != nil {
 			return lint.Report{}, fmt.Errorf("--changed-since %s: %w", o.ChangedSince, err)
 		}
@@ -169,7 +168,7 @@ func lintDir(o *LintOptions, dir string, day corpus.Date, cfg *lint.Config) (lin
 		return lint.Report{}, fmt.Errorf("open corpus: %w", err)
 	}
 	defer root.Close()
-	rep, err := lint.Run(root.FS(), opts)
+	rep, err := lint.Run(o.ctx(), root.FS(), opts)
 	if err != nil {
 		return lint.Report{}, fmt.Errorf("%s: %w", dir, err)
 	}
@@ -182,7 +181,7 @@ func lintDir(o *LintOptions, dir string, day corpus.Date, cfg *lint.Config) (lin
 // folder's absolute path with links resolved, as git resolves the root's,
 // so that the two compare. Folders in different repositories cannot share
 // one root.
-func sarifRoot(git gitFunc, dirs []string) (string, []string, error) {
+func sarifRoot(ctx context.Context, git GitRunner, dirs []string) (string, []string, error) {
 	real := make([]string, len(dirs))
 	var tops []string
 	for i, dir := range dirs {
@@ -194,7 +193,10 @@ func sarifRoot(git gitFunc, dirs []string) (string, []string, error) {
 			return "", nil, fmt.Errorf("open corpus: %w", err)
 		}
 		real[i] = filepath.ToSlash(abs)
-		out, err := git("-C", dir, "rev-parse", "--show-toplevel")
+		out, err := git(ctx, "-C", dir, "rev-parse", "--show-toplevel")
+		if cerr := ctx.Err(); cerr != nil {
+			return "", nil, cerr
+		}
 		if err != nil {
 			continue // not in a repository (or no git): the corpus is the root
 		}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"github.com/ka2/ka2/internal/errkind"
@@ -183,6 +184,7 @@ type PipelineRunOptions struct {
 	Input     string
 	Snapshots string
 	Timeout   time.Duration
+	cmdContext
 }
 
 // NewCmdPipelineRun makes `ka2 pipeline run`. runF replaces the run step in
@@ -220,13 +222,14 @@ schema.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.File = args[0]
+			opts.Ctx = cmd.Context()
 			if err := opts.validate(); err != nil {
 				return err
 			}
 			if runF != nil {
 				return runF(opts)
 			}
-			return runPipelineRun(opts, cmd)
+			return runPipelineRun(opts)
 		},
 	}
 	fs := cmd.Flags()
@@ -250,7 +253,7 @@ func (o *PipelineRunOptions) validate() error {
 	return nil
 }
 
-func runPipelineRun(o *PipelineRunOptions, cmd *cobra.Command) error {
+func runPipelineRun(o *PipelineRunOptions) error {
 	p, _, err := parsePipeline(o.f, o.File, o.Contract)
 	if err != nil {
 		return err
@@ -274,18 +277,20 @@ func runPipelineRun(o *PipelineRunOptions, cmd *cobra.Command) error {
 	if err != nil {
 		return fmt.Errorf("--input %s: %w", displayName(o.Input), err)
 	}
-	opts := pipeline.RunOptions{Env: os.Environ(), Timeout: o.Timeout}
+	opts := pipeline.RunOptions{Env: o.f.environ(), Timeout: o.Timeout}
 	if o.File != "-" {
 		opts.Dir = filepath.Dir(o.File)
 	}
 	if p.UsesBuild() {
-		if opts.Builder, err = o.builder(&o.corpusFlags); err != nil {
+		if opts.Builder, err = o.builder(o.ctx(), &o.corpusFlags); err != nil {
 			return err
 		}
 	}
-	run, runErr := p.Run(cmd.Context(), in, opts)
+	run, runErr := p.Run(o.ctx(), in, opts)
 	if run != nil && o.Snapshots != "" {
-		if err := writeSnapshots(o.Snapshots, run); err != nil {
+		// An interrupted run's snapshots say where it stopped: write
+		// them even then (each atomically; they are small).
+		if err := writeSnapshots(context.WithoutCancel(o.ctx()), o.Snapshots, run); err != nil {
 			return err
 		}
 	}
@@ -304,7 +309,7 @@ func runPipelineRun(o *PipelineRunOptions, cmd *cobra.Command) error {
 }
 
 // writeSnapshots writes DIR/NN-STAGE.json for every snapshot, atomically.
-func writeSnapshots(dir string, run *pipeline.Run) error {
+func writeSnapshots(ctx context.Context, dir string, run *pipeline.Run) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("--snapshots: %w", err)
 	}
@@ -315,7 +320,7 @@ func writeSnapshots(dir string, run *pipeline.Run) error {
 			return err
 		}
 		name := filepath.Join(dir, fmt.Sprintf("%0*d-%s.json", width, i, s.Stage))
-		if err := atomicfile.Write(name, buf.Bytes(), 0o644); err != nil {
+		if err := atomicfile.Write(ctx, name, buf.Bytes(), 0o644); err != nil {
 			return fmt.Errorf("--snapshots: %w", err)
 		}
 	}

@@ -23,7 +23,7 @@ func pipelineCLI(t *testing.T, stdin string, args ...string) (int, string, strin
 	var out, errOut bytes.Buffer
 	f := &cli.Factory{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut,
 		Now: func() time.Time { return time.Date(2026, 9, 14, 9, 0, 0, 0, time.UTC) }}
-	code := cli.Run(f, args)
+	code := cli.Run(t.Context(), f, args)
 	return code, out.String(), errOut.String()
 }
 

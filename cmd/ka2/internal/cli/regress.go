@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"github.com/ka2/ka2/internal/errkind"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -28,16 +27,12 @@ type RegressOptions struct {
 	Format       string
 	Report       string
 	Shard        string
-
-	// Getenv reads the environment (CI); IsTerminal says whether a writer
-	// is a terminal (for the progress line). Tests replace them.
-	Getenv     func(string) string
-	IsTerminal func(io.Writer) bool
+	cmdContext
 }
 
 // NewCmdRegress makes `ka2 regress`. runF replaces the run step in tests.
 func NewCmdRegress(f *Factory, runF func(*RegressOptions) error) *cobra.Command {
-	opts := &RegressOptions{f: f, Getenv: os.Getenv, IsTerminal: isTerminal}
+	opts := &RegressOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "regress DIR|FILE...",
 		Short: "Run case files against their golden files",
@@ -62,6 +57,7 @@ golden, for ka2 review.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Paths = args
+			opts.Ctx = cmd.Context()
 			if err := opts.validate(); err != nil {
 				return err
 			}
@@ -113,7 +109,7 @@ func ciSet(getenv func(string) string) bool {
 }
 
 func runRegress(o *RegressOptions) error {
-	suite, err := golden.Load(o.Paths, golden.LoadOptions{})
+	suite, err := golden.Load(o.ctx(), o.Paths, golden.LoadOptions{})
 	if err != nil {
 		return err
 	}
@@ -123,13 +119,13 @@ func runRegress(o *RegressOptions) error {
 	}
 	opts := golden.Options{
 		Jobs: o.Jobs, Update: o.Update, Pending: o.Pending, Prune: o.Prune, Force: o.Force,
-		CI: ciSet(o.Getenv), RejectUnreferenced: o.Unreferenced == "reject", Shard: shard,
+		CI: ciSet(o.f.getenv), RejectUnreferenced: o.Unreferenced == "reject", Shard: shard,
 	}
 	progress := &progressLine{w: o.f.Out}
-	if o.IsTerminal(o.f.Out) {
+	if o.f.OutTTY {
 		opts.Progress = progress.show
 	}
-	rep, runErr := golden.Run(suite, opts)
+	rep, runErr := golden.Run(o.ctx(), suite, opts)
 	progress.clear()
 	if rep == nil {
 		return runErr
@@ -165,7 +161,7 @@ func (o *RegressOptions) writeReport(rep *golden.Report) error {
 	if err := write(&buf, o.Format); err != nil {
 		return err
 	}
-	if err := atomicfile.Write(o.Report, buf.Bytes(), 0o644); err != nil {
+	if err := atomicfile.Write(o.ctx(), o.Report, buf.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("--report: %w", err)
 	}
 	return write(o.f.Out, "text")
@@ -193,14 +189,4 @@ func (p *progressLine) clear() {
 	if p.written {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
-}
-
-// isTerminal reports whether w is a terminal (a character device).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	info, err := f.Stat()
-	return err == nil && info.Mode()&os.ModeCharDevice != 0
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,8 +24,8 @@ func TestRegressProgressLine(t *testing.T) {
 	}
 	for _, terminal := range []bool{true, false} {
 		var out bytes.Buffer
-		o := &RegressOptions{f: &Factory{Out: &out}, Paths: []string{"cases"}, Format: "text", Unreferenced: "report",
-			Getenv: func(string) string { return "" }, IsTerminal: func(io.Writer) bool { return terminal }}
+		f := &Factory{Out: &out, OutTTY: terminal, Getenv: func(string) string { return "" }}
+		o := &RegressOptions{f: f, Paths: []string{"cases"}, Format: "text", Unreferenced: "report"}
 		err := runRegress(o)
 		if err == nil {
 			t.Fatal("the run passed without goldens")

@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/xml"
 	"os"
 	"os/exec"
@@ -34,7 +35,7 @@ func regressCLI(t *testing.T, in string, args ...string) regressResult {
 	var out, errOut bytes.Buffer
 	f := &cli.Factory{In: strings.NewReader(in), Out: &out, ErrOut: &errOut,
 		Now: func() time.Time { return time.Date(2026, 9, 14, 9, 0, 0, 0, time.UTC) }}
-	code := cli.Run(f, args)
+	code := cli.Run(t.Context(), f, args)
 	return regressResult{out.String(), errOut.String(), code}
 }
 
@@ -134,8 +135,7 @@ func TestRegressFlags(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(&tt.want, got, cmpopts.IgnoreUnexported(cli.RegressOptions{}),
-				cmpopts.IgnoreFields(cli.RegressOptions{}, "Getenv", "IsTerminal")); diff != "" {
+			if diff := cmp.Diff(&tt.want, got, cmpopts.IgnoreUnexported(cli.RegressOptions{})); diff != "" {
 				t.Errorf("RegressOptions mismatch (-want +got):\n%s", diff)
 			}
 		})
@@ -535,7 +535,7 @@ func TestImpactBaseRef(t *testing.T) {
 // settings: the contract on stdout, or the error with --error-format json
 // on stderr.
 func TestGoldensAreBuildOutput(t *testing.T) {
-	suite, err := golden.Load([]string{"../../../../golden/testdata/sample-cases"}, golden.LoadOptions{})
+	suite, err := golden.Load(context.Background(), []string{"../../../../golden/testdata/sample-cases"}, golden.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -634,7 +634,7 @@ func TestReviewReportImpactFlags(t *testing.T) {
 				t.Fatal(err)
 			}
 			opts := cmp.Options{cmpopts.IgnoreUnexported(cli.ReviewOptions{}, cli.ReportMergeOptions{}, cli.ImpactOptions{}),
-				cmpopts.IgnoreFields(cli.ImpactOptions{}, "Git"), cmp.AllowUnexported(capturedOptions{})}
+				cmp.AllowUnexported(capturedOptions{})}
 			if diff := cmp.Diff(tt.want, got, opts); diff != "" {
 				t.Errorf("options mismatch (-want +got):\n%s", diff)
 			}

@@ -19,6 +19,7 @@ type ReportMergeOptions struct {
 	Format string
 	JUnit  string
 	JSON   string
+	cmdContext
 }
 
 // NewCmdReport makes `ka2 report` and its subcommand `merge`. runF
@@ -53,6 +54,7 @@ merged.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
+			opts.Ctx = cmd.Context()
 			if runF != nil {
 				return runF(opts)
 			}
@@ -98,7 +100,7 @@ func runReportMerge(o *ReportMergeOptions) error {
 		if err := file.write(&buf); err != nil {
 			return err
 		}
-		if err := atomicfile.Write(file.name, buf.Bytes(), 0o644); err != nil {
+		if err := atomicfile.Write(o.ctx(), file.name, buf.Bytes(), 0o644); err != nil {
 			return err
 		}
 	}

@@ -17,6 +17,7 @@ type ReviewOptions struct {
 	Paths     []string
 	AcceptAll bool
 	RejectAll bool
+	cmdContext
 }
 
 // NewCmdReview makes `ka2 review`. runF replaces the run step in tests.
@@ -40,6 +41,7 @@ the remaining ones are left as they are.
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Paths = args
+			opts.Ctx = cmd.Context()
 			if err := opts.validate(); err != nil {
 				return err
 			}
@@ -63,7 +65,8 @@ func (o *ReviewOptions) validate() error {
 }
 
 func runReview(o *ReviewOptions) error {
-	suite, err := golden.Load(o.Paths, golden.LoadOptions{})
+	ctx := o.ctx()
+	suite, err := golden.Load(ctx, o.Paths, golden.LoadOptions{})
 	if err != nil {
 		return err
 	}
@@ -79,6 +82,9 @@ func runReview(o *ReviewOptions) error {
 	in := bufio.NewScanner(o.f.In)
 	accepted, rejected := 0, 0
 	for i, p := range pending {
+		if ctx.Err() != nil {
+			break
+		}
 		fmt.Fprintf(out, "[%d/%d] %s\n    %s\n", i+1, len(pending), p.Case, p.Summary())
 		decision := "y"
 		switch {
@@ -91,7 +97,7 @@ func runReview(o *ReviewOptions) error {
 		}
 		switch decision {
 		case "y":
-			if err := p.Accept(); err != nil {
+			if err := p.Accept(ctx); err != nil {
 				return err
 			}
 			accepted++
@@ -113,6 +119,9 @@ func runReview(o *ReviewOptions) error {
 	}
 	left := len(pending) - accepted - rejected
 	fmt.Fprintf(out, "ka2 review: %d accepted, %d rejected, %d left pending\n", accepted, rejected, left)
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("review stopped, %d pending golden(s) left as they are: %w", left, err)
+	}
 	return nil
 }
 

@@ -17,6 +17,7 @@ type SelectOptions struct {
 	corpusFlags
 	queryFlags
 	Format string
+	cmdContext
 }
 
 // NewCmdSelect makes `ka2 select`.
@@ -34,6 +35,7 @@ date) are listed after the table.`,
   ka2 select --subject lodging --date 2025-09-14 --date 2026-09-14 --lang en --format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Ctx = cmd.Context()
 			if runF != nil {
 				return runF(opts)
 			}
@@ -52,7 +54,7 @@ func runSelect(o *SelectOptions) error {
 	if err != nil {
 		return err
 	}
-	corp, err := o.load()
+	corp, err := o.load(o.ctx())
 	if err != nil {
 		return err
 	}

@@ -6,13 +6,10 @@ import (
 	"fmt"
 	"github.com/ka2/ka2/internal/errkind"
 	"log/slog"
-	"net"
 	"os"
-	"os/signal"
 	"runtime/debug"
 	"runtime/pprof"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -208,7 +205,7 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 	// Loading made garbage several times the corpus's size; give it back
 	// to the system now rather than when the runtime gets round to it.
 	debug.FreeOSMemory()
-	ln, err := net.Listen("tcp", o.Addr)
+	ln, err := o.f.listen(o.Addr)
 	if err != nil {
 		return usageError{fmt.Errorf("--addr %s: %w", o.Addr, err)}
 	}
@@ -226,11 +223,10 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
-	defer stop()
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
+	// ctx is the command's: Main cancels it on SIGTERM or SIGINT, which
+	// starts the drain. A reload request (SIGHUP) comes from the factory.
+	hup, stopHup := o.f.hangup()
+	defer stopHup()
 	go func() {
 		for {
 			select {

@@ -15,6 +15,7 @@ type ShowOptions struct {
 	corpusFlags
 	Lang      string
 	Addresses []string
+	cmdContext
 }
 
 // NewCmdShow makes `ka2 show`.
@@ -32,6 +33,7 @@ addresses, each block is preceded by a "==> ADDRESS <==" header.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Addresses = args
+			opts.Ctx = cmd.Context()
 			if runF != nil {
 				return runF(opts)
 			}
@@ -52,7 +54,7 @@ func runShow(o *ShowOptions) error {
 		}
 		addrs = append(addrs, a)
 	}
-	corp, err := o.load()
+	corp, err := o.load(o.ctx())
 	if err != nil {
 		return err
 	}

@@ -19,6 +19,7 @@ type VerifyOptions struct {
 	File   string
 	Format string
 	Policy string
+	cmdContext
 }
 
 // NewCmdVerify makes `ka2 verify`.
@@ -50,6 +51,7 @@ their sources through the policy.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.File = args[0]
+			opts.Ctx = cmd.Context()
 			if runF != nil {
 				return runF(opts)
 			}
@@ -94,7 +96,7 @@ func runVerify(o *VerifyOptions) error {
 	if err != nil {
 		return err
 	}
-	b, err := o.builder(&o.corpusFlags)
+	b, err := o.builder(o.ctx(), &o.corpusFlags)
 	if err != nil {
 		return err
 	}
