@@ -84,6 +84,9 @@ type fileRecord struct {
 }
 
 func load(ctx context.Context, fsys fs.FS, prev *Corpus, cutoff time.Time) (*Corpus, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	paths, entries, errs := files(fsys)
 	sources := make([]*Source, len(paths))
 	bodies := make([]string, len(paths))

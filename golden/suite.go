@@ -56,6 +56,9 @@ type LoadOptions struct {
 //
 // Load stops early when ctx is done, and then returns ctx.Err() (wrapped).
 func Load(ctx context.Context, paths []string, opts LoadOptions) (*Suite, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("load case files: %w", err)
+	}
 	found, goldenDirs, errs := findFiles(paths)
 	if len(found) == 0 && len(errs) == 0 {
 		errs = append(errs, &diag.Diagnostic{Pos: diag.Pos{Path: filepath.ToSlash(strings.Join(paths, ", "))}, Code: CodeNoCaseFiles, Message: "no case files (*.yaml) found", Hint: diag.Fix("name the folder that holds the case files; folders named testdata or starting with . or _ are skipped")})

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -14,14 +13,13 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // serveProcess is `ka2 serve` running as a child process.
 type serveProcess struct {
 	cmd  *exec.Cmd
 	addr string
-	logs chan string // stderr lines after the "serving" line
+	logs chan string // stderr lines after the "serving" line; closed at exit
 }
 
 // startProcess runs the real ka2 binary (testscript.Main puts it on PATH)
@@ -57,76 +55,60 @@ func startProcess(t *testing.T, args ...string) *serveProcess {
 			default:
 			}
 		}
+		close(addr)
 		close(p.logs)
 	}()
-	select {
-	case p.addr = <-addr:
-	case <-time.After(30 * time.Second):
-		t.Fatal("ka2 serve did not start")
+	// The test's time-out is the bound: no clock here.
+	a, ok := <-addr
+	if !ok {
+		t.Fatal("ka2 serve exited without serving")
 	}
+	p.addr = a
 	return p
 }
 
 // wait waits for the process to exit and returns its exit code.
 func (p *serveProcess) wait(t *testing.T) int {
 	t.Helper()
-	done := make(chan error, 1)
-	go func() { done <- p.cmd.Wait() }()
-	select {
-	case err := <-done:
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return ee.ExitCode()
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		return 0
-	case <-time.After(30 * time.Second):
-		t.Fatal("ka2 serve did not exit")
-		return -1
+	err := p.cmd.Wait()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
 	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 0
 }
 
 const request = `{"subject":"lodging","dates":["2026-09-14"],"question":"What is the Beijing lodging limit?"}`
 
-// TestServeSIGTERM sends SIGTERM to a real `ka2 serve` with requests in
-// flight: they are answered in full and the process exits 0.
+// TestServeSIGTERM sends SIGTERM to a real `ka2 serve`: Main's signal
+// handler cancels the command's context, serve drains and exits 0. (The
+// drain itself, with requests in flight, is tested in process in the cli
+// package.)
 func TestServeSIGTERM(t *testing.T) {
 	p := startProcess(t, "--drain-timeout", "20s")
-	var conns []net.Conn
-	for range 2 {
-		c, err := net.Dial("tcp", p.addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		half := len(request) / 2
-		fmt.Fprintf(c, "POST /v1/contract HTTP/1.1\r\nHost: ka2\r\nContent-Length: %d\r\n\r\n%s", len(request), request[:half])
-		conns = append(conns, c)
-	}
-	time.Sleep(100 * time.Millisecond)
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(200 * time.Millisecond)
-	for i, c := range conns {
-		if _, err := io.WriteString(c, request[len(request)/2:]); err != nil {
-			t.Fatal(err)
-		}
-		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-		if err != nil {
-			t.Fatalf("request %d in flight: %v", i, err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"source_id":"travel-v2"`) {
-			t.Errorf("request %d in flight: %d %s", i, resp.StatusCode, body)
-		}
-	}
+	p.waitLog(t, "drained")
 	if code := p.wait(t); code != 0 {
 		t.Errorf("exit status %d after SIGTERM, want 0", code)
 	}
+}
+
+// waitLog reads the log until a line with the message msg, and returns it.
+func (p *serveProcess) waitLog(t *testing.T, msg string) string {
+	t.Helper()
+	for line := range p.logs {
+		var l struct{ Msg string }
+		if json.Unmarshal([]byte(line), &l) == nil && l.Msg == msg {
+			return line
+		}
+	}
+	t.Fatalf("ka2 serve exited without logging %q", msg)
+	return ""
 }
 
 // TestServeSIGHUP changes the corpus and sends SIGHUP: the change is
@@ -139,7 +121,7 @@ func TestServeSIGHUP(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "travel.md"), []byte(policy(750)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p := startProcess(t, "--corpus", dir, "--watch=false")
+	p := startProcess(t, "--corpus", dir, "--watch=false", "--settle", "0")
 	post := func() string {
 		resp, err := http.Post("http://"+p.addr+"/v1/contract", "application/json", strings.NewReader(request))
 		if err != nil {
@@ -158,12 +140,11 @@ func TestServeSIGHUP(t *testing.T) {
 	if err := p.cmd.Process.Signal(syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(post(), "780 CNY") {
-		if time.Now().After(deadline) {
-			t.Fatal("SIGHUP did not reload the corpus")
-		}
-		time.Sleep(20 * time.Millisecond)
+	if line := p.waitLog(t, "corpus reloaded"); !strings.Contains(line, `"trigger":"sighup"`) {
+		t.Errorf("reload log line %s does not name the trigger", line)
+	}
+	if got := post(); !strings.Contains(got, "780 CNY") {
+		t.Fatalf("after SIGHUP: %s", got)
 	}
 	resp, err := http.Get("http://" + p.addr + "/readyz")
 	if err != nil {

@@ -57,6 +57,9 @@ var ErrNoPolicyFiles = errors.New("no policy files (*.md) found: point the linte
 // files (ErrNoPolicyFiles), or ctx ended first (ctx.Err(): no file is read
 // after that).
 func Run(ctx context.Context, fsys fs.FS, opts Options) (Report, error) {
+	if err := ctx.Err(); err != nil {
+		return Report{}, err
+	}
 	paths, walkFindings, err := walk(fsys)
 	if err != nil {
 		return Report{}, err

@@ -51,7 +51,7 @@ func Main() int {
 		stop() // the next signal gets the default action again
 	}()
 	f := System()
-	f.In = cancelReader{ctx: ctx, r: f.In}
+	f.In = CancelReader(ctx, f.In)
 	return Run(ctx, f, os.Args[1:])
 }
 
@@ -69,6 +69,9 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 	err := cmd.ExecuteContext(ctx)
 	if err == nil {
 		return ExitOK
+	}
+	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		err = fmt.Errorf("interrupted: %w", err)
 	}
 	kind := errkind.Classify(err)
 	if !errors.Is(err, errReported) {

@@ -219,3 +219,9 @@ func (c *cmdContext) ctx() context.Context {
 	}
 	return c.Ctx
 }
+
+// CancelReader returns a reader of r whose Read gives up with ctx's error
+// once ctx is done, even while a read of r is blocked (see cancelReader).
+func CancelReader(ctx context.Context, r io.Reader) io.Reader {
+	return cancelReader{ctx: ctx, r: r}
+}

@@ -5,11 +5,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -38,42 +42,202 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-// startServe runs `ka2 serve --addr 127.0.0.1:0 --log-format json FLAGS`
-// in process until the test ends and returns its base URL.
+// startServe runs `ka2 serve --log-format json --watch=false FLAGS` in
+// process until the test ends, on a listener the test opened, and returns
+// its base URL: requests made before the server is up wait in the
+// listener's queue, so there is nothing to wait for.
 func startServe(t *testing.T, flags ...string) string {
 	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
 	logs := &syncBuffer{}
-	f := &cli.Factory{In: strings.NewReader(""), Out: io.Discard, ErrOut: logs, Now: time.Now}
-	root := cli.NewCmdRoot(f)
-	root.SetArgs(append([]string{"serve", "--addr", "127.0.0.1:0", "--log-format", "json", "--watch=false"}, flags...))
-	root.SetOut(io.Discard)
-	root.SetErr(logs)
+	f, _, _ := cli.TestFactory("")
+	f.ErrOut = logs
+	f.Listen = func(string) (net.Listener, error) { return ln, nil }
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- root.ExecuteContext(ctx) }()
+	done := make(chan int, 1)
+	go func() {
+		code := cli.Run(ctx, f, append([]string{"serve", "--log-format", "json", "--watch=false"}, flags...))
+		ln.Close() // a server that failed to start refuses the requests waiting
+		done <- code
+	}()
 	t.Cleanup(func() {
 		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("ka2 serve: %v\n%s", err, logs)
+		if code := <-done; code != 0 {
+			t.Errorf("ka2 serve: exit %d\n%s", code, logs)
 		}
 	})
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		sc := bufio.NewScanner(strings.NewReader(logs.String()))
-		for sc.Scan() {
-			var line struct{ Msg, Addr string }
-			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "serving" {
-				return "http://" + line.Addr
-			}
+	return "http://" + ln.Addr().String()
+}
+
+// eventListener is a listener whose connections report, on waiting, when
+// the server first reads past the first sent bytes of the request: it is
+// then in the handler, reading a body not yet sent. It reports its closing
+// (the drain's start) on closed. Tests wait for these instead of sleeping.
+type eventListener struct {
+	net.Listener
+	sent    int
+	waiting chan struct{}
+	once    sync.Once
+	closed  chan struct{}
+}
+
+func (l *eventListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &eventConn{Conn: c, sent: l.sent, waiting: l.waiting}, nil
+}
+
+func (l *eventListener) Close() error {
+	l.once.Do(func() { close(l.closed) })
+	return l.Listener.Close()
+}
+
+// eventConn counts the bytes the server read; its reads come one at a
+// time from the connection's goroutine.
+type eventConn struct {
+	net.Conn
+	sent, got int
+	waiting   chan<- struct{}
+	reported  bool
+}
+
+func (c *eventConn) Read(p []byte) (int, error) {
+	if c.got >= c.sent && !c.reported {
+		c.reported = true
+		c.waiting <- struct{}{}
+	}
+	n, err := c.Conn.Read(p)
+	c.got += n
+	return n, err
+}
+
+// TestServeDrainsOnInterrupt: when the command's context ends (Main cancels
+// it on SIGTERM or SIGINT), serve stops accepting, answers the requests in
+// flight in full and exits 0.
+func TestServeDrainsOnInterrupt(t *testing.T) {
+	const request = `{"subject":"lodging","dates":["2026-09-14"],"question":"What is the Beijing lodging limit?"}`
+	half := len(request) / 2
+	first := fmt.Sprintf("POST /v1/contract HTTP/1.1\r\nHost: ka2\r\nContent-Length: %d\r\n\r\n%s", len(request), request[:half])
+	inner, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln := &eventListener{Listener: inner, sent: len(first), waiting: make(chan struct{}, 2), closed: make(chan struct{})}
+	f, _, _ := cli.TestFactory("")
+	logs := &syncBuffer{}
+	f.ErrOut = logs
+	f.Listen = func(string) (net.Listener, error) { return ln, nil }
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan int, 1)
+	go func() { done <- cli.Run(ctx, f, []string{"serve", "--watch=false", "--drain-timeout", "1m"}) }()
+
+	var conns []net.Conn
+	for range 2 {
+		c, err := net.Dial("tcp", inner.Addr().String())
+		if err != nil {
+			t.Fatal(err)
 		}
-		select {
-		case err := <-done:
-			t.Fatalf("ka2 serve exited: %v\n%s", err, logs)
-		case <-time.After(10 * time.Millisecond):
+		defer c.Close()
+		io.WriteString(c, first)
+		conns = append(conns, c)
+	}
+	for range 2 {
+		<-ln.waiting // both handlers wait for the rest of their bodies
+	}
+	cancel()
+	<-ln.closed // the drain has begun: no new connections
+	for i, c := range conns {
+		if _, err := io.WriteString(c, request[half:]); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("request %d in flight: %v", i, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"source_id":"travel-v2"`) {
+			t.Errorf("request %d in flight: %d %s", i, resp.StatusCode, body)
 		}
 	}
-	t.Fatalf("ka2 serve did not start:\n%s", logs)
-	return ""
+	if code := <-done; code != 0 {
+		t.Errorf("exit %d after the interrupt, want 0\n%s", code, logs)
+	}
+}
+
+// TestServeHangup changes the corpus and sends a reload request through
+// the factory's hangup channel (SIGHUP in Main): the change is served,
+// /readyz names the trigger, and the channel is released at exit.
+func TestServeHangup(t *testing.T) {
+	dir := t.TempDir()
+	policy := func(amount int) []byte {
+		return fmt.Appendf(nil, "---\nsource_id: travel-v2\nversion: v2\nsubjects: [lodging]\nvalid_from: 2026-01-01\nlang: en\n---\nThe lodging limit is %d CNY per room-night.\n", amount)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "travel.md"), policy(750), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hup := make(chan os.Signal) // unbuffered: see below
+	stopped := make(chan struct{})
+	f, _, _ := cli.TestFactory("")
+	f.ErrOut = io.Discard
+	f.Listen = func(string) (net.Listener, error) { return ln, nil }
+	f.Hangup = func() (<-chan os.Signal, func()) { return hup, func() { close(stopped) } }
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan int, 1)
+	go func() {
+		done <- cli.Run(ctx, f, []string{"serve", "--corpus", dir, "--watch=false", "--settle", "0"})
+	}()
+	url := "http://" + ln.Addr().String()
+	post := func() string {
+		const request = `{"subject":"lodging","dates":["2026-09-14"],"question":"What is the Beijing lodging limit?"}`
+		resp, err := http.Post(url+"/v1/contract", "application/json", strings.NewReader(request))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return string(body)
+	}
+	if got := post(); !strings.Contains(got, "750 CNY") {
+		t.Fatalf("before: %s", got)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "travel.md"), policy(780), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// serve takes the next request only after its reload of the first has
+	// finished, so once the second send is taken the change is served.
+	hup <- syscall.SIGHUP
+	hup <- syscall.SIGHUP
+	if got := post(); !strings.Contains(got, "780 CNY") {
+		t.Fatalf("after the reload request: %s", got)
+	}
+	resp, err := http.Get(url + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	// One new corpus, from a reload request; the second request finds the
+	// corpus unchanged, before or after this look.
+	if !strings.Contains(string(body), `"generation":2,`) || !strings.Contains(string(body), `"trigger":"sighup"`) {
+		t.Errorf("readyz = %s", body)
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Errorf("exit %d, want 0", code)
+	}
+	<-stopped // the hangup channel was released
 }
 
 // cliError is `ka2 --error-format json`'s stderr.
