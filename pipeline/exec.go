@@ -33,8 +33,11 @@ const (
 const waitDelay = 2 * time.Second
 
 // errStdoutLimit is the cause given to a stage's context when its stdout
-// passed maxStdout.
-var errStdoutLimit = errors.New("stdout over its limit")
+// passed maxStdout; errTimeLimit when its time limit passed.
+var (
+	errStdoutLimit = errors.New("stdout over its limit")
+	errTimeLimit   = errors.New("time limit passed")
+)
 
 // exec runs an exec stage: its context as JSON on stdin, its output as a
 // StageOutput document on stdout, under its time limit. The program runs
@@ -55,11 +58,23 @@ func (r *runner) exec(ctx context.Context, st *Stage, sc *StageContext, snap *Sn
 		limit = DefaultTimeout
 	}
 	// Two contexts: the outer one is cancelled with errStdoutLimit when
-	// stdout passes its limit; the inner one also ends at the time limit.
+	// stdout passes its limit; the inner one also ends, with errTimeLimit,
+	// at the time limit, counted from the program's start.
 	lctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
-	cctx, cancel := context.WithTimeout(lctx, limit)
-	defer cancel()
+	cctx, cancel := context.WithCancelCause(lctx)
+	defer cancel(nil)
+	startClock := func() {
+		expired, stopTimer := r.after(limit)
+		go func() {
+			defer stopTimer()
+			select {
+			case <-expired:
+				cancel(errTimeLimit)
+			case <-cctx.Done():
+			}
+		}()
+	}
 
 	prog := st.Exec[0]
 	if strings.ContainsRune(prog, '/') && !filepath.IsAbs(prog) {
@@ -77,7 +92,7 @@ func (r *runner) exec(ctx context.Context, st *Stage, sc *StageContext, snap *Sn
 	ownGroup(cmd)
 	cmd.Cancel = func() error { return endGroup(cmd.Process) }
 	cmd.WaitDelay = waitDelay
-	res, runErr := runPiped(cmd, stdin, func() { stop(errStdoutLimit) })
+	res, runErr := runPiped(cmd, stdin, startClock, func() { stop(errStdoutLimit) })
 	snap.Stderr = res.stderr
 	if cmd.ProcessState != nil {
 		snap.ExitCode = cmd.ProcessState.ExitCode()
@@ -90,7 +105,7 @@ func (r *runner) exec(ctx context.Context, st *Stage, sc *StageContext, snap *Sn
 	case res.stdoutOver:
 		return fail("output", fmt.Errorf("%w: %s wrote more than %d MiB on stdout, the limit for a stage's output; it was stopped and %s",
 			ErrOutputLimit, st.Exec[0], maxStdout>>20, ended))
-	case errors.Is(cctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
+	case errors.Is(context.Cause(cctx), errTimeLimit) && ctx.Err() == nil:
 		return fail("run", fmt.Errorf("%w: %s did not finish within %s; %s; raise timeout: on the stage, or --timeout",
 			ErrTimeout, strings.Join(st.Exec, " "), limit, ended))
 	case ctx.Err() != nil:
@@ -125,13 +140,14 @@ type piped struct {
 }
 
 // runPiped runs cmd with stdin as its standard input and reads its stdout
-// and stderr under their limits; onOver is called once stdout passes its
-// limit, and must make cmd's context end.
+// and stderr under their limits; onStart is called once the program has
+// started, onOver once stdout passes its limit (it must make cmd's context
+// end).
 //
 // ka2 makes the pipes itself rather than leaving that to os/exec, so that
 // Wait returns when the program exits, even when a process it left behind
 // holds a pipe open; the group is ended then, which closes those pipes.
-func runPiped(cmd *exec.Cmd, stdin []byte, onOver func()) (piped, error) {
+func runPiped(cmd *exec.Cmd, stdin []byte, onStart, onOver func()) (piped, error) {
 	var res piped
 	var files []*os.File // every end still open in this process
 	closeAll := func() {
@@ -171,6 +187,7 @@ func runPiped(cmd *exec.Cmd, stdin []byte, onOver func()) (piped, error) {
 		closeAll()
 		return res, err
 	}
+	onStart()
 
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -207,6 +224,16 @@ func runPiped(cmd *exec.Cmd, stdin []byte, onOver func()) (piped, error) {
 	}
 	res.stderr = tail.String()
 	return res, waitErr
+}
+
+// after returns a channel that receives once d has passed (RunOptions.After,
+// or a timer), and a function that releases the timer.
+func (r *runner) after(d time.Duration) (<-chan time.Time, func()) {
+	if r.opts.After != nil {
+		return r.opts.After(d), func() {}
+	}
+	t := time.NewTimer(d)
+	return t.C, func() { t.Stop() }
 }
 
 // tailBuffer keeps the last bytes of a stream and counts the rest.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // prSetChildSubreaper is prctl's PR_SET_CHILD_SUBREAPER.
@@ -38,14 +39,16 @@ func TestRunEndsProcessGroup(t *testing.T) {
 		name    string
 		stage   string
 		cancel  bool   // cancel the run once the script has written its group to the FIFO
+		expire  bool   // make the time limit pass then (RunOptions.After)
 		wantIs  error  // nil: the run succeeds
 		wantErr string // part of the message
 	}{
 		{
 			name:    "time-out",
-			stage:   `{exec: [sh, -c, 'sleep 5 & echo $$ >&2; wait'], timeout: 1s}`,
+			stage:   `{exec: [sh, -c, 'sleep 5 & echo $$ > ` + fifo + `; wait'], timeout: 1s}`,
+			expire:  true,
 			wantIs:  ErrTimeout,
-			wantErr: "stage 'a': stage timed out: sh -c sleep 5 & echo $$ >&2; wait did not finish within 1s; its process group was ended",
+			wantErr: "stage 'a': stage timed out: sh -c sleep 5 & echo $$ > " + fifo + "; wait did not finish within 1s; its process group was ended",
 		},
 		{
 			name:    "cancel",
@@ -67,7 +70,9 @@ func TestRunEndsProcessGroup(t *testing.T) {
 			}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			opts := RunOptions{Dir: t.TempDir(), Env: []string{"PATH=" + os.Getenv("PATH")}}
+			limit := make(chan time.Time)
+			opts := RunOptions{Dir: t.TempDir(), Env: []string{"PATH=" + os.Getenv("PATH")},
+				After: func(time.Duration) <-chan time.Time { return limit }}
 			type result struct {
 				run *Run
 				err error
@@ -78,13 +83,17 @@ func TestRunEndsProcessGroup(t *testing.T) {
 				done <- result{run, err}
 			}()
 			var pgid string
-			if tt.cancel {
+			if tt.cancel || tt.expire {
 				b, err := os.ReadFile(fifo) // blocks until the script has written
 				if err != nil {
 					t.Fatal(err)
 				}
 				pgid = strings.TrimSpace(string(b))
-				cancel()
+				if tt.cancel {
+					cancel()
+				} else {
+					close(limit) // the time limit passes
+				}
 			}
 			res := <-done
 			switch {
@@ -96,8 +105,6 @@ func TestRunEndsProcessGroup(t *testing.T) {
 			switch {
 			case tt.wantIs == nil:
 				pgid = res.run.Output()
-			case !tt.cancel:
-				pgid = strings.TrimSpace(snapshot(t, res.run, "a").Stderr)
 			}
 			n, err := strconv.Atoi(pgid)
 			if err != nil || n <= 1 {

@@ -112,6 +112,10 @@ type RunOptions struct {
 	// Timeout limits each exec stage without its own timeout; zero means
 	// DefaultTimeout.
 	Timeout time.Duration
+	// After, if not nil, replaces time.After for the time limits of exec
+	// stages, which start once a stage's program has started: a test makes
+	// a limit pass when it chooses instead of waiting for it.
+	After func(time.Duration) <-chan time.Time
 }
 
 // DefaultTimeout is the time limit of an exec stage when neither the stage
