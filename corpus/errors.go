@@ -19,6 +19,7 @@ const (
 	CodeCiteOutsideBody  diag.Code = "cite-outside-body"
 	CodeEmptyBody        diag.Code = "empty-body"
 	CodeSymlinkOutside   diag.Code = "symlink-outside"
+	CodeSymlinkLoop      diag.Code = "symlink-loop" // a link loop, or a folder reached through two links
 	CodeUnreadable       diag.Code = "unreadable"
 	CodeEmptyCorpus      diag.Code = "empty-corpus"
 	CodeUnknownSource    diag.Code = "unknown-source"

@@ -9,6 +9,7 @@ import (
 	"github.com/ka2/ka2/internal/diag"
 	"io/fs"
 	"path"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -46,8 +47,12 @@ type Corpus struct {
 // Symbolic links are followed only when fsys resolves them inside its root:
 // pass an fs.FS from os.Root.FS (not os.DirFS), so that a link that leaves
 // the root fails to open and is reported instead of read. Every link is
-// checked, whatever its name; a link to a folder inside the root is not
-// followed, since that folder is read where it is.
+// checked, whatever its name. A link to a folder inside the root is
+// followed when that folder is one the walk skips (below a "."-named
+// folder, as in a Kubernetes ConfigMap volume: en -> ..data/en), and its
+// files are named through the link; a link to a folder the walk reads
+// where it is is not followed. A link that loops, or a second link to a
+// folder already read through one, is a problem.
 //
 // On any problem Load returns an diag.List of every problem and no corpus.
 // Every problem means all of them in one run: a duplicate source_id among
@@ -158,7 +163,7 @@ func load(ctx context.Context, fsys fs.FS, prev *Corpus, cutoff time.Time) (*Cor
 // reusable returns what c knows of the file at p when the file has not
 // changed since c read it (see LoadReusing).
 func (c *Corpus) reusable(p string, d fs.DirEntry, cutoff time.Time) (fileRecord, bool) {
-	if c == nil || !d.Type().IsRegular() {
+	if c == nil || d == nil || !d.Type().IsRegular() {
 		return fileRecord{}, false
 	}
 	rec, ok := c.files[p]
@@ -287,50 +292,88 @@ func digest(byPath []*Source) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// Files lists the policy files (*.md) below the root of fsys in lexical
-// order, skipping names that start with ".", as Load reads them. Entries it
-// cannot read, and symbolic links that do not stay inside the root, are
-// returned as problems; a problem with Path "." means the root itself could
-// not be read.
+// Files lists the policy files (*.md) below the root of fsys in walk order
+// (lexical, folder by folder), skipping names that start with ".", as Load
+// reads them. Entries it cannot read, and symbolic links that do not stay
+// inside the root or loop, are returned as problems; a problem with Path "."
+// means the root itself could not be read.
 func Files(fsys fs.FS) ([]string, diag.List) {
 	paths, _, errs := files(fsys)
 	return paths, errs
 }
 
-// files is Files, with the directory entry of each path.
+// files is Files, with the directory entry of each path: nil for a file
+// reached through a linked folder, which a reload always reads again.
 func files(fsys fs.FS) ([]string, []fs.DirEntry, diag.List) {
-	var paths []string
-	var entries []fs.DirEntry
-	var errs diag.List
-	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+	w := &walker{fsys: fsys, followed: map[string]string{}}
+	w.walk(".", ".")
+	return w.paths, w.entries, w.errs
+}
+
+// walker lists the policy files of a corpus (see files).
+//
+// A link to a folder is followed when its target, inside the root, is a
+// folder the walk does not list where it is: one below a "."-named folder.
+// That is how Kubernetes mounts a ConfigMap whose items have paths with
+// folders (en -> ..data/en, ..data -> ..2026_11_30_...): without following,
+// those policies would be silently left out. The files are named through
+// the link (en/travel.md). A link to a folder the walk lists anyway is not
+// followed, so that no file is read twice. Each target folder is read
+// through one link only: a second link to it, to a folder inside it or to a
+// folder that holds it (a loop among them) is a problem, which also bounds
+// the walk.
+type walker struct {
+	fsys    fs.FS
+	paths   []string
+	entries []fs.DirEntry
+	errs    diag.List
+	// followed maps each folder read through a link (its path with every
+	// link resolved) to the link's path.
+	followed map[string]string
+}
+
+// walk lists the files below the folder real (every link resolved), naming
+// them below logical.
+func (w *walker) walk(real, logical string) {
+	name := func(q string) string { // q's name through the link
+		if logical == real {
+			return q
+		}
+		return path.Join(logical, strings.TrimPrefix(strings.TrimPrefix(q, real), "/"))
+	}
+	err := fs.WalkDir(w.fsys, real, func(q string, d fs.DirEntry, err error) error {
+		p := name(q)
 		if err != nil {
-			errs = append(errs, &diag.Diagnostic{Pos: diag.Pos{Path: p}, Code: CodeUnreadable, Message: "cannot read: " + unwrapPathError(err), Hint: diag.Fix("check that the path exists and is readable")})
+			w.errs = append(w.errs, &diag.Diagnostic{Pos: diag.Pos{Path: p}, Code: CodeUnreadable, Message: "cannot read: " + unwrapPathError(err), Hint: diag.Fix("check that the path exists and is readable")})
 			if d != nil && d.IsDir() {
 				return fs.SkipDir
 			}
 			return nil
 		}
-		if p != "." && strings.HasPrefix(d.Name(), ".") {
+		if q != real && strings.HasPrefix(d.Name(), ".") {
 			if d.IsDir() {
 				return fs.SkipDir
 			}
 			return nil
 		}
-		isMD := path.Ext(p) == ".md"
+		isMD := path.Ext(q) == ".md"
+		linked := real != logical
 		if d.Type()&fs.ModeSymlink != 0 {
 			// Check every link, not only *.md ones: a linked folder of
 			// policies outside the root would otherwise vanish silently.
-			info, err := fs.Stat(fsys, p)
+			info, err := fs.Stat(w.fsys, q)
 			switch {
 			case err != nil:
-				errs = append(errs, &diag.Diagnostic{Pos: diag.Pos{Path: p}, Code: CodeSymlinkOutside, Message: "symbolic link leads outside the corpus root, or to nothing", Hint: diag.Fix("replace the link with a copy of its target, or make it a relative link to a target inside the corpus")})
+				w.errs = append(w.errs, w.badLink(p, q))
 				return nil
 			case isMD && !info.Mode().IsRegular():
-				errs = append(errs, &diag.Diagnostic{Pos: diag.Pos{Path: p}, Code: CodeSymlinkOutside, Message: "symbolic link does not lead to a file inside the corpus root", Hint: diag.Fix("replace the link with a copy of the file, or move its target into the corpus")})
+				w.errs = append(w.errs, &diag.Diagnostic{Pos: diag.Pos{Path: p}, Code: CodeSymlinkOutside, Message: "symbolic link does not lead to a file inside the corpus root", Hint: diag.Fix("replace the link with a copy of the file, or move its target into the corpus")})
+				return nil
+			case info.IsDir():
+				w.follow(q, p)
 				return nil
 			}
-			// A link to a folder inside the root is not followed: the folder
-			// is read where it is.
+			linked = true
 		}
 		if d.IsDir() || !isMD {
 			return nil
@@ -339,18 +382,119 @@ func files(fsys fs.FS) ([]string, []fs.DirEntry, diag.List) {
 			// A named pipe or a device is refused by its entry, without
 			// opening it: opening a pipe blocks until someone writes.
 			if err := inputfile.CheckMode(p, d.Type()); err != nil {
-				errs = append(errs, unreadable(p, err))
+				w.errs = append(w.errs, unreadable(p, err))
 				return nil
 			}
 		}
-		paths = append(paths, p)
-		entries = append(entries, d)
+		w.paths = append(w.paths, p)
+		if linked && d.Type()&fs.ModeSymlink == 0 {
+			d = nil // its status is the target's, which a link swap changes
+		}
+		w.entries = append(w.entries, d)
 		return nil
 	})
 	if err != nil {
-		errs = append(errs, &diag.Diagnostic{Code: CodeUnreadable, Message: "cannot read the corpus: " + err.Error()})
+		w.errs = append(w.errs, &diag.Diagnostic{Code: CodeUnreadable, Message: "cannot read the corpus: " + err.Error()})
 	}
-	return paths, entries, errs
+}
+
+// follow reads the folder the link at q (named p) leads to, when the walk
+// does not list that folder where it is (see walker).
+func (w *walker) follow(q, p string) {
+	lfs, ok := w.fsys.(fs.ReadLinkFS)
+	if !ok {
+		w.errs = append(w.errs, &diag.Diagnostic{Pos: diag.Pos{Path: p}, Code: CodeSymlinkOutside, Message: "symbolic link to a folder that cannot be resolved on this file system", Hint: diag.Fix("replace the link with a copy of the folder")})
+		return
+	}
+	target, err := resolveLinks(lfs, q)
+	if err != nil {
+		w.errs = append(w.errs, w.badLink(p, q))
+		return
+	}
+	if listed(target) {
+		return // read where it is
+	}
+	for t, by := range w.followed {
+		if t == target || strings.HasPrefix(t, target+"/") || strings.HasPrefix(target, t+"/") {
+			msg := "symbolic link leads to a folder also read through " + by
+			if by == p || strings.HasPrefix(p, by+"/") {
+				msg = "symbolic link loop: the link leads to a folder that holds it"
+			}
+			w.errs = append(w.errs, &diag.Diagnostic{Pos: diag.Pos{Path: p}, Code: CodeSymlinkLoop, Message: msg, Hint: diag.Fix("make each folder reachable through one link only, and no link lead back to a folder above it")})
+			return
+		}
+	}
+	w.followed[target] = p
+	w.walk(target, p)
+}
+
+// badLink is the problem of a link at q (named p) that fs.Stat cannot
+// follow: a loop, or a target outside the root or missing.
+func (w *walker) badLink(p, q string) *diag.Diagnostic {
+	if lfs, ok := w.fsys.(fs.ReadLinkFS); ok {
+		if _, err := resolveLinks(lfs, q); errors.Is(err, errLinkLoop) {
+			return &diag.Diagnostic{Pos: diag.Pos{Path: p}, Code: CodeSymlinkLoop, Message: "symbolic link loop: too many links to follow", Hint: diag.Fix("make the link lead to a file or folder, not back to another link of the loop")}
+		}
+	}
+	return &diag.Diagnostic{Pos: diag.Pos{Path: p}, Code: CodeSymlinkOutside, Message: "symbolic link leads outside the corpus root, or to nothing", Hint: diag.Fix("replace the link with a copy of its target, or make it a relative link to a target inside the corpus")}
+}
+
+// listed reports whether the walk lists the folder p (every link
+// resolved) where it is: no part of its path starts with ".".
+func listed(p string) bool {
+	for part := range strings.SplitSeq(p, "/") {
+		if strings.HasPrefix(part, ".") && part != "." {
+			return false
+		}
+	}
+	return true
+}
+
+// maxLinks bounds the links followed to resolve one path, as the system's
+// own resolution does (Linux: 40).
+const maxLinks = 40
+
+// Why resolveLinks fails.
+var (
+	errLinkLoop    = errors.New("too many links")
+	errLinkOutside = errors.New("link leads outside the root")
+)
+
+// resolveLinks returns the path p inside fsys with every symbolic link on
+// it resolved, as fsys resolves them: relative to the link's folder, and
+// never leaving the root.
+func resolveLinks(fsys fs.ReadLinkFS, p string) (string, error) {
+	parts := strings.Split(p, "/")
+	cur, hops := ".", 0
+	for i := 0; i < len(parts); i++ {
+		next := path.Join(cur, parts[i])
+		info, err := fsys.Lstat(next)
+		if err != nil {
+			return "", err
+		}
+		if info.Mode()&fs.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		if hops++; hops > maxLinks {
+			return "", errLinkLoop
+		}
+		target, err := fsys.ReadLink(next)
+		if err != nil {
+			return "", err
+		}
+		target = filepath.ToSlash(target)
+		if path.IsAbs(target) || filepath.IsAbs(target) {
+			return "", errLinkOutside
+		}
+		t := path.Join(cur, target)
+		if !fs.ValidPath(t) {
+			return "", errLinkOutside
+		}
+		parts = append(strings.Split(t, "/"), parts[i+1:]...)
+		cur, i = ".", -1
+	}
+	return cur, nil
 }
 
 // loadFile reads and parses the file at p. It returns the source, its

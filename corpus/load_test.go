@@ -314,6 +314,8 @@ func TestLoadSymlinks(t *testing.T) {
 		}
 	}
 	outsideHint := "replace the link with a copy of its target, or make it a relative link to a target inside the corpus"
+	loopHint := "make the link lead to a file or folder, not back to another link of the loop"
+	twiceHint := "make each folder reachable through one link only, and no link lead back to a folder above it"
 	tests := []struct {
 		name    string
 		setup   symlinkSetup
@@ -374,9 +376,93 @@ func TestLoadSymlinks(t *testing.T) {
 			name: "dangling link",
 			setup: func(t *testing.T, base, dir string) {
 				file(t, filepath.Join(dir, "hotel-v1.md"), policy("hotel-v1"))
-				link(t, "hotel-v0.md", filepath.Join(dir, "hotel-v0.md"))
+				link(t, "hotel-v9.md", filepath.Join(dir, "hotel-v0.md"))
 			},
 			want: []string{"[symlink-outside] hotel-v0.md: symbolic link leads outside the corpus root, or to nothing; " + outsideHint},
+		},
+		{
+			name: "link to itself",
+			setup: func(t *testing.T, base, dir string) {
+				file(t, filepath.Join(dir, "hotel-v1.md"), policy("hotel-v1"))
+				link(t, "hotel-v0.md", filepath.Join(dir, "hotel-v0.md"))
+			},
+			want: []string{"[symlink-loop] hotel-v0.md: symbolic link loop: too many links to follow; " + loopHint},
+		},
+		{
+			name: "links in a loop",
+			setup: func(t *testing.T, base, dir string) {
+				file(t, filepath.Join(dir, "hotel-v1.md"), policy("hotel-v1"))
+				link(t, "b", filepath.Join(dir, "a"))
+				link(t, "a", filepath.Join(dir, "b"))
+			},
+			want: []string{
+				"[symlink-loop] a: symbolic link loop: too many links to follow; " + loopHint,
+				"[symlink-loop] b: symbolic link loop: too many links to follow; " + loopHint,
+			},
+		},
+		{
+			// A ConfigMap mounted with plain keys: every key a file link
+			// at the top, through ..data to the timestamped folder.
+			name: "configmap keys",
+			setup: func(t *testing.T, base, dir string) {
+				file(t, filepath.Join(dir, "..2026_11_30_12_00_00.123456789", "hotel-v1.md"), policy("hotel-v1"))
+				file(t, filepath.Join(dir, "..2026_11_30_12_00_00.123456789", "rail-v1.md"), policy("rail-v1"))
+				link(t, "..2026_11_30_12_00_00.123456789", filepath.Join(dir, "..data"))
+				link(t, filepath.Join("..data", "hotel-v1.md"), filepath.Join(dir, "hotel-v1.md"))
+				link(t, filepath.Join("..data", "rail-v1.md"), filepath.Join(dir, "rail-v1.md"))
+			},
+			wantIDs: []string{"hotel-v1@hotel-v1.md", "rail-v1@rail-v1.md"},
+		},
+		{
+			// A ConfigMap mounted with items[].path in folders: the top
+			// holds folder links (en -> ..data/en), which the walk follows.
+			name: "configmap items with folders",
+			setup: func(t *testing.T, base, dir string) {
+				ts := filepath.Join(dir, "..2026_11_30_12_00_00.123456789")
+				file(t, filepath.Join(ts, "en", "hotel-v1.md"), policy("hotel-en"))
+				file(t, filepath.Join(ts, "en", "rules", "rail-v1.md"), policy("rail-en"))
+				file(t, filepath.Join(ts, "zh", "hotel-v1.md"), policy("hotel-zh"))
+				link(t, "..2026_11_30_12_00_00.123456789", filepath.Join(dir, "..data"))
+				link(t, filepath.Join("..data", "en"), filepath.Join(dir, "en"))
+				link(t, filepath.Join("..data", "zh"), filepath.Join(dir, "zh"))
+			},
+			wantIDs: []string{"hotel-en@en/hotel-v1.md", "hotel-zh@zh/hotel-v1.md", "rail-en@en/rules/rail-v1.md"},
+		},
+		{
+			name: "linked folder with a link leading back up",
+			setup: func(t *testing.T, base, dir string) {
+				file(t, filepath.Join(dir, ".h", "d", "hotel-v1.md"), policy("hotel-v1"))
+				link(t, filepath.Join("..", ".h", "d"), filepath.Join(dir, "sub", "d"))
+				link(t, "..", filepath.Join(dir, ".h", "d", "up"))
+			},
+			want: []string{"[symlink-loop] sub/d/up: symbolic link loop: the link leads to a folder that holds it; " + twiceHint},
+		},
+		{
+			name: "two links to one folder",
+			setup: func(t *testing.T, base, dir string) {
+				file(t, filepath.Join(dir, ".h", "d", "hotel-v1.md"), policy("hotel-v1"))
+				link(t, filepath.Join(".h", "d"), filepath.Join(dir, "a"))
+				link(t, filepath.Join(".h", "d"), filepath.Join(dir, "b"))
+			},
+			want: []string{"[symlink-loop] b: symbolic link leads to a folder also read through a; " + twiceHint},
+		},
+		{
+			name: "linked folder with a link leaving the root",
+			setup: func(t *testing.T, base, dir string) {
+				file(t, filepath.Join(dir, ".h", "d", "hotel-v1.md"), policy("hotel-v1"))
+				file(t, filepath.Join(base, "out", "secret.md"), policy("secret"))
+				link(t, filepath.Join(".h", "d"), filepath.Join(dir, "a"))
+				link(t, filepath.Join("..", "..", "..", "out"), filepath.Join(dir, ".h", "d", "out"))
+			},
+			want: []string{"[symlink-outside] a/out: symbolic link leads outside the corpus root, or to nothing; " + outsideHint},
+		},
+		{
+			name: "hidden folder that no link leads to is skipped",
+			setup: func(t *testing.T, base, dir string) {
+				file(t, filepath.Join(dir, "hotel-v1.md"), policy("hotel-v1"))
+				file(t, filepath.Join(dir, ".git", "stash.md"), []byte("not a policy"))
+			},
+			wantIDs: []string{"hotel-v1@hotel-v1.md"},
 		},
 		{
 			name: "markdown-named link to a folder",
@@ -427,6 +513,32 @@ func TestLoadSymlinks(t *testing.T) {
 				t.Errorf("Load() sources mismatch (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// openOnly hides every method of a file system but Open, so that it
+// cannot tell where a link leads.
+type openOnly struct{ fsys fs.FS }
+
+func (o openOnly) Open(name string) (fs.File, error) { return o.fsys.Open(name) }
+
+// TestLoadFolderLinkUnresolvable: a link to a folder on a file system that
+// cannot read links is a problem, not a folder silently left out.
+func TestLoadFolderLinkUnresolvable(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, filepath.Join(dir, ".h", "en"), []txtar.File{{Name: "hotel-v1.md", Data: []byte(doc(hotelReplacing(0, ""), threeLines))}})
+	if err := os.Symlink(filepath.Join(".h", "en"), filepath.Join(dir, "en")); err != nil {
+		t.Skipf("cannot make symbolic links here: %v", err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	_, err = corpus.Load(openOnly{root.FS()})
+	want := []string{"[symlink-outside] en: symbolic link to a folder that cannot be resolved on this file system; replace the link with a copy of the folder"}
+	if diff := cmp.Diff(want, problems(t, err)); diff != "" {
+		t.Errorf("Load() problems mismatch (-want +got):\n%s", diff)
 	}
 }
 

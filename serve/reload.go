@@ -428,6 +428,21 @@ func (s *Server) stamps(ctx context.Context, paths []string) (map[string]stamp, 
 			out[p] = stamp{size: info.Size(), mtime: info.ModTime().UnixNano()}
 			continue
 		}
+		if p == "." {
+			// The whole corpus, linked folders too, as the loader lists it.
+			files, _ := corpus.Files(fsys)
+			for _, q := range files {
+				if info, err := fs.Stat(fsys, q); err == nil {
+					out[q] = stamp{size: info.Size(), mtime: info.ModTime().UnixNano()}
+				} else {
+					out[q] = stamp{missing: true}
+				}
+			}
+			if err := ctx.Err(); err != nil {
+				return nil, context.Cause(ctx)
+			}
+			continue
+		}
 		fs.WalkDir(fsys, p, func(q string, d fs.DirEntry, err error) error {
 			if err != nil || q != p && strings.HasPrefix(d.Name(), ".") {
 				if d != nil && d.IsDir() && q != p {

@@ -197,10 +197,17 @@ func planWatch(dir string) (*watchPlan, error) {
 			if err != nil {
 				return nil // a dangling link: the load reports it
 			}
-			if info, err := os.Stat(target); err == nil && !info.IsDir() {
+			info, err := os.Stat(target)
+			switch {
+			case err != nil:
+			case !info.IsDir():
 				if t := filepath.Dir(target); !p.inTree(t) {
 					p.targets[t] = true
 				}
+			case !p.inTree(target) && p.below(target):
+				// The loader reads a linked folder below a "."-named one
+				// (a ConfigMap's en -> ..data/en): watch its folders.
+				p.addTargets(target)
 			}
 		}
 		return nil
@@ -274,6 +281,31 @@ func (p *watchPlan) inTree(q string) bool {
 		}
 	}
 	return true
+}
+
+// below reports whether q is the corpus folder or below it.
+func (p *watchPlan) below(q string) bool {
+	rel, err := filepath.Rel(p.real, q)
+	return err == nil && (filepath.IsLocal(rel) || rel == ".")
+}
+
+// addTargets adds the folder dir, which the loader reads through a link,
+// and every folder below it the loader reads, to the targets.
+func (p *watchPlan) addTargets(dir string) {
+	filepath.WalkDir(dir, func(q string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return nil // gone already, or unreadable: the load reports it
+		case !d.IsDir():
+			return nil
+		case q != dir && strings.HasPrefix(d.Name(), "."):
+			return fs.SkipDir
+		case p.targets[q]:
+			return fs.SkipDir // a loop, or a folder two links lead to: the load reports it
+		}
+		p.targets[q] = true
+		return nil
+	})
 }
 
 // add watches the plan's folders, and stops watching those of old (nil at

@@ -174,6 +174,34 @@ func TestWatchConfigMap(t *testing.T) {
 	w.waitServed(t, "830 CNY")
 }
 
+// TestWatchConfigMapFolders: a ConfigMap volume whose items have paths in
+// folders: the top holds folder links (en -> ..data/en), which the loader
+// follows. The kubelet's update is served, and so is a change written into
+// the timestamped folder itself.
+func TestWatchConfigMapFolders(t *testing.T) {
+	vol := t.TempDir()
+	ts1 := "..2026_11_30_12_00_00.123"
+	copyTree(t, filepath.Join(vol, ts1), false, limit("750"))
+	symlink(t, ts1, filepath.Join(vol, "..data"))
+	for _, n := range []string{"en", "zh", "notice-hostile.md"} {
+		symlink(t, filepath.Join("..data", n), filepath.Join(vol, n))
+	}
+	w := startWatched(t, vol)
+	w.waitServed(t, "750 CNY")
+
+	ts2 := "..2026_11_30_12_05_00.456"
+	copyTree(t, filepath.Join(vol, ts2), false, limit("820"))
+	symlink(t, ts2, filepath.Join(vol, "..data_tmp"))
+	rename(t, filepath.Join(vol, "..data_tmp"), filepath.Join(vol, "..data"))
+	if err := os.RemoveAll(filepath.Join(vol, ts1)); err != nil {
+		t.Fatal(err)
+	}
+	w.waitServed(t, "820 CNY")
+
+	writeFile(t, filepath.Join(vol, ts2), "en/travel-v2.md", travelV2(t, 860))
+	w.waitServed(t, "860 CNY")
+}
+
 // TestWatchCurrentSwap: --corpus is current -> v1, and a deploy renames a
 // new link current -> v2 over it; then a change inside v2 is served too,
 // so v2 is what is watched now.

@@ -299,6 +299,48 @@ func TestUnreadable(t *testing.T) {
 	}
 }
 
+// TestLinkedFolders checks that lint reads a Kubernetes ConfigMap volume
+// mounted with items[].path in folders (en -> ..data/en, ..data -> the
+// timestamped folder) as corpus.Load does, and reports a link loop.
+func TestLinkedFolders(t *testing.T) {
+	dir := t.TempDir()
+	ts := path.Join(dir, "..2026_11_30_12_00_00.123456789")
+	for _, d := range []string{path.Join(ts, "en"), path.Join(ts, "zh")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(path.Join(ts, "en", "a.md"), []byte(validFile("a", "s", "2026-01-01", "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path.Join(ts, "zh", "b.md"), []byte(validFile("b", "t", "2026-01-01", "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range [][2]string{
+		{"..2026_11_30_12_00_00.123456789", "..data"}, {"..data/en", "en"}, {"..data/zh", "zh"}, {"loop", "loop"},
+	} {
+		if err := os.Symlink(l[0], path.Join(dir, l[1])); err != nil {
+			t.Skipf("cannot make a symbolic link: %v", err)
+		}
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	rep, err := Run(context.Background(), root.FS(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Files != 2 {
+		t.Errorf("Run() linted %d files, want 2 (en/a.md, zh/b.md)", rep.Files)
+	}
+	want := []string{"loop: error: symbolic link loop: too many links to follow; make the link lead to a file or folder, not back to another link of the loop [unreadable]"}
+	if diff := cmp.Diff(want, findingStrings(rep)); diff != "" {
+		t.Errorf("Run() mismatch (-want +got):\n%s", diff)
+	}
+}
+
 // validFile returns a clean policy file in English.
 func validFile(id, subject, from, until string, extra ...string) string {
 	var b strings.Builder

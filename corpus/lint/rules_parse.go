@@ -17,7 +17,7 @@ var ruleUnreadable = &Rule{
 outside the corpus root. ka2 refuses a corpus it cannot read completely, since a
 missing file could be the one that applies. Fix the permissions, or replace the
 link with a copy of its target.`,
-	codes: []diag.Code{corpus.CodeUnreadable, corpus.CodeSymlinkOutside},
+	codes: []diag.Code{corpus.CodeUnreadable, corpus.CodeSymlinkOutside, corpus.CodeSymlinkLoop},
 }
 
 var ruleInvalidUTF8 = &Rule{
