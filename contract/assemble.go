@@ -21,7 +21,7 @@ import (
 // (memory, tool_output) are left out when they have no items.
 //
 // AssembleHeld is the only place where typed items become text.
-func AssembleHeld(def *Definition, s *provenance.Store, items []Item) ([]byte, []budget.Span, error) {
+func AssembleHeld(def *Definition, s *provenance.Store, items []provenance.Item) ([]byte, []budget.Span, error) {
 	if s == nil {
 		return nil, nil, &provenance.Error{Diagnostic: diag.Diagnostic{Code: provenance.CodeNotHeld, Message: "no store holds the items", Hint: diag.Fix("register them with provenance.Store.Add")}, Op: "assemble"}
 	}
@@ -35,14 +35,14 @@ func AssembleHeld(def *Definition, s *provenance.Store, items []Item) ([]byte, [
 		if def.field(it.Kind) == nil {
 			return nil, nil, fmt.Errorf("template %s has no field for %s items", def.Template, it.Kind)
 		}
-		if it.Kind == KindEvidence && it.Ref.SourceID == "" {
+		if it.Kind == provenance.KindEvidence && it.Ref.SourceID == "" {
 			return nil, nil, fmt.Errorf("evidence item %s from %s has no address to cite", short(it.Key), it.Source)
 		}
 	}
 	// ofKind lists the items of kind k, in the order given, reusing one
 	// buffer: each list is used before the next is made.
-	buf := make([]*Item, 0, len(items))
-	ofKind := func(k Kind) []*Item {
+	buf := make([]*provenance.Item, 0, len(items))
+	ofKind := func(k provenance.Kind) []*provenance.Item {
 		buf = buf[:0]
 		for i := range items {
 			if items[i].Kind == k {
@@ -51,15 +51,15 @@ func AssembleHeld(def *Definition, s *provenance.Store, items []Item) ([]byte, [
 		}
 		return buf
 	}
-	for _, k := range []Kind{KindInstruction, KindExample, KindQuestion} {
-		if n := len(ofKind(k)); n == 0 || (k != KindInstruction && n > 1) {
+	for _, k := range []provenance.Kind{provenance.KindInstruction, provenance.KindExample, provenance.KindQuestion} {
+		if n := len(ofKind(k)); n == 0 || (k != provenance.KindInstruction && n > 1) {
 			return nil, nil, fmt.Errorf("a contract needs exactly one %s item, got %d", k, n)
 		}
 	}
 	// The scope is written from its parsed form, never from the text as
 	// given, so a scope item cannot add anything but subjects and dates.
-	if f := def.field(KindScope); f != nil {
-		list := ofKind(KindScope)
+	if f := def.field(provenance.KindScope); f != nil {
+		list := ofKind(provenance.KindScope)
 		if n := len(list); n > 1 || (f.Required && n == 0) {
 			return nil, nil, fmt.Errorf("a contract needs exactly one scope item, got %d", n)
 		}
@@ -76,13 +76,13 @@ func AssembleHeld(def *Definition, s *provenance.Store, items []Item) ([]byte, [
 	}
 	b := make([]byte, 0, size+size/16) // escapes take a little more
 	spans := make([]budget.Span, 0, len(items))
-	mark := func(k Kind, label string, start int) {
+	mark := func(k provenance.Kind, label string, start int) {
 		spans = append(spans, budget.Span{Kind: budget.Kind(k), Label: label, Start: start, End: len(b)})
 	}
 	b = append(b, '{')
 	first := true
 	for _, f := range def.Fields {
-		k := Kind(f.ContextType)
+		k := provenance.Kind(f.ContextType)
 		list := ofKind(k)
 		if f.ContextType != constantType && !f.Required && len(list) == 0 {
 			continue
@@ -96,7 +96,7 @@ func AssembleHeld(def *Definition, s *provenance.Store, items []Item) ([]byte, [
 		switch {
 		case f.ContextType == constantType:
 			b = appendString(b, def.Template)
-		case k == KindInstruction:
+		case k == provenance.KindInstruction:
 			start := len(b)
 			texts := make([]string, len(list))
 			for i, it := range list {
@@ -104,7 +104,7 @@ func AssembleHeld(def *Definition, s *provenance.Store, items []Item) ([]byte, [
 			}
 			b = appendString(b, strings.Join(texts, "\n\n"))
 			mark(k, "", start)
-		case k == KindExample:
+		case k == provenance.KindExample:
 			start := len(b)
 			ex := list[0].Example
 			b = append(b, `{"question":`...)
@@ -113,11 +113,11 @@ func AssembleHeld(def *Definition, s *provenance.Store, items []Item) ([]byte, [
 			b = appendString(b, ex.Answer)
 			b = append(b, '}')
 			mark(k, "", start)
-		case k == KindQuestion:
+		case k == provenance.KindQuestion:
 			start := len(b)
 			b = appendString(b, list[0].Text)
 			mark(k, "", start)
-		case k == KindScope:
+		case k == provenance.KindScope:
 			start := len(b)
 			b = append(b, list[0].Text...) // checked by ParseScope above
 			mark(k, "", start)
@@ -129,7 +129,7 @@ func AssembleHeld(def *Definition, s *provenance.Store, items []Item) ([]byte, [
 				}
 				start := len(b)
 				label := it.Source
-				if k == KindEvidence {
+				if k == provenance.KindEvidence {
 					b = appendEvidence(b, *it)
 					label = it.Ref.Address()
 				} else {
@@ -149,9 +149,9 @@ func AssembleHeld(def *Definition, s *provenance.Store, items []Item) ([]byte, [
 // items must be candidates (as NewItem, NewExample and NewEvidence make
 // them); a refusal is returned as the *provenance.Error. Use AssembleHeld
 // with the store that holds them to assemble items made by transforms.
-func Assemble(def *Definition, items []Item) ([]byte, []budget.Span, error) {
+func Assemble(def *Definition, items []provenance.Item) ([]byte, []budget.Span, error) {
 	s := provenance.NewStore(nil)
-	held := make([]Item, len(items))
+	held := make([]provenance.Item, len(items))
 	for i, it := range items {
 		h, err := s.Add(it)
 		if err != nil {
@@ -162,7 +162,7 @@ func Assemble(def *Definition, items []Item) ([]byte, []budget.Span, error) {
 	return AssembleHeld(def, s, held)
 }
 
-func appendEvidence(b []byte, it Item) []byte {
+func appendEvidence(b []byte, it provenance.Item) []byte {
 	b = append(b, `{"source_id":`...)
 	b = appendString(b, it.Ref.SourceID)
 	b = append(b, `,"version":`...)
@@ -192,7 +192,7 @@ func appendEvidence(b []byte, it Item) []byte {
 }
 
 // appendTextItem writes a memory or tool output item with its source.
-func appendTextItem(b []byte, it Item) []byte {
+func appendTextItem(b []byte, it provenance.Item) []byte {
 	b = append(b, `{"source":`...)
 	b = appendString(b, it.Source)
 	b = append(b, `,"text":`...)

@@ -30,7 +30,7 @@ type Request struct {
 	// instruction, memory or tool_output, registered in the order given
 	// after the contract's own instruction, example, selected evidence and
 	// question. Extra instructions are joined to the contract's instruction.
-	Items []Item
+	Items []provenance.Item
 	// Promote transforms items by their index in Items, in order. Several
 	// promotions of one index chain: each starts from the item the previous
 	// one made. The contract carries each item in its last form; the earlier
@@ -41,8 +41,8 @@ type Request struct {
 // Promotion asks for Items[Item] to be transformed to type To, through the
 // policy's transition and its validators.
 type Promotion struct {
-	Item int  `json:"item"`
-	To   Kind `json:"to"`
+	Item int             `json:"item"`
+	To   provenance.Kind `json:"to"`
 }
 
 // Builder builds contracts from one corpus with one definition, counter
@@ -68,7 +68,7 @@ type Result struct {
 	Selection selector.Selection
 	// Items are the items in the contract, in the order they were given to
 	// the assembler.
-	Items  []Item
+	Items  []provenance.Item
 	Budget budget.Report
 	// Store holds every item of the build, including the forms promoted
 	// items were transformed from, and its history.
@@ -150,9 +150,9 @@ func (b *Builder) BuildInto(ctx context.Context, s *provenance.Store, req Reques
 		}
 		return &Result{Lang: lang, Selection: sel, Store: s}, fmt.Errorf("%s: %w", what, err)
 	}
-	items := make([]Item, 0, 4+len(evidence)+len(req.Items))
-	var extras []Item
-	add := func(c Item) error {
+	items := make([]provenance.Item, 0, 4+len(evidence)+len(req.Items))
+	var extras []provenance.Item
+	add := func(c provenance.Item) error {
 		it, err := s.AddContext(ctx, c)
 		if err == nil {
 			items = append(items, it)
@@ -161,10 +161,10 @@ func (b *Builder) BuildInto(ctx context.Context, s *provenance.Store, req Reques
 	}
 	// The store computes the content IDs of candidates without one, so
 	// the build's own items leave them out rather than compute them twice.
-	if err := add(Item{Kind: KindInstruction, Source: provenance.SourceSystem, Text: content.Instruction}); err != nil {
+	if err := add(provenance.Item{Kind: provenance.KindInstruction, Source: provenance.SourceSystem, Text: content.Instruction}); err != nil {
 		return refused("the instruction", err)
 	}
-	if err := add(Item{Kind: KindExample, Source: provenance.SourceSystem, Text: provenance.ExampleText(content.Example), Example: content.Example}); err != nil {
+	if err := add(provenance.Item{Kind: provenance.KindExample, Source: provenance.SourceSystem, Text: provenance.ExampleText(content.Example), Example: content.Example}); err != nil {
 		return refused("the example", err)
 	}
 	for _, c := range evidence {
@@ -172,12 +172,12 @@ func (b *Builder) BuildInto(ctx context.Context, s *provenance.Store, req Reques
 			return refused("evidence "+c.Ref.Address(), err)
 		}
 	}
-	if b.Definition.field(KindScope) != nil {
-		if err := add(Item{Kind: KindScope, Source: provenance.SourceUser, Text: ScopeOf(req.Query).Text()}); err != nil {
+	if b.Definition.field(provenance.KindScope) != nil {
+		if err := add(provenance.Item{Kind: provenance.KindScope, Source: provenance.SourceUser, Text: ScopeOf(req.Query).Text()}); err != nil {
 			return refused("the scope", err)
 		}
 	}
-	if err := add(Item{Kind: KindQuestion, Source: provenance.SourceUser, Text: req.Question}); err != nil {
+	if err := add(provenance.Item{Kind: provenance.KindQuestion, Source: provenance.SourceUser, Text: req.Question}); err != nil {
 		return refused("the question", err)
 	}
 	for i, c := range req.Items {
@@ -233,7 +233,7 @@ func (b *Builder) shortFit(ctx context.Context, req Request, sel selector.Select
 }
 
 // requestKinds are the types a request may add as items.
-var requestKinds = []Kind{KindInstruction, KindMemory, KindToolOutput}
+var requestKinds = []provenance.Kind{provenance.KindInstruction, provenance.KindMemory, provenance.KindToolOutput}
 
 // checkExtras refuses request items and promotions that cannot be built,
 // as ErrBadRequest; what the policy decides is left to the store.
@@ -258,9 +258,9 @@ func checkExtras(req Request) error {
 // Assemble registers items, candidates in the order given, in a new store
 // under the builder's policy, then assembles and counts them (see
 // AssembleHeld).
-func (b *Builder) Assemble(items []Item) (*Result, error) {
+func (b *Builder) Assemble(items []provenance.Item) (*Result, error) {
 	s := b.NewStore()
-	held := make([]Item, len(items))
+	held := make([]provenance.Item, len(items))
 	for i, it := range items {
 		h, err := s.Add(it)
 		if err != nil {
@@ -273,7 +273,7 @@ func (b *Builder) Assemble(items []Item) (*Result, error) {
 
 // AssembleHeld serializes items held by s and counts them against the
 // budget. Over budget, it returns the Result with a *budget.OverError.
-func (b *Builder) AssembleHeld(s *provenance.Store, items []Item) (*Result, error) {
+func (b *Builder) AssembleHeld(s *provenance.Store, items []provenance.Item) (*Result, error) {
 	// Account panics on limits out of range; a Builder made by hand
 	// rather than through Config gets an error instead.
 	if err := b.Limits.Validate(); err != nil {
@@ -291,30 +291,11 @@ func (b *Builder) AssembleHeld(s *provenance.Store, items []Item) (*Result, erro
 	return res, nil
 }
 
-// EvidenceItems quotes each source: its whole body, or with short its cite
-// ranges, one item per range, in the order given.
-func EvidenceItems(sources []*corpus.Source, short bool, now time.Time) ([]Item, error) {
-	var items []Item
-	for _, s := range sources {
-		ranges := []corpus.Range{s.Body()}
-		if short && len(s.Cite) > 0 {
-			ranges = s.Cite
-		}
-		for _, r := range ranges {
-			it, err := NewEvidence(s, r, now)
-			if err != nil {
-				return nil, err
-			}
-			items = append(items, it)
-		}
-	}
-	return items, nil
-}
-
-// evidenceCandidates is EvidenceItems without content IDs, which the
-// store computes when it registers them.
-func evidenceCandidates(c *corpus.Corpus, sources []*corpus.Source, short bool) ([]Item, error) {
-	items := make([]Item, 0, len(sources))
+// evidenceCandidates quotes each source: its whole body, or with short its
+// cite ranges, one item per range, in the order given; without content IDs,
+// which the store computes when it registers them.
+func evidenceCandidates(c *corpus.Corpus, sources []*corpus.Source, short bool) ([]provenance.Item, error) {
+	items := make([]provenance.Item, 0, len(sources))
 	for _, s := range sources {
 		ranges := []corpus.Range{s.Body()}
 		if short && len(s.Cite) > 0 {
@@ -325,7 +306,7 @@ func evidenceCandidates(c *corpus.Corpus, sources []*corpus.Source, short bool) 
 			if err != nil {
 				return nil, err
 			}
-			items = append(items, Item{Kind: KindEvidence, Source: provenance.SchemeCorpus + ":" + s.ID, Text: quote,
+			items = append(items, provenance.Item{Kind: provenance.KindEvidence, Source: provenance.SchemeCorpus + ":" + s.ID, Text: quote,
 				Ref: SourceRef(s, r)})
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/provenance"
 	"github.com/ka2/ka2/selector"
 )
 
@@ -290,12 +291,12 @@ func TestTextCannotAddFields(t *testing.T) {
 		"\u2028\u2029\x00\x1f\x7f",
 	}
 	for _, h := range hostile {
-		items := []contract.Item{
-			contract.NewItem(contract.KindInstruction, "system", "answer", noTime),
-			contract.NewExample(contract.Example{Question: "q", Answer: "a"}, noTime),
+		items := []provenance.Item{
+			provenance.NewItem(provenance.KindInstruction, "system", "answer", noTime),
+			provenance.NewExample(provenance.Example{Question: "q", Answer: "a"}, noTime),
 			evidenceItem(h),
-			contract.NewScope(contract.Scope{Subjects: []string{h}, Dates: []corpus.Date{corpus.NewDate(2026, 9, 14)}}, noTime),
-			contract.NewItem(contract.KindQuestion, "user", h, noTime),
+			contract.NewScope(contract.Scope{Subjects: []string{h}, Dates: []corpus.Date{corpus.MustDate(2026, 9, 14)}}, noTime),
+			provenance.NewItem(provenance.KindQuestion, "user", h, noTime),
 		}
 		text, _, err := contract.Assemble(contract.Default(), items)
 		if err != nil {
@@ -315,9 +316,9 @@ func TestTextCannotAddFields(t *testing.T) {
 	}
 }
 
-var noTime = contract.Item{}.Created
+var noTime = provenance.Item{}.Created
 
-func evidenceItem(quote string) contract.Item {
+func evidenceItem(quote string) provenance.Item {
 	s := &corpus.Source{ID: "x", Version: "v1", Lines: strings.Split(quote, "\n")}
 	it, err := contract.NewEvidence(s, s.Body(), noTime)
 	if err != nil {

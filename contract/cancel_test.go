@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/provenance"
 )
 
@@ -45,9 +44,9 @@ func TestBuildCancelled(t *testing.T) {
 	for k := 20; k < 300; k++ {
 		lines.WriteString(strings.Repeat("a", k) + "b\n")
 	}
-	req := typedRequest([]contract.Item{
-		cand(contract.KindToolOutput, "tool:t", lines.String()),
-		cand(contract.KindInstruction, provenance.SourceSystem, strings.Repeat("a", 1<<20)),
+	req := typedRequest([]provenance.Item{
+		cand(provenance.KindToolOutput, "tool:t", lines.String()),
+		cand(provenance.KindInstruction, provenance.SourceSystem, strings.Repeat("a", 1<<20)),
 	})
 	// An uncancelled run counts the looks at the context.
 	full := newCountdown(1<<62, context.Canceled)

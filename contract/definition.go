@@ -12,6 +12,7 @@ import (
 	"github.com/ka2/ka2"
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/internal/yamlerr"
+	"github.com/ka2/ka2/provenance"
 )
 
 // Definition is a contract template read from its definition file (such
@@ -50,8 +51,8 @@ type BudgetDefaults struct {
 
 // Content is the instruction and worked example in one language.
 type Content struct {
-	Instruction string  `yaml:"instruction"`
-	Example     Example `yaml:"example"`
+	Instruction string             `yaml:"instruction"`
+	Example     provenance.Example `yaml:"example"`
 }
 
 // constantType is the context type of the template field.
@@ -59,9 +60,9 @@ const constantType = "constant"
 
 // itemKinds are the context types a field may declare, and whether the
 // field holds a list of items (serialized as a JSON array).
-var itemKinds = map[Kind]bool{
-	KindInstruction: false, KindExample: false, KindQuestion: false, KindScope: false,
-	KindEvidence: true, KindMemory: true, KindToolOutput: true,
+var itemKinds = map[provenance.Kind]bool{
+	provenance.KindInstruction: false, provenance.KindExample: false, provenance.KindQuestion: false, provenance.KindScope: false,
+	provenance.KindEvidence: true, provenance.KindMemory: true, provenance.KindToolOutput: true,
 }
 
 // Default returns the contract definition embedded in the binary.
@@ -111,11 +112,11 @@ func (d *Definition) check() error {
 			}
 			continue
 		}
-		if _, ok := itemKinds[Kind(f.ContextType)]; !ok {
+		if _, ok := itemKinds[provenance.Kind(f.ContextType)]; !ok {
 			return fmt.Errorf("field %s: unknown context_type %q", f.Name, f.ContextType)
 		}
 	}
-	for _, k := range []Kind{KindInstruction, KindExample, KindEvidence, KindQuestion} {
+	for _, k := range []provenance.Kind{provenance.KindInstruction, provenance.KindExample, provenance.KindEvidence, provenance.KindQuestion} {
 		if d.field(k) == nil {
 			return fmt.Errorf("no field has context_type %s", k)
 		}
@@ -146,7 +147,7 @@ func (d *Definition) check() error {
 }
 
 // field returns the field holding items of kind k, or nil.
-func (d *Definition) field(k Kind) *Field {
+func (d *Definition) field(k provenance.Kind) *Field {
 	for i := range d.Fields {
 		if d.Fields[i].ContextType == string(k) {
 			return &d.Fields[i]

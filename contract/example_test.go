@@ -8,6 +8,7 @@ import (
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/provenance"
 	"github.com/ka2/ka2/selector"
 )
 
@@ -27,7 +28,7 @@ func ExampleBuilder_Build() {
 	res, err := b.Build(context.Background(), contract.Request{
 		Query: selector.Query{
 			Subjects: []string{"lodging"},
-			Dates:    []corpus.Date{corpus.NewDate(2026, time.September, 14)},
+			Dates:    []corpus.Date{corpus.MustDate(2026, time.September, 14)},
 			Lang:     "en",
 		},
 		Question: "What is the Beijing lodging limit?",
@@ -37,7 +38,7 @@ func ExampleBuilder_Build() {
 		panic(err)
 	}
 	for _, it := range res.Items {
-		if it.Kind == contract.KindEvidence {
+		if it.Kind == provenance.KindEvidence {
 			fmt.Printf("[%s] %q\n", it.Ref.Address(), it.Text)
 		}
 	}

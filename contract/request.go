@@ -46,9 +46,9 @@ type RequestFile struct {
 // RequestItem is one extra item of a request: its type (instruction,
 // memory or tool_output), its source and its exact text.
 type RequestItem struct {
-	Type   Kind   `json:"type"`
-	Source string `json:"source"`
-	Text   string `json:"text"`
+	Type   provenance.Kind `json:"type"`
+	Source string          `json:"source"`
+	Text   string          `json:"text"`
 }
 
 // SubjectList returns the subjects the request names, or nil.
@@ -61,10 +61,10 @@ func (f *RequestFile) SubjectList() []string {
 
 // Candidates returns the request's items as candidate items for
 // Request.Items.
-func (f *RequestFile) Candidates() []Item {
-	out := make([]Item, len(f.Items))
+func (f *RequestFile) Candidates() []provenance.Item {
+	out := make([]provenance.Item, len(f.Items))
 	for i, it := range f.Items {
-		out[i] = NewItem(it.Type, it.Source, it.Text, noTime)
+		out[i] = provenance.NewItem(it.Type, it.Source, it.Text, noTime)
 	}
 	return out
 }

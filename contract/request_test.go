@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/provenance"
 )
 
 func boolPtr(b bool) *bool { return &b }
@@ -34,11 +35,11 @@ func TestParseRequestFile(t *testing.T) {
 	want := &contract.RequestFile{
 		Subject: "lodging", Dates: []string{"2026-09-14"}, Question: "Is order A-104 within the limit?", Lang: "en", Short: boolPtr(true),
 		Items: []contract.RequestItem{
-			{Type: contract.KindMemory, Source: "memory:prefs", Text: "Prefers hotels near the office."},
-			{Type: contract.KindToolOutput, Source: "tool:order_lookup", Text: "Order A-104: 720 CNY, confirmed."},
-			{Type: contract.KindInstruction, Source: "system", Text: "Say whether the order is within the limit."},
+			{Type: provenance.KindMemory, Source: "memory:prefs", Text: "Prefers hotels near the office."},
+			{Type: provenance.KindToolOutput, Source: "tool:order_lookup", Text: "Order A-104: 720 CNY, confirmed."},
+			{Type: provenance.KindInstruction, Source: "system", Text: "Say whether the order is within the limit."},
 		},
-		Promote: []contract.Promotion{{Item: 1, To: contract.KindEvidence}},
+		Promote: []contract.Promotion{{Item: 1, To: provenance.KindEvidence}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("ParseRequestFile() mismatch (-want +got):\n%s", diff)
@@ -47,7 +48,7 @@ func TestParseRequestFile(t *testing.T) {
 		t.Errorf("SubjectList() mismatch (-want +got):\n%s", diff)
 	}
 	cands := got.Candidates()
-	if len(cands) != 3 || cands[1].Kind != contract.KindToolOutput || cands[1].ID != contract.ContentID(cands[1].Text) || cands[1].Key != "" {
+	if len(cands) != 3 || cands[1].Kind != provenance.KindToolOutput || cands[1].ID != provenance.ContentID(cands[1].Text) || cands[1].Key != "" {
 		t.Errorf("Candidates() = %+v", cands)
 	}
 }

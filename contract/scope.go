@@ -110,6 +110,6 @@ func (w wireScope) scope() (Scope, error) {
 
 // NewScope makes the candidate scope item, from user: the subjects and
 // dates are the asker's, as the question is.
-func NewScope(sc Scope, created time.Time) Item {
-	return NewItem(KindScope, provenance.SourceUser, sc.Text(), created)
+func NewScope(sc Scope, created time.Time) provenance.Item {
+	return provenance.NewItem(provenance.KindScope, provenance.SourceUser, sc.Text(), created)
 }

@@ -116,12 +116,12 @@ func TestParseScopeTakesOnlyItsOwnForm(t *testing.T) {
 			}
 			// The same text as a held scope item cannot be assembled.
 			s := provenance.NewStore(nil)
-			var items []contract.Item
-			for _, c := range []contract.Item{
-				contract.NewItem(contract.KindInstruction, "system", "Answer.", noTime),
-				contract.NewExample(contract.Example{Question: "q", Answer: "a"}, noTime),
-				contract.NewItem(contract.KindScope, "user", tt.text, noTime),
-				contract.NewItem(contract.KindQuestion, "user", "q?", noTime),
+			var items []provenance.Item
+			for _, c := range []provenance.Item{
+				provenance.NewItem(provenance.KindInstruction, "system", "Answer.", noTime),
+				provenance.NewExample(provenance.Example{Question: "q", Answer: "a"}, noTime),
+				provenance.NewItem(provenance.KindScope, "user", tt.text, noTime),
+				provenance.NewItem(provenance.KindQuestion, "user", "q?", noTime),
 			} {
 				it, err := s.Add(c)
 				if err != nil {

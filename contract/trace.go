@@ -66,15 +66,15 @@ type TraceRequest struct {
 
 // TraceRequestItem is one extra item of the request.
 type TraceRequestItem struct {
-	Type   Kind   `json:"type"`
-	Source string `json:"source"`
-	Text   string `json:"text"`
+	Type   provenance.Kind `json:"type"`
+	Source string          `json:"source"`
+	Text   string          `json:"text"`
 }
 
 // TraceItem is one item of the build's store.
 type TraceItem struct {
-	Kind   Kind   `json:"kind"`
-	Source string `json:"source"`
+	Kind   provenance.Kind `json:"kind"`
+	Source string          `json:"source"`
 	// ID is the content ID; Item the item's key, which DerivedFrom names.
 	ID          string `json:"id"`
 	Item        string `json:"item"`
@@ -129,7 +129,7 @@ func NewTrace(version, location string, b *Builder, req Request, res *Result, de
 	t.Items = []TraceItem{}
 	for _, it := range all {
 		ti := TraceItem{Kind: it.Kind, Source: it.Source, ID: it.ID, Item: it.Key, DerivedFrom: it.DerivedFrom, InContract: inContract[it.Key]}
-		if it.Kind == KindEvidence {
+		if it.Kind == provenance.KindEvidence {
 			ti.Address = it.Ref.Address()
 		}
 		t.Items = append(t.Items, ti)

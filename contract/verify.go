@@ -59,14 +59,14 @@ func (v Verification) OK() bool { return len(v.Problems) == 0 }
 
 // wire is the serialized contract, read back.
 type wire struct {
-	Template    string         `json:"template"`
-	Instruction string         `json:"instruction"`
-	Example     Example        `json:"example"`
-	Memory      []wireText     `json:"memory"`
-	Evidence    []wireEvidence `json:"evidence"`
-	ToolOutput  []wireText     `json:"tool_output"`
-	Scope       *wireScope     `json:"scope"`
-	Question    string         `json:"question"`
+	Template    string             `json:"template"`
+	Instruction string             `json:"instruction"`
+	Example     provenance.Example `json:"example"`
+	Memory      []wireText         `json:"memory"`
+	Evidence    []wireEvidence     `json:"evidence"`
+	ToolOutput  []wireText         `json:"tool_output"`
+	Scope       *wireScope         `json:"scope"`
+	Question    string             `json:"question"`
 }
 
 // wireText is a memory or tool_output record.
@@ -154,8 +154,8 @@ func (b *Builder) Verify(data []byte, lang string) Verification {
 		for _, u := range schemaErrors(err) {
 			add("schema", u.where, "%s", u.msg)
 		}
-		if m, ok := inst.(map[string]any); ok && b.Definition.field(KindScope) != nil {
-			if _, has := m[b.Definition.field(KindScope).Name]; !has {
+		if m, ok := inst.(map[string]any); ok && b.Definition.field(provenance.KindScope) != nil {
+			if _, has := m[b.Definition.field(provenance.KindScope).Name]; !has {
 				add("scope", "/scope", "the contract has no scope (the subjects and dates asked), so its selection cannot be checked; contracts from before scope was added must be rebuilt")
 			}
 		}
@@ -214,28 +214,28 @@ func (b *Builder) Verify(data []byte, lang string) Verification {
 		add("provenance", where, "%v", err)
 		registered = false
 	}
-	reg := func(where string, c Item) (Item, bool) {
+	reg := func(where string, c provenance.Item) (provenance.Item, bool) {
 		it, err := st.Add(c)
 		if err != nil {
 			refuse(where, err)
-			return Item{}, false
+			return provenance.Item{}, false
 		}
 		return it, true
 	}
 	// derive registers text from source as the type the source may
 	// register, then transforms it along the policy's route to type to.
-	derive := func(where, source, text string, to Kind) (Item, bool) {
+	derive := func(where, source, text string, to provenance.Kind) (provenance.Item, bool) {
 		if err := provenance.CheckSource(source); err != nil {
 			refuse(where, err)
-			return Item{}, false
+			return provenance.Item{}, false
 		}
 		route, ok := st.Policy().Route(source, to)
 		if !ok {
 			add("provenance", where, "source %s cannot become %s under policy %s, directly or through its transforms", source, to, st.Policy().Name())
 			registered = false
-			return Item{}, false
+			return provenance.Item{}, false
 		}
-		it, ok := reg(where, NewItem(route[0], source, text, noTime))
+		it, ok := reg(where, provenance.NewItem(route[0], source, text, noTime))
 		for _, k := range route[1:] {
 			if !ok {
 				break
@@ -250,11 +250,11 @@ func (b *Builder) Verify(data []byte, lang string) Verification {
 	}
 
 	c := b.Index.Corpus()
-	var items, later []Item
-	if it, ok := reg("/instruction", NewItem(KindInstruction, provenance.SourceSystem, baseInstruction, noTime)); ok {
+	var items, later []provenance.Item
+	if it, ok := reg("/instruction", provenance.NewItem(provenance.KindInstruction, provenance.SourceSystem, baseInstruction, noTime)); ok {
 		items = append(items, it)
 	}
-	if it, ok := reg("/example", NewExample(w.Example, noTime)); ok {
+	if it, ok := reg("/example", provenance.NewExample(w.Example, noTime)); ok {
 		items = append(items, it)
 	}
 	var prev *corpus.Source
@@ -278,7 +278,7 @@ func (b *Builder) Verify(data []byte, lang string) Verification {
 			if promoted < 0 {
 				promoted = i
 			}
-			it, ok := derive(where, e.SourceID, e.Quote, KindEvidence)
+			it, ok := derive(where, e.SourceID, e.Quote, provenance.KindEvidence)
 			if !ok {
 				continue
 			}
@@ -303,7 +303,7 @@ func (b *Builder) Verify(data []byte, lang string) Verification {
 			add("order", where, "corpus evidence %s must come before promoted output (record %d)", addr, promoted)
 			recordProblem = true
 		}
-		ref := Ref{SourceID: e.SourceID, Version: e.Version, Lines: addr.Range, Unit: e.Unit}
+		ref := provenance.Ref{SourceID: e.SourceID, Version: e.Version, Lines: addr.Range, Unit: e.Unit}
 		for _, d := range []struct {
 			key, text string
 			into      *corpus.Date
@@ -393,24 +393,24 @@ func (b *Builder) Verify(data []byte, lang string) Verification {
 					r.s.ID, selector.Decide(r.s, q).Explain())
 			}
 		}
-	case b.Definition.field(KindScope) != nil:
+	case b.Definition.field(provenance.KindScope) != nil:
 		// The schema requires the scope; a definition whose schema does
 		// not still cannot have its selection checked without it.
 		add("scope", "/scope", "the contract has no scope, so its selection cannot be checked: rebuild it with this version of ka2")
 		registered = false
 	}
-	if it, ok := reg("/question", NewItem(KindQuestion, provenance.SourceUser, w.Question, noTime)); ok {
+	if it, ok := reg("/question", provenance.NewItem(provenance.KindQuestion, provenance.SourceUser, w.Question, noTime)); ok {
 		items = append(items, it)
 	}
 	if extraInstruction != "" {
-		if it, ok := reg("/instruction", NewItem(KindInstruction, provenance.SourceSystem, extraInstruction, noTime)); ok {
+		if it, ok := reg("/instruction", provenance.NewItem(provenance.KindInstruction, provenance.SourceSystem, extraInstruction, noTime)); ok {
 			items = append(items, it)
 		}
 	}
 	for _, f := range []struct {
-		kind Kind
+		kind provenance.Kind
 		list []wireText
-	}{{KindMemory, w.Memory}, {KindToolOutput, w.ToolOutput}} {
+	}{{provenance.KindMemory, w.Memory}, {provenance.KindToolOutput, w.ToolOutput}} {
 		for i, r := range f.list {
 			where := fmt.Sprintf("/%s/%d", f.kind, i)
 			if it, ok := derive(where, r.Source, r.Text, f.kind); ok {

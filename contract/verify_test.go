@@ -9,18 +9,18 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/provenance"
 )
 
 // contractDoc is a contract read back for editing in tests.
 type contractDoc struct {
-	Template    string           `json:"template"`
-	Instruction string           `json:"instruction"`
-	Example     contract.Example `json:"example"`
-	Evidence    []record         `json:"evidence"`
-	Scope       *scopeDoc        `json:"scope,omitempty"`
-	Question    string           `json:"question"`
+	Template    string             `json:"template"`
+	Instruction string             `json:"instruction"`
+	Example     provenance.Example `json:"example"`
+	Evidence    []record           `json:"evidence"`
+	Scope       *scopeDoc          `json:"scope,omitempty"`
+	Question    string             `json:"question"`
 }
 
 type scopeDoc struct {

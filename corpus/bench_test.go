@@ -27,7 +27,7 @@ const (
 // The same arguments give the same bytes on every run.
 func benchFile(s, v int) []byte {
 	id := func(v int) string { return fmt.Sprintf("s%04d-v%03d", s, v) }
-	from := corpus.NewDate(2000, 1, 1).AddDays(60 * (v - 1))
+	from := corpus.MustDate(2000, 1, 1).AddDays(60 * (v - 1))
 	fm := []string{
 		"source_id: " + id(v),
 		fmt.Sprintf("version: v%d", v),

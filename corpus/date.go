@@ -24,12 +24,12 @@ var ErrNotCivilDate = errors.New("ka2 compares civil dates: write the date as YY
 // ErrBadDate reports text that is not a valid YYYY-MM-DD calendar date.
 var ErrBadDate = errors.New("not a calendar date: write it as YYYY-MM-DD, e.g. 2026-01-01")
 
-// NewDate returns the date y-m-d. It panics if the date does not exist; it is
+// MustDate returns the date y-m-d. It panics if the date does not exist; it is
 // meant for constants in code and tests. Use ParseDate for input.
-func NewDate(y int, m time.Month, d int) Date {
+func MustDate(y int, m time.Month, d int) Date {
 	t := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 	if t.Year() != y || t.Month() != m || t.Day() != d || y < 1 || y > 9999 {
-		panic(fmt.Sprintf("corpus.NewDate: %04d-%02d-%02d does not exist", y, m, d))
+		panic(fmt.Sprintf("corpus.MustDate: %04d-%02d-%02d does not exist", y, m, d))
 	}
 	return fromTime(t)
 }

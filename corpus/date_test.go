@@ -175,10 +175,10 @@ func TestDateZero(t *testing.T) {
 	}
 }
 
-func TestNewDate(t *testing.T) {
-	got := corpus.NewDate(2026, time.January, 1)
+func TestMustDate(t *testing.T) {
+	got := corpus.MustDate(2026, time.January, 1)
 	if want := mustDate(t, "2026-01-01"); got != want {
-		t.Errorf("NewDate(2026, January, 1) = %v, want %v", got, want)
+		t.Errorf("MustDate(2026, January, 1) = %v, want %v", got, want)
 	}
 	if got, want := got.Time(), time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC); !got.Equal(want) || got.Location() != time.UTC {
 		t.Errorf("Time() = %v, want %v", got, want)
@@ -191,10 +191,10 @@ func TestNewDate(t *testing.T) {
 		func() {
 			defer func() {
 				if recover() == nil {
-					t.Errorf("NewDate(%d, %v, %d) did not panic", bad.y, bad.m, bad.d)
+					t.Errorf("MustDate(%d, %v, %d) did not panic", bad.y, bad.m, bad.d)
 				}
 			}()
-			corpus.NewDate(bad.y, bad.m, bad.d)
+			corpus.MustDate(bad.y, bad.m, bad.d)
 		}()
 	}
 }

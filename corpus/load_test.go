@@ -105,8 +105,8 @@ func TestLoadSample(t *testing.T) {
 			what string
 			ok   bool
 		}{
-			{"travel-v1 applies from 2025-01-01 until 2026-01-01", v1.ValidFrom == corpus.NewDate(2025, 1, 1) && v1.ValidUntil == corpus.NewDate(2026, 1, 1)},
-			{"travel-v2 applies from 2026-01-01, open-ended", v2.ValidFrom == corpus.NewDate(2026, 1, 1) && v2.ValidUntil.IsZero()},
+			{"travel-v1 applies from 2025-01-01 until 2026-01-01", v1.ValidFrom == corpus.MustDate(2025, 1, 1) && v1.ValidUntil == corpus.MustDate(2026, 1, 1)},
+			{"travel-v2 applies from 2026-01-01, open-ended", v2.ValidFrom == corpus.MustDate(2026, 1, 1) && v2.ValidUntil.IsZero()},
 			{"travel-v2 supersedes travel-v1", slices.Equal(v2.Supersedes, []string{"travel-v1"})},
 			{"both travel versions are about lodging", v1.HasSubject("lodging") && v2.HasSubject("lodging")},
 			{"the rail FAQ is not about lodging", !rail.HasSubject("lodging") && rail.HasSubject("rail")},
@@ -160,7 +160,7 @@ func generated(n int) []txtar.File {
 			"source_id: " + id,
 			fmt.Sprintf("version: v%d", version),
 			"subjects: [" + subject + "]",
-			fmt.Sprintf("valid_from: %s", corpus.NewDate(2020, 1, 1).AddDays(40*version)),
+			fmt.Sprintf("valid_from: %s", corpus.MustDate(2020, 1, 1).AddDays(40*version)),
 		}
 		if lang != "" {
 			fm = append(fm, "lang: "+lang)
@@ -653,7 +653,7 @@ func TestLoadEmpty(t *testing.T) {
 func TestNew(t *testing.T) {
 	src := func(id, lang, p string) *corpus.Source {
 		return &corpus.Source{ID: id, Lang: lang, Path: p, Version: "v1", Subjects: []string{"x"},
-			ValidFrom: corpus.NewDate(2026, 1, 1), Keys: keys(map[string]corpus.Pos{"source_id": {Line: 2, Col: 1}})}
+			ValidFrom: corpus.MustDate(2026, 1, 1), Keys: keys(map[string]corpus.Pos{"source_id": {Line: 2, Col: 1}})}
 	}
 	tests := []struct {
 		name    string

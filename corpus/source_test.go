@@ -68,7 +68,7 @@ func TestParse(t *testing.T) {
 			}, "适用范围：国内出差的餐费补贴。\n每日餐费补贴为 150 元。\n无需提供票据。\n招待客户的餐费另行报销。\n"),
 			want: &corpus.Source{
 				ID: "meals-v2", Version: "2", Subjects: []string{"meals", "per-diem"},
-				ValidFrom: corpus.NewDate(2026, 3, 1), ValidUntil: corpus.NewDate(2027, 3, 1),
+				ValidFrom: corpus.MustDate(2026, 3, 1), ValidUntil: corpus.MustDate(2027, 3, 1),
 				Supersedes: []string{"meals-v1", "meals-draft"}, Lang: "zh", Unit: "元/天",
 				Cite:     []corpus.Range{{Start: 1, End: 2}, {Start: 4, End: 4}},
 				BodyLine: 12,
@@ -92,7 +92,7 @@ func TestParse(t *testing.T) {
 			}, "Park in the visitor area only.\nFees are refunded with a receipt.\n"),
 			want: &corpus.Source{
 				ID: "parking-v1", Version: "v1", Subjects: []string{"parking"},
-				ValidFrom: corpus.NewDate(2025, 5, 1), Supersedes: []string{"parking-v0"},
+				ValidFrom: corpus.MustDate(2025, 5, 1), Supersedes: []string{"parking-v0"},
 				Cite:     []corpus.Range{{Start: 2, End: 2}},
 				BodyLine: 9,
 				Lines:    []string{"Park in the visitor area only.", "Fees are refunded with a receipt."},
@@ -117,7 +117,7 @@ func TestParse(t *testing.T) {
 			}, "Take a licensed taxi and keep the printed receipt.\n"),
 			want: &corpus.Source{
 				ID: "taxi-v1", Version: "2.10", Subjects: []string{"taxi", "airport-transfer"},
-				ValidFrom: corpus.NewDate(2026, 1, 1), Lang: "en",
+				ValidFrom: corpus.MustDate(2026, 1, 1), Lang: "en",
 				BodyLine: 12,
 				Lines:    []string{"Take a licensed taxi and keep the printed receipt."},
 				Keys: keys(map[string]corpus.Pos{
@@ -165,7 +165,7 @@ func TestParse(t *testing.T) {
 // hotelSource is what Parse gives for the hotel front matter.
 func hotelSource(bodyLine int, lines []string) *corpus.Source {
 	return &corpus.Source{
-		ID: "hotel-v1", Version: "v1", Subjects: []string{"lodging"}, ValidFrom: corpus.NewDate(2026, 1, 1),
+		ID: "hotel-v1", Version: "v1", Subjects: []string{"lodging"}, ValidFrom: corpus.MustDate(2026, 1, 1),
 		BodyLine: bodyLine, Lines: lines,
 		Keys: keys(map[string]corpus.Pos{
 			"source_id": {Line: 2, Col: 1}, "version": {Line: 3, Col: 1}, "subjects": {Line: 4, Col: 1}, "valid_from": {Line: 5, Col: 1},
@@ -700,8 +700,8 @@ func TestQuote(t *testing.T) {
 }
 
 func TestSourceAppliesOn(t *testing.T) {
-	v1 := &corpus.Source{ValidFrom: corpus.NewDate(2025, 1, 1), ValidUntil: corpus.NewDate(2026, 1, 1)}
-	v2 := &corpus.Source{ValidFrom: corpus.NewDate(2026, 1, 1)}
+	v1 := &corpus.Source{ValidFrom: corpus.MustDate(2025, 1, 1), ValidUntil: corpus.MustDate(2026, 1, 1)}
+	v2 := &corpus.Source{ValidFrom: corpus.MustDate(2026, 1, 1)}
 	tests := []struct {
 		date       string
 		wantV1     bool

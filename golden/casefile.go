@@ -48,7 +48,7 @@ type Case struct {
 	Config contract.Config
 	Expect Expect
 
-	// Golden is the path of the case's golden file (see GoldenPath).
+	// Golden is the path of the case's golden file (see Path).
 	Golden string
 
 	key     string              // shard key: the file's path below its root, NUL, the name
@@ -123,11 +123,11 @@ var digits = regexp.MustCompile(`^[-+]?[0-9]+$`)
 // maxNameLen keeps golden file names well within file-system limits.
 const maxNameLen = 120
 
-// GoldenPath returns where the golden file of case name in case file file
+// Path returns where the golden file of case name in case file file
 // lives: beside the case file, in testdata/golden/STEM/NAME.golden, where
 // STEM is the case file's name without ".yaml" — the layout goldie uses for
 // Go tests, so the same habits (and -update) apply.
-func GoldenPath(file, name string) string {
+func Path(file, name string) string {
 	file = filepath.ToSlash(file)
 	dir, base := path.Split(file)
 	stem := strings.TrimSuffix(base, ".yaml")
@@ -357,7 +357,7 @@ func (p *fileParser) parseCase(item *yaml.Node, defaults map[string]*yaml.Node) 
 	if len(p.errs) > before {
 		return nil
 	}
-	c.Golden = GoldenPath(p.path, c.Name)
+	c.Golden = Path(p.path, c.Name)
 	c.key = p.path + "\x00" + c.Name
 	return c
 }

@@ -32,7 +32,7 @@
 // # Goldens
 //
 // The golden of case NAME in DIR/FILE.yaml is
-// DIR/testdata/golden/FILE/NAME.golden (GoldenPath), the layout goldie uses
+// DIR/testdata/golden/FILE/NAME.golden (Path), the layout goldie uses
 // for Go tests. It holds exactly what `ka2 build` prints for the case: the
 // contract and a newline, or for a failed build the error as
 // `ka2 build --error-format json` prints it (kind, message, and for

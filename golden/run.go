@@ -274,4 +274,4 @@ func outcomeName(k ErrorKind) string {
 }
 
 // goldenDirOf returns the folder that holds a case file's goldens.
-func goldenDirOf(file string) string { return path.Dir(GoldenPath(file, "x")) }
+func goldenDirOf(file string) string { return path.Dir(Path(file, "x")) }

@@ -53,7 +53,7 @@ func TestSampleCases(t *testing.T) {
 
 func readGolden(t *testing.T, file, name string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.FromSlash(golden.GoldenPath(path.Join(sampleCases, file), name)))
+	data, err := os.ReadFile(filepath.FromSlash(golden.Path(path.Join(sampleCases, file), name)))
 	if err != nil {
 		t.Fatal(err)
 	}

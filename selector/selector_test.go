@@ -196,7 +196,7 @@ func TestBadQuery(t *testing.T) {
 // random corpora with overlapping intervals.
 func TestIndexAgreesWithScan(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	base := corpus.NewDate(2020, time.January, 1)
+	base := corpus.MustDate(2020, time.January, 1)
 	for round := 0; round < 50; round++ {
 		var sources []*corpus.Source
 		for i := 0; i < 40; i++ {

@@ -20,6 +20,7 @@ import (
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/provenance"
 	"github.com/ka2/ka2/selector"
 )
 
@@ -289,7 +290,7 @@ func (s *Server) serveContract(w http.ResponseWriter, r *http.Request, snap *Sna
 		if res.JSON != nil {
 			n := 0
 			for _, it := range res.Items {
-				if it.Kind == contract.KindEvidence {
+				if it.Kind == provenance.KindEvidence {
 					n++
 				}
 			}

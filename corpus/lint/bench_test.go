@@ -101,7 +101,7 @@ func benchFile(s, v int, lang string, broken bool) string {
 func BenchmarkLint(b *testing.B) {
 	dir := generatedCorpus(b)
 	fsys := os.DirFS(dir)
-	opts := Options{Today: corpus.NewDate(2026, 9, 14)}
+	opts := Options{Today: corpus.MustDate(2026, 9, 14)}
 	var rep Report
 	b.ResetTimer()
 	for b.Loop() {
@@ -121,7 +121,7 @@ func BenchmarkLint(b *testing.B) {
 // BenchmarkLintSample lints the embedded sample corpus: the cost of one
 // small run, dominated by fixed work per file.
 func BenchmarkLintSample(b *testing.B) {
-	opts := Options{Today: corpus.NewDate(2026, 9, 14)}
+	opts := Options{Today: corpus.MustDate(2026, 9, 14)}
 	for b.Loop() {
 		if _, err := Run(context.Background(), corpus.Sample(), opts); err != nil {
 			b.Fatal(err)

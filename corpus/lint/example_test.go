@@ -36,7 +36,7 @@ Effective from 2026-07-01.
 The daily meal allowance is 120.
 `)},
 	}
-	rep, err := lint.Run(context.Background(), fsys, lint.Options{Today: corpus.NewDate(2026, 5, 1)})
+	rep, err := lint.Run(context.Background(), fsys, lint.Options{Today: corpus.MustDate(2026, 5, 1)})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -53,7 +53,7 @@ func FuzzLint(f *testing.F) {
 		}
 		fsys["fuzz.md"] = &fstest.MapFile{Data: data}
 		fsys["copy/fuzz.md"] = &fstest.MapFile{Data: data}
-		opts := Options{Today: corpus.NewDate(2026, 9, 14)}
+		opts := Options{Today: corpus.MustDate(2026, 9, 14)}
 		rep, err := Run(context.Background(), fsys, opts)
 		if err != nil {
 			t.Fatalf("Run() error: %v", err)

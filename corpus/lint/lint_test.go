@@ -25,7 +25,7 @@ import (
 
 // fixtureToday is the --today of every fixture run: the worked example's
 // question date.
-var fixtureToday = corpus.NewDate(2026, 9, 14)
+var fixtureToday = corpus.MustDate(2026, 9, 14)
 
 // lintFixtures lints testdata/corpus, the fixture corpus: one folder per
 // rule, named by its ID. In each folder, files named bad* must be reported
