@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
-	"time"
 
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/corpus"
@@ -162,45 +162,31 @@ func LoadDefinition(file string) (*Definition, error) {
 }
 
 // LoadCorpus reads the corpus in folder dir, or the embedded sample when dir
-// is "". Links are resolved inside the folder only, and
-// problems name files as a person would type them: dir joined with the path
-// inside it.
+// is "". Links are resolved inside the folder only, and problems name files
+// as a person would type them: dir joined with the path inside it.
 func LoadCorpus(dir string) (*corpus.Corpus, error) {
-	return ReloadCorpus(dir, nil, time.Time{})
+	return LoadCorpusWith(dir, corpus.Load)
 }
 
 // LoadCorpusContext is LoadCorpus, stopping early once ctx is done (see
 // corpus.LoadContext); it then returns ctx.Err() and no corpus.
 func LoadCorpusContext(ctx context.Context, dir string) (*corpus.Corpus, error) {
-	if dir == "" {
-		return corpus.LoadContext(ctx, corpus.Sample())
-	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, &ConfigError{SettingCorpus, fmt.Errorf("open corpus: %w; check the --corpus folder", err)}
-	}
-	defer root.Close()
-	corp, err := corpus.LoadContext(ctx, root.FS())
-	if err != nil {
-		return nil, corpusError(dir, err)
-	}
-	return corp, nil
+	return LoadCorpusWith(dir, func(fsys fs.FS) (*corpus.Corpus, error) { return corpus.LoadContext(ctx, fsys) })
 }
 
-// ReloadCorpus loads the corpus in folder dir as LoadCorpus does, reusing
-// what prev parsed from files that have not changed since (see
-// corpus.LoadReusing for prev and cutoff). The embedded sample is loaded
-// whole.
-func ReloadCorpus(dir string, prev *corpus.Corpus, cutoff time.Time) (*corpus.Corpus, error) {
+// LoadCorpusWith is LoadCorpus, reading the files with load: a server
+// passes a load that reuses what it read before. It is the one place that
+// opens a corpus folder and names the files of its problems.
+func LoadCorpusWith(dir string, load func(fs.FS) (*corpus.Corpus, error)) (*corpus.Corpus, error) {
 	if dir == "" {
-		return corpus.Load(corpus.Sample())
+		return load(corpus.Sample())
 	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, &ConfigError{SettingCorpus, fmt.Errorf("open corpus: %w; check the --corpus folder", err)}
 	}
 	defer root.Close()
-	corp, err := corpus.LoadReusing(root.FS(), prev, cutoff)
+	corp, err := load(root.FS())
 	if err != nil {
 		return nil, corpusError(dir, err)
 	}

@@ -1,17 +1,14 @@
 package corpus_test
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/ka2/ka2/corpus"
-	"github.com/ka2/ka2/selector"
 )
 
 // The benchmark corpus: benchSubjects subjects, each with benchVersions
@@ -170,51 +167,5 @@ func TestBenchFile(t *testing.T) {
 	}
 	if _, err := corpus.New(sources); err != nil {
 		t.Error(err)
-	}
-}
-
-// BenchmarkLoadChanged reloads the benchmark corpus after one file changed,
-// told its path, as the service does on a file event: with the index
-// updated (selector.UpdateIndex), it is the whole cost of such a reload.
-func BenchmarkLoadChanged(b *testing.B) {
-	dir, _ := benchCorpusDir(b)
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer root.Close()
-	c, err := corpus.Load(root.FS())
-	if err != nil {
-		b.Fatal(err)
-	}
-	const name = "subject-0000/v001.md"
-	orig := benchFile(0, 1)
-	defer os.WriteFile(filepath.Join(dir, name), orig, 0o644)
-	for _, index := range []bool{false, true} {
-		b.Run(fmt.Sprint("index=", index), func(b *testing.B) {
-			ix := selector.NewIndex(c)
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				b.StopTimer()
-				i++
-				data := bytes.Replace(orig, []byte("\n---\n"), fmt.Appendf(nil, "\n---\nEdit %d.\n", i), 1)
-				if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-					b.Fatal(err)
-				}
-				b.StartTimer()
-				next, err := corpus.LoadChanged(root.FS(), c, []string{name}, time.Time{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				if next.Digest == c.Digest {
-					b.Fatal("the change did not change the digest")
-				}
-				if index {
-					ix = selector.UpdateIndex(ix, next)
-				}
-				c = next
-			}
-		})
 	}
 }

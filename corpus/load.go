@@ -14,7 +14,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/ka2/ka2/internal/inputfile"
 )
@@ -32,11 +31,8 @@ type Corpus struct {
 	// piece of their file (no CRLF), that piece, so Quote slices it
 	// instead of joining lines.
 	bodies map[*Source]string
-	// files records, by path, each file's status when it was read and the
-	// source parsed from it, for LoadReusing and LoadChanged.
-	files map[string]fileRecord
 	// byPath is Sources in path order (bytewise), which the digest covers
-	// and LoadChanged merges changes into.
+	// and Update merges changes into.
 	byPath []*Source
 }
 
@@ -58,44 +54,34 @@ type Corpus struct {
 // Every problem means all of them in one run: a duplicate source_id among
 // the files that parsed is reported alongside the files that did not.
 func Load(fsys fs.FS) (*Corpus, error) {
-	return load(context.Background(), fsys, nil, time.Time{})
+	return load(context.Background(), fsys, nil, nil)
 }
 
 // LoadContext is Load, stopping early once ctx is done: no file is read
 // after that, and LoadContext returns ctx.Err() and no corpus.
 func LoadContext(ctx context.Context, fsys fs.FS) (*Corpus, error) {
-	return load(ctx, fsys, nil, time.Time{})
+	return load(ctx, fsys, nil, nil)
 }
 
-// LoadReusing loads like Load, but does not read again a file that prev
-// read, when its status (size, modification time, mode, and where the
-// platform reports them its inode and change time) is the same as then
-// and it last changed before cutoff: prev's parsed source is reused. The
-// result is the corpus Load would return as long as every file that
-// changed since prev was loaded got a new status — which a write always
-// gives it, unless it happened within the file system's timestamp
-// granularity of the moment prev read the file. Pass as cutoff the time
-// prev's load started, less a margin wider than that granularity (a
-// second), so that files changed around then are always read. Symbolic
-// links are always followed and read again. A nil prev reads everything.
-func LoadReusing(fsys fs.FS, prev *Corpus, cutoff time.Time) (*Corpus, error) {
-	return load(context.Background(), fsys, prev, cutoff)
+// Reload loads like LoadContext, but takes prev's source for a file,
+// without reading the file again, when keep reports that the file did not
+// change since prev read it. keep is called once for every file the walk
+// lists (concurrently, from several goroutines), with the walk's entry for
+// it: nil for a file reached through a linked folder. What keep decides
+// on — a file's status, a clock — is the caller's: a server that reloads
+// a corpus it watches knows when a file may have changed. A nil prev or
+// keep reads everything.
+func Reload(ctx context.Context, fsys fs.FS, prev *Corpus, keep func(path string, d fs.DirEntry) bool) (*Corpus, error) {
+	return load(ctx, fsys, prev, keep)
 }
 
-// fileRecord is what a load knew about one file.
-type fileRecord struct {
-	stat fileStat
-	src  *Source
-}
-
-func load(ctx context.Context, fsys fs.FS, prev *Corpus, cutoff time.Time) (*Corpus, error) {
+func load(ctx context.Context, fsys fs.FS, prev *Corpus, keep func(string, fs.DirEntry) bool) (*Corpus, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	paths, entries, errs := files(fsys)
 	sources := make([]*Source, len(paths))
 	bodies := make([]string, len(paths))
-	stats := make([]fileStat, len(paths))
 	perFile := make([]diag.List, len(paths))
 
 	var wg sync.WaitGroup
@@ -106,11 +92,13 @@ func load(ctx context.Context, fsys fs.FS, prev *Corpus, cutoff time.Time) (*Cor
 				if ctx.Err() != nil {
 					continue // stopped: drain the queue without reading
 				}
-				if rec, ok := prev.reusable(paths[i], entries[i], cutoff); ok {
-					sources[i], bodies[i], stats[i] = rec.src, prev.bodies[rec.src], rec.stat
-					continue
+				if keep != nil && keep(paths[i], entries[i]) {
+					if src := prev.at(paths[i]); src != nil {
+						sources[i], bodies[i] = src, prev.bodies[src]
+						continue
+					}
 				}
-				sources[i], bodies[i], stats[i], perFile[i] = loadFile(fsys, paths[i])
+				sources[i], bodies[i], perFile[i] = loadFile(fsys, paths[i])
 			}
 		})
 	}
@@ -148,56 +136,24 @@ func load(ctx context.Context, fsys fs.FS, prev *Corpus, cutoff time.Time) (*Cor
 		return nil, errs.Err()
 	}
 	c.bodies = make(map[*Source]string, len(sources))
-	c.files = make(map[string]fileRecord, len(sources))
 	for i, src := range sources {
 		if bodies[i] != "" {
 			c.bodies[src] = bodies[i]
-		}
-		if stats[i] != (fileStat{}) {
-			c.files[paths[i]] = fileRecord{stat: stats[i], src: src}
 		}
 	}
 	return c, nil
 }
 
-// reusable returns what c knows of the file at p when the file has not
-// changed since c read it (see LoadReusing).
-func (c *Corpus) reusable(p string, d fs.DirEntry, cutoff time.Time) (fileRecord, bool) {
-	if c == nil || d == nil || !d.Type().IsRegular() {
-		return fileRecord{}, false
+// at returns the source c read from the file at p, or nil.
+func (c *Corpus) at(p string) *Source {
+	if c == nil {
+		return nil
 	}
-	rec, ok := c.files[p]
+	i, ok := slices.BinarySearchFunc(c.byPath, p, func(s *Source, p string) int { return strings.Compare(s.Path, p) })
 	if !ok {
-		return fileRecord{}, false
+		return nil
 	}
-	info, err := d.Info() // the walk's lstat, where it made one
-	if err != nil || !info.Mode().IsRegular() {
-		return fileRecord{}, false
-	}
-	st := statOf(info)
-	if st != rec.stat || !st.changed().Before(cutoff) {
-		return fileRecord{}, false
-	}
-	return rec, true
-}
-
-// fileStat is the status of a file that tells whether it changed.
-type fileStat struct {
-	size         int64
-	mode         fs.FileMode
-	mtime, ctime int64 // Unix nanoseconds; ctime 0 where unknown
-	ino          uint64
-}
-
-func statOf(info fs.FileInfo) fileStat {
-	st := fileStat{size: info.Size(), mode: info.Mode(), mtime: info.ModTime().UnixNano()}
-	st.ino, st.ctime = sysStat(info)
-	return st
-}
-
-// changed is when the file last changed, as far as its status tells.
-func (st fileStat) changed() time.Time {
-	return time.Unix(0, max(st.mtime, st.ctime))
+	return c.byPath[i]
 }
 
 // Quote returns the lines r of s joined by "\n", as s.Quote does, without
@@ -303,7 +259,7 @@ func Files(fsys fs.FS) ([]string, diag.List) {
 }
 
 // files is Files, with the directory entry of each path: nil for a file
-// reached through a linked folder, which a reload always reads again.
+// reached through a linked folder (see Reload).
 func files(fsys fs.FS) ([]string, []fs.DirEntry, diag.List) {
 	w := &walker{fsys: fsys, followed: map[string]string{}}
 	w.walk(".", ".")
@@ -497,35 +453,23 @@ func resolveLinks(fsys fs.ReadLinkFS, p string) (string, error) {
 	return cur, nil
 }
 
-// loadFile reads and parses the file at p. It returns the source, its
-// body when that is a piece of the file, and the file's status as it was
-// when it was opened (zero when unknown).
-func loadFile(fsys fs.FS, p string) (*Source, string, fileStat, diag.List) {
-	data, st, err := readFile(fsys, p)
+// loadFile reads and parses the file at p. It returns the source and its
+// body when that is a piece of the file.
+//
+// Only a regular file of at most inputfile.MaxSize bytes is read: a named
+// pipe would block the load for good, and a device could fill the memory.
+func loadFile(fsys fs.FS, p string) (*Source, string, diag.List) {
+	data, _, err := inputfile.ReadFS(fsys, p, inputfile.MaxSize)
 	if err != nil {
-		return nil, "", fileStat{}, diag.List{unreadable(p, err)}
+		return nil, "", diag.List{unreadable(p, err)}
 	}
 	s, text, err := parse(p, data, true) // data is not used again
 	if err != nil {
 		var l diag.List
 		errors.As(err, &l)
-		return nil, "", fileStat{}, l
+		return nil, "", l
 	}
-	return s, text, st, nil
-}
-
-// readFile reads the file at p, as fs.ReadFile does, and its status from
-// the open file, taken before reading: a change after that gives the file
-// a new status, so LoadReusing reads it again.
-//
-// Only a regular file of at most inputfile.MaxSize bytes is read: a named
-// pipe would block the load for good, and a device could fill the memory.
-func readFile(fsys fs.FS, p string) ([]byte, fileStat, error) {
-	buf, info, err := inputfile.ReadFS(fsys, p, inputfile.MaxSize)
-	if err != nil {
-		return nil, fileStat{}, err
-	}
-	return buf, statOf(info), nil
+	return s, text, nil
 }
 
 // unreadable is the problem for a policy file that cannot be read.

@@ -144,7 +144,7 @@ func newTimeline(sources []*corpus.Source) *timeline {
 // an index of an earlier corpus, for the subjects of which no source was
 // added or removed: a reload that changes a few files then costs those
 // files' subjects, not the corpus. Sources are told apart by identity, as
-// corpus.LoadReusing and corpus.LoadChanged keep the unchanged ones. A nil
+// corpus.Reload and Corpus.Update keep the unchanged ones. A nil
 // prev gives NewIndex(c).
 func UpdateIndex(prev *Index, c *corpus.Corpus) *Index {
 	if prev == nil {

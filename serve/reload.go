@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ka2/ka2/internal/diag"
 	"io/fs"
 	"maps"
 	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -31,21 +29,22 @@ var ErrReloadTimeout = errors.New("reload deadline passed")
 
 // load reads and indexes the corpus beside the serving one. With prev, the
 // files that did not change since prev was loaded are not read again
-// (see corpus.LoadReusing); with changed too, only those paths are looked
-// at (see corpus.LoadChanged). Once ctx is done, every file the load has
-// not opened yet fails to open, so the load ends soon after.
+// (see loadReusing); with changed too, only those paths are looked at
+// (see loadChanged). Once ctx is done, every file the load has not opened
+// yet fails to open, so the load ends soon after.
 func (s *Server) load(ctx context.Context, prev *Snapshot, changed []string) (*Snapshot, error) {
 	start := s.now()
 	t0 := time.Now()
 	var prevCorpus *corpus.Corpus
+	var prevStats fileStats
 	var cutoff time.Time
 	if prev != nil {
-		prevCorpus, cutoff = prev.Corpus, prev.started.Add(-reuseMargin)
+		prevCorpus, prevStats, cutoff = prev.Corpus, prev.stats, prev.started.Add(-reuseMargin)
 	}
 	if changed != nil && prev == nil {
 		changed = nil
 	}
-	corp, err := loadCorpus(ctx, s.cfg.Build.Corpus, prevCorpus, changed, cutoff)
+	corp, stats, err := loadCorpus(ctx, s.cfg.Build.Corpus, prevCorpus, prevStats, changed, cutoff)
 	if err != nil {
 		return nil, err
 	}
@@ -56,39 +55,29 @@ func (s *Server) load(ctx context.Context, prev *Snapshot, changed []string) (*S
 		ix = selector.NewIndex(corp)
 	}
 	b := &contract.Builder{Definition: s.def, Index: ix, Counter: s.counter, Limits: s.limits, Policy: s.cfg.Policy}
-	return &Snapshot{Builder: b, Corpus: corp, LoadedAt: start, LoadDuration: time.Since(t0), started: t0}, nil
+	return &Snapshot{Builder: b, Corpus: corp, LoadedAt: start, LoadDuration: time.Since(t0), started: t0, stats: stats}, nil
 }
 
-// loadCorpus is contract.ReloadCorpus, through corpus.LoadChanged when
-// changed is not nil, reading through a file system that stops opening
-// files once ctx is done: the same errors, with paths from the corpus
-// folder.
-func loadCorpus(ctx context.Context, dir string, prev *corpus.Corpus, changed []string, cutoff time.Time) (*corpus.Corpus, error) {
-	if dir == "" {
-		return contract.ReloadCorpus(dir, prev, cutoff)
-	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, &contract.ConfigError{Setting: contract.SettingCorpus, Err: fmt.Errorf("open corpus: %w; check the --corpus folder", err)}
-	}
-	defer root.Close()
-	fsys := ctxFS{ctx: ctx, fsys: root.FS()}
-	var corp *corpus.Corpus
-	if changed != nil && prev != nil {
-		corp, err = corpus.LoadChanged(fsys, prev, changed, cutoff)
-	} else {
-		corp, err = corpus.LoadReusing(fsys, prev, cutoff)
-	}
-	if err != nil {
-		var list diag.List
-		if errors.As(err, &list) {
-			for _, e := range list {
-				e.Path = path.Join(filepath.ToSlash(dir), e.Path)
-			}
+// loadCorpus is contract.LoadCorpus, through loadChanged when changed is
+// not nil and loadReusing otherwise, reading through a file system that
+// stops opening files once ctx is done.
+func loadCorpus(ctx context.Context, dir string, prev *corpus.Corpus, prevStats fileStats, changed []string, cutoff time.Time) (*corpus.Corpus, fileStats, error) {
+	var stats fileStats
+	corp, err := contract.LoadCorpusWith(dir, func(root fs.FS) (*corpus.Corpus, error) {
+		fsys := ctxFS{ctx: ctx, fsys: root}
+		var c *corpus.Corpus
+		var err error
+		if changed != nil && prev != nil {
+			c, stats, err = loadChanged(fsys, prev, prevStats, changed, cutoff)
+		} else {
+			c, stats, err = loadReusing(fsys, prev, prevStats, cutoff)
 		}
-		return nil, &contract.ConfigError{Setting: contract.SettingCorpus, Err: err}
+		return c, err
+	})
+	if err != nil {
+		return nil, nil, err
 	}
-	return corp, nil
+	return corp, stats, nil
 }
 
 // ctxFS is the file system of an os.Root that fails every call once ctx
@@ -155,7 +144,7 @@ func (s *Server) swap(snap *Snapshot, st *ReloadStatus) {
 // Reload loads the corpus again, beside the serving one, and swaps it in
 // if it loaded without a problem and differs from the serving one. Files
 // whose status did not change since the serving corpus was loaded are not
-// read again (see corpus.LoadReusing); ReloadAll reads every file. The
+// read again (see loadReusing); ReloadAll reads every file. The
 // files are taken only once settled (see Config.Settle).
 //
 // On a problem the serving corpus stays, the status (see LastReload,
@@ -179,7 +168,7 @@ func (s *Server) ReloadAll(ctx context.Context, trigger string) (ReloadStatus, e
 // relative to the corpus folder), as a file watcher reports them: only
 // those files are read again (and waited on to settle), and the rest of
 // the corpus is taken from the serving one without a walk of the tree
-// (see corpus.LoadChanged, which walks anyway for a change it cannot
+// (see loadChanged, which walks anyway for a change it cannot
 // resolve, such as a folder). The paths of reloads that failed since the
 // serving corpus was loaded are read again too. With the embedded sample
 // corpus it is Reload.

@@ -126,6 +126,7 @@ type Snapshot struct {
 	LoadDuration time.Duration
 
 	started time.Time // by the real clock, for the next reload's cutoff
+	stats   fileStats // the status of each file when it was listed
 }
 
 // Digest is the corpus digest, as every response reports it.

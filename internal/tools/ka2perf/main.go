@@ -35,10 +35,10 @@ import (
 
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/contract"
-	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/internal/gencorpus"
 	"github.com/ka2/ka2/internal/loadgen"
 	"github.com/ka2/ka2/selector"
+	"github.com/ka2/ka2/serve"
 )
 
 func main() {
@@ -146,24 +146,35 @@ func load(args []string) error {
 	var times []time.Duration
 	var ix *selector.Index
 	var rssAfterFirst int64
-	var prev *corpus.Corpus
-	var prevStart time.Time
+	var srv *serve.Server // with -reuse: the service's own reload
 	for i := range *repeat {
-		if !*reuse {
-			ix, prev = nil, nil
-		}
 		runtime.GC()
 		t0 := time.Now()
-		c, err := contract.ReloadCorpus(*dir, prev, prevStart.Add(-time.Second))
-		if err != nil {
-			return err
+		switch {
+		case !*reuse:
+			c, err := contract.LoadCorpus(*dir)
+			if err != nil {
+				return err
+			}
+			ix = selector.NewIndex(c)
+		case srv == nil:
+			var err error
+			srv, err = serve.New(serve.Config{Build: contract.Config{Corpus: *dir}, Settle: -1})
+			if err != nil {
+				return err
+			}
+		default:
+			if _, err := srv.Reload(context.Background(), "ka2perf"); err != nil {
+				return err
+			}
 		}
-		if *reuse && i == 0 {
-			time.Sleep(1100 * time.Millisecond) // let the files settle past the margin
+		if srv != nil {
+			ix = srv.Snapshot().Builder.Index
 		}
-		prev, prevStart = c, t0
-		ix = selector.NewIndex(c)
 		times = append(times, time.Since(t0))
+		if *reuse && i == 0 {
+			time.Sleep(1100 * time.Millisecond) // let the files settle past the reuse margin
+		}
 		if i == 0 {
 			runtime.GC()
 			rssAfterFirst = procStatus("VmRSS")

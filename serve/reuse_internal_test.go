@@ -1,4 +1,4 @@
-package corpus_test
+package serve
 
 import (
 	"fmt"
@@ -23,17 +23,32 @@ func writePolicy(t *testing.T, dir, name, id, body string) {
 	}
 }
 
-func loadRoot(t *testing.T, dir string, prev *corpus.Corpus, cutoff time.Time) (*corpus.Corpus, error) {
+// loadedTree is a corpus and the file status its load took.
+type loadedTree struct {
+	*corpus.Corpus
+	stats fileStats
+}
+
+func loadRoot(t *testing.T, dir string, prev *loadedTree, cutoff time.Time) (*loadedTree, error) {
 	t.Helper()
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer root.Close()
-	return corpus.LoadReusing(root.FS(), prev, cutoff)
+	var c *corpus.Corpus
+	var stats fileStats
+	if prev != nil {
+		c, stats = prev.Corpus, prev.stats
+	}
+	c, stats, err = loadReusing(root.FS(), c, stats, cutoff)
+	if err != nil {
+		return nil, err
+	}
+	return &loadedTree{c, stats}, nil
 }
 
-// TestLoadReusing: a reload reuses the sources of unchanged files, reads
+// TestLoadReusing: loadReusing a reload reuses the sources of unchanged files, reads
 // changed, new and recently changed ones, drops removed ones, and always
 // gives what a fresh Load gives.
 func TestLoadReusing(t *testing.T) {
@@ -45,7 +60,7 @@ func TestLoadReusing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byID := func(c *corpus.Corpus) map[string]*corpus.Source {
+	byID := func(c *loadedTree) map[string]*corpus.Source {
 		m := map[string]*corpus.Source{}
 		for _, s := range c.Sources {
 			m[s.ID] = s
@@ -70,7 +85,7 @@ func TestLoadReusing(t *testing.T) {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(fresh.Sources, second.Sources, cmp.AllowUnexported(corpus.Date{})); diff != "" {
-		t.Errorf("LoadReusing() differs from Load() (-Load +LoadReusing):\n%s", diff)
+		t.Errorf("loadReusing() differs from Load() (-Load +loadReusing):\n%s", diff)
 	}
 	if second.Digest != fresh.Digest {
 		t.Errorf("digest %s, want %s", second.Digest, fresh.Digest)
@@ -105,6 +120,6 @@ func TestLoadReusing(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := loadRoot(t, dir, third, future); err == nil {
-		t.Error("LoadReusing() with a broken file succeeded")
+		t.Error("loadReusing() with a broken file succeeded")
 	}
 }

@@ -1,4 +1,4 @@
-package corpus_test
+package serve
 
 import (
 	"fmt"
@@ -18,7 +18,7 @@ import (
 // TestLoadChangedMatchesLoad applies random sequences of edits, adds,
 // deletes and renames of policy files (some broken, some clashing on
 // source_id, some with CRLF, some in ignored places) to a tree, and after
-// each step compares LoadChanged, told the paths that changed since the
+// each step compares loadChanged, told the paths that changed since the
 // last corpus it loaded, with a full Load of the tree: the same sources,
 // digest and quotes, or the same errors. As a server does, a failed load
 // keeps the previous corpus, and its paths are passed again next time.
@@ -90,7 +90,7 @@ func checkDeltaSequence(t *testing.T, seed uint64, steps int) {
 	for i := range 8 {
 		write(deltaNames[i], fmt.Sprintf("---\nsource_id: init%d\nversion: v1\nsubjects: [s0]\nvalid_from: 2026-01-01\n---\nRule.\n", i))
 	}
-	prev, err := corpus.Load(fsys)
+	prev, prevStats, err := loadReusing(fsys, nil, nil, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,25 +128,25 @@ func checkDeltaSequence(t *testing.T, seed uint64, steps int) {
 			pending = append(pending, name)
 		}
 		full, ferr := corpus.Load(fsys)
-		delta, derr, ok := corpus.DeltaOnly(fsys, prev, pending)
+		delta, stats, derr, ok := loadDelta(fsys, prev, prevStats, pending)
 		if !ok {
-			t.Fatalf("step %d (%v): LoadChanged would walk for plain file changes %v", step, did, pending)
+			t.Fatalf("step %d (%v): loadChanged would walk for plain file changes %v", step, did, pending)
 		}
 		if fmt.Sprint(ferr) != fmt.Sprint(derr) {
-			t.Fatalf("step %d (%v): errors differ:\nLoad:\n%v\nLoadChanged:\n%v", step, did, ferr, derr)
+			t.Fatalf("step %d (%v): errors differ:\nLoad:\n%v\nloadChanged:\n%v", step, did, ferr, derr)
 		}
 		if ferr != nil {
 			continue // prev keeps serving; pending stays to be passed again
 		}
 		compareCorpora(t, fmt.Sprintf("step %d (%v)", step, did), full, delta)
-		prev, pending = delta, nil
+		prev, prevStats, pending = delta, stats, nil
 	}
 }
 
 func compareCorpora(t *testing.T, what string, full, delta *corpus.Corpus) {
 	t.Helper()
-	if diff := cmp.Diff(full.Sources, delta.Sources, dateCmp); diff != "" {
-		t.Fatalf("%s: sources differ (-Load +LoadChanged):\n%s", what, diff)
+	if diff := cmp.Diff(full.Sources, delta.Sources, cmp.AllowUnexported(corpus.Date{})); diff != "" {
+		t.Fatalf("%s: sources differ (-Load +loadChanged):\n%s", what, diff)
 	}
 	if full.Digest != delta.Digest {
 		t.Fatalf("%s: digest %s, want %s", what, delta.Digest, full.Digest)
@@ -165,7 +165,7 @@ func compareCorpora(t *testing.T, what string, full, delta *corpus.Corpus) {
 }
 
 // TestLoadChangedFallsBack: changes the delta cannot resolve (a renamed
-// folder, the root, a link) make LoadChanged walk, and it still gives what
+// folder, the root, a link) make loadChanged walk, and it still gives what
 // Load gives.
 func TestLoadChangedFallsBack(t *testing.T) {
 	dir := t.TempDir()
@@ -177,7 +177,7 @@ func TestLoadChangedFallsBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer root.Close()
-	prev, err := corpus.Load(root.FS())
+	prev, prevStats, err := loadReusing(root.FS(), nil, nil, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,15 +189,15 @@ func TestLoadChangedFallsBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, changed := range [][]string{{"d0"}, {"moved"}, {"."}, {"link.md"}, {"d0/p0.md"}} {
-		if _, _, ok := corpus.DeltaOnly(root.FS(), prev, changed); ok {
-			t.Errorf("DeltaOnly(%v) resolved a change it cannot", changed)
+		if _, _, _, ok := loadDelta(root.FS(), prev, prevStats, changed); ok {
+			t.Errorf("loadDelta(%v) resolved a change it cannot", changed)
 		}
 	}
 	full, err := corpus.Load(root.FS())
 	if err != nil {
 		t.Fatal(err)
 	}
-	delta, err := corpus.LoadChanged(root.FS(), prev, []string{"d0", "moved"}, time.Now().Add(-time.Second))
+	delta, _, err := loadChanged(root.FS(), prev, prevStats, []string{"d0", "moved"}, time.Now().Add(-time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package corpus
+package serve
 
 import (
 	"io/fs"

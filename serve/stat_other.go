@@ -1,9 +1,9 @@
 //go:build !linux && !darwin
 
-package corpus
+package serve
 
 import "io/fs"
 
 // sysStat returns zeros: this platform's file status carries no inode or
-// change time that LoadReusing uses.
+// change time that reloads use.
 func sysStat(info fs.FileInfo) (ino uint64, ctime int64) { return 0, 0 }

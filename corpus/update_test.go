@@ -1,0 +1,186 @@
+package corpus_test
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ka2/ka2/corpus"
+)
+
+// writePolicy writes a valid policy with source_id id and the body line
+// body at name below dir.
+func writePolicy(t *testing.T, dir, name, id, body string) {
+	t.Helper()
+	data := fmt.Sprintf("---\nsource_id: %s\nversion: v1\nsubjects: [s]\nvalid_from: 2026-01-01\n---\n%s\n", id, body)
+	if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestUpdate: Update, told the paths that changed, gives what Load gives
+// for the tree: the same sources, digest and quotes, or the same errors.
+func TestUpdate(t *testing.T) {
+	tests := []struct {
+		name          string
+		change        func(t *testing.T, dir string)
+		read, removed []string
+		wantErr       string
+	}{
+		{
+			name:   "edit",
+			change: func(t *testing.T, dir string) { writePolicy(t, dir, "a/p1.md", "p1", "Changed.") },
+			read:   []string{"a/p1.md"},
+		},
+		{
+			name: "add and remove",
+			change: func(t *testing.T, dir string) {
+				writePolicy(t, dir, "b/new.md", "new", "New.")
+				os.Remove(filepath.Join(dir, "a/p2.md"))
+			},
+			read: []string{"b/new.md"}, removed: []string{"a/p2.md"},
+		},
+		{
+			name:   "clash",
+			change: func(t *testing.T, dir string) { writePolicy(t, dir, "b/p9.md", "p1", "Same id.") },
+			read:   []string{"b/p9.md"},
+			wantErr: "b/p9.md:2:1: source_id p1 is also used by a/p1.md; give each source its own source_id, " +
+				"or set a different lang on each translation",
+		},
+		{
+			name: "broken",
+			change: func(t *testing.T, dir string) {
+				os.WriteFile(filepath.Join(dir, "a/p3.md"), []byte("no front matter\n"), 0o644)
+			},
+			read:    []string{"a/p3.md"},
+			wantErr: "a/p3.md:1:1: missing front matter; start the file with a line '---', the keys, then another '---'",
+		},
+		{
+			name: "all removed",
+			change: func(t *testing.T, dir string) {
+				os.RemoveAll(filepath.Join(dir, "a"))
+			},
+			removed: []string{"a/p0.md", "a/p1.md", "a/p2.md", "a/p3.md"},
+			wantErr: "no policy files (*.md) found; point the corpus setting at the folder that holds the policy files",
+		},
+	}
+	for _, tt := range tests {
+		for _, fromNew := range []bool{false, true} {
+			t.Run(fmt.Sprint(tt.name, " new=", fromNew), func(t *testing.T) {
+				dir := t.TempDir()
+				for i := range 4 {
+					writePolicy(t, dir, fmt.Sprintf("a/p%d.md", i), fmt.Sprintf("p%d", i), fmt.Sprintf("Rule %d.", i))
+				}
+				prev, err := loadDir(t, dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if fromNew { // a corpus made from sources, not loaded
+					if prev, err = corpus.New(prev.Sources); err != nil {
+						t.Fatal(err)
+					}
+				}
+				tt.change(t, dir)
+				full, ferr := loadDir(t, dir)
+				root, err := os.OpenRoot(dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer root.Close()
+				got, err := prev.Update(root.FS(), tt.read, tt.removed)
+				if fmt.Sprint(ferr) != fmt.Sprint(err) || (tt.wantErr != "") != (err != nil) ||
+					err != nil && err.Error() != tt.wantErr {
+					t.Fatalf("Update() error = %v, Load() error = %v, want %q", err, ferr, tt.wantErr)
+				}
+				if err != nil {
+					return
+				}
+				if diff := cmp.Diff(full.Sources, got.Sources, dateCmp); diff != "" {
+					t.Errorf("Update() sources mismatch (-Load +Update):\n%s", diff)
+				}
+				if got.Digest != full.Digest {
+					t.Errorf("Update() digest %s, want %s", got.Digest, full.Digest)
+				}
+				for _, s := range got.Sources {
+					q, err := got.Quote(s, s.Body())
+					want, _ := s.Quote(s.Body())
+					if err != nil || q != want {
+						t.Errorf("Quote(%s) = %q, %v; want %q", s.Path, q, err, want)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestReload: Reload takes prev's source for each file keep lets it keep,
+// reads the others, and asks keep about every file, with a nil entry for
+// a file reached through a linked folder.
+func TestReload(t *testing.T) {
+	dir := t.TempDir()
+	writePolicy(t, dir, "a/p0.md", "p0", "Rule 0.")
+	writePolicy(t, dir, "a/p1.md", "p1", "Rule 1.")
+	writePolicy(t, dir, ".h/l/p2.md", "p2", "Rule 2.")
+	if err := os.Symlink(filepath.Join(".h", "l"), filepath.Join(dir, "l")); err != nil {
+		t.Skipf("cannot make symbolic links here: %v", err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	prev, err := corpus.Load(root.FS())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	asked := map[string]bool{} // path: had an entry
+	keep := func(p string, d fs.DirEntry) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		asked[p] = d != nil
+		return p != "a/p1.md"
+	}
+	got, err := corpus.Reload(context.Background(), root.FS(), prev, keep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]bool{"a/p0.md": true, "a/p1.md": true, "l/p2.md": false}, asked); diff != "" {
+		t.Errorf("Reload() asked keep (-want +got):\n%s", diff)
+	}
+	for i, s := range got.Sources {
+		if kept := s == prev.Sources[i]; kept != (s.Path != "a/p1.md") {
+			t.Errorf("source %s kept = %v", s.Path, kept)
+		}
+	}
+	if got.Digest != prev.Digest {
+		t.Errorf("Reload() digest %s, want %s", got.Digest, prev.Digest)
+	}
+	if q, err := got.Quote(got.Sources[0], got.Sources[0].Body()); err != nil || q != "Rule 0." {
+		t.Errorf("Quote() of a kept source = %q, %v", q, err)
+	}
+}
+
+func TestHasFolder(t *testing.T) {
+	dir := t.TempDir()
+	writePolicy(t, dir, "a/b/p0.md", "p0", "Rule 0.")
+	writePolicy(t, dir, "ab.md", "p1", "Rule 1.")
+	c, err := loadDir(t, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for dir, want := range map[string]bool{"a": true, "a/b": true, "ab": false, "a/b/p0.md": false, "b": false} {
+		if got := c.HasFolder(dir); got != want {
+			t.Errorf("HasFolder(%q) = %v, want %v", dir, got, want)
+		}
+	}
+}
