@@ -11,7 +11,7 @@ import (
 	"github.com/ka2/ka2/provenance"
 )
 
-// AssembleHeld serializes items as the definition's template: compact
+// assemble serializes items as the definition's template: compact
 // JSON, the definition's fields in order, no HTML escaping. Every item must
 // be held by store s exactly as given (see provenance.Store.Holds);
 // anything else is refused with a provenance error of code not_held. It
@@ -20,11 +20,8 @@ import (
 // joined by a blank line into the one instruction string. Optional fields
 // (memory, tool_output) are left out when they have no items.
 //
-// AssembleHeld is the only place where typed items become text.
-func AssembleHeld(def *Definition, s *provenance.Store, items []provenance.Item) ([]byte, []budget.Span, error) {
-	if s == nil {
-		return nil, nil, &provenance.Error{Diagnostic: diag.Diagnostic{Code: provenance.CodeNotHeld, Message: "no store holds the items", Hint: diag.Fix("register them with provenance.Store.Add")}, Op: "assemble"}
-	}
+// assemble is the only place where typed items become text.
+func assemble(def *Definition, s *provenance.Store, items []provenance.Item) ([]byte, []budget.Span, error) {
 	for i, it := range items {
 		if !s.Holds(it) {
 			return nil, nil, &provenance.Error{Diagnostic: diag.Diagnostic{Code: provenance.CodeNotHeld, Message: fmt.Sprintf("item %d (%s from %s) is not held by the store, or differs from the item it holds", i, it.Kind, it.Source), Hint: diag.Fix("assemble only items that the store's Add or Transform returned, unchanged")}, Op: "assemble", Type: it.Kind, Item: it.Key, Source: it.Source}
@@ -142,24 +139,6 @@ func AssembleHeld(def *Definition, s *provenance.Store, items []provenance.Item)
 	}
 	b = append(b, '}')
 	return b, spans, nil
-}
-
-// Assemble registers items, in the order given, in a new provenance store
-// under the default policy, then assembles them with AssembleHeld. The
-// items must be candidates (as NewItem, NewExample and NewEvidence make
-// them); a refusal is returned as the *provenance.Error. Use AssembleHeld
-// with the store that holds them to assemble items made by transforms.
-func Assemble(def *Definition, items []provenance.Item) ([]byte, []budget.Span, error) {
-	s := provenance.NewStore(nil)
-	held := make([]provenance.Item, len(items))
-	for i, it := range items {
-		h, err := s.Add(it)
-		if err != nil {
-			return nil, nil, fmt.Errorf("item %d: %w", i, err)
-		}
-		held[i] = h
-	}
-	return AssembleHeld(def, s, held)
 }
 
 func appendEvidence(b []byte, it provenance.Item) []byte {

@@ -88,19 +88,35 @@ func (b *Builder) NewStore() *provenance.Store {
 	return provenance.NewStore(b.Policy, provenance.WithClock(b.Now))
 }
 
-// Build selects the evidence for req, registers every item in a new store
-// (see BuildInto), assembles the contract and counts it. Over budget, it
-// returns the full Result together with a *budget.OverError, so callers
-// can show the accounting; the JSON must not be used then. When ctx is
-// done first, it returns ctx's error, wrapped, and no Result.
-func (b *Builder) Build(ctx context.Context, req Request) (*Result, error) {
-	return b.BuildInto(ctx, b.NewStore(), req)
+// Option changes how Build and Assemble register items.
+type Option func(*options)
+
+type options struct {
+	store *provenance.Store
 }
 
-// BuildInto builds like Build, registering the items in s: the
+// WithStore registers the items in s instead of a new store under the
+// builder's policy and clock (see NewStore). For Assemble, the items must
+// be held by s already.
+func WithStore(s *provenance.Store) Option {
+	return func(o *options) { o.store = s }
+}
+
+func optionsOf(opts []Option) options {
+	var o options
+	for _, f := range opts {
+		f(&o)
+	}
+	return o
+}
+
+// Build selects the evidence for req, registers every item in a new store
+// (or the one given WithStore), assembles the contract and counts it: the
 // instruction and example from system, each selected quote as evidence
 // from corpus:ID, the question from user, then req.Items in order, then
-// req.Promote. When the store refuses an item (errors.Is(err,
+// req.Promote. Over budget, it returns the full Result together with a
+// *budget.OverError, so callers can show the accounting; the JSON must not
+// be used then. When the store refuses an item (errors.Is(err,
 // provenance.ErrRefused)), it returns a Result with only Lang, Selection
 // and Store set, whose history records the refusal, and the error; no
 // contract is made.
@@ -110,7 +126,15 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Result, error) {
 // returns ctx's error wrapped with the step it stopped at
 // (errors.Is(err, context.Canceled) or context.DeadlineExceeded) and no
 // Result.
-func (b *Builder) BuildInto(ctx context.Context, s *provenance.Store, req Request) (*Result, error) {
+func (b *Builder) Build(ctx context.Context, req Request, opts ...Option) (*Result, error) {
+	s := optionsOf(opts).store
+	if s == nil {
+		s = b.NewStore()
+	}
+	return b.build(ctx, s, req)
+}
+
+func (b *Builder) build(ctx context.Context, s *provenance.Store, req Request) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("build: %w", err)
 	}
@@ -202,7 +226,7 @@ func (b *Builder) BuildInto(ctx context.Context, s *provenance.Store, req Reques
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("build, before counting: %w", err)
 	}
-	res, err := b.AssembleHeld(s, append(items, extras...))
+	res, err := b.Assemble(append(items, extras...), WithStore(s))
 	if res != nil {
 		res.Lang, res.Selection = lang, sel
 	}
@@ -225,7 +249,7 @@ func (b *Builder) shortFit(ctx context.Context, req Request, sel selector.Select
 		return nil
 	}
 	req.Short = true
-	res, err := b.BuildInto(ctx, b.NewStore(), req)
+	res, err := b.Build(ctx, req)
 	if err != nil || res == nil {
 		return nil
 	}
@@ -255,31 +279,34 @@ func checkExtras(req Request) error {
 	return nil
 }
 
-// Assemble registers items, candidates in the order given, in a new store
-// under the builder's policy, then assembles and counts them (see
-// AssembleHeld).
-func (b *Builder) Assemble(items []provenance.Item) (*Result, error) {
-	s := b.NewStore()
-	held := make([]provenance.Item, len(items))
-	for i, it := range items {
-		h, err := s.Add(it)
-		if err != nil {
-			return nil, fmt.Errorf("item %d: %w", i, err)
+// Assemble serializes items and counts them against the budget. Without
+// WithStore, the items are candidates (as provenance.NewItem and
+// NewEvidence make them), registered in the order given in a new store
+// under the builder's policy; a refusal is returned as the
+// *provenance.Error. WithStore(s), they must be held by s exactly as given
+// (see provenance.Store.Holds), as transforms make them; anything else is
+// refused with a provenance error of code not_held. Over budget, it
+// returns the Result with a *budget.OverError.
+func (b *Builder) Assemble(items []provenance.Item, opts ...Option) (*Result, error) {
+	s := optionsOf(opts).store
+	if s == nil {
+		s = b.NewStore()
+		held := make([]provenance.Item, len(items))
+		for i, it := range items {
+			h, err := s.Add(it)
+			if err != nil {
+				return nil, fmt.Errorf("item %d: %w", i, err)
+			}
+			held[i] = h
 		}
-		held[i] = h
+		items = held
 	}
-	return b.AssembleHeld(s, held)
-}
-
-// AssembleHeld serializes items held by s and counts them against the
-// budget. Over budget, it returns the Result with a *budget.OverError.
-func (b *Builder) AssembleHeld(s *provenance.Store, items []provenance.Item) (*Result, error) {
 	// Account panics on limits out of range; a Builder made by hand
 	// rather than through Config gets an error instead.
 	if err := b.Limits.Validate(); err != nil {
 		return nil, &ConfigError{SettingLimits, err}
 	}
-	text, spans, err := AssembleHeld(b.Definition, s, items)
+	text, spans, err := assemble(b.Definition, s, items)
 	if err != nil {
 		return nil, err
 	}

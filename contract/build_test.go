@@ -298,10 +298,11 @@ func TestTextCannotAddFields(t *testing.T) {
 			contract.NewScope(contract.Scope{Subjects: []string{h}, Dates: []corpus.Date{corpus.MustDate(2026, 9, 14)}}, noTime),
 			provenance.NewItem(provenance.KindQuestion, "user", h, noTime),
 		}
-		text, _, err := contract.Assemble(contract.Default(), items)
+		res, err := typedBuilder(t, nil).Assemble(items)
 		if err != nil {
 			t.Fatal(err)
 		}
+		text := res.JSON
 		dec := json.NewDecoder(bytes.NewReader(text))
 		var top map[string]any
 		if err := dec.Decode(&top); err != nil {

@@ -8,6 +8,6 @@
 // Corpus text enters as evidence from corpus:ID, the instruction and
 // example from system, the question from user; a Request may add memory,
 // tool output and instructions, and promote them through the policy's
-// validated transforms. AssembleHeld, which takes only items the store
+// validated transforms. Builder.Assemble, which takes only items a store
 // holds, is the only place where items become text.
 package contract

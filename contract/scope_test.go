@@ -129,8 +129,8 @@ func TestParseScopeTakesOnlyItsOwnForm(t *testing.T) {
 				}
 				items = append(items, it)
 			}
-			if text, _, err := contract.AssembleHeld(contract.Default(), s, items); err == nil {
-				t.Errorf("AssembleHeld() accepted scope %s:\n%s", tt.text, text)
+			if res, err := typedBuilder(t, nil).Assemble(items, contract.WithStore(s)); err == nil {
+				t.Errorf("Assemble() accepted scope %s:\n%s", tt.text, res.JSON)
 			}
 		})
 	}

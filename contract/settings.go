@@ -1,7 +1,6 @@
 package contract
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -16,9 +15,9 @@ import (
 // Apply); Request turns the result into a Request.
 //
 // `ka2 build --request` and `ka2 serve`'s POST /v1/contract both parse the
-// request with ParseRequestFile, build it with Builder.BuildFile and print
-// it with Result.WriteTo, so the same request and flags give the same
-// bytes.
+// request with ParseRequestFile, make the Request with Settings.Apply and
+// Request, build it with Builder.Build and print it with Result.WriteTo,
+// so the same request and flags give the same bytes.
 type Settings struct {
 	Subjects        []string
 	Dates           []string // YYYY-MM-DD
@@ -113,18 +112,6 @@ func (s Settings) Request(f *RequestFile) (Request, error) {
 		req.Items, req.Promote = f.Candidates(), f.Promote
 	}
 	return req, nil
-}
-
-// BuildFile builds the request file f (nil: the settings alone) over the
-// settings s: s.Apply(f).Request(f), then Build under ctx. A
-// *SettingError reports a missing or malformed setting; otherwise it
-// returns what Build returns.
-func (b *Builder) BuildFile(ctx context.Context, s Settings, f *RequestFile) (*Result, error) {
-	req, err := s.Apply(f).Request(f)
-	if err != nil {
-		return nil, err
-	}
-	return b.Build(ctx, req)
 }
 
 // WriteTo writes the contract as `ka2 build` prints it: the compact JSON

@@ -349,11 +349,11 @@ func TestPlainBuildsUnchanged(t *testing.T) {
 	}
 }
 
-// TestAssembleHeldTakesOnlyHeldItems: the assembler refuses items no
-// store holds, items of another store, and held items changed by the
-// caller.
-func TestAssembleHeldTakesOnlyHeldItems(t *testing.T) {
-	def := contract.Default()
+// TestAssembleTakesOnlyHeldItems: the assembler, given a store, refuses
+// items it does not hold: candidates, items of another store, and held
+// items changed by the caller.
+func TestAssembleTakesOnlyHeldItems(t *testing.T) {
+	b := typedBuilder(t, nil)
 	s := provenance.NewStore(nil)
 	var items []provenance.Item
 	for _, c := range []provenance.Item{
@@ -368,7 +368,7 @@ func TestAssembleHeldTakesOnlyHeldItems(t *testing.T) {
 		}
 		items = append(items, it)
 	}
-	if _, _, err := contract.AssembleHeld(def, s, items); err != nil {
+	if _, err := b.Assemble(items, contract.WithStore(s)); err != nil {
 		t.Fatalf("held items: %v", err)
 	}
 	changed := append([]provenance.Item(nil), items...)
@@ -380,12 +380,9 @@ func TestAssembleHeldTakesOnlyHeldItems(t *testing.T) {
 		"an item of other store": append(append([]provenance.Item(nil), items...), foreign),
 		"a changed item":         changed,
 	} {
-		if _, _, err := contract.AssembleHeld(def, s, list); !errors.Is(err, provenance.ErrNotHeld) {
-			t.Errorf("%s: AssembleHeld() = %v, want ErrNotHeld", name, err)
+		if _, err := b.Assemble(list, contract.WithStore(s)); !errors.Is(err, provenance.ErrNotHeld) {
+			t.Errorf("%s: Assemble() = %v, want ErrNotHeld", name, err)
 		}
-	}
-	if _, _, err := contract.AssembleHeld(def, nil, items); !errors.Is(err, provenance.ErrNotHeld) {
-		t.Errorf("nil store: %v", err)
 	}
 }
 

@@ -268,8 +268,8 @@ func (s *Server) serveContract(w http.ResponseWriter, r *http.Request, snap *Sna
 	if err := readBody(w, r, s.cfg.MaxBodyBytes, buf); err != nil {
 		return writeError(w, snap, http.StatusBadRequest, ErrorDetail{Kind: KindBadRequest, Message: err.Error()})
 	}
-	// The same steps as `ka2 build --request`: parse, Builder.BuildFile,
-	// Result.WriteTo. The build stops when the client goes away or the
+	// The same steps as `ka2 build --request`: parse, Settings.Apply and
+	// Request, Builder.Build, Result.WriteTo. The build stops when the client goes away or the
 	// request timeout passes.
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
 	defer cancel()
@@ -284,7 +284,10 @@ func (s *Server) serveContract(w http.ResponseWriter, r *http.Request, snap *Sna
 		if s.testHookBuild != nil {
 			s.testHookBuild(ctx)
 		}
-		res, err = snap.Builder.BuildFile(ctx, s.cfg.Settings, rf)
+		var req contract.Request
+		if req, err = s.cfg.Settings.Apply(rf).Request(rf); err == nil {
+			res, err = snap.Builder.Build(ctx, req)
+		}
 	}
 	if res != nil {
 		if res.JSON != nil {

@@ -172,9 +172,13 @@ func expected(t testing.TB, dir string, settings contract.Settings, body string)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := b.BuildFile(context.Background(), settings, rf)
+	req, err := settings.Apply(rf).Request(rf)
 	if err != nil {
-		t.Fatalf("BuildFile() = %v", err)
+		t.Fatal(err)
+	}
+	res, err := b.Build(context.Background(), req)
+	if err != nil {
+		t.Fatalf("Build() = %v", err)
 	}
 	var buf bytes.Buffer
 	res.WriteTo(&buf)

@@ -96,7 +96,7 @@ func (o *BuildOptions) build() (*buildRun, error) {
 		return nil, err
 	}
 	// Check the settings before loading anything, then build as `ka2
-	// serve`'s POST /v1/contract does, through Builder.BuildFile.
+	// serve`'s POST /v1/contract does.
 	flags := o.settings()
 	set := flags.Apply(rf)
 	o.applySettings(set)
@@ -115,7 +115,7 @@ func (o *BuildOptions) build() (*buildRun, error) {
 	// The clock stamps items and audit events only; no byte of the
 	// contract or the trace depends on it.
 	b.Policy, b.Now = policy, o.f.Now
-	res, err := b.BuildFile(o.ctx(), flags, rf)
+	res, err := b.Build(o.ctx(), req)
 	if res == nil {
 		return nil, err
 	}
