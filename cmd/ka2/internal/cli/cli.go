@@ -16,7 +16,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ka2/ka2"
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/internal/diag"
@@ -92,12 +91,12 @@ packed with the instruction, an example and the question into a typed JSON
 contract that is counted against a budget and never silently cut.
 
 Without --corpus, commands use the embedded sample corpus.`,
-		Version:       ka2.Version,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
 	enumVar(root.PersistentFlags(), &f.ErrorFormat, "error-format", "text", textJSON, "how errors are printed on stderr")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
+	setVersionFlag(root)
 	root.AddCommand(
 		NewCmdBuild(f, nil),
 		NewCmdSelect(f, nil),
@@ -111,6 +110,7 @@ Without --corpus, commands use the embedded sample corpus.`,
 		NewCmdImpact(f, nil),
 		NewCmdLint(f, nil),
 		NewCmdServe(f, nil),
+		NewCmdVersion(f, nil),
 	)
 	return root
 }
