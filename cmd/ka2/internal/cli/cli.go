@@ -111,6 +111,7 @@ Without --corpus, commands use the embedded sample corpus.`,
 		NewCmdLint(f, nil),
 		NewCmdServe(f, nil),
 		NewCmdVersion(f, nil),
+		NewCmdHealthcheck(f, nil),
 	)
 	return root
 }

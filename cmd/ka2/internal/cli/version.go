@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 )
@@ -77,15 +78,30 @@ func readVersion(s stamp, bi *debug.BuildInfo) VersionInfo {
 	if s.version != "" {
 		v.Version = s.version
 	}
-	if s.commit != "" && s.commit != v.Revision {
+	// A release tool fills a value it could not read with a placeholder
+	// ("none", a zero time); those say nothing and the build info stays.
+	if isRevision(s.commit) && s.commit != v.Revision {
 		// The build info describes another checkout than the one the
 		// release was tagged from; its dirty flag is not the release's.
 		v.Revision, v.Dirty = s.commit, false
 	}
-	if s.date != "" {
+	if t, err := time.Parse(time.RFC3339, s.date); err == nil && t.Year() > 1 {
 		v.Date = s.date
 	}
 	return v
+}
+
+// isRevision reports whether s looks like a commit hash.
+func isRevision(s string) bool {
+	if len(s) < 7 || len(s) > 64 {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // currentVersion describes this binary.

@@ -59,6 +59,12 @@ func TestReadVersion(t *testing.T) {
 			want:  VersionInfo{Version: "v1.2.3", Module: "github.com/ka2/ka2", Revision: rev, Dirty: true, Date: "2026-09-14T09:00:00Z", GoVersion: "go1.26.8", Platform: platform},
 		},
 		{
+			name:  "placeholders from a release tool that could not read git are ignored",
+			stamp: stamp{version: "v0.0.1-next", commit: "none", date: "0001-01-01T00:00:00Z"},
+			bi:    fakeBuildInfo("(devel)", "vcs.revision", rev, "vcs.time", "2026-09-14T09:00:00Z"),
+			want:  VersionInfo{Version: "v0.0.1-next", Module: "github.com/ka2/ka2", Revision: rev, Date: "2026-09-14T09:00:00Z", GoVersion: "go1.26.8", Platform: platform},
+		},
+		{
 			name: "no build info",
 			want: VersionInfo{Version: "(devel)", GoVersion: runtime.Version(), Platform: platform},
 		},
