@@ -19,9 +19,9 @@ import (
 	"testing"
 	"testing/fstest"
 
+	yamlv3 "gopkg.in/yaml.v3"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	yamlv3 "gopkg.in/yaml.v3"
 	"sigs.k8s.io/yaml"
 
 	"github.com/ka2/ka2/corpus"
