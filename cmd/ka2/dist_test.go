@@ -64,7 +64,7 @@ func runKa2(t *testing.T, dir string, args ...string) (int, string, string) {
 	var out, errOut bytes.Buffer
 	f := &cli.Factory{In: strings.NewReader(""), Out: &out, ErrOut: &errOut,
 		Now: func() time.Time { return time.Date(2026, 9, 14, 9, 0, 0, 0, time.UTC) }}
-	return cli.Run(f, args), out.String(), errOut.String()
+	return cli.Run(t.Context(), f, args), out.String(), errOut.String()
 }
 
 // copyDir copies the files under src into dst.

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/ka2/ka2/internal/errkind"
 )
 
 // HealthcheckOptions are the inputs of `ka2 healthcheck`.
@@ -69,12 +71,12 @@ func runHealthcheck(ctx context.Context, o *HealthcheckOptions) error {
 	}
 	resp, err := o.Client.Do(req)
 	if err != nil {
-		return exitError{code: ExitProblems, err: fmt.Errorf("unhealthy: %w", err)}
+		return exitError{kind: errkind.CheckFailed, err: fmt.Errorf("unhealthy: %w", err)}
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
 	if resp.StatusCode != http.StatusOK {
-		return exitError{code: ExitProblems, err: fmt.Errorf("unhealthy: %s answered %s", o.URL, resp.Status)}
+		return exitError{kind: errkind.CheckFailed, err: fmt.Errorf("unhealthy: %s answered %s", o.URL, resp.Status)}
 	}
 	fmt.Fprintf(o.f.Out, "healthy: %s answered %s\n", o.URL, resp.Status)
 	return nil

@@ -39,7 +39,7 @@ func TestHealthcheck(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
-			code := Run(&Factory{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, append([]string{"healthcheck"}, tt.args...))
+			code := Run(t.Context(), &Factory{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, append([]string{"healthcheck"}, tt.args...))
 			if code != tt.wantCode {
 				t.Errorf("exit %d, want %d (stderr %q)", code, tt.wantCode, errOut.String())
 			}

@@ -139,7 +139,7 @@ func TestRunVersion(t *testing.T) {
 func TestVersionFlag(t *testing.T) {
 	run := func(args ...string) (string, string, int) {
 		var out, errOut bytes.Buffer
-		code := Run(&Factory{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, args)
+		code := Run(t.Context(), &Factory{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, args)
 		return out.String(), errOut.String(), code
 	}
 	flag, _, code := run("--version")
