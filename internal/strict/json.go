@@ -1,0 +1,196 @@
+package strict
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"strconv"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+)
+
+// JSONProblem is what is wrong with text ParseJSON cannot read.
+type JSONProblem int
+
+// The problems ParseJSON reports.
+const (
+	// JSONSyntax: the text is not JSON; Err is encoding/json's error.
+	JSONSyntax JSONProblem = iota + 1
+	// JSONEnd: the text ends inside a value.
+	JSONEnd
+	// JSONTrailing: there is more after the first value.
+	JSONTrailing
+)
+
+// JSONError is text ParseJSON cannot read, and where: Offset is a byte
+// offset into the text, Line and Col its 1-based line and column (Col
+// counts code points).
+type JSONError struct {
+	Problem   JSONProblem
+	Offset    int
+	Line, Col int
+	Err       error
+}
+
+func (e *JSONError) Error() string {
+	switch e.Problem {
+	case JSONEnd:
+		return "the JSON text ends early"
+	case JSONTrailing:
+		return "there is more after the JSON value"
+	}
+	return "invalid JSON: " + e.Err.Error()
+}
+
+func (e *JSONError) Unwrap() error { return e.Err }
+
+// ParseJSON reads one JSON value into a node tree as yaml.v3 builds one,
+// so the Decoder checks it as it checks YAML: objects are mappings (every
+// key kept, so repeated keys can be reported), arrays sequences, and the
+// rest scalars tagged !!str, !!int, !!float, !!bool or !!null. Each node
+// is positioned at its first character: a key at its opening quote, an
+// object at its '{'. It returns a document node.
+func ParseJSON(data []byte) (*yaml.Node, error) {
+	p := &jsonParser{data: data, dec: json.NewDecoder(bytes.NewReader(data))}
+	p.dec.UseNumber()
+	v, err := p.value()
+	if err != nil {
+		return nil, err
+	}
+	end := int(p.dec.InputOffset())
+	if _, err := p.dec.Token(); err != io.EOF {
+		rest := data[end:]
+		return nil, p.errAt(JSONTrailing, end+len(rest)-len(bytes.TrimLeft(rest, " \t\r\n")), nil)
+	}
+	return &yaml.Node{Kind: yaml.DocumentNode, Line: v.Line, Column: v.Column, Content: []*yaml.Node{v}}, nil
+}
+
+type jsonParser struct {
+	data []byte
+	dec  *json.Decoder
+}
+
+// LineCol returns the 1-based line and column (in code points) of byte
+// offset off in data.
+func LineCol(data []byte, off int) (line, col int) {
+	off = min(max(off, 0), len(data))
+	before := data[:off]
+	return bytes.Count(before, []byte("\n")) + 1, utf8.RuneCount(before[bytes.LastIndexByte(before, '\n')+1:]) + 1
+}
+
+func (p *jsonParser) errAt(problem JSONProblem, off int, err error) *JSONError {
+	e := &JSONError{Problem: problem, Offset: off, Err: err}
+	e.Line, e.Col = LineCol(p.data, off)
+	return e
+}
+
+// next reads a token and returns where it starts.
+func (p *jsonParser) next() (json.Token, int, error) {
+	start := int(p.dec.InputOffset())
+	for start < len(p.data) && bytes.IndexByte([]byte(" \t\r\n,:"), p.data[start]) >= 0 {
+		start++
+	}
+	tok, err := p.dec.Token()
+	if err != nil {
+		var se *json.SyntaxError
+		switch {
+		case errors.As(err, &se):
+			return nil, 0, p.errAt(JSONSyntax, int(se.Offset), err)
+		case err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF):
+			return nil, 0, p.errAt(JSONEnd, len(p.data), err)
+		}
+		return nil, 0, p.errAt(JSONSyntax, int(p.dec.InputOffset()), err)
+	}
+	return tok, start, nil
+}
+
+func (p *jsonParser) node(kind yaml.Kind, tag, value string, start int) *yaml.Node {
+	n := &yaml.Node{Kind: kind, Tag: tag, Value: value}
+	n.Line, n.Column = LineCol(p.data, start)
+	return n
+}
+
+func (p *jsonParser) value() (*yaml.Node, error) {
+	tok, start, err := p.next()
+	if err != nil {
+		return nil, err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '{':
+			m := p.node(yaml.MappingNode, "!!map", "", start)
+			for p.dec.More() {
+				kt, kstart, err := p.next()
+				if err != nil {
+					return nil, err
+				}
+				k := p.node(yaml.ScalarNode, "!!str", kt.(string), kstart)
+				k.Style = yaml.DoubleQuotedStyle
+				v, err := p.value()
+				if err != nil {
+					return nil, err
+				}
+				m.Content = append(m.Content, k, v)
+			}
+			if _, _, err := p.next(); err != nil { // '}'
+				return nil, err
+			}
+			return m, nil
+		case '[':
+			s := p.node(yaml.SequenceNode, "!!seq", "", start)
+			for p.dec.More() {
+				v, err := p.value()
+				if err != nil {
+					return nil, err
+				}
+				s.Content = append(s.Content, v)
+			}
+			if _, _, err := p.next(); err != nil { // ']'
+				return nil, err
+			}
+			return s, nil
+		}
+	case string:
+		n := p.node(yaml.ScalarNode, "!!str", t, start)
+		n.Style = yaml.DoubleQuotedStyle
+		return n, nil
+	case json.Number:
+		tag := "!!float"
+		if _, err := strconv.ParseInt(t.String(), 10, 64); err == nil {
+			tag = "!!int"
+		}
+		return p.node(yaml.ScalarNode, tag, t.String(), start), nil
+	case bool:
+		return p.node(yaml.ScalarNode, "!!bool", strconv.FormatBool(t), start), nil
+	case nil:
+		return p.node(yaml.ScalarNode, "!!null", "null", start), nil
+	}
+	// A closing delimiter where a value belongs: encoding/json reports
+	// it as a syntax error before it gets here.
+	return nil, p.errAt(JSONSyntax, start, errors.New("unexpected delimiter"))
+}
+
+// JSONKind names n's kind as JSON does: "a JSON string", "a JSON number",
+// "a JSON object", … for messages about a value of the wrong type.
+func JSONKind(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "object"
+	case yaml.SequenceNode:
+		return "array"
+	}
+	switch n.Tag {
+	case "!!str":
+		return "string"
+	case "!!int", "!!float":
+		return "number"
+	case "!!bool":
+		return "bool"
+	case "!!null":
+		return "null"
+	}
+	return "value"
+}
