@@ -11,6 +11,7 @@ import (
 
 	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/internal/inputfile"
+	"github.com/ka2/ka2/internal/strict"
 	"github.com/ka2/ka2/internal/suggest"
 	"github.com/ka2/ka2/internal/yamlerr"
 	"gopkg.in/yaml.v3"
@@ -125,10 +126,44 @@ func validGlob(glob string) bool {
 	return true
 }
 
+// The keys of a configuration file, at each level.
+var (
+	configMap   = &strict.Map{What: "configuration", Keys: []strict.Key{{Name: "rules"}, {Name: "overrides", Kind: strict.Sequence}}}
+	overrideMap = &strict.Map{What: "an override", Keys: []strict.Key{{Name: "files"}, {Name: "rules"}}}
+	ruleMap     = &strict.Map{What: "rules", AnyKey: true}
+)
+
+// configWords words the structural problems of a configuration file.
+func configWords(is strict.Issue, d *diag.Diagnostic) {
+	switch is.Problem {
+	case strict.NotMapping:
+		switch is.Map {
+		case configMap:
+			d.Message, d.Hint = "configuration is not a mapping of keys to values", diag.Fix("write rules: and overrides: keys")
+		case overrideMap:
+			d.Message, d.Hint = "an override must be a mapping", diag.Fix("write files: and rules: keys")
+		default:
+			d.Message, d.Hint = "rules must map rule IDs to severities", diag.Fix("write lines such as 'trailing-whitespace: off'")
+		}
+	case strict.KeyNotScalar:
+		d.Message, d.Hint = "a key in "+is.Map.What+" is not a plain word", diag.Fix("write keys as plain words")
+	case strict.UnknownKey:
+		d.Message = "unknown key " + quote(is.Key)
+		d.Hint = is.DidYouMean("did you mean %s?", diag.Fix("the keys are "+strings.Join(is.Known(), " and ")))
+		if is.Map == overrideMap {
+			d.Hint = is.DidYouMean("did you mean %s?", diag.Fix("an override has files and rules"))
+		}
+	case strict.DuplicateKey:
+		d.Message, d.Hint = fmt.Sprintf("key %s is already set on line %d", quote(is.Key), is.First.Line), diag.Fix("keep one of them")
+	case strict.WrongKind:
+		d.Message, d.Hint = is.Key+" must be a list", diag.Fix("write a list of entries, each with files: and rules:")
+	}
+}
+
 // ParseConfig reads a configuration file; name is used in errors. Unknown
 // keys, unknown rule IDs, severities other than error, warning, info and
-// off, and malformed globs are errors (a *diag.Diagnostic), so that a typo never
-// silently leaves a rule on.
+// off, and malformed globs are errors, so that a typo never silently
+// leaves a rule on. The error is a diag.List of every problem found.
 func ParseConfig(name string, data []byte) (*Config, error) {
 	c := &Config{Path: name, Base: ".", Rules: map[string]Severity{}}
 	doc, err := yamlerr.Decode(data)
@@ -140,121 +175,82 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 		line, msg := yamlerr.Locate(err, data)
 		return nil, &diag.Diagnostic{Pos: diag.Pos{Path: name, Line: line}, Message: "not valid YAML: " + msg, Hint: diag.Fix("fix the YAML syntax")}
 	}
-	if len(bytes.TrimSpace(data)) == 0 || len(doc.Content) == 0 {
+	root := strict.Root(doc)
+	if len(bytes.TrimSpace(data)) == 0 || root == nil || strict.IsNull(root) {
 		return c, nil
 	}
-	root := doc.Content[0]
-	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
-		return c, nil
+	d := &strict.Decoder{Path: name, Words: configWords}
+	top := d.Mapping(root, configMap)
+	if n := top.Value("rules"); n != nil {
+		c.Rules = parseRuleMap(d, n)
 	}
-	errAt := func(n *yaml.Node, hint, format string, args ...any) error {
-		return &diag.Diagnostic{Pos: diag.Pos{Path: name, Line: n.Line, Col: n.Column}, Message: fmt.Sprintf(format, args...), Hint: diag.Fix(hint)}
-	}
-	if root.Kind != yaml.MappingNode {
-		return nil, errAt(root, "write rules: and overrides: keys", "configuration is not a mapping of keys to values")
-	}
-	top := []string{"rules", "overrides"}
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		k, v := root.Content[i], root.Content[i+1]
-		switch k.Value {
-		case "rules":
-			rules, err := parseRuleMap(name, v)
-			if err != nil {
-				return nil, err
-			}
-			c.Rules = rules
-		case "overrides":
-			if v.Kind != yaml.SequenceNode {
-				return nil, errAt(v, "write a list of entries, each with files: and rules:", "overrides must be a list")
-			}
-			for _, item := range v.Content {
-				o, err := parseOverride(name, item)
-				if err != nil {
-					return nil, err
-				}
+	if n := top.Value("overrides"); n != nil {
+		for _, item := range n.Content {
+			if o, ok := parseOverride(d, item); ok {
 				c.Overrides = append(c.Overrides, o)
 			}
-		default:
-			hint := "the keys are rules and overrides"
-			if s := suggest.Closest(k.Value, top); s != "" {
-				hint = "did you mean " + s + "?"
-			}
-			return nil, errAt(k, hint, "unknown key %s", quote(k.Value))
 		}
+	}
+	if err := d.Diags.Err(); err != nil {
+		return nil, err
 	}
 	return c, nil
 }
 
-func parseRuleMap(name string, n *yaml.Node) (map[string]Severity, error) {
-	if n.Kind != yaml.MappingNode {
-		return nil, &diag.Diagnostic{Pos: diag.Pos{Path: name, Line: n.Line, Col: n.Column}, Message: "rules must map rule IDs to severities", Hint: diag.Fix("write lines such as 'trailing-whitespace: off'")}
-	}
+func parseRuleMap(d *strict.Decoder, n *yaml.Node) map[string]Severity {
 	out := map[string]Severity{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
+	for _, e := range d.Mapping(n, ruleMap).Entries {
+		k, v := e.Key, e.Value
 		if _, ok := RuleByID(k.Value); !ok {
-			hint := "use a rule ID as ka2 lint prints it in brackets, e.g. instruction-text"
+			hint := diag.Fix("use a rule ID as ka2 lint prints it in brackets, e.g. instruction-text")
 			if s := suggest.Closest(k.Value, ruleIDs()); s != "" {
-				hint = "did you mean " + s + "?"
+				hint = diag.Hint{Kind: diag.HintDidYouMean, Text: "did you mean " + s + "?", Suggestion: s}
 			}
-			return nil, &diag.Diagnostic{Pos: diag.Pos{Path: name, Line: k.Line, Col: k.Column}, Message: "unknown rule " + quote(k.Value), Hint: diag.Fix(hint)}
+			d.Report(k, "", hint, "unknown rule "+quote(k.Value))
+			continue
 		}
 		sev, err := ParseSeverity(v.Value)
 		if v.Kind != yaml.ScalarNode || err != nil {
-			return nil, &diag.Diagnostic{Pos: diag.Pos{Path: name, Line: v.Line, Col: v.Column}, Message: fmt.Sprintf("%s: severity %s is not one of error, warning, info, off", k.Value, quote(v.Value)), Hint: diag.Fix("write error, warning, info or off")}
+			d.Report(v, "", diag.Fix("write error, warning, info or off"), fmt.Sprintf("%s: severity %s is not one of error, warning, info, off", k.Value, quote(v.Value)))
+			continue
 		}
 		out[k.Value] = sev
 	}
-	return out, nil
+	return out
 }
 
-func parseOverride(name string, n *yaml.Node) (Override, error) {
+func parseOverride(d *strict.Decoder, n *yaml.Node) (Override, bool) {
 	var o Override
-	errAt := func(n *yaml.Node, hint, format string, args ...any) error {
-		return &diag.Diagnostic{Pos: diag.Pos{Path: name, Line: n.Line, Col: n.Column}, Message: fmt.Sprintf(format, args...), Hint: diag.Fix(hint)}
+	before := len(d.Diags)
+	f := d.Mapping(n, overrideMap)
+	if f == nil {
+		return o, false
 	}
-	if n.Kind != yaml.MappingNode {
-		return o, errAt(n, "write files: and rules: keys", "an override must be a mapping")
-	}
-	var filesNode *yaml.Node
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		switch k.Value {
-		case "files":
-			filesNode = k
-			items := []*yaml.Node{v}
-			if v.Kind == yaml.SequenceNode {
-				items = v.Content
+	if v := f.Value("files"); v != nil {
+		items := []*yaml.Node{v}
+		if v.Kind == yaml.SequenceNode {
+			items = v.Content
+		}
+		for _, it := range items {
+			if it.Kind != yaml.ScalarNode || !validGlob(it.Value) {
+				d.Report(it, "", diag.Fix(`write globs relative to the configuration file, such as "archive/**" or "*.md"`),
+					fmt.Sprintf("files: %s is not a valid glob", quote(it.Value)))
+				continue
 			}
-			for _, it := range items {
-				if it.Kind != yaml.ScalarNode || !validGlob(it.Value) {
-					return o, errAt(it, `write globs relative to the configuration file, such as "archive/**" or "*.md"`,
-						"files: %s is not a valid glob", quote(it.Value))
-				}
-				o.Files = append(o.Files, it.Value)
-			}
-		case "rules":
-			rules, err := parseRuleMap(name, v)
-			if err != nil {
-				return o, err
-			}
-			o.Rules = rules
-		default:
-			hint := "an override has files and rules"
-			if s := suggest.Closest(k.Value, []string{"files", "rules"}); s != "" {
-				hint = "did you mean " + s + "?"
-			}
-			return o, errAt(k, hint, "unknown key %s", quote(k.Value))
+			o.Files = append(o.Files, it.Value)
 		}
 	}
-	if len(o.Files) == 0 {
+	if v := f.Value("rules"); v != nil {
+		o.Rules = parseRuleMap(d, v)
+	}
+	if len(o.Files) == 0 && len(d.Diags) == before {
 		at := n
-		if filesNode != nil {
-			at = filesNode
+		if k := f.Key("files"); k != nil {
+			at = k
 		}
-		return o, errAt(at, `add files: ["GLOB", …]`, "override names no files")
+		d.Report(at, "", diag.Fix(`add files: ["GLOB", …]`), "override names no files")
 	}
-	return o, nil
+	return o, len(d.Diags) == before
 }
 
 // FindConfig looks for ConfigFile in dir, a slash-separated path in fsys,

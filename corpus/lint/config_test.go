@@ -39,6 +39,15 @@ func TestParseConfig(t *testing.T) {
 		{name: "not YAML", yaml: "rules: [\n", wantErr: "c.yaml:1: not valid YAML: did not find expected node content; fix the YAML syntax"},
 		{name: "a document end line", yaml: "rules:\n  overlap: off\n...\nrules:\n  overlap: error\n", wantErr: "c.yaml:3:1: a YAML document end line '...' ends the reading here, so what follows it would be ignored; remove the '...' line"},
 		{name: "a tag", yaml: "rules:\n  overlap: !!str off\n", wantErr: "c.yaml:2:12: YAML tag !!str is not allowed; remove the tag and write the value as plain text"},
+		{name: "a key twice", yaml: "rules: {overlap: off}\nrules: {overlap: error}\n", wantErr: `c.yaml:2:1: key "rules" is already set on line 1; keep one of them`},
+		{name: "every problem, not the first", yaml: "rule: {}\nrules:\n  overlaps: off\n  overlap: warn\noverrides:\n  - files: [\"a/[b\"]\n  - filse: x\n",
+			wantErr: "c.yaml:1:1: unknown key \"rule\"; did you mean rules?\n" +
+				"c.yaml:3:3: unknown rule \"overlaps\"; did you mean overlap?\n" +
+				"c.yaml:4:12: overlap: severity \"warn\" is not one of error, warning, info, off; write error, warning, info or off\n" +
+				"c.yaml:6:13: files: \"a/[b\" is not a valid glob; write globs relative to the configuration file, such as \"archive/**\" or \"*.md\"\n" +
+				"c.yaml:7:5: unknown key \"filse\"; did you mean files?"},
+		{name: "overrides not a list", yaml: "overrides: {files: x}\n", wantErr: "c.yaml:1:12: overrides must be a list; write a list of entries, each with files: and rules:"},
+		{name: "a key that is a list", yaml: "[a]: b\n", wantErr: "c.yaml:1:1: a key in configuration is not a plain word; write keys as plain words"},
 		{name: "not a mapping", yaml: "- a\n", wantErr: "c.yaml:1:1: configuration is not a mapping of keys to values; write rules: and overrides: keys"},
 	}
 	for _, tt := range tests {
