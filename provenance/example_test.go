@@ -64,10 +64,11 @@ transitions:
 	fmt.Println(p.Protected())
 	fmt.Println(p.Route("corpus:travel-v2", provenance.KindMemory))
 
-	_, err = provenance.ParsePolicy("typo.yaml", []byte("version: 1\nprotectd: [memory]\n"))
+	_, err = provenance.ParsePolicy("typo.yaml", []byte("version: 2\nprotectd: [memory]\nsources: {}\ntransitions: []\n"))
 	fmt.Println(err)
 	// Output:
 	// [instruction example memory evidence]
 	// [evidence memory] true
-	// typo.yaml:2:1: the policy: unknown key "protectd"; the keys are version, protected, wrapped, sources, transitions, remote
+	// typo.yaml:1:10: version "2" is not supported; write version: 1
+	// typo.yaml:2:1: the policy: unknown key "protectd"; did you mean protected?
 }

@@ -14,6 +14,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/ka2/ka2/internal/strict"
 	"github.com/ka2/ka2/internal/yamlerr"
 )
 
@@ -309,11 +310,12 @@ func (p *Policy) Route(source string, to Kind) ([]Kind, bool) {
 // ParsePolicy reads a policy file. name is used in error messages and
 // returned by Name. Every problem is an *Error with CodePolicy and the line
 // and column it is at; unknown keys, unknown types and validators, and
-// duplicate entries are problems, never ignored.
+// duplicate entries are problems, never ignored. Every problem in the file
+// is reported, in the order of their positions; errors.As finds the first.
 func ParsePolicy(name string, data []byte) (*Policy, error) {
-	pp := &policyParser{name: name}
-	p, err := pp.parse(data)
-	if err != nil {
+	pp := &policyParser{d: &strict.Decoder{Path: name, Words: policyWords}}
+	p := pp.parse(data)
+	if err := pp.err(); err != nil {
 		return nil, err
 	}
 	sum := sha256.Sum256(data)
@@ -321,240 +323,286 @@ func ParsePolicy(name string, data []byte) (*Policy, error) {
 	return p, nil
 }
 
-type policyParser struct{ name string }
+// policyErrors is every problem of a policy file, sorted by position.
+type policyErrors []*Error
 
-func (pp *policyParser) errAt(n *yaml.Node, hint, format string, args ...any) *Error {
-	e := &Error{Diagnostic: diag.Diagnostic{Pos: diag.Pos{Path: pp.name}, Code: CodePolicy, Message: fmt.Sprintf(format, args...), Hint: diag.Fix(hint)}, Op: "parse policy"}
-	if n != nil {
-		e.Line, e.Col = n.Line, n.Column
+func (l policyErrors) Error() string {
+	msgs := make([]string, len(l))
+	for i, e := range l {
+		msgs[i] = e.Error()
 	}
-	return e
+	return strings.Join(msgs, "\n")
 }
 
-func (pp *policyParser) parse(data []byte) (*Policy, error) {
+func (l policyErrors) Unwrap() []error {
+	out := make([]error, len(l))
+	for i, e := range l {
+		out[i] = e
+	}
+	return out
+}
+
+type policyParser struct{ d *strict.Decoder }
+
+// err returns the problems found as *Errors, or nil.
+func (pp *policyParser) err() error {
+	if len(pp.d.Diags) == 0 {
+		return nil
+	}
+	pp.d.Diags.Sort()
+	out := make(policyErrors, len(pp.d.Diags))
+	for i, d := range pp.d.Diags {
+		d.Code = CodePolicy
+		out[i] = &Error{Diagnostic: *d, Op: "parse policy"}
+	}
+	if len(out) == 1 {
+		return out[0]
+	}
+	return out
+}
+
+// errAt reports a problem at n (nil: the file).
+func (pp *policyParser) errAt(n *yaml.Node, hint, format string, args ...any) {
+	pp.d.Report(n, CodePolicy, diag.Fix(hint), fmt.Sprintf(format, args...))
+}
+
+// policyWords words the structural problems of a policy file.
+func policyWords(is strict.Issue, d *diag.Diagnostic) {
+	d.Code = CodePolicy
+	what := is.Map.What
+	switch is.Problem {
+	case strict.NotMapping:
+		d.Message = what + " must be a mapping of keys to values"
+	case strict.KeyNotScalar:
+		d.Message = what + ": keys must be plain strings"
+	case strict.UnknownKey:
+		d.Message, d.Hint = fmt.Sprintf("%s: unknown key %q", what, is.Key), is.DidYouMean("did you mean %s?", diag.Fix("the keys are "+strings.Join(is.Known(), ", ")))
+	case strict.DuplicateKey:
+		d.Message, d.Hint = fmt.Sprintf("%s: key %q repeats line %d", what, is.Key, is.First.Line), diag.Fix("keep one")
+	case strict.MissingKey:
+		switch is.Map {
+		case policyMap:
+			d.Message, d.Hint = fmt.Sprintf("the policy has no %q key", is.Key), diag.Fix("see provenance/default_policy.yaml for the format")
+		case remoteMap:
+			d.Message, d.Hint = fmt.Sprintf("remote has no %q key", is.Key), diag.Fix("write [] to grant none")
+		default:
+			d.Message = fmt.Sprintf("%s has no %q", what, is.Key)
+		}
+	}
+}
+
+// The keys of a policy file, at each level.
+var (
+	policyMap = &strict.Map{What: "the policy", Keys: []strict.Key{
+		{Name: "version", Required: true}, {Name: "protected", Required: true}, {Name: "wrapped"},
+		{Name: "sources", Required: true}, {Name: "transitions", Required: true}, {Name: "remote"}}}
+	wrappedMap    = &strict.Map{What: "wrapped", Keys: []strict.Key{{Name: "types"}, {Name: "min_codepoints"}}}
+	remoteMap     = &strict.Map{What: "remote", Keys: []strict.Key{{Name: "types", Required: true}, {Name: "sources", Required: true}, {Name: "promote", Required: true}}}
+	sourcesMap    = &strict.Map{What: "sources", AnyKey: true}
+	transitionMap = &strict.Map{Keys: []strict.Key{{Name: "from", Required: true}, {Name: "to", Required: true}, {Name: "validate"}}}
+	validatorMap  = &strict.Map{AnyKey: true}
+)
+
+// named returns m under another name, for messages about one of many
+// entries ("transitions[2]").
+func named(m *strict.Map, what string) *strict.Map {
+	c := *m
+	c.What = what
+	return &c
+}
+
+// mapping is the decoder's Mapping, refusing aliases: in a policy every
+// value is written out where it applies.
+func (pp *policyParser) mapping(n *yaml.Node, m *strict.Map) *strict.Fields {
+	if n.Kind == yaml.AliasNode {
+		pp.errAt(n, "write the value out", "%s: YAML aliases are not supported", m.What)
+		return nil
+	}
+	f := pp.d.Mapping(n, m)
+	if f == nil {
+		return nil
+	}
+	kept := f.Entries[:0]
+	for _, e := range f.Entries {
+		if e.Value.Kind == yaml.AliasNode {
+			pp.errAt(e.Value, "write the value out", "%s: YAML aliases are not supported", m.What)
+			continue
+		}
+		kept = append(kept, e)
+	}
+	f.Entries = kept
+	return f
+}
+
+func (pp *policyParser) parse(data []byte) *Policy {
 	doc, err := yamlerr.Decode(data)
 	var ye *yamlerr.Error
 	switch {
 	case errors.As(err, &ye):
-		e := pp.errAt(nil, ye.Hint, "%s", ye.Msg)
-		e.Line, e.Col = ye.Line, ye.Col
-		return nil, e
+		pp.d.Diags = append(pp.d.Diags, &diag.Diagnostic{Pos: diag.Pos{Path: pp.d.Path, Line: ye.Line, Col: ye.Col}, Message: ye.Msg, Hint: diag.Fix(ye.Hint)})
+		return nil
 	case err != nil:
-		e := pp.errAt(nil, "", "%v", err)
+		e := &diag.Diagnostic{Pos: diag.Pos{Path: pp.d.Path}, Message: err.Error()}
 		if line, msg := yamlerr.Locate(err, data); line > 0 {
 			e.Line, e.Message = line, msg
 		}
-		return nil, e
+		pp.d.Diags = append(pp.d.Diags, e)
+		return nil
 	case doc.Kind == 0:
-		return nil, pp.errAt(nil, "start from the default: ka2's provenance/default_policy.yaml", "the policy file is empty")
+		pp.errAt(nil, "start from the default: ka2's provenance/default_policy.yaml", "the policy file is empty")
+		return nil
 	}
 	root := doc
 	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
 		root = root.Content[0]
 	}
-	top, err := pp.mapping(root, "the policy", "version", "protected", "wrapped", "sources", "transitions", "remote")
-	if err != nil {
-		return nil, err
-	}
-	for _, req := range []string{"version", "protected", "sources", "transitions"} {
-		if top[req] == nil {
-			return nil, pp.errAt(root, "see provenance/default_policy.yaml for the format", "the policy has no %q key", req)
-		}
+	top := pp.mapping(root, policyMap)
+	if top == nil {
+		return nil
 	}
 	p := &Policy{wrapped: []Kind{KindInstruction}, minWrapped: 20}
-	if v := top["version"].val; v.Kind != yaml.ScalarNode || v.Value != "1" {
-		return nil, pp.errAt(v, "write version: 1", "version %q is not supported", v.Value)
+	if v := top.Value("version"); v != nil && (v.Kind != yaml.ScalarNode || v.Value != "1") {
+		pp.errAt(v, "write version: 1", "version %q is not supported", v.Value)
 	}
-	if p.protected, err = pp.kinds(top["protected"].val, "protected"); err != nil {
-		return nil, err
+	if v := top.Value("protected"); v != nil {
+		p.protected = pp.kinds(v, "protected")
 	}
-	if w := top["wrapped"]; w != nil {
-		m, err := pp.mapping(w.val, "wrapped", "types", "min_codepoints")
-		if err != nil {
-			return nil, err
-		}
-		if m["types"] != nil {
-			if p.wrapped, err = pp.kinds(m["types"].val, "wrapped.types"); err != nil {
-				return nil, err
+	if w := top.Value("wrapped"); w != nil {
+		if m := pp.mapping(w, wrappedMap); m != nil {
+			if v := m.Value("types"); v != nil {
+				p.wrapped = pp.kinds(v, "wrapped.types")
 			}
-		}
-		if m["min_codepoints"] != nil {
-			if p.minWrapped, err = pp.positive(m["min_codepoints"].val, "wrapped.min_codepoints"); err != nil {
-				return nil, err
+			if v := m.Value("min_codepoints"); v != nil {
+				p.minWrapped = pp.positive(v, "wrapped.min_codepoints")
 			}
 		}
 	}
-	if p.sources, err = pp.sourceRules(top["sources"].val); err != nil {
-		return nil, err
+	if v := top.Value("sources"); v != nil {
+		p.sources = pp.sourceRules(v)
 	}
-	if p.transitions, err = pp.transitions(top["transitions"].val); err != nil {
-		return nil, err
+	if v := top.Value("transitions"); v != nil {
+		p.transitions = pp.transitions(v)
 	}
 	// Without a remote section, remote callers get the default's grants,
 	// less the promotions no transition of this policy makes.
 	p.remote = defaultRemote()
 	p.remote.Promote = slices.DeleteFunc(p.remote.Promote, func(k Kind) bool { return len(p.transitionsTo(k)) == 0 })
-	if r := top["remote"]; r != nil {
-		if p.remote, err = pp.remoteSection(r.val, p); err != nil {
-			return nil, err
-		}
+	if r := top.Value("remote"); r != nil {
+		p.remote = pp.remoteSection(r, p)
 	}
-	return p, nil
+	return p
 }
 
 // remoteSection reads the remote section: every key is required, since a
 // key left out would grant what the reader cannot see.
-func (pp *policyParser) remoteSection(n *yaml.Node, p *Policy) (Remote, error) {
-	m, err := pp.mapping(n, "remote", "types", "sources", "promote")
-	if err != nil {
-		return Remote{}, err
-	}
-	for _, req := range []string{"types", "sources", "promote"} {
-		if m[req] == nil {
-			return Remote{}, pp.errAt(n, "write [] to grant none", "remote has no %q key", req)
-		}
-	}
+func (pp *policyParser) remoteSection(n *yaml.Node, p *Policy) Remote {
 	var r Remote
-	if r.Types, err = pp.kinds(m["types"].val, "remote.types"); err != nil {
-		return Remote{}, err
+	m := pp.mapping(n, remoteMap)
+	if m == nil {
+		return r
 	}
-	for i, c := range m["types"].val.Content {
-		if k := Kind(c.Value); !slices.Contains(remoteKinds, k) {
-			return Remote{}, pp.errAt(m["types"].val.Content[i], "evidence comes from the corpus, or from a tool_output item through a promotion",
-				"remote.types: %s: a request may add only %s items", k, kindList(remoteKinds))
-		}
-	}
-	if r.Sources, err = pp.stringList(m["sources"].val, "remote.sources"); err != nil {
-		return Remote{}, err
-	}
-	for i, src := range r.Sources {
-		pos := m["sources"].val.Content[i]
-		if scheme, ok := strings.CutSuffix(src, ":*"); ok {
-			if err := CheckSource(scheme + ":x"); err != nil {
-				return Remote{}, pp.errAt(pos, "a pattern is corpus:*, tool:* or memory:*", "remote.sources: %q is not a source pattern", src)
+	if v := m.Value("types"); v != nil {
+		r.Types = pp.kinds(v, "remote.types")
+		if v.Kind == yaml.SequenceNode {
+			for _, c := range v.Content {
+				if k := Kind(c.Value); k.Valid() && !slices.Contains(remoteKinds, k) {
+					pp.errAt(c, "evidence comes from the corpus, or from a tool_output item through a promotion",
+						"remote.types: %s: a request may add only %s items", k, kindList(remoteKinds))
+				}
 			}
-		} else if err := CheckSource(src); err != nil {
-			return Remote{}, pp.errAt(pos, "", "remote.sources: %v", err)
 		}
 	}
-	if r.Promote, err = pp.kinds(m["promote"].val, "remote.promote"); err != nil {
-		return Remote{}, err
-	}
-	for _, c := range m["promote"].val.Content {
-		if len(p.transitionsTo(Kind(c.Value))) == 0 {
-			return Remote{}, pp.errAt(c, "list only types that a transition below leads to", "remote.promote: no transition of the policy leads to %s", c.Value)
+	if v := m.Value("sources"); v != nil {
+		var nodes []*yaml.Node
+		r.Sources, nodes = pp.stringList(v, "remote.sources")
+		for i, src := range r.Sources {
+			if scheme, ok := strings.CutSuffix(src, ":*"); ok {
+				if err := CheckSource(scheme + ":x"); err != nil {
+					pp.errAt(nodes[i], "a pattern is corpus:*, tool:* or memory:*", "remote.sources: %q is not a source pattern", src)
+				}
+			} else if err := CheckSource(src); err != nil {
+				pp.errAt(nodes[i], "", "remote.sources: %v", err)
+			}
 		}
 	}
-	return r, nil
+	if v := m.Value("promote"); v != nil {
+		r.Promote = pp.kinds(v, "remote.promote")
+		if v.Kind == yaml.SequenceNode {
+			for _, c := range v.Content {
+				if k := Kind(c.Value); k.Valid() && len(p.transitionsTo(k)) == 0 {
+					pp.errAt(c, "list only types that a transition below leads to", "remote.promote: no transition of the policy leads to %s", c.Value)
+				}
+			}
+		}
+	}
+	return r
 }
 
-type entry struct {
-	key, val *yaml.Node
-	index    int
-}
-
-// mapping checks that n is a mapping whose keys are distinct and among
-// known (any key when known is empty), and returns its entries by key.
-func (pp *policyParser) mapping(n *yaml.Node, what string, known ...string) (map[string]*entry, error) {
-	if n.Kind == yaml.AliasNode {
-		return nil, pp.errAt(n, "write the value out", "%s: YAML aliases are not supported", what)
-	}
-	if n.Kind != yaml.MappingNode {
-		return nil, pp.errAt(n, "", "%s must be a mapping of keys to values", what)
-	}
-	out := map[string]*entry{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		if k.Kind != yaml.ScalarNode {
-			return nil, pp.errAt(k, "", "%s: keys must be plain strings", what)
-		}
-		if len(known) > 0 && !slices.Contains(known, k.Value) {
-			return nil, pp.errAt(k, "the keys are "+strings.Join(known, ", "), "%s: unknown key %q", what, k.Value)
-		}
-		if prev, dup := out[k.Value]; dup {
-			return nil, pp.errAt(k, "keep one", "%s: key %q repeats line %d", what, k.Value, prev.key.Line)
-		}
-		if v.Kind == yaml.AliasNode {
-			return nil, pp.errAt(v, "write the value out", "%s: YAML aliases are not supported", what)
-		}
-		out[k.Value] = &entry{key: k, val: v, index: i / 2}
-	}
-	return out, nil
-}
-
-// sorted returns the entries of a mapping in file order.
-func sorted(m map[string]*entry) []*entry {
-	out := make([]*entry, 0, len(m))
-	for _, e := range m {
-		out = append(out, e)
-	}
-	slices.SortFunc(out, func(a, b *entry) int { return a.index - b.index })
-	return out
-}
-
-func (pp *policyParser) stringList(n *yaml.Node, what string) ([]string, error) {
+// stringList reads a list of distinct non-empty strings, and returns the
+// nodes they came from, in step.
+func (pp *policyParser) stringList(n *yaml.Node, what string) ([]string, []*yaml.Node) {
 	if n.Kind != yaml.SequenceNode {
-		return nil, pp.errAt(n, "write a list such as [a, b]", "%s must be a list", what)
+		pp.errAt(n, "write a list such as [a, b]", "%s must be a list", what)
+		return nil, nil
 	}
 	out := make([]string, 0, len(n.Content))
+	var nodes []*yaml.Node
 	for _, c := range n.Content {
 		if c.Kind != yaml.ScalarNode || c.Tag == "!!null" || strings.TrimSpace(c.Value) == "" {
-			return nil, pp.errAt(c, "", "%s: every entry must be a non-empty string", what)
+			pp.errAt(c, "", "%s: every entry must be a non-empty string", what)
+			continue
 		}
 		if slices.Contains(out, c.Value) {
-			return nil, pp.errAt(c, "keep one", "%s: %q is listed twice", what, c.Value)
+			pp.errAt(c, "keep one", "%s: %q is listed twice", what, c.Value)
+			continue
 		}
 		out = append(out, c.Value)
+		nodes = append(nodes, c)
 	}
-	return out, nil
+	return out, nodes
 }
 
-func (pp *policyParser) kinds(n *yaml.Node, what string) ([]Kind, error) {
-	names, err := pp.stringList(n, what)
-	if err != nil {
-		return nil, err
-	}
+func (pp *policyParser) kinds(n *yaml.Node, what string) []Kind {
+	names, nodes := pp.stringList(n, what)
 	out := make([]Kind, 0, len(names))
 	for i, s := range names {
 		k, err := ParseKind(s)
 		if err != nil {
-			return nil, pp.errAt(n.Content[i], "", "%s: %v", what, err)
+			pp.errAt(nodes[i], "", "%s: %v", what, err)
+			continue
 		}
 		out = append(out, k)
 	}
 	slices.SortFunc(out, func(a, b Kind) int { return a.rank() - b.rank() })
-	return out, nil
+	return out
 }
 
-func (pp *policyParser) positive(n *yaml.Node, what string) (int, error) {
+func (pp *policyParser) positive(n *yaml.Node, what string) int {
 	v, err := strconv.Atoi(n.Value)
 	if n.Kind != yaml.ScalarNode || err != nil || v < 1 {
-		return 0, pp.errAt(n, "", "%s must be a whole number of at least 1, not %q", what, n.Value)
+		pp.errAt(n, "", "%s must be a whole number of at least 1, not %q", what, n.Value)
+		return 1
 	}
-	return v, nil
+	return v
 }
 
-func (pp *policyParser) sourceRules(n *yaml.Node) ([]SourceRule, error) {
-	m, err := pp.mapping(n, "sources")
-	if err != nil {
-		return nil, err
+func (pp *policyParser) sourceRules(n *yaml.Node) []SourceRule {
+	m := pp.mapping(n, sourcesMap)
+	if m == nil {
+		return nil
 	}
 	var out []SourceRule
-	for _, e := range sorted(m) {
-		match := e.key.Value
+	for _, e := range m.Entries {
+		match := e.Key.Value
 		pattern := strings.TrimSuffix(match, "*")
 		if strings.HasSuffix(match, ":*") {
 			if err := CheckSource(pattern + "x"); err != nil {
-				return nil, pp.errAt(e.key, "a pattern is corpus:*, tool:* or memory:*", "sources: %q is not a source pattern", match)
+				pp.errAt(e.Key, "a pattern is corpus:*, tool:* or memory:*", "sources: %q is not a source pattern", match)
 			}
 		} else if err := CheckSource(match); err != nil {
-			return nil, pp.errAt(e.key, "", "sources: %v", err)
+			pp.errAt(e.Key, "", "sources: %v", err)
 		}
-		ks, err := pp.kinds(e.val, "sources."+match)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, SourceRule{Match: match, Types: ks})
+		out = append(out, SourceRule{Match: match, Types: pp.kinds(e.Value, "sources."+match)})
 	}
 	slices.SortFunc(out, func(a, b SourceRule) int {
 		aw, bw := strings.HasSuffix(a.Match, "*"), strings.HasSuffix(b.Match, "*")
@@ -566,29 +614,33 @@ func (pp *policyParser) sourceRules(n *yaml.Node) ([]SourceRule, error) {
 		}
 		return strings.Compare(a.Match, b.Match)
 	})
-	return out, nil
+	return out
 }
 
-func (pp *policyParser) transitions(n *yaml.Node) ([]transition, error) {
+func (pp *policyParser) transitions(n *yaml.Node) []transition {
 	if n.Kind != yaml.SequenceNode {
-		return nil, pp.errAt(n, "write a list of {from, to, validate}; [] allows no transform", "transitions must be a list")
+		pp.errAt(n, "write a list of {from, to, validate}; [] allows no transform", "transitions must be a list")
+		return nil
 	}
 	var out []transition
 	for i, c := range n.Content {
 		what := fmt.Sprintf("transitions[%d]", i)
-		m, err := pp.mapping(c, what, "from", "to", "validate")
-		if err != nil {
-			return nil, err
+		m := pp.mapping(c, named(transitionMap, what))
+		if m == nil {
+			continue
 		}
 		var t transition
+		ok := m.Has("from") && m.Has("to")
 		for _, f := range []string{"from", "to"} {
-			e := m[f]
-			if e == nil {
-				return nil, pp.errAt(c, "", "%s has no %q", what, f)
+			v := m.Value(f)
+			if v == nil {
+				continue
 			}
-			k, err := ParseKind(e.val.Value)
-			if err != nil || e.val.Kind != yaml.ScalarNode {
-				return nil, pp.errAt(e.val, "", "%s.%s: %v", what, f, err)
+			k, err := ParseKind(v.Value)
+			if err != nil || v.Kind != yaml.ScalarNode {
+				pp.errAt(v, "", "%s.%s: %v", what, f, err)
+				ok = false
+				continue
 			}
 			if f == "from" {
 				t.from = k
@@ -596,22 +648,23 @@ func (pp *policyParser) transitions(n *yaml.Node) ([]transition, error) {
 				t.to = k
 			}
 		}
+		if v := m.Value("validate"); v != nil {
+			t.validators = pp.validators(v, what+".validate")
+		}
+		if !ok {
+			continue
+		}
 		if t.from == t.to {
-			return nil, pp.errAt(c, "", "%s: %s → %s changes nothing", what, t.from, t.to)
+			pp.errAt(c, "", "%s: %s → %s changes nothing", what, t.from, t.to)
+			continue
 		}
-		for _, prev := range out {
-			if prev.from == t.from && prev.to == t.to {
-				return nil, pp.errAt(c, "keep one, with all its validators", "%s: %s → %s is listed twice", what, t.from, t.to)
-			}
-		}
-		if e := m["validate"]; e != nil {
-			if t.validators, err = pp.validators(e.val, what+".validate"); err != nil {
-				return nil, err
-			}
+		if slices.ContainsFunc(out, func(prev transition) bool { return prev.from == t.from && prev.to == t.to }) {
+			pp.errAt(c, "keep one, with all its validators", "%s: %s → %s is listed twice", what, t.from, t.to)
+			continue
 		}
 		out = append(out, t)
 	}
-	return out, nil
+	return out
 }
 
 var validatorParams = map[string][]string{
@@ -620,70 +673,56 @@ var validatorParams = map[string][]string{
 	ValidatorMaxCodepoints: {"check", "limit"},
 }
 
-func (pp *policyParser) validators(n *yaml.Node, what string) ([]validator, error) {
+func (pp *policyParser) validators(n *yaml.Node, what string) []validator {
 	if n.Kind != yaml.SequenceNode {
-		return nil, pp.errAt(n, "write a list of {check: NAME, …}", "%s must be a list", what)
+		pp.errAt(n, "write a list of {check: NAME, …}", "%s must be a list", what)
+		return nil
 	}
 	var out []validator
 	for i, c := range n.Content {
 		w := fmt.Sprintf("%s[%d]", what, i)
-		m, err := pp.mapping(c, w)
-		if err != nil {
-			return nil, err
+		m := pp.mapping(c, named(validatorMap, w))
+		if m == nil {
+			continue
 		}
-		ce := m["check"]
-		if ce == nil || ce.val.Kind != yaml.ScalarNode {
-			return nil, pp.errAt(c, "name one of "+validatorNames(), "%s has no check", w)
+		check := m.Value("check")
+		if check == nil || check.Kind != yaml.ScalarNode {
+			pp.errAt(c, "name one of "+validatorNames(), "%s has no check", w)
+			continue
 		}
-		known, ok := validatorParams[ce.val.Value]
+		known, ok := validatorParams[check.Value]
 		if !ok {
-			return nil, pp.errAt(ce.val, "use one of "+validatorNames(), "%s: unknown check %q", w, ce.val.Value)
+			pp.errAt(check, "use one of "+validatorNames(), "%s: unknown check %q", w, check.Value)
+			continue
 		}
-		for _, e := range sorted(m) {
-			if !slices.Contains(known, e.key.Value) {
-				return nil, pp.errAt(e.key, ce.val.Value+" takes "+strings.Join(known[1:], ", "), "%s: unknown key %q", w, e.key.Value)
+		for _, e := range m.Entries {
+			if !slices.Contains(known, e.Name) {
+				pp.errAt(e.Key, check.Value+" takes "+strings.Join(known[1:], ", "), "%s: unknown key %q", w, e.Name)
 			}
 		}
-		list := func(key string, def []string) ([]string, error) {
-			if e := m[key]; e != nil {
-				return pp.stringList(e.val, w+"."+key)
+		list := func(key string, def []string) []string {
+			if v := m.Value(key); v != nil {
+				l, _ := pp.stringList(v, w+"."+key)
+				return l
 			}
-			return def, nil
+			return def
 		}
-		switch ce.val.Value {
+		switch check.Value {
 		case ValidatorToolResultOK:
-			markers, err := list("markers", defaultFailureMarkers)
-			if err != nil {
-				return nil, err
-			}
-			status, err := list("status_fields", defaultStatusFields)
-			if err != nil {
-				return nil, err
-			}
-			okStatuses, err := list("ok_statuses", defaultOKStatuses)
-			if err != nil {
-				return nil, err
-			}
-			errFields, err := list("error_fields", defaultErrorFields)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, newToolResultOK(markers, status, okStatuses, errFields))
+			out = append(out, newToolResultOK(list("markers", defaultFailureMarkers), list("status_fields", defaultStatusFields),
+				list("ok_statuses", defaultOKStatuses), list("error_fields", defaultErrorFields)))
 		case ValidatorNonEmpty:
 			out = append(out, nonEmpty{})
 		case ValidatorMaxCodepoints:
-			e := m["limit"]
-			if e == nil {
-				return nil, pp.errAt(c, "write limit: N", "%s: max_codepoints needs a limit", w)
+			v := m.Value("limit")
+			if v == nil {
+				pp.errAt(c, "write limit: N", "%s: max_codepoints needs a limit", w)
+				continue
 			}
-			limit, err := pp.positive(e.val, w+".limit")
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, maxCodepoints{limit})
+			out = append(out, maxCodepoints{pp.positive(v, w+".limit")})
 		}
 	}
-	return out, nil
+	return out
 }
 
 func validatorNames() string {

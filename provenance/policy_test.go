@@ -2,6 +2,7 @@ package provenance_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -280,5 +281,36 @@ func TestPolicyFixturesParse(t *testing.T) {
 		if _, err := provenance.ParsePolicy(f, data); err != nil {
 			t.Errorf("%v", err)
 		}
+	}
+}
+
+// TestParsePolicyEveryProblem: the policy parser reports every problem in
+// the file, in the order of their positions, not only the first.
+func TestParsePolicyEveryProblem(t *testing.T) {
+	src := "version: 2\nprotected: [evidnce]\nsources:\n  robot: [memory]\n  system: [instruction]\n  system: [memory]\ntransitions:\n  - {from: memory}\n  - {from: memory, to: memory}\nremote: {types: [], sources: []}\n"
+	_, err := provenance.ParsePolicy("p.yaml", []byte(src))
+	want := []string{
+		`p.yaml:1:10: version "2" is not supported; write version: 1`,
+		`p.yaml:2:13: protected: "evidnce" is not a context type`,
+		`p.yaml:4:3: sources: source "robot"`,
+		`p.yaml:6:3: sources: key "system" repeats line 5; keep one`,
+		`p.yaml:8:5: transitions[0] has no "to"`,
+		`p.yaml:9:5: transitions[1]: memory → memory changes nothing`,
+		`p.yaml:10:9: remote has no "promote" key; write [] to grant none`,
+	}
+	got := strings.Split(fmt.Sprint(err), "\n")
+	if len(got) != len(want) {
+		t.Fatalf("ParsePolicy() =\n%v\nwant %d problems", err, len(want))
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Errorf("problem %d = %q, want it to start %q", i, got[i], want[i])
+		}
+	}
+	if !errors.Is(err, provenance.ErrPolicy) {
+		t.Errorf("errors.Is(%v, ErrPolicy) = false", err)
+	}
+	if pe := provErr(t, err); pe.Line != 1 || pe.Code != provenance.CodePolicy {
+		t.Errorf("errors.As finds %v, want the first problem", pe)
 	}
 }

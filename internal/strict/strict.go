@@ -227,7 +227,9 @@ func (f *Fields) entry(name string) *Entry {
 // scalars, known to m, not reserved and not repeated; every required key
 // must be written, and every value of the kind its Key asks for. Each
 // problem is reported; the entries that pass are returned in file order.
-// A key that repeats is reported and its later values dropped. It
+// A key that repeats is reported and its later values dropped. A
+// required key that is missing but suggested for an unknown key is not
+// reported again as missing: the typo is the problem. It
 // returns nil when n is not a mapping. Aliases are followed.
 func (d *Decoder) Mapping(n *yaml.Node, m *Map) *Fields {
 	n = Deref(n)
@@ -238,6 +240,7 @@ func (d *Decoder) Mapping(n *yaml.Node, m *Map) *Fields {
 	f := &Fields{Node: n}
 	known := m.Known()
 	seen := map[string]*yaml.Node{}
+	meant := map[string]bool{} // known keys suggested for unknown ones
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := Deref(n.Content[i]), n.Content[i+1]
 		if k.Kind != yaml.ScalarNode {
@@ -250,7 +253,9 @@ func (d *Decoder) Mapping(n *yaml.Node, m *Map) *Fields {
 			d.issue(Issue{Problem: Reserved, Map: m, Key: k.Value, Node: k})
 			continue
 		case !declared && !m.AnyKey:
-			d.issue(Issue{Problem: UnknownKey, Map: m, Key: k.Value, Node: k, Suggestion: suggest.Closest(k.Value, known)})
+			s := suggest.Closest(k.Value, known)
+			meant[s] = true
+			d.issue(Issue{Problem: UnknownKey, Map: m, Key: k.Value, Node: k, Suggestion: s})
 			continue
 		}
 		if first := seen[k.Value]; first != nil {
@@ -265,7 +270,8 @@ func (d *Decoder) Mapping(n *yaml.Node, m *Map) *Fields {
 		f.Entries = append(f.Entries, Entry{Name: k.Value, Key: k, Value: v})
 	}
 	for _, key := range m.Keys {
-		if key.Required && seen[key.Name] == nil {
+		// A required key offered for a typo is reported there, once.
+		if key.Required && seen[key.Name] == nil && !meant[key.Name] {
 			d.issue(Issue{Problem: MissingKey, Map: m, Key: key.Name, Node: n})
 		}
 	}

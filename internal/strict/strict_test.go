@@ -203,3 +203,17 @@ func FuzzParseJSON(f *testing.F) {
 		}
 	})
 }
+
+// TestMappingTypoOfRequired: a required key that is missing because it is
+// misspelt is reported once, as the unknown key with a suggestion.
+func TestMappingTypoOfRequired(t *testing.T) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte("nmae: a\n"), &doc); err != nil {
+		t.Fatal(err)
+	}
+	d := &Decoder{Path: "p", Words: plain}
+	d.Mapping(Root(&doc), testMap)
+	if len(d.Diags) != 1 || d.Diags[0].Error() != "p:1:1: 3 nmae; did you mean name?" {
+		t.Errorf("Mapping() problems = %v, want only the unknown key", d.Diags)
+	}
+}
