@@ -16,7 +16,7 @@ import (
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
-	"github.com/ka2/ka2/internal/suggest"
+	"github.com/ka2/ka2/internal/strict"
 	"github.com/ka2/ka2/internal/yamlerr"
 	"github.com/ka2/ka2/selector"
 )
@@ -78,7 +78,7 @@ type ErrorKind string
 // Extension point: the typed-context runtime (issue 3) adds the kind
 // "context_type" for a refused item (exit 5). Add it here, to
 // errorKinds, and to KindOf, together with the items/promote keys (see
-// futureKeys); until then a case naming it is refused as CodeNotYet.
+// the reserved keys of caseMap); until then a case naming it is refused as CodeNotYet.
 const (
 	KindBudgetExceeded ErrorKind = "budget_exceeded"
 	KindNoEvidence     ErrorKind = "no_evidence"
@@ -87,15 +87,8 @@ const (
 
 var errorKinds = []ErrorKind{KindBudgetExceeded, KindNoEvidence, KindBadInput}
 
-// futureKeys are case and expectation values that belong to the typed
-// context runtime (issue 3): extra request items and their promotions, as in
-// `ka2 build --request`, and the error kind of a refused item. They are
-// refused by name, so a case file written for a newer ka2 fails loudly
-// instead of running without its items. To support them, parse them in
-// parseCase into Case fields and pass them on in Case.Request.
-var futureKeys = map[string]bool{"items": true, "promote": true}
-
-// futureKinds are expect.error values reserved the same way.
+// futureKinds are expect.error values reserved as the items and promote
+// keys are (see caseMap): the error kind of a refused item.
 var futureKinds = map[string]bool{"context_type": true}
 
 // SampleCorpus is how a case file names the embedded sample corpus
@@ -107,11 +100,29 @@ const DefaultLang = "en"
 
 // The keys of a case file, at each level.
 var (
-	topKeys     = []string{"defaults", "cases"}
 	settingKeys = []string{"corpus", "contract", "subject", "lang", "counter", "capacity", "reserve", "wrapper", "short", "require_evidence"}
-	caseKeys    = append([]string{"name", "question", "dates", "expect"}, settingKeys...)
-	expectKeys  = []string{"sources", "error"}
+	topMap      = &strict.Map{What: "the case file", Keys: keys("defaults", "cases")}
+	defaultsMap = &strict.Map{What: "defaults", Keys: keys(settingKeys...)}
+	// items and promote belong to the typed-context runtime (issue 3):
+	// extra request items and their promotions, as a build request has
+	// them. They are refused by name, so a case file written for a newer
+	// ka2 fails loudly instead of running without its items. To support
+	// them, parse them in parseCase into Case fields and pass them on in
+	// Case.Request.
+	caseMap = &strict.Map{What: "a case", Keys: append(keys(append([]string{"name", "question", "dates", "expect"}, settingKeys...)...),
+		strict.Key{Name: "items", Reserved: true}, strict.Key{Name: "promote", Reserved: true})}
+	expectMap = &strict.Map{What: "expect", Keys: keys("sources", "error")}
 )
+
+// keys declares names as keys that take any value: a case file's values
+// are checked, and their problems worded, one by one.
+func keys(names ...string) []strict.Key {
+	out := make([]strict.Key, len(names))
+	for i, n := range names {
+		out[i] = strict.Key{Name: n}
+	}
+	return out
+}
 
 // caseName is what a case name may be: it becomes a file name, so it is
 // kept to characters that are safe on every system.
@@ -202,14 +213,14 @@ func (p *fileParser) parse(data []byte) *File {
 	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
 		root = root.Content[0]
 	}
-	top, _ := p.mapping(root, "the case file", topKeys, nil)
+	top := p.mapping(root, topMap)
 	if top == nil {
 		return nil
 	}
 	f := &File{Path: p.path}
 	var defaults map[string]*yaml.Node
 	if n := top["defaults"]; n != nil {
-		defaults, _ = p.mapping(n, "defaults", settingKeys, nil)
+		defaults = p.mapping(n, defaultsMap)
 	}
 	list := deref(top["cases"])
 	switch {
@@ -265,41 +276,39 @@ func isNull(n *yaml.Node) bool {
 	return n.Kind == yaml.ScalarNode && n.Tag == "!!null"
 }
 
-// mapping reads a mapping's keys, refusing unknown and repeated ones. It
-// returns the values and the key nodes, by key.
-func (p *fileParser) mapping(n *yaml.Node, what string, known []string, reserved map[string]bool) (map[string]*yaml.Node, map[string]*yaml.Node) {
-	n = deref(n)
-	if n == nil || n.Kind != yaml.MappingNode {
-		p.errorf(n, CodeBadValue, "write key: value pairs, one per line", "%s is not a mapping", what)
-		return nil, nil
+// caseWords words the structural problems of a case file.
+func caseWords(is strict.Issue, d *diag.Diagnostic) {
+	what := is.Map.What
+	switch is.Problem {
+	case strict.NotMapping:
+		d.Code, d.Message, d.Hint = CodeBadValue, what+" is not a mapping", diag.Fix("write key: value pairs, one per line")
+	case strict.KeyNotScalar:
+		d.Code, d.Message, d.Hint = CodeBadValue, "a key in "+what+" is not a plain word", diag.Fix("keys are plain words such as name or dates")
+	case strict.Reserved:
+		d.Code, d.Hint = CodeNotYet, diag.Fix("remove it, or run a ka2 whose `ka2 build --request` has a typed-context runtime")
+		d.Message = is.Key + ": extra request items need the typed-context runtime, which this ka2 does not have yet"
+	case strict.UnknownKey:
+		d.Code, d.Message = CodeUnknownKey, fmt.Sprintf("unknown key %q in %s", is.Key, what)
+		d.Hint = is.DidYouMean("did you mean %s?", diag.Fix("the keys here are "+strings.Join(is.Known(), ", ")))
+	case strict.DuplicateKey:
+		d.Code, d.Message, d.Hint = CodeDuplicateKey, fmt.Sprintf("%s is already set on line %d", is.Key, is.First.Line), diag.Fix("write each key once")
 	}
-	values, keys := map[string]*yaml.Node{}, map[string]*yaml.Node{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := deref(n.Content[i]), n.Content[i+1]
-		if k.Kind != yaml.ScalarNode {
-			p.errorf(k, CodeBadValue, "keys are plain words such as name or dates", "a key in %s is not a plain word", what)
-			continue
-		}
-		switch {
-		case reserved[k.Value]:
-			p.errorf(k, CodeNotYet, "remove it, or run a ka2 whose `ka2 build --request` has a typed-context runtime",
-				"%s: extra request items need the typed-context runtime, which this ka2 does not have yet", k.Value)
-			continue
-		case !slices.Contains(known, k.Value):
-			hint := "the keys here are " + strings.Join(known, ", ")
-			if s := suggest.Closest(k.Value, known); s != "" {
-				hint = "did you mean " + s + "?"
-			}
-			p.errorf(k, CodeUnknownKey, hint, "unknown key %q in %s", k.Value, what)
-			continue
-		}
-		if first := keys[k.Value]; first != nil {
-			p.errorf(k, CodeDuplicateKey, "write each key once", "%s is already set on line %d", k.Value, first.Line)
-			continue
-		}
-		values[k.Value], keys[k.Value] = v, k
+}
+
+// mapping reads a mapping's keys through the strict decoder, refusing
+// unknown, reserved and repeated ones, and returns the values by key.
+func (p *fileParser) mapping(n *yaml.Node, m *strict.Map) map[string]*yaml.Node {
+	d := &strict.Decoder{Path: p.path, Words: caseWords}
+	f := d.Mapping(n, m)
+	p.errs = append(p.errs, d.Diags...)
+	if f == nil {
+		return nil
 	}
-	return values, keys
+	values := map[string]*yaml.Node{}
+	for _, e := range f.Entries {
+		values[e.Name] = e.Value
+	}
+	return values
 }
 
 // lookup finds a setting in the case, then in the defaults.
@@ -312,7 +321,7 @@ func lookup(key string, own, defaults map[string]*yaml.Node) *yaml.Node {
 
 func (p *fileParser) parseCase(item *yaml.Node, defaults map[string]*yaml.Node) *Case {
 	before := len(p.errs)
-	own, _ := p.mapping(item, "a case", caseKeys, futureKeys)
+	own := p.mapping(item, caseMap)
 	if own == nil {
 		return nil
 	}
@@ -418,7 +427,7 @@ func (p *fileParser) config(c *Case, own, defaults map[string]*yaml.Node) {
 }
 
 func (p *fileParser) expect(c *Case, n *yaml.Node) {
-	m, _ := p.mapping(n, "expect", expectKeys, nil)
+	m := p.mapping(n, expectMap)
 	if m == nil {
 		return
 	}
