@@ -15,7 +15,7 @@ import (
 
 // protocols reads the protocols block.
 func (ps *parser) protocols(n *yaml.Node) {
-	entries, _ := ps.mapping(n, "protocols")
+	entries, _ := ps.mapping(n, protocolsMap)
 	for _, e := range entries {
 		name := e.key
 		switch {
@@ -36,7 +36,7 @@ func (ps *parser) protocols(n *yaml.Node) {
 			continue
 		}
 		p := &Protocol{Name: name, Pos: ps.at(e.k)}
-		fields, _ := ps.mapping(e.v, "protocol '"+name+"'")
+		fields, _ := ps.mapping(e.v, protocolMap.Named("protocol '"+name+"'"))
 		seen := map[string]int{}
 		for _, f := range fields {
 			fname, optional := strings.CutSuffix(f.key, "?")
@@ -140,12 +140,9 @@ func (ps *parser) builtinNames() []string {
 	return out
 }
 
-var stageKeys = []string{"uses", "exec", "system", "timeout", "context"}
-var contextKeys = []string{"source", "sink", "input_schema", "output_schema", "max_history_turns", "inherit"}
-
 // stages reads the stages block.
 func (ps *parser) stages(n *yaml.Node) {
-	entries, ok := ps.mapping(n, "stages")
+	entries, ok := ps.mapping(n, stagesMap)
 	if !ok {
 		return
 	}
@@ -168,7 +165,7 @@ func (ps *parser) stages(n *yaml.Node) {
 }
 
 func (ps *parser) stage(st *Stage, se entry) {
-	entries, ok := ps.mapping(se.v, "stage '"+st.Name+"'")
+	entries, ok := ps.mapping(se.v, stageMap.Named("stage '"+st.Name+"'"))
 	if !ok {
 		return
 	}
@@ -203,8 +200,6 @@ func (ps *parser) stage(st *Stage, se entry) {
 			st.Timeout = d
 		case "context":
 			st.Context = ps.context(st, e)
-		default:
-			ps.unknownKey(e, "stage '"+st.Name+"'", stageKeys)
 		}
 	}
 	switch {
@@ -240,7 +235,7 @@ func (ps *parser) stage(st *Stage, se entry) {
 
 func (ps *parser) context(st *Stage, ce entry) *Context {
 	c := &Context{Pos: ps.at(ce.k), Source: Endpoint{Kind: Upstream}, Sink: Endpoint{Kind: Downstream}}
-	entries, _ := ps.mapping(ce.v, "the context of stage '"+st.Name+"'")
+	entries, _ := ps.mapping(ce.v, contextMap.Named("the context of stage '"+st.Name+"'"))
 	for _, e := range entries {
 		switch e.key {
 		case "source":
@@ -300,8 +295,6 @@ func (ps *parser) context(st *Stage, ce entry) *Context {
 						"stage '%s' inherits unknown part '%s'", st.Name, v)
 				}
 			}
-		default:
-			ps.unknownKey(e, "the context of stage '"+st.Name+"'", contextKeys)
 		}
 	}
 	return c

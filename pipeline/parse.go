@@ -12,7 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/ka2/ka2/contract"
-	"github.com/ka2/ka2/internal/suggest"
+	"github.com/ka2/ka2/internal/strict"
 	"github.com/ka2/ka2/internal/yamlerr"
 )
 
@@ -134,35 +134,68 @@ func (ps *parser) parse() {
 		return
 	}
 	root := doc.Content[0]
-	entries, ok := ps.mapping(root, "the top level")
+	entries, ok := ps.mapping(root, topMap)
 	if !ok {
 		ps.fatal = true
 		return
 	}
 	byKey := map[string]entry{}
 	for _, e := range entries {
-		switch e.key {
-		case "protocols", "stages", "flow":
-			byKey[e.key] = e
-		default:
-			ps.unknownKey(e, "the top level", []string{"protocols", "stages", "flow"})
-		}
+		byKey[e.key] = e
 	}
 	if e, ok := byKey["protocols"]; ok {
 		ps.protocols(e.v)
 	}
 	if e, ok := byKey["stages"]; ok {
 		ps.stages(e.v)
-	} else {
-		ps.errorf(CodeSyntax, ps.at(root), "Add stages: with at least one stage, e.g. build: {uses: ka2.build}",
-			"missing key 'stages'")
 	}
 	if e, ok := byKey["flow"]; ok {
 		ps.flow(e.v)
 	} else {
-		ps.errorf(CodeSyntax, ps.at(root), "Add a flow naming the stages in order, e.g. flow: build >> answer",
-			"missing key 'flow'")
 		ps.fatal = true
+	}
+}
+
+// The keys of a pipeline file, at each level. Protocols and stages are
+// mappings of names the file chooses.
+var (
+	topMap = &strict.Map{What: "the top level", Keys: []strict.Key{
+		{Name: "protocols"}, {Name: "stages", Required: true}, {Name: "flow", Required: true}}}
+	protocolsMap = &strict.Map{What: "protocols", AnyKey: true}
+	protocolMap  = &strict.Map{AnyKey: true}
+	stagesMap    = &strict.Map{What: "stages", AnyKey: true}
+	stageMap     = &strict.Map{Keys: []strict.Key{{Name: "uses"}, {Name: "exec"}, {Name: "system"}, {Name: "timeout"}, {Name: "context"}}}
+	contextMap   = &strict.Map{Keys: []strict.Key{{Name: "source"}, {Name: "sink"}, {Name: "input_schema"}, {Name: "output_schema"},
+		{Name: "max_history_turns"}, {Name: "inherit"}}}
+)
+
+// pipelineWords words the structural problems of a pipeline file.
+func pipelineWords(is strict.Issue, d *diag.Diagnostic) {
+	what := is.Map.What
+	d.Code = CodeSyntax
+	switch is.Problem {
+	case strict.NotMapping:
+		d.Message, d.Hint = fmt.Sprintf("%s must be a mapping, not %s", what, describe(is.Node)), diag.Fix("Write key: value pairs, one per line")
+	case strict.KeyNotScalar:
+		d.Message, d.Hint = fmt.Sprintf("a key in %s is %s, not a name", what, describe(is.Node)), diag.Fix("Use a plain name as the key")
+	case strict.UnknownKey:
+		d.Message = fmt.Sprintf("unknown key '%s' in %s", is.Key, what)
+		d.Hint = diag.Fix("The keys are " + joinNames(is.Known()))
+		if is.Suggestion != "" {
+			d.Hint = diag.Hint{Kind: diag.HintDidYouMean, Suggestion: is.Suggestion,
+				Text: fmt.Sprintf("Did you mean '%s'? The keys are %s", is.Suggestion, joinNames(is.Known()))}
+		}
+	case strict.DuplicateKey:
+		d.Code, d.Hint = CodeDuplicate, diag.Fix("Remove one of them or rename it")
+		d.Message = fmt.Sprintf("key '%s' in %s is written twice (first at line %d)", is.Key, what, is.First.Line)
+	case strict.MissingKey:
+		d.Message = fmt.Sprintf("missing key '%s'", is.Key)
+		switch is.Key {
+		case "stages":
+			d.Hint = diag.Fix("Add stages: with at least one stage, e.g. build: {uses: ka2.build}")
+		case "flow":
+			d.Hint = diag.Fix("Add a flow naming the stages in order, e.g. flow: build >> answer")
+		}
 	}
 }
 
@@ -206,42 +239,26 @@ type entry struct {
 	k, v *yaml.Node
 }
 
-// mapping reads a mapping's entries in order, reporting non-scalar and
-// repeated keys. A null value counts as an empty mapping.
-func (ps *parser) mapping(n *yaml.Node, what string) ([]entry, bool) {
-	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+// mapping reads a mapping's entries in order through the strict
+// decoder, reporting non-scalar, unknown and repeated keys and missing
+// required ones. A null value counts as an empty mapping.
+func (ps *parser) mapping(n *yaml.Node, m *strict.Map) ([]entry, bool) {
+	if strict.IsNull(n) {
 		return nil, true
 	}
-	if n.Kind != yaml.MappingNode {
-		ps.errorf(CodeSyntax, ps.at(n), "Write key: value pairs, one per line",
-			"%s must be a mapping, not %s", what, describe(n))
+	d := &strict.Decoder{Path: ps.p.File, Words: pipelineWords}
+	f := d.Mapping(n, m)
+	for _, e := range d.Diags {
+		ps.p.Diagnostics = append(ps.p.Diagnostics, Diagnostic{*e})
+	}
+	if f == nil {
 		return nil, false
 	}
-	var out []entry
-	seen := map[string]*yaml.Node{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		if k.Kind != yaml.ScalarNode {
-			ps.errorf(CodeSyntax, ps.at(k), "Use a plain name as the key", "a key in %s is %s, not a name", what, describe(k))
-			continue
-		}
-		if first, dup := seen[k.Value]; dup {
-			ps.errorf(CodeDuplicate, ps.at(k), "Remove one of them or rename it",
-				"key '%s' in %s is written twice (first at line %d)", k.Value, what, first.Line)
-			continue
-		}
-		seen[k.Value] = k
-		out = append(out, entry{key: k.Value, k: k, v: v})
+	out := make([]entry, len(f.Entries))
+	for i, e := range f.Entries {
+		out[i] = entry{key: e.Name, k: e.Key, v: e.Value}
 	}
 	return out, true
-}
-
-func (ps *parser) unknownKey(e entry, where string, keys []string) {
-	hint := "The keys are " + joinNames(keys)
-	if s := suggest.Closest(e.key, keys); s != "" {
-		hint = fmt.Sprintf("Did you mean '%s'? The keys are %s", s, joinNames(keys))
-	}
-	ps.errorf(CodeSyntax, ps.at(e.k), hint, "unknown key '%s' in %s", e.key, where)
 }
 
 func joinNames(names []string) string { return joinWith(names, "and") }

@@ -403,14 +403,6 @@ var (
 	validatorMap  = &strict.Map{AnyKey: true}
 )
 
-// named returns m under another name, for messages about one of many
-// entries ("transitions[2]").
-func named(m *strict.Map, what string) *strict.Map {
-	c := *m
-	c.What = what
-	return &c
-}
-
 // mapping is the decoder's Mapping, refusing aliases: in a policy every
 // value is written out where it applies.
 func (pp *policyParser) mapping(n *yaml.Node, m *strict.Map) *strict.Fields {
@@ -625,7 +617,7 @@ func (pp *policyParser) transitions(n *yaml.Node) []transition {
 	var out []transition
 	for i, c := range n.Content {
 		what := fmt.Sprintf("transitions[%d]", i)
-		m := pp.mapping(c, named(transitionMap, what))
+		m := pp.mapping(c, transitionMap.Named(what))
 		if m == nil {
 			continue
 		}
@@ -681,7 +673,7 @@ func (pp *policyParser) validators(n *yaml.Node, what string) []validator {
 	var out []validator
 	for i, c := range n.Content {
 		w := fmt.Sprintf("%s[%d]", what, i)
-		m := pp.mapping(c, named(validatorMap, w))
+		m := pp.mapping(c, validatorMap.Named(w))
 		if m == nil {
 			continue
 		}

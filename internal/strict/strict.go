@@ -72,6 +72,14 @@ type Map struct {
 	AnyKey bool
 }
 
+// Named returns a copy of m under another name, for one of many mappings
+// of the same shape ("stage 'build'", "transitions[2]").
+func (m *Map) Named(what string) *Map {
+	c := *m
+	c.What = what
+	return &c
+}
+
 func (m *Map) key(name string) (Key, bool) {
 	for _, k := range m.Keys {
 		if k.Name == name {
