@@ -106,7 +106,9 @@ func TestMain(m *testing.M) {
 }
 
 // BenchmarkLoad loads a corpus of 100,000 sources (about 1 KB each) from
-// disk through os.Root, as the CLI does.
+// disk through os.Root, as the CLI does, with the front matter fast path
+// on (yaml=fast) and off (yaml=v3), so one run gives the ratio that
+// justifies keeping the fast path.
 func BenchmarkLoad(b *testing.B) {
 	dir, size := benchCorpusDir(b)
 	root, err := os.OpenRoot(dir)
@@ -114,32 +116,51 @@ func BenchmarkLoad(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer root.Close()
-	b.SetBytes(size)
-	b.ReportAllocs()
-	var c *corpus.Corpus
-	for b.Loop() {
-		c, err = corpus.Load(root.FS())
-		if err != nil {
-			b.Fatal(err)
+	forEachYAMLPath(b, func(b *testing.B) {
+		b.SetBytes(size)
+		b.ReportAllocs()
+		var c *corpus.Corpus
+		for b.Loop() {
+			c, err = corpus.Load(root.FS())
+			if err != nil {
+				b.Fatal(err)
+			}
 		}
-	}
-	if len(c.Sources) != benchSources {
-		b.Fatalf("Load() gave %d sources, want %d", len(c.Sources), benchSources)
-	}
-	b.ReportMetric(float64(benchSources)*float64(b.N)/b.Elapsed().Seconds(), "sources/s")
+		if len(c.Sources) != benchSources {
+			b.Fatalf("Load() gave %d sources, want %d", len(c.Sources), benchSources)
+		}
+		b.ReportMetric(float64(benchSources)*float64(b.N)/b.Elapsed().Seconds(), "sources/s")
+	})
 }
 
-// BenchmarkParse parses one file of the benchmark corpus.
+// forEachYAMLPath runs bench with the front matter fast path on, then off.
+func forEachYAMLPath(b *testing.B, bench func(b *testing.B)) {
+	for _, slow := range []bool{false, true} {
+		name := "yaml=fast"
+		if slow {
+			name = "yaml=v3"
+		}
+		b.Run(name, func(b *testing.B) {
+			defer corpus.SetSlowYAML(slow)()
+			bench(b)
+		})
+	}
+}
+
+// BenchmarkParse parses one file of the benchmark corpus, with the front
+// matter fast path on and off.
 func BenchmarkParse(b *testing.B) {
 	data := benchFile(42, 50)
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := corpus.Parse("subject-0042/v050.md", data); err != nil {
-			b.Fatal(err)
+	forEachYAMLPath(b, func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := corpus.Parse("subject-0042/v050.md", data); err != nil {
+				b.Fatal(err)
+			}
 		}
-	}
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "sources/s")
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "sources/s")
+	})
 }
 
 // TestBenchFile checks the generator the benchmarks rely on: its files

@@ -144,3 +144,11 @@ func checkFastPath(t *testing.T, fm string) {
 		t.Errorf("front matter %q: fast path mismatch (-yaml.v3 +fast):\n%s", fm, diff)
 	}
 }
+
+// SetSlowYAML turns the front matter fast path off (or back on) and
+// returns a function that restores it, for the benchmarks in package
+// corpus_test that compare the two.
+func SetSlowYAML(on bool) (restore func()) {
+	was := slowYAML.Swap(on)
+	return func() { slowYAML.Store(was) }
+}

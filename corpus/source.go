@@ -16,7 +16,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/ka2/ka2/internal/suggest"
+	"github.com/ka2/ka2/internal/strict"
 	"github.com/ka2/ka2/internal/textsafe"
 	"github.com/ka2/ka2/internal/yamlerr"
 )
@@ -362,58 +362,60 @@ func (p *parser) frontMatter(text string) {
 		p.errorf(1, 1, CodeMissingKey, "add source_id, version, subjects and valid_from", "front matter is empty")
 		return
 	}
-	root := doc.Content[0]
-	if root.Kind != yaml.MappingNode {
-		p.errorf(root.Line+1, root.Column, CodeBadFrontMatter, "write the front matter as 'key: value' lines", "front matter is not a mapping of keys to values")
+	d := strict.Decoder{Path: p.src.Path, LineOffset: 1, Words: frontMatterWords}
+	f := d.Mapping(doc.Content[0], frontMatterMap)
+	p.errs = append(p.errs, d.Diags...)
+	if f == nil {
 		return
 	}
-	values := map[string]*yaml.Node{}
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		k, v := root.Content[i], root.Content[i+1]
-		pos := Pos{Line: k.Line + 1, Col: k.Column}
-		if prev, dup := p.src.Keys.Get(k.Value); dup {
-			p.errorf(pos.Line, pos.Col, CodeDuplicateKey, "keep one of them", "key %s is already set on line %d", k.Value, prev.Line)
-			continue
-		}
-		if !isKnownKey(k.Value) {
-			hint := "known keys are " + strings.Join(knownKeys, ", ")
-			if s := suggest.Closest(k.Value, knownKeys); s != "" {
-				hint = "did you mean " + s + "?"
-			}
-			p.errorf(pos.Line, pos.Col, CodeUnknownKey, hint, "unknown key %q", k.Value)
-			continue
-		}
-		p.src.Keys.Set(k.Value, pos)
-		values[k.Value] = v
+	for _, e := range f.Entries {
+		p.src.Keys.Set(e.Name, Pos{Line: e.Key.Line + 1, Col: e.Key.Column})
 	}
-	p.fields(values)
+	p.fields(f)
 }
 
-func isKnownKey(k string) bool {
-	for _, x := range knownKeys {
-		if x == k {
-			return true
-		}
+// frontMatterMap declares the front matter keys. Which of them are
+// required depends on one another (subject or subjects), so the parser
+// checks that itself.
+var frontMatterMap = func() *strict.Map {
+	m := &strict.Map{What: "front matter"}
+	for _, k := range knownKeys {
+		m.Keys = append(m.Keys, strict.Key{Name: k})
 	}
-	return false
+	return m
+}()
+
+// frontMatterWords words the structural problems of front matter.
+func frontMatterWords(is strict.Issue, d *diag.Diagnostic) {
+	switch is.Problem {
+	case strict.NotMapping:
+		d.Code, d.Message, d.Hint = CodeBadFrontMatter, "front matter is not a mapping of keys to values", diag.Fix("write the front matter as 'key: value' lines")
+	case strict.KeyNotScalar:
+		d.Code, d.Message, d.Hint = CodeBadFrontMatter, "a front matter key is not a plain word", diag.Fix("write the front matter as 'key: value' lines")
+	case strict.UnknownKey:
+		d.Code, d.Message = CodeUnknownKey, fmt.Sprintf("unknown key %q", is.Key)
+		d.Hint = is.DidYouMean("did you mean %s?", diag.Fix("known keys are "+strings.Join(knownKeys, ", ")))
+	case strict.DuplicateKey:
+		d.Code, d.Message, d.Hint = CodeDuplicateKey, fmt.Sprintf("key %s is already set on line %d", is.Key, is.First.Line+1), diag.Fix("keep one of them")
+	}
 }
 
-func (p *parser) fields(v map[string]*yaml.Node) {
+func (p *parser) fields(v *strict.Fields) {
 	s := p.src
 	s.ID = p.scalar(v, "source_id", true)
 	if s.ID != "" && !ValidSourceID(s.ID) {
-		n := v["source_id"]
+		n := v.Value("source_id")
 		p.errorf(n.Line+1, n.Column, CodeBadValue, "use only lowercase letters, digits, '.', '_' and '-'", "source_id %q is not valid", s.ID)
 	}
 	s.Version = p.scalar(v, "version", true)
 	switch {
-	case v["subjects"] != nil && v["subject"] != nil:
-		n := v["subject"]
+	case v.Value("subjects") != nil && v.Value("subject") != nil:
+		n := v.Value("subject")
 		p.errorf(n.Line+1, n.Column, CodeDuplicateKey, "keep only subjects", "both subject and subjects are set")
-	case v["subject"] != nil:
+	case v.Value("subject") != nil:
 		if x := p.scalar(v, "subject", true); x != "" {
 			s.Subjects = []string{x}
-			p.subjects("subject", []*yaml.Node{v["subject"]})
+			p.subjects("subject", []*yaml.Node{v.Value("subject")})
 		}
 	default:
 		var nodes []*yaml.Node
@@ -423,7 +425,7 @@ func (p *parser) fields(v map[string]*yaml.Node) {
 	s.ValidFrom = p.date(v, "valid_from", true)
 	s.ValidUntil = p.date(v, "valid_until", false)
 	if !s.ValidFrom.IsZero() && !s.ValidUntil.IsZero() && !s.ValidFrom.Before(s.ValidUntil) {
-		n := v["valid_until"]
+		n := v.Value("valid_until")
 		p.errorf(n.Line+1, n.Column, CodeEmptyInterval,
 			"valid_until is exclusive: set it after valid_from, or remove it for an open-ended source",
 			"valid_until %s is not after valid_from %s", s.ValidUntil, s.ValidFrom)
@@ -438,11 +440,11 @@ func (p *parser) fields(v map[string]*yaml.Node) {
 	}
 	s.Lang = p.scalar(v, "lang", false)
 	if s.Lang != "" && !langPattern.MatchString(s.Lang) {
-		n := v["lang"]
+		n := v.Value("lang")
 		p.errorf(n.Line+1, n.Column, CodeBadValue, "use a language tag such as en or zh", "lang %q is not a language tag", s.Lang)
 	}
 	s.Unit = p.scalar(v, "unit", false)
-	p.cite(v["cite"])
+	p.cite(v.Value("cite"))
 }
 
 // subjects checks each subject, as written, against ValidSubject.
@@ -489,8 +491,8 @@ func (p *parser) unsafeValue(n *yaml.Node, key string) bool {
 
 // node returns the value of key, reporting a missing required key. A null
 // value counts as missing.
-func (p *parser) node(v map[string]*yaml.Node, key string, required bool) *yaml.Node {
-	n := v[key]
+func (p *parser) node(v *strict.Fields, key string, required bool) *yaml.Node {
+	n := v.Value(key)
 	if n != nil && n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
 		if required {
 			p.errorf(n.Line+1, n.Column, CodeMissingKey, "give "+key+" a value", "%s is empty", key)
@@ -503,7 +505,7 @@ func (p *parser) node(v map[string]*yaml.Node, key string, required bool) *yaml.
 	return n
 }
 
-func (p *parser) scalar(v map[string]*yaml.Node, key string, required bool) string {
+func (p *parser) scalar(v *strict.Fields, key string, required bool) string {
 	n := p.node(v, key, required)
 	if n == nil {
 		return ""
@@ -524,7 +526,7 @@ func (p *parser) scalar(v map[string]*yaml.Node, key string, required bool) stri
 
 // list accepts a YAML sequence of scalars, or a single scalar as a list of one.
 // It returns the items and, in step with them, the nodes they came from.
-func (p *parser) list(v map[string]*yaml.Node, key string, required bool) ([]string, []*yaml.Node) {
+func (p *parser) list(v *strict.Fields, key string, required bool) ([]string, []*yaml.Node) {
 	n := p.node(v, key, required)
 	if n == nil {
 		return nil, nil
@@ -558,7 +560,7 @@ func (p *parser) list(v map[string]*yaml.Node, key string, required bool) ([]str
 	return out, nodes
 }
 
-func (p *parser) date(v map[string]*yaml.Node, key string, required bool) Date {
+func (p *parser) date(v *strict.Fields, key string, required bool) Date {
 	n := p.node(v, key, required)
 	if n == nil {
 		return Date{}

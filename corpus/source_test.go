@@ -360,6 +360,12 @@ var parseErrorTests = []struct {
 		in:   doc(hotelWith("approved_by_the_finance_team: yes"), threeLines),
 		want: []string{`[unknown-key] policies/hotel-v1.md:6:1: unknown key "approved_by_the_finance_team"; known keys are source_id, version, subjects, subject, valid_from, valid_until, supersedes, lang, unit, cite`},
 	},
+	{
+		// It used to be reported as `unknown key ""`.
+		name: "a key that is a list",
+		in:   doc(hotelWith("[lang]: en"), threeLines),
+		want: []string{"[bad-front-matter] policies/hotel-v1.md:6:1: a front matter key is not a plain word; write the front matter as 'key: value' lines"},
+	},
 	// duplicate-key
 	{
 		name: "key set twice",

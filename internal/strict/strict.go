@@ -13,6 +13,7 @@
 package strict
 
 import (
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -245,10 +246,20 @@ func (d *Decoder) Mapping(n *yaml.Node, m *Map) *Fields {
 		d.issue(Issue{Problem: NotMapping, Map: m, Node: n})
 		return nil
 	}
-	f := &Fields{Node: n}
-	known := m.Known()
-	seen := map[string]*yaml.Node{}
-	meant := map[string]bool{} // known keys suggested for unknown ones
+	f := &Fields{Node: n, Entries: make([]Entry, 0, len(n.Content)/2)}
+	// seen holds the first key node of each name; a mapping has a few
+	// keys, so a slice scan beats a map and costs one allocation less.
+	var seenBuf [16]*yaml.Node
+	seen := seenBuf[:0]
+	first := func(name string) *yaml.Node {
+		for _, k := range seen {
+			if k.Value == name {
+				return k
+			}
+		}
+		return nil
+	}
+	var meant []string // known keys suggested for unknown ones
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := Deref(n.Content[i]), n.Content[i+1]
 		if k.Kind != yaml.ScalarNode {
@@ -261,16 +272,16 @@ func (d *Decoder) Mapping(n *yaml.Node, m *Map) *Fields {
 			d.issue(Issue{Problem: Reserved, Map: m, Key: k.Value, Node: k})
 			continue
 		case !declared && !m.AnyKey:
-			s := suggest.Closest(k.Value, known)
-			meant[s] = true
+			s := suggest.Closest(k.Value, m.Known())
+			meant = append(meant, s)
 			d.issue(Issue{Problem: UnknownKey, Map: m, Key: k.Value, Node: k, Suggestion: s})
 			continue
 		}
-		if first := seen[k.Value]; first != nil {
-			d.issue(Issue{Problem: DuplicateKey, Map: m, Key: k.Value, Node: k, First: first})
+		if prev := first(k.Value); prev != nil {
+			d.issue(Issue{Problem: DuplicateKey, Map: m, Key: k.Value, Node: k, First: prev})
 			continue
 		}
-		seen[k.Value] = k
+		seen = append(seen, k)
 		if vv := Deref(v); key.Kind != Any && !IsNull(vv) && !key.Kind.is(vv) {
 			d.issue(Issue{Problem: WrongKind, Map: m, Key: k.Value, Node: vv, Want: key.Kind})
 			continue
@@ -279,7 +290,7 @@ func (d *Decoder) Mapping(n *yaml.Node, m *Map) *Fields {
 	}
 	for _, key := range m.Keys {
 		// A required key offered for a typo is reported there, once.
-		if key.Required && seen[key.Name] == nil && !meant[key.Name] {
+		if key.Required && first(key.Name) == nil && !slices.Contains(meant, key.Name) {
 			d.issue(Issue{Problem: MissingKey, Map: m, Key: key.Name, Node: n})
 		}
 	}
