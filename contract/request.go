@@ -1,19 +1,19 @@
 package contract
 
 import (
-	"bytes"
-	"encoding/json"
+	"cmp"
 	"errors"
 	"fmt"
-	"io"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/internal/jsontext"
+	"github.com/ka2/ka2/internal/strict"
 	"github.com/ka2/ka2/provenance"
 )
 
@@ -132,270 +132,309 @@ func (e *RequestError) Error() string {
 // Is reports ErrBadRequest.
 func (e *RequestError) Is(target error) bool { return target == ErrBadRequest }
 
-// requestShape is the keys a request may have; a nil shape is a value of
-// any form.
-type requestShape struct {
-	keys    map[string]*requestShape
-	element *requestShape // for an array of objects
-}
-
-var requestKeys = func() *requestShape {
-	item := &requestShape{keys: map[string]*requestShape{"type": nil, "source": nil, "text": nil}}
-	promote := &requestShape{keys: map[string]*requestShape{"item": nil, "to": nil}}
-	return &requestShape{keys: map[string]*requestShape{
-		"subject": nil, "subjects": nil, "dates": nil, "question": nil, "lang": nil,
-		"short": nil, "require_evidence": nil,
-		"items":   {element: item},
-		"promote": {element: promote},
-	}}
-}()
+// The keys of a request, at each level, in the order the unknown-key
+// hint lists them.
+var (
+	requestMap = &strict.Map{Keys: []strict.Key{{Name: "dates"}, {Name: "items"}, {Name: "lang"}, {Name: "promote"},
+		{Name: "question"}, {Name: "require_evidence"}, {Name: "short"}, {Name: "subject"}, {Name: "subjects"}}}
+	itemMap    = &strict.Map{Keys: []strict.Key{{Name: "source"}, {Name: "text"}, {Name: "type"}}}
+	promoteMap = &strict.Map{Keys: []strict.Key{{Name: "item"}, {Name: "to"}}}
+)
 
 // ParseRequestFile reads a JSON request. name is used in error messages.
 // The file must hold one JSON object, in valid UTF-8, with no unknown or
-// repeated keys; every problem is a *RequestError with its line and column.
+// repeated keys; every problem is a *RequestError with its line and column,
+// and every problem in the file is reported (errors.As finds the first).
 func ParseRequestFile(name string, data []byte) (*RequestFile, error) {
-	p := &requestParser{name: name, data: data, pos: map[string]int{}}
 	if err := CheckText(name, data); err != nil {
 		return nil, err
 	}
-	if err := p.scan(); err != nil {
-		return nil, err
-	}
-	var f RequestFile
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			field := p.lastField(int(te.Offset))
-			if field == "" {
-				field = fieldPath(te.Field)
-			}
-			return nil, p.at(field, fmt.Sprintf("want %s, not a JSON %s", goType(te.Type.String()), te.Value), "")
+	p := &requestParser{name: name, data: data}
+	doc, err := strict.ParseJSON(data)
+	var je *strict.JSONError
+	if errors.As(err, &je) {
+		e := &RequestError{Path: name, Line: je.Line, Col: je.Col}
+		switch je.Problem {
+		case strict.JSONEnd:
+			e.Msg, e.Hint = "the request ends early", "close every { and ["
+		case strict.JSONTrailing:
+			e.Msg, e.Hint = "there is more after the request object", "keep one JSON object in the file"
+		default:
+			e.Msg = "invalid JSON: " + je.Err.Error()
 		}
-		return nil, p.errAt(-1, "", err.Error(), "")
+		return nil, e
 	}
-	if err := p.check(&f); err != nil {
+	f := p.request(strict.Root(doc))
+	if err := p.err(); err != nil {
 		return nil, err
 	}
-	return &f, nil
+	return f, nil
 }
 
 type requestParser struct {
 	name string
 	data []byte
-	pos  map[string]int // field path → byte offset of its key or element
+	errs []*RequestError
 }
 
-func (p *requestParser) errAt(off int, field, msg, hint string) *RequestError {
-	e := &RequestError{Path: p.name, Field: field, Msg: msg, Hint: hint}
-	if off >= 0 && off <= len(p.data) {
-		before := p.data[:off]
-		e.Line = bytes.Count(before, []byte("\n")) + 1
-		e.Col = utf8.RuneCount(before[bytes.LastIndexByte(before, '\n')+1:]) + 1
+// at reports a problem of the value field whose key (or element) is n.
+func (p *requestParser) at(n *yaml.Node, field, msg, hint string) {
+	p.errs = append(p.errs, &RequestError{Path: p.name, Line: n.Line, Col: n.Column, Field: field, Msg: msg, Hint: hint})
+}
+
+// err returns the problems found, in the order of their positions.
+func (p *requestParser) err() error {
+	slices.SortStableFunc(p.errs, func(a, b *RequestError) int {
+		return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col))
+	})
+	switch len(p.errs) {
+	case 0:
+		return nil
+	case 1:
+		return p.errs[0]
 	}
-	return e
+	return requestErrors(p.errs)
 }
 
-// at is errAt at the recorded position of field.
-func (p *requestParser) at(field, msg, hint string) *RequestError {
-	off, ok := p.pos[field]
-	if !ok {
-		off = -1
+// requestErrors is every problem of a request.
+type requestErrors []*RequestError
+
+func (l requestErrors) Error() string {
+	msgs := make([]string, len(l))
+	for i, e := range l {
+		msgs[i] = e.Error()
 	}
-	return p.errAt(off, field, msg, hint)
+	return strings.Join(msgs, "\n")
 }
 
-// lastField is the recorded field that starts last before off: the key
-// whose value a decoding error at off is in.
-func (p *requestParser) lastField(off int) string {
-	best, at := "", -1
-	for f, o := range p.pos {
-		if o < off && (o > at || o == at && len(f) > len(best)) {
-			best, at = f, o
+func (l requestErrors) Unwrap() []error {
+	out := make([]error, len(l))
+	for i, e := range l {
+		out[i] = e
+	}
+	return out
+}
+
+// mapping checks an object's keys against m; field is the object's path.
+func (p *requestParser) mapping(n *yaml.Node, m *strict.Map, field string) *strict.Fields {
+	d := &strict.Decoder{Words: func(is strict.Issue, d *diag.Diagnostic) {
+		switch is.Problem {
+		case strict.UnknownKey:
+			d.Message, d.Hint = fmt.Sprintf("unknown key %q", is.Key), diag.Fix("the keys are "+strings.Join(is.Known(), ", "))
+		case strict.DuplicateKey:
+			d.Message, d.Hint = fmt.Sprintf("key %q appears twice", is.Key), diag.Fix("keep one")
 		}
+	}}
+	f := d.Mapping(n, m)
+	for _, e := range d.Diags {
+		p.errs = append(p.errs, &RequestError{Path: p.name, Line: e.Line, Col: e.Col, Field: field, Msg: e.Message, Hint: e.Hint.Text})
 	}
-	return best
+	return f
 }
 
-// scan walks the tokens of the request, checking its shape: one object,
-// known keys only, no key twice. It records where each key is.
-func (p *requestParser) scan() error {
-	dec := json.NewDecoder(bytes.NewReader(p.data))
-	dec.UseNumber()
-	tok, err := dec.Token()
-	if err != nil {
-		return p.syntax(dec, err)
+// want reports a value of the wrong JSON type: what names the Go type
+// the value is read into, as goType words it.
+func (p *requestParser) want(key, v *yaml.Node, field, what string) {
+	kind := strict.JSONKind(v)
+	if kind == "number" && what == "a whole number" {
+		kind += " " + v.Value
 	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return p.errAt(int(dec.InputOffset())-1, "", "the request must be a JSON object {…}", `write {"subject": …, "dates": […], "question": …}`)
-	}
-	if err := p.object(dec, "", requestKeys); err != nil {
-		return err
-	}
-	end := int(dec.InputOffset())
-	if _, err := dec.Token(); err != io.EOF {
-		rest := p.data[end:]
-		return p.errAt(end+len(rest)-len(bytes.TrimLeft(rest, " \t\r\n")), "", "there is more after the request object", "keep one JSON object in the file")
-	}
-	return nil
+	p.at(key, field, fmt.Sprintf("want %s, not a JSON %s", what, kind), "")
 }
 
-func (p *requestParser) syntax(dec *json.Decoder, err error) error {
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return p.errAt(int(se.Offset), "", "invalid JSON: "+se.Error(), "")
+// str reads a string; null is the empty string.
+func (p *requestParser) str(key, v *yaml.Node, field string) (string, bool) {
+	switch {
+	case strict.IsNull(v):
+		return "", true
+	case v.Kind != yaml.ScalarNode || v.Tag != "!!str":
+		p.want(key, v, field, "a string")
+		return "", false
 	}
-	if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
-		return p.errAt(len(p.data), "", "the request ends early", "close every { and [")
-	}
-	return p.errAt(int(dec.InputOffset()), "", "invalid JSON: "+err.Error(), "")
+	return v.Value, true
 }
 
-// object reads the keys and values of an object whose '{' was read.
-func (p *requestParser) object(dec *json.Decoder, path string, shape *requestShape) error {
-	seen := map[string]bool{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return p.syntax(dec, err)
-		}
-		key, _ := tok.(string)
-		start := keyStart(p.data, int(dec.InputOffset()))
-		field := key
-		if path != "" {
-			field = path + "." + key
-		}
-		child, known := shape.keys[key]
-		if !known {
-			return p.errAt(start, path, fmt.Sprintf("unknown key %q", key), "the keys are "+strings.Join(slices.Sorted(maps.Keys(shape.keys)), ", "))
-		}
-		if seen[key] {
-			return p.errAt(start, path, fmt.Sprintf("key %q appears twice", key), "keep one")
-		}
-		seen[key] = true
-		p.pos[field] = start
-		if err := p.value(dec, field, child); err != nil {
-			return err
-		}
-	}
-	if _, err := dec.Token(); err != nil { // '}'
-		return p.syntax(dec, err)
-	}
-	return nil
-}
-
-// value reads one value; with a shape, arrays of objects are walked.
-func (p *requestParser) value(dec *json.Decoder, path string, shape *requestShape) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return p.syntax(dec, err)
-	}
-	d, isDelim := tok.(json.Delim)
-	if !isDelim {
+// strs reads a list of strings; null is no list.
+func (p *requestParser) strs(key, v *yaml.Node, field string) []string {
+	if strict.IsNull(v) {
 		return nil
 	}
-	if shape != nil && shape.element != nil && d == '[' {
-		for i := 0; dec.More(); i++ {
-			elem := path + "[" + strconv.Itoa(i) + "]"
-			p.pos[elem] = int(dec.InputOffset())
-			t, err := dec.Token()
-			if err != nil {
-				return p.syntax(dec, err)
-			}
-			if od, ok := t.(json.Delim); ok && od == '{' {
-				p.pos[elem] = int(dec.InputOffset()) - 1
-				if err := p.object(dec, elem, shape.element); err != nil {
-					return err
-				}
-			} else if ok && od == '[' {
-				if err := p.skip(dec, 1); err != nil {
-					return err
-				}
-			}
-		}
-		_, err := dec.Token() // ']'
-		if err != nil {
-			return p.syntax(dec, err)
-		}
+	if v.Kind != yaml.SequenceNode {
+		p.want(key, v, field, "a list")
 		return nil
 	}
-	return p.skip(dec, 1)
+	out := []string{}
+	for _, c := range v.Content {
+		s, ok := p.str(key, c, field)
+		if !ok {
+			return nil
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
-// skip reads the rest of a value whose opening delimiter was read.
-func (p *requestParser) skip(dec *json.Decoder, depth int) error {
-	for depth > 0 {
-		tok, err := dec.Token()
-		if err != nil {
-			return p.syntax(dec, err)
-		}
-		if d, ok := tok.(json.Delim); ok {
-			if d == '{' || d == '[' {
-				depth++
-			} else {
-				depth--
-			}
-		}
+// boolean reads true or false; null leaves it unset.
+func (p *requestParser) boolean(key, v *yaml.Node, field string) *bool {
+	switch {
+	case strict.IsNull(v):
+		return nil
+	case v.Kind != yaml.ScalarNode || v.Tag != "!!bool":
+		p.want(key, v, field, "true or false")
+		return nil
 	}
-	return nil
+	b := v.Value == "true"
+	return &b
 }
 
-// check finds values that are well-formed JSON but not a request.
-func (p *requestParser) check(f *RequestFile) error {
-	if f.Subject != "" && len(f.Subjects) > 0 {
-		return p.at("subjects", `give "subject" or "subjects", not both`, "")
+// objects reads a list of objects, calling each on every one with its
+// path; null is no list.
+func (p *requestParser) objects(key, v *yaml.Node, field string, each func(n *yaml.Node, field string)) {
+	if strict.IsNull(v) {
+		return
 	}
-	for i, s := range f.Subjects {
-		if strings.TrimSpace(s) == "" {
-			return p.at("subjects", fmt.Sprintf("subject %d is empty", i), "")
-		}
+	if v.Kind != yaml.SequenceNode {
+		p.want(key, v, field, "a list")
+		return
 	}
-	for _, d := range f.Dates {
-		if _, err := corpus.ParseDate(d); err != nil {
-			return p.at("dates", err.Error(), "")
-		}
-	}
-	for i, it := range f.Items {
-		field := fmt.Sprintf("items[%d]", i)
-		if !slices.Contains(requestKinds, it.Type) {
-			return p.at(field, fmt.Sprintf("type %q: a request may add instruction, memory or tool_output items", it.Type),
-				"evidence comes from the corpus, or from a tool_output item through promote")
-		}
-		if err := provenance.CheckSource(it.Source); err != nil {
-			return p.at(field, err.Error(), "")
-		}
-		if strings.TrimSpace(it.Text) == "" {
-			return p.at(field, "the text is empty", "")
-		}
-	}
-	for j, pr := range f.Promote {
-		field := fmt.Sprintf("promote[%d]", j)
-		if pr.Item < 0 || pr.Item >= len(f.Items) {
-			return p.at(field, fmt.Sprintf("item %d: the request has %d item(s), numbered from 0", pr.Item, len(f.Items)), "")
-		}
-		if _, err := provenance.ParseKind(string(pr.To)); err != nil {
-			return p.at(field, "to: "+err.Error(), "")
-		}
-	}
-	return nil
-}
-
-// keyStart finds the opening quote of the string that ends at end.
-func keyStart(data []byte, end int) int {
-	for j := end - 2; j >= 0; j-- {
-		if data[j] != '"' {
+	for i, c := range v.Content {
+		elem := field + "[" + strconv.Itoa(i) + "]"
+		if c.Kind != yaml.MappingNode && !strict.IsNull(c) {
+			p.want(c, c, elem, "an object")
 			continue
 		}
-		n := 0
-		for k := j - 1; k >= 0 && data[k] == '\\'; k-- {
-			n++
-		}
-		if n%2 == 0 {
-			return j
+		each(c, elem)
+	}
+}
+
+// request reads the request object and checks what it says.
+func (p *requestParser) request(root *yaml.Node) *RequestFile {
+	if root.Kind != yaml.MappingNode {
+		p.at(root, "", "the request must be a JSON object {…}", `write {"subject": …, "dates": […], "question": …}`)
+		return nil
+	}
+	f := &RequestFile{}
+	var subjectsKey *yaml.Node
+	var promoteNodes []*yaml.Node
+	for _, e := range p.mapping(root, requestMap, "").Entries {
+		k, v := e.Key, e.Value
+		switch e.Name {
+		case "subject":
+			f.Subject, _ = p.str(k, v, e.Name)
+		case "subjects":
+			f.Subjects, subjectsKey = p.strs(k, v, e.Name), k
+			for i, s := range f.Subjects {
+				if strings.TrimSpace(s) == "" {
+					p.at(k, e.Name, fmt.Sprintf("subject %d is empty", i), "")
+				}
+			}
+		case "dates":
+			f.Dates = p.strs(k, v, e.Name)
+			for _, d := range f.Dates {
+				if _, err := corpus.ParseDate(d); err != nil {
+					p.at(k, e.Name, err.Error(), "")
+					break
+				}
+			}
+		case "question":
+			f.Question, _ = p.str(k, v, e.Name)
+		case "lang":
+			f.Lang, _ = p.str(k, v, e.Name)
+		case "short":
+			f.Short = p.boolean(k, v, e.Name)
+		case "require_evidence":
+			f.RequireEvidence = p.boolean(k, v, e.Name)
+		case "items":
+			p.objects(k, v, e.Name, func(n *yaml.Node, field string) {
+				f.Items = append(f.Items, p.item(n, field))
+			})
+		case "promote":
+			p.objects(k, v, e.Name, func(n *yaml.Node, field string) {
+				f.Promote = append(f.Promote, p.promotion(n, field))
+				promoteNodes = append(promoteNodes, n)
+			})
 		}
 	}
-	return max(0, end-1)
+	if f.Subject != "" && len(f.Subjects) > 0 {
+		p.at(subjectsKey, "subjects", `give "subject" or "subjects", not both`, "")
+	}
+	for j, pr := range f.Promote {
+		if pr.Item < 0 || pr.Item >= len(f.Items) {
+			p.at(promoteNodes[j], fmt.Sprintf("promote[%d]", j), fmt.Sprintf("item %d: the request has %d item(s), numbered from 0", pr.Item, len(f.Items)), "")
+		}
+	}
+	return f
+}
+
+// item reads and checks one extra item.
+func (p *requestParser) item(n *yaml.Node, field string) RequestItem {
+	var it RequestItem
+	if strict.IsNull(n) {
+		return it
+	}
+	before := len(p.errs)
+	for _, e := range p.mapping(n, itemMap, field).Entries {
+		sub := field + "." + e.Name
+		switch e.Name {
+		case "type":
+			s, _ := p.str(e.Key, e.Value, sub)
+			it.Type = Kind(s)
+		case "source":
+			it.Source, _ = p.str(e.Key, e.Value, sub)
+		case "text":
+			it.Text, _ = p.str(e.Key, e.Value, sub)
+		}
+	}
+	if len(p.errs) > before {
+		return it
+	}
+	switch {
+	case !slices.Contains(requestKinds, it.Type):
+		p.at(n, field, fmt.Sprintf("type %q: a request may add instruction, memory or tool_output items", it.Type),
+			"evidence comes from the corpus, or from a tool_output item through promote")
+	case provenance.CheckSource(it.Source) != nil:
+		p.at(n, field, provenance.CheckSource(it.Source).Error(), "")
+	case strings.TrimSpace(it.Text) == "":
+		p.at(n, field, "the text is empty", "")
+	}
+	return it
+}
+
+// promotion reads and checks one promotion; its item index is checked
+// once every item is read.
+func (p *requestParser) promotion(n *yaml.Node, field string) Promotion {
+	var pr Promotion
+	if strict.IsNull(n) {
+		return pr
+	}
+	before := len(p.errs)
+	for _, e := range p.mapping(n, promoteMap, field).Entries {
+		sub := field + "." + e.Name
+		switch e.Name {
+		case "item":
+			switch v := e.Value; {
+			case strict.IsNull(v):
+			case v.Kind != yaml.ScalarNode || v.Tag != "!!int":
+				p.want(e.Key, v, sub, "a whole number")
+			default:
+				i, err := strconv.Atoi(v.Value)
+				if err != nil {
+					p.want(e.Key, v, sub, "a whole number")
+				}
+				pr.Item = i
+			}
+		case "to":
+			s, _ := p.str(e.Key, e.Value, sub)
+			pr.To = Kind(s)
+		}
+	}
+	if len(p.errs) > before {
+		return pr
+	}
+	if _, err := provenance.ParseKind(string(pr.To)); err != nil {
+		p.at(n, field, "to: "+err.Error(), "")
+	}
+	return pr
 }
 
 // CheckText refuses JSON input whose text encoding/json would silently
@@ -410,36 +449,4 @@ func CheckText(name string, data []byte) error {
 		return nil
 	}
 	return &RequestError{Path: name, Line: e.Line, Col: e.Col, Field: e.Describe(), Msg: "invalid text: " + e.Msg, Hint: e.Hint}
-}
-
-// fieldPath turns encoding/json's "items.0.type" into "items[0].type".
-func fieldPath(f string) string {
-	parts := strings.Split(f, ".")
-	var b strings.Builder
-	for i, s := range parts {
-		if _, err := strconv.Atoi(s); err == nil && i > 0 {
-			b.WriteString("[" + s + "]")
-			continue
-		}
-		if i > 0 {
-			b.WriteByte('.')
-		}
-		b.WriteString(s)
-	}
-	return b.String()
-}
-
-// goType names a Go type as a JSON reader would.
-func goType(t string) string {
-	switch {
-	case t == "string" || t == "provenance.Kind":
-		return "a string"
-	case t == "bool":
-		return "true or false"
-	case t == "int":
-		return "a whole number"
-	case strings.HasPrefix(t, "[]"):
-		return "a list"
-	}
-	return "an object"
 }

@@ -3,6 +3,7 @@ package contract_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -149,4 +150,21 @@ func FuzzParseRequestFile(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestParseRequestFileEveryProblem: every problem in a request is
+// reported, in the order of their positions, not only the first.
+func TestParseRequestFileEveryProblem(t *testing.T) {
+	_, err := contract.ParseRequestFile("req.json", []byte("{\n  \"subjcet\": \"x\",\n  \"short\": \"yes\",\n  \"items\": [{\"type\": \"evidence\", \"source\": \"corpus:a\", \"text\": \"x\"}],\n  \"short\": true\n}"))
+	want := "req.json:2:3: unknown key \"subjcet\"; the keys are dates, items, lang, promote, question, require_evidence, short, subject, subjects\n" +
+		"req.json:3:3: short: want true or false, not a JSON string\n" +
+		"req.json:4:13: items[0]: type \"evidence\": a request may add instruction, memory or tool_output items; evidence comes from the corpus, or from a tool_output item through promote\n" +
+		"req.json:5:3: key \"short\" appears twice; keep one"
+	if diff := cmp.Diff(want, fmt.Sprint(err)); diff != "" {
+		t.Errorf("ParseRequestFile() error mismatch (-want +got):\n%s", diff)
+	}
+	var re *contract.RequestError
+	if !errors.As(err, &re) || re.Line != 2 || !errors.Is(err, contract.ErrBadRequest) {
+		t.Errorf("errors.As finds %v, want the first problem, a bad request", re)
+	}
 }
