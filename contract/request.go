@@ -146,10 +146,21 @@ var (
 // repeated keys; every problem is a *RequestError with its line and column,
 // and every problem in the file is reported (errors.As finds the first).
 func ParseRequestFile(name string, data []byte) (*RequestFile, error) {
+	return parseRequest(name, data, false)
+}
+
+// ParseRequestExtended reads a request as ParseRequestFile does, but
+// ignores keys a request does not have: it reads the output of a program
+// whose protocol extends the request's, as a subtype may.
+func ParseRequestExtended(name string, data []byte) (*RequestFile, error) {
+	return parseRequest(name, data, true)
+}
+
+func parseRequest(name string, data []byte, extended bool) (*RequestFile, error) {
 	if err := CheckText(name, data); err != nil {
 		return nil, err
 	}
-	p := &requestParser{name: name, data: data}
+	p := &requestParser{name: name, data: data, extended: extended}
 	doc, err := strict.ParseJSON(data)
 	var je *strict.JSONError
 	if errors.As(err, &je) {
@@ -172,9 +183,10 @@ func ParseRequestFile(name string, data []byte) (*RequestFile, error) {
 }
 
 type requestParser struct {
-	name string
-	data []byte
-	errs []*RequestError
+	name     string
+	data     []byte
+	extended bool // unknown keys are ignored
+	errs     []*RequestError
 }
 
 // at reports a problem of the value field whose key (or element) is n.
@@ -225,6 +237,9 @@ func (p *requestParser) mapping(n *yaml.Node, m *strict.Map, field string) *stri
 			d.Message, d.Hint = fmt.Sprintf("key %q appears twice", is.Key), diag.Fix("keep one")
 		}
 	}}
+	if p.extended {
+		m = &strict.Map{Keys: m.Keys, AnyKey: true}
+	}
 	f := d.Mapping(n, m)
 	for _, e := range d.Diags {
 		p.errs = append(p.errs, &RequestError{Path: p.name, Line: e.Line, Col: e.Col, Field: field, Msg: e.Message, Hint: e.Hint.Text})

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ka2/ka2/internal/jsontext"
 	"io"
 	"os"
 	"os/exec"
@@ -320,4 +321,18 @@ func parseStageOutput(data []byte) (StageOutput, error) {
 		}
 	}
 	return out, nil
+}
+
+// checkText refuses JSON whose text encoding/json would silently turn
+// into U+FFFD (see jsontext.Check), as "LINE:COL: FIELD: invalid text: …".
+func checkText(data []byte) error {
+	e := jsontext.Check(data)
+	if e == nil {
+		return nil
+	}
+	where := fmt.Sprintf("%d:%d", e.Line, e.Col)
+	if f := e.Describe(); f != "" {
+		where += ": " + f
+	}
+	return fmt.Errorf("%s: invalid text: %s; %s", where, e.Msg, e.Hint)
 }

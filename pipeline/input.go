@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
-	"github.com/ka2/ka2/internal/jsontext"
 	"github.com/ka2/ka2/selector"
 )
 
@@ -38,14 +38,10 @@ const DefaultLang = "en"
 // run, or a request a ka2.build stage cannot build.
 var ErrBadInput = errors.New("bad run input")
 
-// wireInput is Input as read: it also takes "subject".
-type wireInput struct {
-	Input
-	Subject string `json:"subject"`
-}
-
-// ParseInput reads a run input document. Unknown keys are refused, so a
-// typo such as "questoin" is an error, not a silently missing field.
+// ParseInput reads a run input document: a build request, read by
+// contract.ParseRequestFile, that asks one complete question. Unknown keys
+// are refused, so a typo such as "questoin" is an error, not a silently
+// missing field; "subject" with one string is accepted for "subjects".
 func ParseInput(data []byte) (Input, error) {
 	in, err := decodeInput(data, true)
 	if err != nil {
@@ -57,29 +53,19 @@ func ParseInput(data []byte) (Input, error) {
 // decodeInput reads a request. The run input is strict; a request handed
 // off by an upstream stage may carry more fields, as a subtype may.
 func decodeInput(data []byte, strict bool) (Input, error) {
-	// encoding/json would turn invalid UTF-8 and lone surrogate escapes
-	// into U+FFFD, and the run would ask a question nobody wrote.
-	if err := checkText(data); err != nil {
-		return Input{}, fmt.Errorf("%w: %v", ErrBadInput, err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
+	parse := contract.ParseRequestExtended
 	if strict {
-		dec.DisallowUnknownFields()
+		parse = contract.ParseRequestFile
 	}
-	var w wireInput
-	if err := dec.Decode(&w); err != nil {
-		return Input{}, fmt.Errorf("%w: %v; write a JSON object with question, subjects and dates", ErrBadInput, err)
+	f, err := parse("input", data)
+	if err != nil {
+		return Input{}, fmt.Errorf("%w: %w", ErrBadInput, err)
 	}
-	if dec.More() {
-		return Input{}, fmt.Errorf("%w: more than one JSON value", ErrBadInput)
+	if len(f.Items) > 0 || len(f.Promote) > 0 {
+		return Input{}, fmt.Errorf("%w: a pipeline run input takes no extra items yet; remove items and promote", ErrBadInput)
 	}
-	in := w.Input
-	if w.Subject != "" {
-		if len(in.Subjects) > 0 {
-			return Input{}, fmt.Errorf("%w: both subject and subjects are given; keep subjects", ErrBadInput)
-		}
-		in.Subjects = []string{w.Subject}
-	}
+	in := Input{Question: f.Question, Subjects: f.SubjectList(), Dates: f.Dates, Lang: f.Lang,
+		Short: f.Short != nil && *f.Short, RequireEvidence: f.RequireEvidence != nil && *f.RequireEvidence}
 	if in.Lang == "" {
 		in.Lang = DefaultLang
 	}
@@ -87,20 +73,6 @@ func decodeInput(data []byte, strict bool) (Input, error) {
 		return Input{}, err
 	}
 	return in, nil
-}
-
-// checkText refuses JSON whose text encoding/json would silently turn
-// into U+FFFD (see jsontext.Check), as "LINE:COL: FIELD: invalid text: …".
-func checkText(data []byte) error {
-	e := jsontext.Check(data)
-	if e == nil {
-		return nil
-	}
-	where := fmt.Sprintf("%d:%d", e.Line, e.Col)
-	if f := e.Describe(); f != "" {
-		where += ": " + f
-	}
-	return fmt.Errorf("%s: invalid text: %s; %s", where, e.Msg, e.Hint)
 }
 
 func (in Input) check() error {

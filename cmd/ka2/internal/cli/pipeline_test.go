@@ -204,14 +204,14 @@ func TestPipelineRunCommand(t *testing.T) {
 		{name: "over budget", args: []string{good, "--input", question, "--capacity", "500"}, wantCode: cli.ExitBudget,
 			wantErr: "ka2: stage 'build': over budget"},
 		{name: "no evidence", args: []string{good, "--input", nothing}, wantCode: cli.ExitNoEvidence, wantErr: "no applicable evidence"},
-		{name: "bad input", args: []string{good, "--input", typo}, wantCode: cli.ExitInput, wantErr: `unknown field "questoin"`},
+		{name: "bad input", args: []string{good, "--input", typo}, wantCode: cli.ExitInput, wantErr: `input:1:2: unknown key "questoin"`},
 		// A broken pipeline file is a broken input file: exit 2, as for a
 		// broken corpus (it was 1, the code of a check that found problems).
 		{name: "pipeline with errors", args: []string{broken, "--input", question}, wantCode: cli.ExitInput,
 			wantErr: "C-002: input_schema of stage 'check' names unknown protocol 'CitedAnswr'"},
 		{name: "no input", args: []string{good}, wantCode: cli.ExitInput, wantErr: "Try: ka2 pipeline run --help"},
 		{name: "lone surrogate in the input", args: []string{good, "--input", surrogate}, wantCode: cli.ExitInput,
-			wantErr: `--input ` + surrogate + `: bad run input: 1:14: question: invalid text: lone UTF-16 surrogate escape \ud800`},
+			wantErr: `--input ` + surrogate + `: bad run input: input:1:14: question: invalid text: lone UTF-16 surrogate escape \ud800`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
