@@ -393,7 +393,7 @@ func (p *requestParser) item(n *yaml.Node, field string) RequestItem {
 		switch e.Name {
 		case "type":
 			s, _ := p.str(e.Key, e.Value, sub)
-			it.Type = Kind(s)
+			it.Type = provenance.Kind(s)
 		case "source":
 			it.Source, _ = p.str(e.Key, e.Value, sub)
 		case "text":
@@ -440,7 +440,7 @@ func (p *requestParser) promotion(n *yaml.Node, field string) Promotion {
 			}
 		case "to":
 			s, _ := p.str(e.Key, e.Value, sub)
-			pr.To = Kind(s)
+			pr.To = provenance.Kind(s)
 		}
 	}
 	if len(p.errs) > before {
