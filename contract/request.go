@@ -205,26 +205,7 @@ func (p *requestParser) err() error {
 	case 1:
 		return p.errs[0]
 	}
-	return requestErrors(p.errs)
-}
-
-// requestErrors is every problem of a request.
-type requestErrors []*RequestError
-
-func (l requestErrors) Error() string {
-	msgs := make([]string, len(l))
-	for i, e := range l {
-		msgs[i] = e.Error()
-	}
-	return strings.Join(msgs, "\n")
-}
-
-func (l requestErrors) Unwrap() []error {
-	out := make([]error, len(l))
-	for i, e := range l {
-		out[i] = e
-	}
-	return out
+	return diag.Errors[*RequestError](p.errs)
 }
 
 // mapping checks an object's keys against m; field is the object's path.

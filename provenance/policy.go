@@ -323,25 +323,6 @@ func ParsePolicy(name string, data []byte) (*Policy, error) {
 	return p, nil
 }
 
-// policyErrors is every problem of a policy file, sorted by position.
-type policyErrors []*Error
-
-func (l policyErrors) Error() string {
-	msgs := make([]string, len(l))
-	for i, e := range l {
-		msgs[i] = e.Error()
-	}
-	return strings.Join(msgs, "\n")
-}
-
-func (l policyErrors) Unwrap() []error {
-	out := make([]error, len(l))
-	for i, e := range l {
-		out[i] = e
-	}
-	return out
-}
-
 type policyParser struct{ d *strict.Decoder }
 
 // err returns the problems found as *Errors, or nil.
@@ -350,7 +331,7 @@ func (pp *policyParser) err() error {
 		return nil
 	}
 	pp.d.Diags.Sort()
-	out := make(policyErrors, len(pp.d.Diags))
+	out := make(diag.Errors[*Error], len(pp.d.Diags))
 	for i, d := range pp.d.Diags {
 		d.Code = CodePolicy
 		out[i] = &Error{Diagnostic: *d, Op: "parse policy"}

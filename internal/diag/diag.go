@@ -232,3 +232,26 @@ func walk(err error, f func(error)) {
 		}
 	}
 }
+
+// Errors is several problems of one error type (a format's own located
+// error), for a parser that reports each problem in a file: Error prints
+// one per line, and errors.As and errors.Is reach each one.
+type Errors[E error] []E
+
+// Error joins the problems, one per line.
+func (l Errors[E]) Error() string {
+	msgs := make([]string, len(l))
+	for i, e := range l {
+		msgs[i] = e.Error()
+	}
+	return strings.Join(msgs, "\n")
+}
+
+// Unwrap returns each problem.
+func (l Errors[E]) Unwrap() []error {
+	errs := make([]error, len(l))
+	for i, e := range l {
+		errs[i] = e
+	}
+	return errs
+}

@@ -167,3 +167,19 @@ func TestPhrase(t *testing.T) {
 		t.Errorf("Phrase() = %q", got)
 	}
 }
+
+// TestErrors: several errors of one type print one per line, and each is
+// found by errors.As and errors.Is.
+func TestErrors(t *testing.T) {
+	sentinel := errors.New("sentinel")
+	a := &Diagnostic{Pos: Pos{Path: "a", Line: 1}, Message: "one"}
+	b := &Diagnostic{Pos: Pos{Path: "a", Line: 2}, Message: "two", Err: sentinel}
+	var err error = Errors[*Diagnostic]{a, b}
+	if got := err.Error(); got != "a:1: one\na:2: two" {
+		t.Errorf("Error() = %q", got)
+	}
+	var d *Diagnostic
+	if !errors.As(err, &d) || d != a || !errors.Is(err, sentinel) {
+		t.Errorf("errors.As finds %v, errors.Is(sentinel) = %v", d, errors.Is(err, sentinel))
+	}
+}
