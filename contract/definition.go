@@ -53,6 +53,10 @@ type BudgetDefaults struct {
 type Content struct {
 	Instruction string             `yaml:"instruction"`
 	Example     provenance.Example `yaml:"example"`
+	// Refusals are phrases that make an answer a refusal (ka2 grade
+	// matches them case-insensitively as substrings). Optional: a
+	// definition without them cannot tell a refusal.
+	Refusals []string `yaml:"refusals,omitempty"`
 }
 
 // constantType is the context type of the template field.

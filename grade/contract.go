@@ -1,0 +1,149 @@
+package grade
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/diag"
+	"github.com/ka2/ka2/internal/jsontext"
+)
+
+// Contract is the part of a serialized contract grading reads: the
+// instruction (to find the language), the example, the evidence records
+// with their addresses, validity and unit, the scope and the question.
+// Other fields (memory, tool_output) are read past.
+type Contract struct {
+	Template    string   `json:"template"`
+	Instruction string   `json:"instruction"`
+	Example     Example  `json:"example"`
+	Evidence    []Record `json:"evidence"`
+	Scope       *Scope   `json:"scope,omitempty"`
+	Question    string   `json:"question"`
+}
+
+// Example is the contract's worked example.
+type Example struct {
+	Question string `json:"question"`
+	Answer   string `json:"answer"`
+}
+
+// Record is one evidence record: the body lines LineStart..LineEnd of a
+// source, quoted.
+type Record struct {
+	SourceID   string `json:"source_id"`
+	Version    string `json:"version"`
+	ValidFrom  string `json:"valid_from,omitempty"`
+	ValidUntil string `json:"valid_until,omitempty"`
+	Unit       string `json:"unit,omitempty"`
+	LineStart  int    `json:"line_start"`
+	LineEnd    int    `json:"line_end"`
+	Quote      string `json:"quote"`
+}
+
+// Scope is what the question asked about.
+type Scope struct {
+	Subjects []string `json:"subjects"`
+	Dates    []string `json:"dates"`
+}
+
+// Line returns body line n of the record's source, if the record quotes it.
+func (r Record) Line(n int) (string, bool) {
+	if n < r.LineStart || n > r.LineEnd {
+		return "", false
+	}
+	return strings.Split(r.Quote, "\n")[n-r.LineStart], true
+}
+
+// Applies reports whether the record is in force on date d (YYYY-MM-DD):
+// valid_from ≤ d < valid_until. A record without valid_from (promoted tool
+// output) applies on no date: it declares no validity.
+func (r Record) Applies(d string) bool {
+	return r.ValidFrom != "" && r.ValidFrom <= d && (r.ValidUntil == "" || d < r.ValidUntil)
+}
+
+// ErrBadContract is matched (errors.Is) by every error ParseContract
+// returns for a document that is not a contract it can grade against.
+var ErrBadContract = errors.New("bad contract")
+
+// ParseContract reads a serialized contract. name is the input's name in
+// errors, which carry its line and column where there is one. A trailing
+// newline (as ka2 build prints) is fine.
+func ParseContract(name string, data []byte) (*Contract, error) {
+	bad := func(off int, format string, args ...any) error {
+		d := &diag.Diagnostic{Pos: diag.Pos{Path: name}, Message: "contract: " + fmt.Sprintf(format, args...), Err: ErrBadContract}
+		if off >= 0 {
+			d.Line, d.Col = position(data, off)
+		}
+		return d
+	}
+	if e := jsontext.Check(data); e != nil {
+		return nil, &diag.Diagnostic{Pos: diag.Pos{Path: name, Line: e.Line, Col: e.Col}, Message: "contract: invalid text: " + e.Msg, Hint: diag.Fix(e.Hint), Err: ErrBadContract}
+	}
+	var c Contract
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&c); err != nil {
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			return nil, bad(int(se.Offset)-1, "not JSON: %v", se)
+		case errors.As(err, &te):
+			return nil, bad(int(te.Offset)-1, "field %s holds %s, want %s", te.Field, te.Value, te.Type)
+		}
+		return nil, bad(-1, "not JSON: %v", err)
+	}
+	if dec.More() {
+		return nil, bad(int(dec.InputOffset()), "more than one JSON value")
+	}
+	if c.Template == "" {
+		return nil, bad(-1, "no template: this is not a ka2 contract")
+	}
+	if c.Example.Answer == "" {
+		return nil, bad(-1, "no example.answer")
+	}
+	for i, r := range c.Evidence {
+		where := fmt.Sprintf("evidence[%d] (%s)", i, r.SourceID)
+		if r.SourceID == "" {
+			return nil, bad(-1, "evidence[%d]: no source_id", i)
+		}
+		if r.LineStart < 1 || r.LineEnd < r.LineStart {
+			return nil, bad(-1, "%s: lines %d-%d are not a range of body lines", where, r.LineStart, r.LineEnd)
+		}
+		if n := strings.Count(r.Quote, "\n") + 1; n != r.LineEnd-r.LineStart+1 {
+			return nil, bad(-1, "%s: the quote has %d line(s) but lines %d-%d are %d", where, n, r.LineStart, r.LineEnd, r.LineEnd-r.LineStart+1)
+		}
+		for _, d := range []string{r.ValidFrom, r.ValidUntil} {
+			if d == "" {
+				continue
+			}
+			if _, err := corpus.ParseDate(d); err != nil {
+				return nil, bad(-1, "%s: %v", where, err)
+			}
+		}
+	}
+	if c.Scope != nil {
+		for _, d := range c.Scope.Dates {
+			if _, err := corpus.ParseDate(d); err != nil {
+				return nil, bad(-1, "scope: %v", err)
+			}
+		}
+	}
+	return &c, nil
+}
+
+// position turns a byte offset into a 1-based line and column (in code
+// points).
+func position(data []byte, off int) (line, col int) {
+	off = max(0, min(off, len(data)))
+	before := data[:off]
+	line = bytes.Count(before, []byte("\n")) + 1
+	if i := bytes.LastIndexByte(before, '\n'); i >= 0 {
+		before = before[i+1:]
+	}
+	return line, utf8.RuneCount(before) + 1
+}
