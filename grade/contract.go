@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"unicode/utf8"
 
@@ -90,6 +91,8 @@ func ParseContract(name string, data []byte) (*Contract, error) {
 		var se *json.SyntaxError
 		var te *json.UnmarshalTypeError
 		switch {
+		case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+			return nil, bad(len(data), "not JSON: the document ends early")
 		case errors.As(err, &se):
 			return nil, bad(int(se.Offset)-1, "not JSON: %v", se)
 		case errors.As(err, &te):

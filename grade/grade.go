@@ -104,18 +104,24 @@ type Report struct {
 	Findings   []Finding `json:"findings"`
 }
 
+// LangOf is the contract's language: Lang when set, else the language
+// whose instruction text starts the contract's instruction, else "".
+func (o Options) LangOf(c *Contract) string {
+	if o.Lang != "" {
+		return o.Lang
+	}
+	for _, l := range slices.Sorted(maps.Keys(o.Instructions)) {
+		if in := o.Instructions[l]; in != "" && strings.HasPrefix(c.Instruction, in) {
+			return l
+		}
+	}
+	return ""
+}
+
 // Grade checks answer against contract c.
 func Grade(c *Contract, answer string, opts Options) Report {
 	g := grader{c: c, raw: answer, text: normalise(answer)}
-	g.lang = opts.Lang
-	if g.lang == "" {
-		for _, l := range slices.Sorted(maps.Keys(opts.Instructions)) {
-			if in := opts.Instructions[l]; in != "" && strings.HasPrefix(c.Instruction, in) {
-				g.lang = l
-				break
-			}
-		}
-	}
+	g.lang = opts.LangOf(c)
 	var phrases []string
 	if ps, ok := opts.Refusals[g.lang]; ok {
 		phrases = ps

@@ -112,6 +112,7 @@ Without --corpus, commands use the embedded sample corpus.`,
 		NewCmdServe(f, nil),
 		NewCmdVersion(f, nil),
 		NewCmdHealthcheck(f, nil),
+		NewCmdGrade(f, nil),
 	)
 	return root
 }
