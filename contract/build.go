@@ -58,6 +58,17 @@ type Builder struct {
 	// Policy decides which items the build's store accepts; nil means
 	// provenance.DefaultPolicy().
 	Policy *provenance.Policy
+	// Framing, when set, counts the input as a model API carries it (see
+	// render.Provider) instead of as the serialized contract plus
+	// Limits.Wrapper.
+	Framing Framing
+}
+
+// Framing counts a serialized contract as a model API's request carries
+// it, attributing every unit to a part; it replaces limits.Wrapper with
+// the API's own framing.
+type Framing interface {
+	Account(c budget.Counter, text string, spans []budget.Span, limits budget.Limits) (budget.Report, error)
 }
 
 // Result is a built contract and everything that decided it.
@@ -310,7 +321,14 @@ func (b *Builder) Assemble(items []provenance.Item, opts ...Option) (*Result, er
 	if err != nil {
 		return nil, err
 	}
-	rep := budget.Account(b.Counter, string(text), spans, b.Limits)
+	var rep budget.Report
+	if b.Framing != nil {
+		if rep, err = b.Framing.Account(b.Counter, string(text), spans, b.Limits); err != nil {
+			return nil, err
+		}
+	} else {
+		rep = budget.Account(b.Counter, string(text), spans, b.Limits)
+	}
 	res := &Result{JSON: text, Items: items, Budget: rep, Store: s}
 	if !rep.Fits() {
 		return res, &budget.OverError{Report: rep}

@@ -441,6 +441,13 @@ func (b *Builder) Verify(data []byte, lang string) Verification {
 		return v
 	}
 	rep := budget.Account(b.Counter, string(text), spans, b.Limits)
+	if b.Framing != nil {
+		var err error
+		if rep, err = b.Framing.Account(b.Counter, string(text), spans, b.Limits); err != nil {
+			add("budget", "", "cannot count the contract: %v", err)
+			return v
+		}
+	}
 	v.Budget = &rep
 	if !rep.Fits() {
 		add("budget", "", "%v", (&budget.OverError{Report: rep}).Error())

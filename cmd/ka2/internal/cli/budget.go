@@ -43,6 +43,7 @@ instructions) are counted too; an item the policy refuses exits 5.`,
 	fs.BoolVar(&opts.Short, "short", false, build.Flags().Lookup("short").Usage)
 	fs.BoolVar(&opts.RequireEvidence, "require-evidence", false, build.Flags().Lookup("require-evidence").Usage)
 	opts.typedFlags.register(fs)
+	opts.providerFlag.register(fs)
 	enumVar(fs, &opts.Format, "format", "text", textJSON, "output format")
 	return cmd
 }

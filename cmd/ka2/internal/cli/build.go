@@ -20,6 +20,7 @@ type BuildOptions struct {
 	budgetFlags
 	queryFlags
 	typedFlags
+	providerFlag
 	Question        string
 	Short           bool
 	RequireEvidence bool
@@ -75,6 +76,7 @@ on standard output. --audit FILE writes the store's history as JSON Lines.`,
 	fs.BoolVar(&opts.RequireEvidence, "require-evidence", false, "exit 4 instead of printing a contract with no evidence")
 	fs.StringVar(&opts.Trace, "trace", "", "write a JSON record of the run to this file")
 	opts.typedFlags.register(fs)
+	opts.providerFlag.register(fs)
 	fs.StringVar(&opts.Audit, "audit", "", "write the provenance store's history (every add, transform and refusal) to this file as JSON Lines")
 	return cmd
 }
@@ -110,6 +112,9 @@ func (o *BuildOptions) build() (*buildRun, error) {
 	}
 	b, err := o.builder(o.ctx(), &o.corpusFlags)
 	if err != nil {
+		return nil, err
+	}
+	if b.Framing, err = o.framing(&o.budgetFlags, b.Counter); err != nil {
 		return nil, err
 	}
 	// The clock stamps items and audit events only; no byte of the

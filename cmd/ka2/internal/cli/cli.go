@@ -113,6 +113,7 @@ Without --corpus, commands use the embedded sample corpus.`,
 		NewCmdVersion(f, nil),
 		NewCmdHealthcheck(f, nil),
 		NewCmdGrade(f, nil),
+		NewCmdRender(f, nil),
 	)
 	return root
 }

@@ -15,6 +15,7 @@ type VerifyOptions struct {
 	f *Factory
 	corpusFlags
 	budgetFlags
+	providerFlag
 	Lang   string
 	File   string
 	Format string
@@ -64,6 +65,7 @@ their sources through the policy.`,
 	fs.StringVar(&opts.Lang, "lang", "", "language the contract was built in (default: found from its instruction)")
 	enumVar(fs, &opts.Format, "format", "text", textJSON, "output format")
 	fs.StringVar(&opts.Policy, "policy", "", "provenance policy YAML file (default: the embedded policy)")
+	opts.providerFlag.register(fs)
 	return cmd
 }
 
@@ -101,6 +103,9 @@ func runVerify(o *VerifyOptions) error {
 		return err
 	}
 	b.Policy = policy
+	if b.Framing, err = o.framing(&o.budgetFlags, b.Counter); err != nil {
+		return err
+	}
 	v := b.Verify(data, o.Lang)
 	if o.Format == "json" {
 		out := verifyJSON{OK: v.OK(), Lang: v.Lang, Problems: v.Problems}
