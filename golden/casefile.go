@@ -67,6 +67,9 @@ type Expect struct {
 	// Error is the kind of error the build must fail with; "" expects
 	// nothing in particular.
 	Error ErrorKind
+	// Answer lists numbers or phrases a generator's answer must contain.
+	// regress ignores it; ka2 eval checks it.
+	Answer []string
 }
 
 // ErrorKind names how a build failed, as `ka2 build --error-format json`
@@ -111,7 +114,7 @@ var (
 	// Case.Request.
 	caseMap = &strict.Map{What: "a case", Keys: append(keys(append([]string{"name", "question", "dates", "expect"}, settingKeys...)...),
 		strict.Key{Name: "items", Reserved: true}, strict.Key{Name: "promote", Reserved: true})}
-	expectMap = &strict.Map{What: "expect", Keys: keys("sources", "error")}
+	expectMap = &strict.Map{What: "expect", Keys: keys("sources", "error", "answer")}
 )
 
 // keys declares names as keys that take any value: a case file's values
@@ -434,6 +437,9 @@ func (p *fileParser) expect(c *Case, n *yaml.Node) {
 	if s := m["sources"]; s != nil {
 		c.Expect.CheckSources = true
 		c.Expect.Sources = p.strList(s, "expect.sources", false)
+	}
+	if a := m["answer"]; a != nil {
+		c.Expect.Answer = p.strList(a, "expect.answer", false)
 	}
 	if e := m["error"]; e != nil {
 		v, ok := p.str(e, "expect.error")

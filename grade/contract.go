@@ -106,9 +106,6 @@ func ParseContract(name string, data []byte) (*Contract, error) {
 	if c.Template == "" {
 		return nil, bad(-1, "no template: this is not a ka2 contract")
 	}
-	if c.Example.Answer == "" {
-		return nil, bad(-1, "no example.answer")
-	}
 	for i, r := range c.Evidence {
 		where := fmt.Sprintf("evidence[%d] (%s)", i, r.SourceID)
 		if r.SourceID == "" {
