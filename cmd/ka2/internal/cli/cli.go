@@ -114,6 +114,7 @@ Without --corpus, commands use the embedded sample corpus.`,
 		NewCmdHealthcheck(f, nil),
 		NewCmdGrade(f, nil),
 		NewCmdRender(f, nil),
+		NewCmdEval(f, nil),
 	)
 	return root
 }

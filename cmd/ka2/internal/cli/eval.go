@@ -1,0 +1,293 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/eval"
+	"github.com/ka2/ka2/golden"
+	"github.com/ka2/ka2/grade"
+	"github.com/ka2/ka2/internal/atomicfile"
+	"github.com/ka2/ka2/internal/errkind"
+	"github.com/ka2/ka2/internal/inputfile"
+)
+
+// EvalOptions are the inputs of `ka2 eval`.
+type EvalOptions struct {
+	f           *Factory
+	Paths       []string
+	Endpoint    string
+	Model       string
+	APIKeyEnv   string
+	MaxTokens   int
+	Conditions  string
+	Repeat      int
+	Jobs        int
+	Distractors int
+	Hostile     string
+	MinPass     string
+	Format      string
+	Report      string
+	cmdContext
+
+	// gen replaces the endpoint in tests.
+	gen eval.Generator
+}
+
+// NewCmdEval makes `ka2 eval`.
+func NewCmdEval(f *Factory, runF func(*EvalOptions) error) *cobra.Command {
+	opts := &EvalOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "eval CASES... --endpoint URL --model NAME",
+		Short: "Measure a generator under controlled conditions",
+		Long: `Eval builds the contract of every case in the case files (ka2 regress's
+format; expect.answer lists numbers or phrases the answer must contain),
+varies one condition at a time, sends each variant to the generator, grades
+the answer as ka2 grade does, and reports the pass rate per condition and per
+case, with each failure's findings. It exits 0 when every condition meets its
+threshold (--min-pass), else 1.
+
+Conditions (--conditions, default all):
+  base             the contract as built
+  position:start   the applicable evidence first among --distractors records
+  position:middle  of the corpus's other subjects, in the middle,
+  position:end     or last ("position" is all three)
+  no-example       the worked example removed
+  hostile          a hostile record added (--hostile FILE, default an
+                   embedded one that tries to change the amount and cancel
+                   an order)
+  missing          the applicable evidence removed: the answer must refuse
+A variant's template carries "+condition", so it is never taken for what ka2
+build prints.
+
+The generator is an OpenAI-compatible Chat Completions server (--endpoint:
+llama.cpp's server, vLLM, Ollama, hosted APIs), sent the body ka2 render
+makes; the API key is read from the environment variable --api-key-env
+names. A 429, a 5xx or a failed connection is retried up to 4 times, waiting
+1s, 2s, 4s, 8s or the server's Retry-After (at most 30s).`,
+		Example: `  ka2 eval cases --endpoint http://127.0.0.1:8080/v1/chat/completions --model local
+  ka2 eval cases --endpoint https://api.openai.com/v1/chat/completions --model gpt-4o --api-key-env OPENAI_API_KEY \
+    --conditions base,hostile,missing --repeat 3 --min-pass 0.9,missing=1 --format junit --report eval.xml`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Paths = args
+			opts.Ctx = cmd.Context()
+			if runF != nil {
+				return runF(opts)
+			}
+			return runEval(opts)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&opts.Endpoint, "endpoint", "", "Chat Completions URL of the generator, e.g. http://127.0.0.1:8080/v1/chat/completions")
+	fs.StringVar(&opts.Model, "model", "", "the model field of each request")
+	fs.StringVar(&opts.APIKeyEnv, "api-key-env", "", "environment variable holding the API key (sent as a bearer token)")
+	fs.IntVar(&opts.MaxTokens, "max-tokens", 0, "max_tokens of each request (default: the contract definition's o200k_base reserve, 512)")
+	fs.StringVar(&opts.Conditions, "conditions", "base,position,no-example,hostile,missing", "conditions to run, comma-separated")
+	fs.IntVar(&opts.Repeat, "repeat", 1, "run each case under each condition N times, 1..100")
+	fs.IntVar(&opts.Jobs, "jobs", 1, "answers asked for at once, 1..64")
+	fs.IntVar(&opts.Distractors, "distractors", 6, "records of other subjects the position conditions add, 1..100")
+	fs.StringVar(&opts.Hostile, "hostile", "", "file holding the hostile record's text (default: an embedded one)")
+	fs.StringVar(&opts.MinPass, "min-pass", "0.9", "pass rate each condition must reach, 0..1; per condition as 0.9,hostile=1,missing=0.8")
+	enumVar(fs, &opts.Format, "format", "text", []string{"text", "json", "junit"}, "report format")
+	fs.StringVar(&opts.Report, "report", "", "write the report in --format to this file; the text report goes to standard output")
+	return cmd
+}
+
+// parseMinPass reads "0.9" or "0.9,hostile=1,missing=0.8".
+func parseMinPass(s string) (float64, map[eval.Condition]float64, error) {
+	def := 0.9
+	per := map[eval.Condition]float64{}
+	rate := func(v string) (float64, error) {
+		r, err := strconv.ParseFloat(v, 64)
+		if err != nil || r < 0 || r > 1 {
+			return 0, fmt.Errorf("invalid value %q for --min-pass: want a rate from 0 to 1", v)
+		}
+		return r, nil
+	}
+	for _, part := range strings.Split(s, ",") {
+		name, v, ok := strings.Cut(strings.TrimSpace(part), "=")
+		if !ok {
+			r, err := rate(name)
+			if err != nil {
+				return 0, nil, err
+			}
+			def = r
+			continue
+		}
+		cs, err := eval.ParseConditions(name)
+		if err != nil {
+			return 0, nil, fmt.Errorf("--min-pass: %w", err)
+		}
+		r, err := rate(v)
+		if err != nil {
+			return 0, nil, err
+		}
+		for _, c := range cs {
+			per[c] = r
+		}
+	}
+	return def, per, nil
+}
+
+func (o *EvalOptions) validate() error {
+	switch {
+	case o.gen == nil && o.Endpoint == "":
+		return usageError{errors.New("--endpoint is required: the generator's Chat Completions URL")}
+	case o.Repeat < 1 || o.Repeat > 100:
+		return usageError{fmt.Errorf("invalid value \"%d\" for --repeat: want 1..100", o.Repeat)}
+	case o.Jobs < 1 || o.Jobs > 64:
+		return usageError{fmt.Errorf("invalid value \"%d\" for --jobs: want 1..64", o.Jobs)}
+	case o.Distractors < 1 || o.Distractors > 100:
+		return usageError{fmt.Errorf("invalid value \"%d\" for --distractors: want 1..100", o.Distractors)}
+	case o.MaxTokens < 0:
+		return usageError{fmt.Errorf("invalid value \"%d\" for --max-tokens: want 1 or more", o.MaxTokens)}
+	}
+	if o.Endpoint != "" {
+		u, err := url.Parse(o.Endpoint)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return usageError{fmt.Errorf("invalid value %q for --endpoint: want an http or https URL", o.Endpoint)}
+		}
+	}
+	return nil
+}
+
+func runEval(o *EvalOptions) error {
+	if err := o.validate(); err != nil {
+		return err
+	}
+	conds, err := eval.ParseConditions(o.Conditions)
+	if err != nil {
+		return usageError{fmt.Errorf("--conditions: %w", err)}
+	}
+	def, per, err := parseMinPass(o.MinPass)
+	if err != nil {
+		return usageError{err}
+	}
+	var hostile string
+	if o.Hostile != "" {
+		data, err := inputfile.ReadFile(o.Hostile, inputfile.MaxSize)
+		if err != nil {
+			return fmt.Errorf("--hostile: %w", err)
+		}
+		hostile = strings.TrimRight(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
+		if strings.TrimSpace(hostile) == "" {
+			return fmt.Errorf("%s: the hostile record is empty", o.Hostile)
+		}
+	}
+	gen := o.gen
+	if gen == nil {
+		ep := &eval.Endpoint{URL: o.Endpoint, Model: o.Model, MaxTokens: o.MaxTokens}
+		if o.APIKeyEnv != "" {
+			if ep.APIKey = o.f.getenv(o.APIKeyEnv); ep.APIKey == "" {
+				return usageError{fmt.Errorf("--api-key-env: the environment variable %s is not set or empty", o.APIKeyEnv)}
+			}
+		}
+		if ep.MaxTokens == 0 {
+			l, err := contract.Default().Limits("o200k_base")
+			if err != nil {
+				return err
+			}
+			ep.MaxTokens = l.Reserve
+		}
+		gen = ep
+	}
+
+	suite, err := golden.Load(o.ctx(), o.Paths, golden.LoadOptions{})
+	if err != nil {
+		return err
+	}
+	cases := make([]eval.Case, 0, len(suite.Cases))
+	var gopts *grade.Options
+	builders := map[string]*contract.Builder{}
+	for _, c := range suite.Cases {
+		key := fmt.Sprintf("%q %q %q %v %v %v", c.Config.Corpus, c.Config.Contract, c.Config.Counter, deref(c.Config.Capacity), deref(c.Config.Reserve), deref(c.Config.Wrapper))
+		b := builders[key]
+		if b == nil {
+			if b, err = c.Config.BuilderContext(o.ctx()); err != nil {
+				return fmt.Errorf("%s: %w", c, err)
+			}
+			builders[key] = b
+		}
+		if gopts == nil {
+			g := grade.OptionsFor(b.Definition)
+			gopts = &g
+		}
+		cases = append(cases, eval.Case{Name: c.File + " " + c.Name, Builder: b, Request: c.Request(), ExpectAnswer: c.Expect.Answer})
+	}
+	// Every condition gets its threshold here, so a --min-pass of 0 is
+	// not taken for the library's unset default.
+	for _, c := range conds {
+		if _, ok := per[c]; !ok {
+			per[c] = def
+		}
+	}
+	if gopts == nil {
+		g := grade.OptionsFor(contract.Default())
+		gopts = &g
+	}
+	opts := eval.Options{Conditions: conds, Repeat: o.Repeat, Jobs: o.Jobs, Distractors: o.Distractors,
+		Hostile: hostile, MinPass: per, Grade: *gopts}
+	if o.f.ErrTTY {
+		opts.Progress = func(done, total int) {
+			fmt.Fprintf(o.f.ErrOut, "\reval: %d/%d", done, total)
+			if done == total {
+				fmt.Fprint(o.f.ErrOut, "\r\033[K")
+			}
+		}
+	}
+	rep, err := eval.Evaluate(o.ctx(), cases, gen, opts)
+	if err != nil {
+		return err
+	}
+	if o.Report != "" {
+		var buf bytes.Buffer
+		if err := writeEval(&buf, rep, o.Format); err != nil {
+			return err
+		}
+		if err := atomicfile.Write(o.ctx(), o.Report, buf.Bytes(), 0o644); err != nil {
+			return fmt.Errorf("--report: %w", err)
+		}
+		err = rep.WriteText(o.f.Out)
+	} else {
+		err = writeEval(o.f.Out, rep, o.Format)
+	}
+	if err != nil {
+		return err
+	}
+	if !rep.OK {
+		var below []string
+		for _, c := range rep.Conditions {
+			if !c.OK {
+				below = append(below, fmt.Sprintf("%s %.2f < %.2f", c.Name, c.Rate, c.Need))
+			}
+		}
+		return exitError{kind: errkind.CheckFailed, err: fmt.Errorf("below the pass threshold: %s", strings.Join(below, ", "))}
+	}
+	return nil
+}
+
+func deref(p *int) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+func writeEval(w io.Writer, rep *eval.Report, format string) error {
+	switch format {
+	case "json":
+		return writeJSON(w, rep, true)
+	case "junit":
+		return rep.WriteJUnit(w)
+	}
+	return rep.WriteText(w)
+}
