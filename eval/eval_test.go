@@ -172,7 +172,7 @@ func TestEvaluateIsDeterministicAcrossJobs(t *testing.T) {
 	}
 }
 
-// TestEndpointRetriesThen answers: a fake OpenAI-compatible server on a
+// TestEndpointRetries: a fake OpenAI-compatible server on a
 // loopback port answers 429 first, then a completion; the generator waits
 // as Retry-After says (through the injected sleeper, so the test does not
 // wait) and gets the answer.
