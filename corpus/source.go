@@ -32,6 +32,7 @@ type Source struct {
 	Lang       string   // language tag, e.g. "en"; empty applies to every language
 	Unit       string   // unit of the amounts in the body, e.g. "CNY per room-night"
 	Cite       []Range  // author-declared short representation
+	Role       string   // RoleSupplement, or "" for a primary source
 
 	Path     string   // slash-separated path relative to the corpus root
 	BodyLine int      // file line number of body line 1
@@ -88,7 +89,7 @@ func (s *Source) Quote(r Range) (string, error) {
 // Known front matter keys, in the order the README documents them.
 var knownKeys = knownKeyArray[:]
 
-var knownKeyArray = [...]string{"source_id", "version", "subjects", "subject", "valid_from", "valid_until", "supersedes", "lang", "unit", "cite"}
+var knownKeyArray = [...]string{"source_id", "version", "subjects", "subject", "valid_from", "valid_until", "supersedes", "lang", "unit", "cite", "role"}
 
 // KeyPositions holds where each known front matter key (see KnownKeys) is
 // written in a source's file, in the order of KnownKeys; a zero Pos means
@@ -445,6 +446,7 @@ func (p *parser) fields(v *strict.Fields) {
 	}
 	s.Unit = p.scalar(v, "unit", false)
 	p.cite(v.Value("cite"))
+	s.Role = p.role(v)
 }
 
 // subjects checks each subject, as written, against ValidSubject.

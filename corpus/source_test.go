@@ -358,7 +358,12 @@ var parseErrorTests = []struct {
 	{
 		name: "key unlike any known one",
 		in:   doc(hotelWith("approved_by_the_finance_team: yes"), threeLines),
-		want: []string{`[unknown-key] policies/hotel-v1.md:6:1: unknown key "approved_by_the_finance_team"; known keys are source_id, version, subjects, subject, valid_from, valid_until, supersedes, lang, unit, cite`},
+		want: []string{`[unknown-key] policies/hotel-v1.md:6:1: unknown key "approved_by_the_finance_team"; known keys are source_id, version, subjects, subject, valid_from, valid_until, supersedes, lang, unit, cite, role`},
+	},
+	{
+		name: "role that is not supplement",
+		in:   doc(hotelWith("role: primary"), threeLines),
+		want: []string{`[bad-value] policies/hotel-v1.md:6:7: role "primary" is not a known role; write role: supplement for a source that applies together with the others of its subjects, or remove the key`},
 	},
 	{
 		// It used to be reported as `unknown key ""`.

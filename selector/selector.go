@@ -440,8 +440,11 @@ func langMatches(sourceLang, asked string) bool {
 }
 
 // addConflicts records every group of two or more sources that apply on d in
-// one language. Sources without a lang join every language's group.
+// one language. Sources without a lang join every language's group. A
+// supplement (role: supplement) applies together with the others by design,
+// so it is in no conflict.
 func addConflicts(into map[string]*Conflict, subj string, d corpus.Date, here []*corpus.Source) {
+	here = slices.DeleteFunc(slices.Clone(here), (*corpus.Source).IsSupplement)
 	if len(here) < 2 {
 		return
 	}

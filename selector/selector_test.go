@@ -179,6 +179,38 @@ func TestOverlapsAreKeptAndReported(t *testing.T) {
 	}
 }
 
+// TestSupplementsAreNoConflict: a source with role: supplement applies
+// together with the others by design; it is selected, but in no conflict.
+func TestSupplementsAreNoConflict(t *testing.T) {
+	shared := src("meals-shared", "en", "2026-01-01", "", "meals-shanghai", "meals-chengdu")
+	shared.Role = corpus.RoleSupplement
+	c, err := corpus.New([]*corpus.Source{
+		shared,
+		src("meals-shanghai", "en", "2026-01-01", "", "meals-shanghai"),
+		src("meals-chengdu", "en", "2026-01-01", "", "meals-chengdu"),
+		src("meals-chengdu-old", "en", "2025-01-01", "2026-06-01", "meals-chengdu"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel, err := selector.NewIndex(c).Select(selector.Query{Subjects: []string{"meals-shanghai", "meals-chengdu"},
+		Dates: []corpus.Date{date("2026-03-01")}, Lang: "en"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"meals-chengdu/en", "meals-shanghai/en", "meals-shared/en", "meals-chengdu-old/en"}, ids(sel.Sources)); diff != "" {
+		t.Errorf("Select() mismatch (-want +got):\n%s", diff)
+	}
+	var got []string
+	for _, c := range sel.Conflicts {
+		got = append(got, c.String())
+	}
+	want := []string{"subject meals-chengdu (en) on 2026-03-01: meals-chengdu, meals-chengdu-old all apply"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Conflicts mismatch (-want +got):\n%s", diff)
+	}
+}
+
 func TestBadQuery(t *testing.T) {
 	ix := sampleIndex(t)
 	for _, q := range []selector.Query{

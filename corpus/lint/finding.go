@@ -42,6 +42,24 @@ type Finding struct {
 	// Related points at the other files a finding is about, such as the
 	// other source of an overlap.
 	Related []Location
+	// Fixes are edits that resolve the finding, for an editor's code
+	// actions; most findings have none. They are not part of the JSON
+	// report.
+	Fixes []Fix
+}
+
+// Fix is an edit that resolves a finding: set a front matter key, or
+// replace a word at a position.
+type Fix struct {
+	Title string // what the edit does, e.g. "set valid_until: 2026-07-01 in a.md"
+	Path  string // the file to edit, slash-separated, relative to the corpus root
+	// Key and Value set a front matter key: its value is replaced, or the
+	// key is added before the closing '---'.
+	Key, Value string
+	// When Key is empty, the text Old at Line and Col (1-based, Col in
+	// code points) is replaced with New.
+	Line, Col int
+	Old, New  string
 }
 
 // Rule is the ID of the rule that found f, e.g. "overlap".
@@ -153,6 +171,13 @@ func (r Report) Rebase(dir string) Report {
 				rel[j].Path = path.Join(dir, rel[j].Path)
 			}
 			f.Related = rel
+		}
+		if f.Fixes != nil {
+			fixes := slices.Clone(f.Fixes)
+			for j := range fixes {
+				fixes[j].Path = path.Join(dir, fixes[j].Path)
+			}
+			f.Fixes = fixes
 		}
 		out.Findings[i] = f
 	}

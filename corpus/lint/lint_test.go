@@ -688,3 +688,81 @@ func TestWriteTextEscapes(t *testing.T) {
 		}
 	}
 }
+
+// TestCrossFileSilencing: a finding about two files (here an overlap,
+// reported at b.md) is silenced by a disable comment or an override in
+// either file.
+func TestCrossFileSilencing(t *testing.T) {
+	src := func(id, from, extra string) *fstest.MapFile {
+		return &fstest.MapFile{Data: []byte("---\n" + extra + "source_id: " + id + "\nversion: v1\nsubjects: [meals]\nvalid_from: " + from +
+			"\nlang: en\n---\nScope: meals.\nEffective from " + from + ".\nKeep receipts.\n")}
+	}
+	override := func(glob string) *Config {
+		cfg, err := ParseConfig(".ka2lint.yaml", []byte("overrides:\n  - files: [\""+glob+"\"]\n    rules:\n      overlap: off\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg
+	}
+	tests := []struct {
+		name   string
+		aExtra string
+		bExtra string
+		cfg    *Config
+		want   int
+	}{
+		{"reported", "", "", nil, 1},
+		{"disabled where reported", "", "# ka2lint:disable overlap -- shared rules\n", nil, 0},
+		{"disabled in the other file", "# ka2lint:disable overlap -- shared rules\n", "", nil, 0},
+		{"override where reported", "", "", override("b.md"), 0},
+		{"override for the other file", "", "", override("a.md"), 0},
+		{"supplement", "role: supplement\n", "", nil, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fsys := fstest.MapFS{"a.md": src("a", "2026-01-01", tt.aExtra), "b.md": src("b", "2026-03-01", tt.bExtra)}
+			rep, err := Run(context.Background(), fsys, Options{Config: tt.cfg})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := 0
+			for _, f := range rep.Findings {
+				if f.Rule() == "overlap" {
+					got++
+				} else {
+					t.Errorf("unexpected finding %s", f)
+				}
+			}
+			if got != tt.want {
+				t.Errorf("overlap findings = %d, want %d (%v)", got, tt.want, rep.Findings)
+			}
+		})
+	}
+}
+
+// TestOverlapHintsNeverEmpty: an overlap's suggested valid_until is always
+// after the valid_from of the file it is set in.
+func TestOverlapHintsNeverEmpty(t *testing.T) {
+	for _, from := range []string{"2026-01-01", "2026-03-01"} {
+		fsys := fstest.MapFS{
+			"a.md": {Data: []byte("---\nsource_id: a\nversion: v1\nsubjects: [meals]\nvalid_from: 2026-01-01\n---\nScope: meals.\nEffective from 2026-01-01.\n")},
+			"b.md": {Data: []byte("---\nsource_id: b\nversion: v1\nsubjects: [meals]\nvalid_from: " + from + "\n---\nScope: meals.\nEffective from " + from + ".\n")},
+		}
+		rep, err := Run(context.Background(), fsys, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Findings) != 1 {
+			t.Fatalf("b from %s: findings = %v, want one overlap", from, rep.Findings)
+		}
+		f := rep.Findings[0]
+		if from == "2026-01-01" && strings.Contains(f.Hint.Text, "valid_until: 2026-01-01") {
+			t.Errorf("hint suggests an empty interval: %s", f.Hint.Text)
+		}
+		for _, fx := range f.Fixes {
+			if fx.Key == "valid_until" && fx.Value <= "2026-01-01" {
+				t.Errorf("fix %q makes an empty interval", fx.Title)
+			}
+		}
+	}
+}

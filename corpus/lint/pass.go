@@ -54,6 +54,12 @@ func (p *pass) add(r *Rule, s *corpus.Source, pos corpus.Pos, msg, hint string, 
 	p.findings = append(p.findings, Finding{Diagnostic: diag.Diagnostic{Pos: diag.Pos{Path: s.Path, Line: pos.Line, Col: pos.Col}, Code: diag.Code(r.ID), Severity: r.Severity, Message: msg, Hint: diag.Fix(hint)}, Related: related})
 }
 
+// addFix records a finding like add, with edits that resolve it.
+func (p *pass) addFix(r *Rule, s *corpus.Source, pos corpus.Pos, msg, hint string, fixes []Fix, related ...Location) {
+	p.add(r, s, pos, msg, hint, related...)
+	p.findings[len(p.findings)-1].Fixes = fixes
+}
+
 // pick chooses where a finding about two sources is reported: at a, unless
 // only b is in the report's scope, so that a problem between a changed and
 // an unchanged file is reported at the changed one.

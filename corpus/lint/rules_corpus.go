@@ -51,8 +51,31 @@ intervals overlap, a question about a date in the overlap selects both, and the
 contract carries a conflict. The message names both files and the overlapping
 dates. If the newer source replaces the older, add supersedes to it and end the
 older one where the newer begins (pairs linked by supersedes are reported by
-supersedes-boundary instead). The finding is placed at the source that starts
-later.`,
+supersedes-boundary instead). If the two apply together by design — shared
+rules beside each city's own policy — mark the one that adds to the other with
+role: supplement; supplements are never reported. The finding is placed at the
+source that starts later; a disable comment or an override in either file
+silences it.
+
+Bad: shared.md and shanghai.md both apply to meals-shanghai from 2026-01-01
+on, and the shared rules are meant to apply beside the city's own:
+
+	# shared.md
+	source_id: meals-shared
+	subjects: [meals-shanghai, meals-chengdu]
+	valid_from: 2026-01-01
+	# shanghai.md
+	source_id: meals-shanghai
+	subjects: [meals-shanghai]
+	valid_from: 2026-01-01
+
+Good: shared.md says so.
+
+	# shared.md
+	source_id: meals-shared
+	subjects: [meals-shanghai, meals-chengdu]
+	valid_from: 2026-01-01
+	role: supplement`,
 	corpus: checkOverlap,
 }
 
@@ -299,6 +322,9 @@ func checkOverlap(r *Rule, p *pass) {
 	for _, g := range p.subjectGroups() {
 		var active []*corpus.Source
 		for _, s := range g.sources {
+			if s.IsSupplement() {
+				continue // applies together with the others by design
+			}
 			active = slices.DeleteFunc(active, func(a *corpus.Source) bool {
 				return !a.ValidUntil.IsZero() && !s.ValidFrom.Before(a.ValidUntil)
 			})
@@ -339,11 +365,24 @@ func checkOverlap(r *Rule, p *pass) {
 			subj = "subjects " + strings.Join(subjects[k], ", ")
 		}
 		at, other := p.pick(b, a)
-		p.add(r, at, p.pos(at, "valid_from"),
+		// Ending a where b begins must leave a a day at least: never hint
+		// at an empty interval.
+		var hint string
+		var fixes []Fix
+		if a.ValidFrom.Before(b.ValidFrom) {
+			hint = fmt.Sprintf("if %s replaces %s, add supersedes: [%s] to it and set valid_until: %s in %s; if they apply together by design, set role: supplement in the one that adds to the other; otherwise narrow one of the intervals",
+				b.ID, a.ID, a.ID, b.ValidFrom, a.Path)
+			fixes = []Fix{{Title: fmt.Sprintf("set valid_until: %s in %s", b.ValidFrom, a.Path), Path: a.Path, Key: "valid_until", Value: b.ValidFrom.String()}}
+		} else {
+			hint = fmt.Sprintf("both start on %s: if one replaces the other, give it a later valid_from and add supersedes; if they apply together by design, set role: supplement in the one that adds to the other; otherwise narrow one of the intervals",
+				b.ValidFrom)
+		}
+		for _, s := range []*corpus.Source{at, other} {
+			fixes = append(fixes, Fix{Title: "set role: supplement in " + s.Path, Path: s.Path, Key: "role", Value: corpus.RoleSupplement})
+		}
+		p.addFix(r, at, p.pos(at, "valid_from"),
 			fmt.Sprintf("validity overlaps %s (%s): both apply to %s %s", other.ID, other.Path, subj, span),
-			fmt.Sprintf("if %s replaces %s, add supersedes: [%s] to it and set valid_until: %s in %s; otherwise narrow one of the intervals",
-				b.ID, a.ID, a.ID, b.ValidFrom, a.Path),
-			p.loc(other, "valid_from"))
+			hint, fixes, p.loc(other, "valid_from"))
 	}
 }
 

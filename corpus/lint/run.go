@@ -130,6 +130,13 @@ func Run(ctx context.Context, fsys fs.FS, opts Options) (Report, error) {
 		if sev == SeverityOff {
 			return
 		}
+		// A finding about two files is as much the other file's: a
+		// disable comment or an override there silences it too.
+		for _, rel := range f.Related {
+			if fl := p.byPath[rel.Path]; fl != nil && fl.disabled[f.Rule()] || opts.Config.severity(r, rel.Path) == SeverityOff {
+				return
+			}
+		}
 		f.Severity = sev
 		rep.Findings = append(rep.Findings, f)
 	}

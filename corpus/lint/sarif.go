@@ -247,10 +247,15 @@ func sarifRuleName(id string) string {
 
 // unwrap joins the hard-wrapped lines of each paragraph of a Doc, so that
 // viewers can wrap the text themselves. Paragraphs stay separated by a blank
-// line.
+// line. A paragraph indented with a tab is an example and keeps its lines,
+// without the tab.
 func unwrap(doc string) string {
 	paras := strings.Split(strings.TrimSpace(doc), "\n\n")
 	for i, p := range paras {
+		if strings.HasPrefix(p, "\t") {
+			paras[i] = strings.ReplaceAll(strings.TrimPrefix(p, "\t"), "\n\t", "\n")
+			continue
+		}
 		paras[i] = strings.Join(strings.Fields(p), " ")
 	}
 	return strings.Join(paras, "\n\n")
