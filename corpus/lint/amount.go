@@ -308,3 +308,78 @@ func digits(s string, max int) int {
 	}
 	return n
 }
+
+// moneyAmounts returns the monetary amounts of line, with or without a
+// unit, normalized (no thousands separators, no trailing decimal zeros), in
+// the order written: what translation-mismatch compares across languages.
+// A number counts as money when it is shaped like money (1,200 or 99.50)
+// or the line talks about money or names a currency; counts, labels,
+// years and dates are skipped as findAmount skips them.
+func moneyAmounts(line string) []string {
+	if !strings.ContainsAny(line, "0123456789") {
+		return nil
+	}
+	money := aboutMoney(line) || lineHasUnit(line)
+	var out []string
+	for i := 0; i < len(line); {
+		if !isDigit(line[i]) {
+			_, size := utf8.DecodeRuneInString(line[i:])
+			i += size
+			continue
+		}
+		start := i
+		end, shaped := scanNumber(line, i)
+		i = end
+		if !standalone(line, start, end) || !shaped && !money {
+			continue
+		}
+		num := line[start:end]
+		if len(strings.TrimLeft(num, "0")) < 2 && !strings.Contains(num, ".") {
+			continue
+		}
+		before, after := wordBefore(line[:start]), wordAfter(line[end:])
+		if ordinalWords[before] || before == "第" || countWords[after] || startsCount(line[end:]) {
+			continue
+		}
+		if isYear(num) && (yearWords[before] || strings.HasPrefix(strings.TrimLeft(line[end:], " "), "年")) {
+			continue
+		}
+		num = strings.ReplaceAll(num, ",", "")
+		if strings.Contains(num, ".") {
+			num = strings.TrimRight(strings.TrimRight(num, "0"), ".")
+		}
+		out = append(out, num)
+	}
+	return out
+}
+
+// currencyNames maps the ways of writing a currency to its ISO code, longest
+// first where one contains another (美元 before 元).
+var currencyNames = []struct{ name, code string }{
+	{"人民币", "CNY"}, {"美元", "USD"}, {"欧元", "EUR"}, {"英镑", "GBP"}, {"日元", "JPY"}, {"港币", "HKD"}, {"港元", "HKD"},
+	{"块钱", "CNY"}, {"元", "CNY"}, {"¥", "CNY"}, {"￥", "CNY"}, {"$", "USD"}, {"€", "EUR"}, {"£", "GBP"},
+}
+
+// currencyWords maps ASCII currency words to ISO codes.
+var currencyWords = map[string]string{
+	"cny": "CNY", "rmb": "CNY", "yuan": "CNY", "renminbi": "CNY",
+	"usd": "USD", "dollar": "USD", "dollars": "USD", "eur": "EUR", "euro": "EUR", "euros": "EUR",
+	"gbp": "GBP", "pound": "GBP", "pounds": "GBP", "jpy": "JPY", "yen": "JPY", "hkd": "HKD",
+}
+
+// currencies adds the ISO codes of the currencies line names to set.
+func currencies(line string, set map[string]bool) {
+	asciiWords(line, func(w string) bool {
+		if c := currencyWords[w]; c != "" {
+			set[c] = true
+		}
+		return false
+	})
+	l := strings.NewReplacer("元旦", "", "单元", "").Replace(line)
+	for _, c := range currencyNames {
+		if strings.Contains(l, c.name) {
+			set[c.code] = true
+			l = strings.ReplaceAll(l, c.name, "")
+		}
+	}
+}

@@ -1,7 +1,10 @@
 package lint
 
 import (
+	"slices"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestInstructionPatternExamples(t *testing.T) {
@@ -162,6 +165,53 @@ func TestScopeAndDateLines(t *testing.T) {
 		}
 		if got := statesDate(tt.line); got != tt.date {
 			t.Errorf("statesDate(%q) = %v, want %v", tt.line, got, tt.date)
+		}
+	}
+}
+
+func TestMoneyAmounts(t *testing.T) {
+	tests := []struct {
+		line string
+		want []string
+	}{
+		{"The meal allowance is 200 CNY per day.", []string{"200"}},
+		{"餐费标准为每天 210 元。", []string{"210"}},
+		{"餐费标准为每天210元。", []string{"210"}},
+		{"Up to 1,200.00 per month and 80.50 per ride.", []string{"1200", "80.5"}},
+		{"Effective from 2026-01-01 for 30 days.", nil},
+		{"Trips of 2 nights or more, room 1204.", nil},
+		{"In 2026 the limit is 750 CNY.", []string{"750"}},
+		{"住宿标准上限为每间夜 750 元。", []string{"750"}},
+		{"The shuttle leaves every 30 minutes.", nil},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, moneyAmounts(tt.line)); diff != "" {
+			t.Errorf("moneyAmounts(%q) mismatch (-want +got):\n%s", tt.line, diff)
+		}
+	}
+}
+
+func TestCurrencies(t *testing.T) {
+	tests := []struct {
+		line string
+		want []string
+	}{
+		{"750 CNY per room-night", []string{"CNY"}},
+		{"每间夜 750 元", []string{"CNY"}},
+		{"100 美元", []string{"USD"}},
+		{"元旦 holiday, unit 3", []string{}},
+		{"$20 or 150 yuan", []string{"CNY", "USD"}},
+	}
+	for _, tt := range tests {
+		set := map[string]bool{}
+		currencies(tt.line, set)
+		got := []string{}
+		for c := range set {
+			got = append(got, c)
+		}
+		slices.Sort(got)
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("currencies(%q) mismatch (-want +got):\n%s", tt.line, diff)
 		}
 	}
 }

@@ -107,11 +107,24 @@ file.`,
 var ruleTranslationMismatch = &Rule{
 	ID:       "translation-mismatch",
 	Severity: SeverityWarning,
-	Summary:  "translations of one source differ in validity or supersedes",
+	Summary:  "translations of one source differ in validity, supersedes, amounts or currency",
 	Doc: `Files with the same source_id and different lang values are translations of one
 source. They must apply on the same dates (valid_from, valid_until) and replace
 the same sources (supersedes); otherwise a question in one language selects other
-evidence than the same question in another.`,
+evidence than the same question in another. Their bodies must also state the
+same amounts, in the order written, and name the same currencies (in the body
+or the unit key: CNY, RMB, yuan, 元 and ¥ are one currency): otherwise the
+answer depends on the language of the question.
+
+Bad: the English file says 200, the Chinese one 210.
+
+	# meals-en.md                    # meals-zh.md
+	source_id: meals                 source_id: meals
+	lang: en                         lang: zh
+	---                              ---
+	Up to 200 CNY per day.           每天最多 210 元。
+
+Good: both say 200 (每天最多 200 元。).`,
 	corpus: checkTranslationMismatch,
 }
 
@@ -441,6 +454,12 @@ func checkTranslationMismatch(r *Rule, p *pass) {
 					diffs = append(diffs, fmt.Sprintf("supersedes [%s] vs [%s]", strings.Join(x, ", "), strings.Join(y, ", ")))
 					keys = append(keys, "supersedes")
 				}
+				if x, y := bodyAmounts(at), bodyAmounts(other); !slices.Equal(x, y) {
+					diffs = append(diffs, fmt.Sprintf("amounts [%s] vs [%s]", strings.Join(x, ", "), strings.Join(y, ", ")))
+				}
+				if x, y := bodyCurrencies(at), bodyCurrencies(other); !slices.Equal(x, y) {
+					diffs = append(diffs, fmt.Sprintf("currencies [%s] vs [%s]", strings.Join(x, ", "), strings.Join(y, ", ")))
+				}
 				if len(diffs) == 0 {
 					continue
 				}
@@ -448,7 +467,7 @@ func checkTranslationMismatch(r *Rule, p *pass) {
 				p.add(r, at, p.pos(at, keys...),
 					fmt.Sprintf("%s (lang %s) and its translation %s (lang %s) differ: %s",
 						at.Path, at.Lang, other.Path, other.Lang, strings.Join(diffs, "; ")),
-					"translations must apply on the same dates and replace the same sources: make them agree, or give them different source_ids if they are different policies",
+					"translations must apply on the same dates, replace the same sources and state the same amounts: make them agree, or give them different source_ids if they are different policies",
 					p.loc(other, keys...))
 			}
 		}
@@ -460,4 +479,28 @@ func sortedSet(list []string) []string {
 	out := slices.Clone(list)
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// bodyAmounts lists the monetary amounts of s's body, in the order written.
+func bodyAmounts(s *corpus.Source) []string {
+	var out []string
+	for _, l := range s.Lines {
+		out = append(out, moneyAmounts(l)...)
+	}
+	return out
+}
+
+// bodyCurrencies lists the currencies s's body and unit name, sorted.
+func bodyCurrencies(s *corpus.Source) []string {
+	set := map[string]bool{}
+	currencies(s.Unit, set)
+	for _, l := range s.Lines {
+		currencies(l, set)
+	}
+	out := make([]string, 0, len(set))
+	for c := range set {
+		out = append(out, c)
+	}
+	slices.Sort(out)
+	return out
 }
