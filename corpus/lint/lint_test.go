@@ -28,12 +28,14 @@ import (
 var fixtureToday = corpus.MustDate(2026, 9, 14)
 
 // lintFixtures lints testdata/corpus, the fixture corpus: one folder per
-// rule, named by its ID. In each folder, files named bad* must be reported
+// rule, named by its ID, against testdata/base, the files of it whose
+// version at an earlier revision matters (version-not-bumped). In each
+// folder, files named bad* must be reported
 // by that rule, files named good* must not be reported at all, and other
 // files (the partner of a pair) may carry the folder's rule only.
 func lintFixtures(t testing.TB) Report {
 	t.Helper()
-	rep, err := Run(context.Background(), os.DirFS("testdata/corpus"), Options{Today: fixtureToday})
+	rep, err := Run(context.Background(), os.DirFS("testdata/corpus"), Options{Today: fixtureToday, Base: os.DirFS("testdata/base")})
 	if err != nil {
 		t.Fatalf("Run(context.Background(), testdata/corpus) error: %v", err)
 	}
@@ -763,6 +765,17 @@ func TestOverlapHintsNeverEmpty(t *testing.T) {
 			if fx.Key == "valid_until" && fx.Value <= "2026-01-01" {
 				t.Errorf("fix %q makes an empty interval", fx.Title)
 			}
+		}
+	}
+}
+
+func TestNextVersion(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"v1", "v2"}, {"v9", "v10"}, {"1.4", "1.5"}, {"2026-03", "2026-04"}, {"draft", ""}, {"", ""},
+	}
+	for _, tt := range tests {
+		if got := nextVersion(tt.in); got != tt.want {
+			t.Errorf("nextVersion(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }

@@ -54,6 +54,7 @@ var allRules = []*Rule{
 	// Warnings: selection would pick surprising evidence.
 	ruleOverlap, ruleSupersedesBoundary, ruleCoverageGap, ruleAmountWithoutUnit,
 	ruleMissingScopeOrDate, ruleShortFormLosesScope, ruleInstructionText, ruleTranslationMismatch, ruleLintDirective,
+	ruleVersionNotBumped,
 	// Info: hygiene.
 	ruleTrailingWhitespace, ruleCRLF, ruleBOM, ruleFutureSource,
 }

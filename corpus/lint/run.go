@@ -42,6 +42,11 @@ type Options struct {
 	// policy file in the corpus (a deleted file, a README) are ignored; an
 	// empty list gives an empty report.
 	Changed []string
+
+	// Base is the corpus as it was at the revision changes are compared
+	// with (rooted like the linted corpus), for version-not-bumped; nil
+	// turns that rule off.
+	Base fs.FS
 }
 
 // ErrNoPolicyFiles reports a corpus root that holds no policy files.

@@ -1,17 +1,11 @@
 package cli
 
 import (
-	"archive/tar"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"github.com/ka2/ka2/internal/errkind"
-	"io"
-	"path"
 	"path/filepath"
-	"strings"
-	"testing/fstest"
 
 	"github.com/spf13/cobra"
 
@@ -131,57 +125,11 @@ func runImpact(o *ImpactOptions) error {
 }
 
 // corpusAt loads the --corpus folder as git has it at ref, without
-// touching the work tree: git archive streams the folder's files, which are
-// read into memory.
+// touching the work tree.
 func (o *ImpactOptions) corpusAt(ctx context.Context, ref string) (*corpus.Corpus, error) {
-	dir := filepath.Clean(o.Corpus)
-	git := o.f.git()
-	top, err := git(ctx, "-C", dir, "rev-parse", "--show-toplevel")
-	if err != nil {
-		return nil, fmt.Errorf("--base-ref: %s is not in a git work tree: %w", dir, err)
-	}
-	prefix, err := git(ctx, "-C", dir, "rev-parse", "--show-prefix")
-	if err != nil {
-		return nil, fmt.Errorf("--base-ref: %w", err)
-	}
-	commit, err := gitCommit(ctx, git, dir, "--base-ref", ref)
+	fsys, pfx, err := gitTreeFS(ctx, o.f.git(), filepath.Clean(o.Corpus), "--base-ref", ref)
 	if err != nil {
 		return nil, err
-	}
-	// Only the line end is git's; a folder name may end in a space.
-	pfx := strings.TrimSuffix(string(prefix), "\n")
-	args := []string{"-C", strings.TrimSuffix(string(top), "\n"), "archive", "--format=tar", commit}
-	if pfx != "" {
-		// Literal: a folder named like pathspec magic (*, :) is a name.
-		args = append(args, "--", ":(literal)"+pfx)
-	}
-	archive, err := git(ctx, args...)
-	if err != nil {
-		return nil, fmt.Errorf("--base-ref %s: %w; check that the revision exists and has the folder %s", ref, err, pfx)
-	}
-	fsys := fstest.MapFS{}
-	tr := tar.NewReader(bytes.NewReader(archive))
-	for {
-		h, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("--base-ref %s: read git archive: %w", ref, err)
-		}
-		name := strings.TrimPrefix(h.Name, pfx)
-		switch h.Typeflag {
-		case tar.TypeReg:
-			data, err := io.ReadAll(tr)
-			if err != nil {
-				return nil, fmt.Errorf("--base-ref %s: read git archive: %w", ref, err)
-			}
-			fsys[name] = &fstest.MapFile{Data: data, Mode: 0o644}
-		case tar.TypeSymlink:
-			if strings.HasSuffix(name, ".md") {
-				return nil, fmt.Errorf("--base-ref %s: %s is a symbolic link, which --base-ref cannot follow; check the revision out and pass its folder as --base", ref, path.Join(pfx, name))
-			}
-		}
 	}
 	corp, err := corpus.LoadContext(ctx, fsys)
 	if err != nil {

@@ -162,6 +162,12 @@ func lintDir(o *LintOptions, dir string, day corpus.Date, cfg *lint.Config) (lin
 			return lint.Report{}, fmt.Errorf("--changed-since %s: %w", o.ChangedSince, err)
 		}
 		opts.ChangedOnly, opts.Changed = true, changed
+		// The files as they were, for version-not-bumped.
+		base, _, err := gitTreeFS(o.ctx(), o.f.git(), filepath.Clean(dir), "--changed-since", o.ChangedSince)
+		if err != nil {
+			return lint.Report{}, err
+		}
+		opts.Base = base
 	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
