@@ -115,6 +115,9 @@ type Report struct {
 	// Files is the number of policy files the report covers: every *.md
 	// file, or only the changed ones with Options.ChangedOnly.
 	Files int
+	// Subjects are the subjects of the sources that parsed, sorted, for
+	// checking the subjects that case files name (CheckSubjects).
+	Subjects []string
 }
 
 // Count returns the number of findings of severity s.
@@ -162,7 +165,7 @@ func (r Report) Rebase(dir string) Report {
 	if dir == "" || dir == "." {
 		return r
 	}
-	out := Report{Files: r.Files, Findings: make([]Finding, len(r.Findings))}
+	out := Report{Files: r.Files, Subjects: r.Subjects, Findings: make([]Finding, len(r.Findings))}
 	for i, f := range r.Findings {
 		f.Path = path.Join(dir, f.Path)
 		if f.Related != nil {
@@ -191,7 +194,10 @@ func Merge(reports ...Report) Report {
 	for _, r := range reports {
 		out.Findings = append(out.Findings, r.Findings...)
 		out.Files += r.Files
+		out.Subjects = append(out.Subjects, r.Subjects...)
 	}
+	slices.Sort(out.Subjects)
+	out.Subjects = slices.Compact(out.Subjects)
 	slices.SortFunc(out.Findings, compareFindings)
 	return out
 }

@@ -90,7 +90,8 @@ func TestFixtures(t *testing.T) {
 	// unreadable cannot be checked into a repository (TestUnreadable builds
 	// it); parse-error covers parse problems that no rule maps, of which
 	// there are none today (TestEveryParseCodeHasARule).
-	noFixture := []string{"parse-error", "unreadable"}
+	// unknown-subject is about case files (TestCheckSubjects).
+	noFixture := []string{"parse-error", "unreadable", "unknown-subject"}
 	for _, r := range Rules() {
 		if !fired[r.ID] && !slices.Contains(noFixture, r.ID) {
 			t.Errorf("rule %s: no fixture in testdata/corpus/%s/ triggers it", r.ID, r.ID)
@@ -777,5 +778,36 @@ func TestNextVersion(t *testing.T) {
 		if got := nextVersion(tt.in); got != tt.want {
 			t.Errorf("nextVersion(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+func TestCheckSubjects(t *testing.T) {
+	known := []string{"lodging", "meals", "rail"}
+	refs := []SubjectRef{
+		{Path: "cases/b.yaml", Line: 4, Col: 14, Subject: "lodgings"},
+		{Path: "cases/a.yaml", Line: 3, Col: 14, Subject: "rail"},
+		{Path: "cases/a.yaml", Line: 9, Col: 14, Subject: "zzzzzzzzzz"},
+	}
+	var got []string
+	for _, f := range CheckSubjects(refs, known, nil) {
+		got = append(got, f.String())
+		for _, fx := range f.Fixes {
+			got = append(got, fmt.Sprintf("  fix %d:%d %s -> %s", fx.Line, fx.Col, fx.Old, fx.New))
+		}
+	}
+	want := []string{
+		"cases/a.yaml:9:14: error: subject zzzzzzzzzz: no source has it; name a subject of a source; the corpus has lodging, meals, rail [unknown-subject]",
+		"cases/b.yaml:4:14: error: subject lodgings: no source has it; did you mean lodging? [unknown-subject]",
+		"  fix 4:14 lodgings -> lodging",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("CheckSubjects() mismatch (-want +got):\n%s", diff)
+	}
+	cfg, err := ParseConfig(".ka2lint.yaml", []byte("rules:\n  unknown-subject: off\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := CheckSubjects(refs, known, cfg); len(got) != 0 {
+		t.Errorf("CheckSubjects() with the rule off = %v, want none", got)
 	}
 }

@@ -50,7 +50,7 @@ var allRules = []*Rule{
 	// Errors: the file does not parse, or the corpus is inconsistent.
 	ruleUnreadable, ruleInvalidUTF8, ruleFrontMatter, ruleUnknownKey, ruleMissingKey,
 	ruleBadValue, ruleInvalidDate, ruleEmptyInterval, ruleCiteOutsideBody, ruleEmptyBody, ruleParseError,
-	ruleDuplicateSource, ruleUnknownSupersedes, ruleSupersedesCycle,
+	ruleDuplicateSource, ruleUnknownSupersedes, ruleSupersedesCycle, ruleUnknownSubject,
 	// Warnings: selection would pick surprising evidence.
 	ruleOverlap, ruleSupersedesBoundary, ruleCoverageGap, ruleAmountWithoutUnit,
 	ruleMissingScopeOrDate, ruleShortFormLosesScope, ruleInstructionText, ruleTranslationMismatch, ruleLintDirective,

@@ -166,6 +166,11 @@ func Run(ctx context.Context, fsys fs.FS, opts Options) (Report, error) {
 	if rep.Findings == nil {
 		rep.Findings = []Finding{}
 	}
+	for _, g := range p.subjectGroups() {
+		if len(rep.Subjects) == 0 || rep.Subjects[len(rep.Subjects)-1] != g.subject {
+			rep.Subjects = append(rep.Subjects, g.subject)
+		}
+	}
 	return rep, nil
 }
 

@@ -10,12 +10,14 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ka2/ka2"
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/corpus/lint"
+	"github.com/ka2/ka2/golden"
 	"github.com/ka2/ka2/internal/inputfile"
 )
 
@@ -28,6 +30,7 @@ type LintOptions struct {
 	Today        string
 	Config       string
 	ChangedSince string
+	Cases        []string
 	cmdContext
 }
 
@@ -52,7 +55,8 @@ Exit 0 when there are no errors (warnings fail only with --strict), 1 when
 there are, 2 when the linter could not run.`,
 		Example: `  ka2 lint policies
   ka2 lint --format github --changed-since origin/main policies
-  ka2 lint --format sarif policies > lint.sarif`,
+  ka2 lint --format sarif policies > lint.sarif
+  ka2 lint --cases cases policies`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Paths = args
 			opts.Ctx = cmd.Context()
@@ -68,6 +72,7 @@ there are, 2 when the linter could not run.`,
 	fs.StringVar(&opts.Today, "today", "", "the date future-source compares with, YYYY-MM-DD (default: today)")
 	fs.StringVar(&opts.Config, "config", "", "lint configuration file (default: .ka2lint.yaml found by walking up from each folder)")
 	fs.StringVar(&opts.ChangedSince, "changed-since", "", "report only files changed since this git ref, still checked against the whole corpus")
+	fs.StringArrayVar(&opts.Cases, "cases", nil, "also check the case files (*.yaml) in this file or folder: subjects no linted source has (repeatable)")
 	return cmd
 }
 
@@ -112,6 +117,9 @@ func runLint(o *LintOptions) error {
 		if err != nil {
 			return err
 		}
+		if rep, err = lintCases(o, rep, cfg); err != nil {
+			return err
+		}
 		return finishLint(o, write, rep)
 	}
 	// Paths in the output start with each folder as given, except in
@@ -140,7 +148,109 @@ func runLint(o *LintOptions) error {
 		}
 		reports = append(reports, rep.Rebase(bases[i]))
 	}
-	return finishLint(o, write, lint.Merge(reports...))
+	rep, err := lintCases(o, lint.Merge(reports...), cfg)
+	if err != nil {
+		return err
+	}
+	return finishLint(o, write, rep)
+}
+
+// lintCases adds to rep the subjects the --cases files name that no linted
+// source has. A case file that does not parse is an input error: regress
+// would refuse it too.
+func lintCases(o *LintOptions, rep lint.Report, cfg *lint.Config) (lint.Report, error) {
+	if len(o.Cases) == 0 {
+		return rep, nil
+	}
+	var refs []lint.SubjectRef
+	for _, p := range o.Cases {
+		r, err := caseSubjectRefs(p)
+		if err != nil {
+			return lint.Report{}, err
+		}
+		refs = append(refs, r...)
+	}
+	rep.Findings = append(rep.Findings, lint.CheckSubjects(refs, rep.Subjects, cfg)...)
+	return lint.Merge(rep), nil
+}
+
+// caseSubjectRefs reads the case files in p, a file or a folder (walked as
+// regress walks it: folders named testdata or starting with '.' or '_' are
+// skipped), and returns every subject their cases name, at the line that
+// names it.
+func caseSubjectRefs(p string) ([]lint.SubjectRef, error) {
+	var files []string
+	err := filepath.WalkDir(p, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != p && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if path == p || strings.HasSuffix(name, ".yaml") {
+			files = append(files, path)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, usageError{fmt.Errorf("--cases: %w", err)}
+	}
+	var refs []lint.SubjectRef
+	for _, name := range files {
+		data, err := inputfile.ReadFile(name, inputfile.MaxSize)
+		if err != nil {
+			return nil, usageError{fmt.Errorf("--cases: %w", err)}
+		}
+		slash := filepath.ToSlash(name)
+		f, err := golden.ParseFile(slash, data)
+		if err != nil {
+			return nil, err
+		}
+		lines := strings.Split(string(data), "\n")
+		for _, c := range f.Cases {
+			for _, subj := range c.Subjects {
+				line, col := locateWord(lines, c.Line, subj)
+				refs = append(refs, lint.SubjectRef{Path: slash, Line: line, Col: col, Subject: subj})
+			}
+		}
+	}
+	return refs, nil
+}
+
+// locateWord finds word on a line at or after line from (1-based), or, for
+// a subject set under defaults, anywhere; it falls back to the case's line.
+func locateWord(lines []string, from int, word string) (line, col int) {
+	find := func(i int) int {
+		l := lines[i]
+		for off := 0; ; {
+			j := strings.Index(l[off:], word)
+			if j < 0 {
+				return -1
+			}
+			j += off
+			k := j + len(word)
+			if (j == 0 || !isWordByte(l[j-1])) && (k == len(l) || !isWordByte(l[k])) {
+				return j
+			}
+			off = j + 1
+		}
+	}
+	for _, start := range []int{max(from-1, 0), 0} {
+		for i := start; i < len(lines); i++ {
+			if j := find(i); j >= 0 {
+				return i + 1, utf8.RuneCountInString(lines[i][:j]) + 1
+			}
+		}
+	}
+	return from, 1
+}
+
+func isWordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-'
 }
 
 func lintDir(o *LintOptions, dir string, day corpus.Date, cfg *lint.Config) (lint.Report, error) {
