@@ -811,3 +811,28 @@ func TestCheckSubjects(t *testing.T) {
 		t.Errorf("CheckSubjects() with the rule off = %v, want none", got)
 	}
 }
+
+// TestFixes: the edits findings carry, for an editor's code actions.
+func TestFixes(t *testing.T) {
+	rep := lintFixtures(t)
+	var got []string
+	for _, f := range rep.Findings {
+		for _, fx := range f.Fixes {
+			got = append(got, fmt.Sprintf("%s [%s] %s", f.Pos, f.Rule(), fx.Title))
+		}
+	}
+	for _, want := range []string{
+		"overlap/bad.md:5:1 [overlap] set valid_until: 2026-07-01 in overlap/pair.md",
+		"version-not-bumped/bad.md:3:1 [version-not-bumped] set version: v2",
+	} {
+		if !slices.Contains(got, want) {
+			t.Errorf("no fix %q in\n%s", want, strings.Join(got, "\n"))
+		}
+	}
+	for _, g := range got {
+		if strings.Contains(g, "[unknown-key] change") || strings.Contains(g, "[unknown-supersedes] change") {
+			return
+		}
+	}
+	t.Errorf("no did-you-mean fix for unknown-key or unknown-supersedes in\n%s", strings.Join(got, "\n"))
+}

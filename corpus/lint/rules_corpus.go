@@ -161,11 +161,13 @@ func checkUnknownSupersedes(r *Rule, p *pass) {
 				continue
 			}
 			hint := "check the source_id, or remove the entry"
+			pos := p.fileOf[s].locate("supersedes", id)
+			var fixes []Fix
 			if sug := suggest.Closest(id, p.sortedIDs()); sug != "" {
 				hint = "did you mean " + sug + "?"
+				fixes = []Fix{{Title: "change " + id + " to " + sug, Path: s.Path, Line: pos.Line, Col: pos.Col, Old: id, New: sug}}
 			}
-			p.add(r, s, p.fileOf[s].locate("supersedes", id),
-				fmt.Sprintf("supersedes names %s, but no file has that source_id", id), hint)
+			p.addFix(r, s, pos, fmt.Sprintf("supersedes names %s, but no file has that source_id", id), hint, fixes)
 		}
 	}
 }

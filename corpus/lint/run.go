@@ -251,6 +251,9 @@ func (f *file) load(fsys fs.FS) {
 				r = ruleParseError
 			}
 			f.add(r, e.Line, e.Col, e.Message, e.Hint.String())
+			if r == ruleUnknownKey {
+				f.findings[len(f.findings)-1].Fixes = f.keyFix(e.Line, e.Hint.String())
+			}
 		}
 		f.declaredID = f.scanSourceID()
 	} else {
@@ -415,4 +418,19 @@ func (f *file) pos(keys ...string) corpus.Pos {
 		}
 	}
 	return corpus.Pos{Line: 1, Col: 1}
+}
+
+// keyFix is the edit a did-you-mean hint of unknown-key asks for: the key
+// written at line replaced by the suggestion.
+func (f *file) keyFix(line int, hint string) []Fix {
+	sug, ok := strings.CutPrefix(hint, "did you mean ")
+	if !ok || line < 1 || line > len(f.raw) {
+		return nil
+	}
+	sug = strings.TrimSuffix(sug, "?")
+	key, _, ok := strings.Cut(f.raw[line-1], ":")
+	if !ok || key == "" || strings.TrimSpace(key) != key {
+		return nil
+	}
+	return []Fix{{Title: "change " + key + " to " + sug, Path: f.path, Line: line, Col: 1, Old: key, New: sug}}
 }

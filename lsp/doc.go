@@ -1,0 +1,17 @@
+// Package lsp decides what an editor shows an author of policy files: it is
+// ka2's language server (Language Server Protocol 3.17 over a byte stream,
+// JSON-RPC 2.0 with Content-Length framing). It reuses the linter's rules,
+// severities and configuration: diagnostics are lint findings, with the
+// other file of a cross-file finding as related information, and code
+// actions are the findings' Fixes. Hover, completion and go to definition
+// read the corpus as it is in the editor: open buffers over the files on
+// disk.
+//
+// Settings (the corpus folder, the case files) come from the client's
+// initializationOptions and workspace folders; Settings.resolve is the one
+// place where a project configuration file can be read later.
+//
+// Positions: LSP counts columns in UTF-16 code units, ka2 in code points;
+// the conversion is in position.go. The package reads no clock of its own:
+// Options.Now and Options.AfterFunc are injected, so tests never sleep.
+package lsp
