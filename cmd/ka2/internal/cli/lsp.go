@@ -1,0 +1,61 @@
+package cli
+
+import (
+	"errors"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ka2/ka2/internal/errkind"
+	"github.com/ka2/ka2/lsp"
+)
+
+// LSPOptions are the inputs of `ka2 lsp`.
+type LSPOptions struct {
+	f     *Factory
+	Stdio bool
+	cmdContext
+}
+
+// NewCmdLSP makes `ka2 lsp`.
+func NewCmdLSP(f *Factory, runF func(*LSPOptions) error) *cobra.Command {
+	opts := &LSPOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "lsp",
+		Short: "Language server for editors (LSP over stdio)",
+		Long: `Lsp speaks the Language Server Protocol 3.17 on standard input and output,
+for an editor: lint findings as you type (with the other file of an overlap
+as related information), hover on the front matter (the interval in words,
+whether it applies today, supersedes, translations, regression cases), key and
+value completion, go to definition on supersedes ids and cite ranges,
+references, and quick fixes from lint's suggestions.
+
+The corpus folder is the workspace folder, or "corpus" in the client's
+initializationOptions (relative to the workspace folder); "cases" there lists
+case files or folders for hover. Rules and severities come from .ka2lint.yaml
+as for ka2 lint. Messages about the server itself go to standard error.
+
+Exit 0 after the client's shutdown and exit, 1 on exit without shutdown.`,
+		Example: `  ka2 lsp
+  # Neovim: vim.lsp.start({name = "ka2", cmd = {"ka2", "lsp"}, root_dir = vim.fn.getcwd()})`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Ctx = cmd.Context()
+			if runF != nil {
+				return runF(opts)
+			}
+			return runLSP(opts)
+		},
+	}
+	// Clients such as vscode-languageclient append --stdio; it is the only
+	// transport, so it is accepted and changes nothing.
+	cmd.Flags().BoolVar(&opts.Stdio, "stdio", true, "talk over standard input and output (the only transport)")
+	return cmd
+}
+
+func runLSP(o *LSPOptions) error {
+	err := lsp.Serve(o.ctx(), o.f.In, o.f.Out, lsp.Options{Now: o.f.now, Log: o.f.ErrOut})
+	if errors.Is(err, lsp.ErrExitWithoutShutdown) {
+		return exitError{kind: errkind.CheckFailed, err: err}
+	}
+	return err
+}

@@ -1,0 +1,550 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing/fstest"
+	"time"
+
+	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/corpus/lint"
+)
+
+// Options are what the server takes from the world outside: the clock,
+// the timer that debounces linting as you type, and where to log.
+type Options struct {
+	// Now is the clock, for future-source and "applies today"; nil is
+	// time.Now.
+	Now func() time.Time
+	// AfterFunc calls f once d has passed, unless the returned stop is
+	// called first; nil is time.AfterFunc. Tests inject one they fire by
+	// hand.
+	AfterFunc func(d time.Duration, f func()) (stop func() bool)
+	// Debounce is how long after the last change an open file is linted;
+	// 0 means 300ms.
+	Debounce time.Duration
+	// Log receives messages about the server itself (not findings); nil
+	// discards them.
+	Log io.Writer
+}
+
+// Settings say what the server lints.
+type Settings struct {
+	// Corpus is the folder of policy files, absolute.
+	Corpus string `json:"corpus"`
+	// Cases are case files or folders, absolute; empty when not
+	// configured.
+	Cases []string `json:"cases"`
+}
+
+// initOptions are the client's initializationOptions: paths relative to
+// the first workspace folder.
+type initOptions struct {
+	Corpus string   `json:"corpus"`
+	Cases  []string `json:"cases"`
+}
+
+type initializeParams struct {
+	RootURI          string          `json:"rootUri"`
+	RootPath         string          `json:"rootPath"`
+	InitOptions      json.RawMessage `json:"initializationOptions"`
+	WorkspaceFolders []struct {
+		URI string `json:"uri"`
+	} `json:"workspaceFolders"`
+}
+
+// resolveSettings is the one place the server's settings are decided:
+// initializationOptions over the workspace folder. A project configuration
+// file (ka2.yaml) is to be read here, below the options the client sends.
+func resolveSettings(p initializeParams) (Settings, error) {
+	root := ""
+	if len(p.WorkspaceFolders) > 0 {
+		root = uriPath(p.WorkspaceFolders[0].URI)
+	}
+	if root == "" && p.RootURI != "" {
+		root = uriPath(p.RootURI)
+	}
+	if root == "" {
+		root = p.RootPath
+	}
+	var o initOptions
+	if len(p.InitOptions) > 0 && string(p.InitOptions) != "null" {
+		if err := json.Unmarshal(p.InitOptions, &o); err != nil {
+			return Settings{}, fmt.Errorf("initializationOptions: %v; send {\"corpus\": \"FOLDER\", \"cases\": [\"FOLDER\"]}", err)
+		}
+	}
+	abs := func(p string) string {
+		if p == "" || filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(root, p)
+	}
+	s := Settings{Corpus: abs(o.Corpus)}
+	if s.Corpus == "" {
+		s.Corpus = root
+	}
+	for _, c := range o.Cases {
+		s.Cases = append(s.Cases, abs(c))
+	}
+	if s.Corpus == "" {
+		return Settings{}, errors.New("no corpus folder: open a workspace folder, or send initializationOptions {\"corpus\": \"FOLDER\"}")
+	}
+	return s, nil
+}
+
+// Server is one language server session.
+type Server struct {
+	opts Options
+	conn *conn
+
+	mu          sync.Mutex
+	settings    Settings
+	initialized bool
+	shutdown    bool
+	docs        map[string]string // open buffers by path relative to the corpus
+	published   map[string]bool   // paths that have diagnostics on the client
+	stopTimer   func() bool
+	snap        *snapshot // the last lint of the corpus as the editor has it
+}
+
+// ErrExitWithoutShutdown is returned by Serve when the client sent exit
+// before shutdown: LSP says the server then exits with code 1.
+var ErrExitWithoutShutdown = errors.New("lsp: exit before shutdown")
+
+// Serve runs a server on r and w until the client sends exit, r ends or
+// ctx is done.
+func Serve(ctx context.Context, r io.Reader, w io.Writer, opts Options) error {
+	s := &Server{opts: opts, conn: newConn(r, w), docs: map[string]string{}, published: map[string]bool{}}
+	defer func() {
+		s.mu.Lock()
+		if s.stopTimer != nil {
+			s.stopTimer()
+		}
+		s.mu.Unlock()
+	}()
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		body, err := s.conn.read()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+		var m message
+		if err := json.Unmarshal(body, &m); err != nil {
+			s.conn.reply(nil, nil, &rpcError{Code: codeParseError, Message: err.Error()})
+			continue
+		}
+		if m.Method == "exit" {
+			s.mu.Lock()
+			down := s.shutdown
+			s.mu.Unlock()
+			if !down {
+				return ErrExitWithoutShutdown
+			}
+			return nil
+		}
+		result, rerr := s.handle(ctx, &m)
+		if m.ID != nil {
+			if err := s.conn.reply(m.ID, result, rerr); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func (s *Server) logf(format string, args ...any) {
+	if s.opts.Log != nil {
+		fmt.Fprintf(s.opts.Log, "ka2 lsp: "+format+"\n", args...)
+	}
+}
+
+func (s *Server) now() time.Time {
+	if s.opts.Now != nil {
+		return s.opts.Now()
+	}
+	return time.Now()
+}
+
+func (s *Server) today() corpus.Date {
+	d, _ := corpus.ParseDate(s.now().Format("2006-01-02"))
+	return d
+}
+
+func invalidParams(err error) *rpcError {
+	return &rpcError{Code: codeInvalidParams, Message: err.Error()}
+}
+
+// handle answers one request or notification.
+func (s *Server) handle(ctx context.Context, m *message) (any, *rpcError) {
+	s.mu.Lock()
+	ready := s.initialized
+	s.mu.Unlock()
+	if !ready && m.Method != "initialize" {
+		if m.ID == nil {
+			return nil, nil // notifications before initialize are dropped
+		}
+		return nil, &rpcError{Code: codeServerNotInit, Message: "send initialize first"}
+	}
+	switch m.Method {
+	case "initialize":
+		var p initializeParams
+		if err := json.Unmarshal(m.Params, &p); err != nil {
+			return nil, invalidParams(err)
+		}
+		st, err := resolveSettings(p)
+		if err != nil {
+			return nil, invalidParams(err)
+		}
+		s.mu.Lock()
+		s.settings, s.initialized = st, true
+		s.mu.Unlock()
+		s.logf("corpus %s", st.Corpus)
+		return map[string]any{
+			"capabilities": map[string]any{
+				"textDocumentSync":   map[string]any{"openClose": true, "change": syncFull, "save": map[string]any{"includeText": true}},
+				"hoverProvider":      true,
+				"completionProvider": map[string]any{"triggerCharacters": []string{":", " ", "[", ",", "-"}},
+				"definitionProvider": true,
+				"referencesProvider": true,
+				"codeActionProvider": map[string]any{"codeActionKinds": []string{"quickfix"}},
+			},
+			"serverInfo": map[string]any{"name": "ka2"},
+		}, nil
+	case "initialized", "$/cancelRequest", "$/setTrace", "workspace/didChangeConfiguration":
+		return nil, nil
+	case "shutdown":
+		s.mu.Lock()
+		s.shutdown = true
+		s.mu.Unlock()
+		return nil, nil
+	case "textDocument/didOpen":
+		var p didOpenParams
+		if err := json.Unmarshal(m.Params, &p); err != nil {
+			return nil, invalidParams(err)
+		}
+		if rel, ok := s.relPath(p.TextDocument.URI); ok {
+			s.mu.Lock()
+			s.docs[rel] = p.TextDocument.Text
+			s.mu.Unlock()
+			s.refresh(ctx)
+		}
+		return nil, nil
+	case "textDocument/didChange":
+		var p didChangeParams
+		if err := json.Unmarshal(m.Params, &p); err != nil {
+			return nil, invalidParams(err)
+		}
+		rel, ok := s.relPath(p.TextDocument.URI)
+		if !ok || len(p.ContentChanges) == 0 {
+			return nil, nil
+		}
+		s.mu.Lock()
+		// Full sync: the last change holds the whole text.
+		s.docs[rel] = p.ContentChanges[len(p.ContentChanges)-1].Text
+		s.mu.Unlock()
+		s.schedule(ctx)
+		return nil, nil
+	case "textDocument/didSave":
+		var p didSaveParams
+		if err := json.Unmarshal(m.Params, &p); err != nil {
+			return nil, invalidParams(err)
+		}
+		if rel, ok := s.relPath(p.TextDocument.URI); ok && p.Text != nil {
+			s.mu.Lock()
+			s.docs[rel] = *p.Text
+			s.mu.Unlock()
+		}
+		s.refresh(ctx)
+		return nil, nil
+	case "textDocument/didClose":
+		var p didSaveParams
+		if err := json.Unmarshal(m.Params, &p); err != nil {
+			return nil, invalidParams(err)
+		}
+		if rel, ok := s.relPath(p.TextDocument.URI); ok {
+			s.mu.Lock()
+			delete(s.docs, rel)
+			s.mu.Unlock()
+			s.refresh(ctx)
+		}
+		return nil, nil
+	case "textDocument/hover":
+		var p positionParams
+		if err := json.Unmarshal(m.Params, &p); err != nil {
+			return nil, invalidParams(err)
+		}
+		return s.hover(p), nil
+	case "textDocument/completion":
+		var p positionParams
+		if err := json.Unmarshal(m.Params, &p); err != nil {
+			return nil, invalidParams(err)
+		}
+		return s.completion(p), nil
+	case "textDocument/definition":
+		var p positionParams
+		if err := json.Unmarshal(m.Params, &p); err != nil {
+			return nil, invalidParams(err)
+		}
+		return s.definition(p), nil
+	case "textDocument/references":
+		var p positionParams
+		if err := json.Unmarshal(m.Params, &p); err != nil {
+			return nil, invalidParams(err)
+		}
+		return s.references(p), nil
+	case "textDocument/codeAction":
+		var p codeActionParams
+		if err := json.Unmarshal(m.Params, &p); err != nil {
+			return nil, invalidParams(err)
+		}
+		return s.codeActions(p), nil
+	}
+	if m.ID == nil {
+		return nil, nil // unknown notifications are ignored
+	}
+	return nil, &rpcError{Code: codeMethodNotFound, Message: "method not supported: " + m.Method}
+}
+
+// schedule lints after the debounce delay, restarting it on each change.
+func (s *Server) schedule(ctx context.Context) {
+	after := s.opts.AfterFunc
+	if after == nil {
+		after = func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
+	}
+	d := s.opts.Debounce
+	if d == 0 {
+		d = 300 * time.Millisecond
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopTimer != nil {
+		s.stopTimer()
+	}
+	s.stopTimer = after(d, func() { s.refresh(ctx) })
+}
+
+// uriPath turns a file:// URI into a path; "" for other schemes.
+func uriPath(uri string) string {
+	u, err := url.Parse(uri)
+	if err != nil || u.Scheme != "file" {
+		return ""
+	}
+	return filepath.FromSlash(u.Path)
+}
+
+// fileURI turns an absolute path into a file:// URI.
+func fileURI(p string) string {
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(p)}).String()
+}
+
+// relPath returns the slash path of uri relative to the corpus folder, and
+// whether it is a policy file inside it.
+func (s *Server) relPath(uri string) (string, bool) {
+	p := uriPath(uri)
+	s.mu.Lock()
+	root := s.settings.Corpus
+	s.mu.Unlock()
+	if p == "" || root == "" {
+		return "", false
+	}
+	rel, err := filepath.Rel(root, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || !strings.HasSuffix(rel, ".md") {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
+}
+
+// uriOf is the URI of a path relative to the corpus folder.
+func (s *Server) uriOf(rel string) string {
+	return fileURI(filepath.Join(s.settings.Corpus, filepath.FromSlash(rel)))
+}
+
+// overlay is the corpus as the editor has it: open buffers over the
+// files on disk.
+type overlay struct {
+	base  fs.FS
+	files map[string]string
+}
+
+func (o overlay) Open(name string) (fs.File, error) {
+	if text, ok := o.files[name]; ok {
+		return fstest.MapFS{name: {Data: []byte(text), Mode: 0o644}}.Open(name)
+	}
+	return o.base.Open(name)
+}
+
+// snapshot is one lint of the corpus as the editor has it, with the
+// sources that parsed, for hover, completion and definition.
+type snapshot struct {
+	report  lint.Report
+	sources []*corpus.Source
+	texts   map[string]string // every file's text, by path
+	onDisk  []*corpus.Source  // the sources as saved, for impact
+}
+
+// refresh lints the whole corpus with the open buffers and publishes the
+// diagnostics of every file that has or had some.
+func (s *Server) refresh(ctx context.Context) {
+	s.mu.Lock()
+	root := s.settings.Corpus
+	docs := make(map[string]string, len(s.docs))
+	for k, v := range s.docs {
+		docs[k] = v
+	}
+	s.mu.Unlock()
+
+	snap, err := s.lintCorpus(ctx, root, docs)
+	if err != nil {
+		s.logf("%v", err)
+		return
+	}
+	byPath := map[string][]diagnostic{}
+	for _, f := range snap.report.Findings {
+		byPath[f.Path] = append(byPath[f.Path], s.toDiagnostic(snap, f))
+	}
+	s.mu.Lock()
+	s.snap = snap
+	var paths []string
+	for p := range s.published {
+		if byPath[p] == nil {
+			paths = append(paths, p)
+		}
+	}
+	s.published = map[string]bool{}
+	for p := range byPath {
+		s.published[p] = true
+		paths = append(paths, p)
+	}
+	s.mu.Unlock()
+	slices.Sort(paths)
+	for _, p := range paths {
+		diags := byPath[p]
+		if diags == nil {
+			diags = []diagnostic{}
+		}
+		if err := s.conn.notify("textDocument/publishDiagnostics", publishDiagnosticsParams{URI: s.uriOf(p), Diagnostics: diags}); err != nil {
+			s.logf("publish diagnostics: %v", err)
+		}
+	}
+}
+
+// lintCorpus lints root with docs over it, with the .ka2lint.yaml found
+// from root, and parses each file for the other features.
+func (s *Server) lintCorpus(ctx context.Context, root string, docs map[string]string) (*snapshot, error) {
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, fmt.Errorf("open corpus: %w", err)
+	}
+	defer r.Close()
+	cfg, err := lint.FindConfigOS(root)
+	if err != nil {
+		s.logf("lint configuration: %v", err) // lint without it, as far as it goes
+		cfg = nil
+	}
+	fsys := overlay{base: r.FS(), files: docs}
+	rep, err := lint.Run(ctx, fsys, lint.Options{Today: s.today(), Config: cfg})
+	if err != nil && !errors.Is(err, lint.ErrNoPolicyFiles) {
+		return nil, err
+	}
+	snap := &snapshot{report: rep, texts: map[string]string{}}
+	paths, _ := corpus.Files(fsys)
+	for _, p := range paths {
+		data, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			continue
+		}
+		snap.texts[p] = string(data)
+		if src, err := corpus.Parse(p, data); err == nil {
+			snap.sources = append(snap.sources, src)
+		}
+		if _, open := docs[p]; !open {
+			continue
+		}
+		if data, err := fs.ReadFile(r.FS(), p); err == nil {
+			if src, err := corpus.Parse(p, data); err == nil {
+				snap.onDisk = append(snap.onDisk, src)
+			}
+		}
+	}
+	// The saved sources: every parsed source, except open ones, whose
+	// saved version replaces them.
+	for _, src := range snap.sources {
+		if _, open := docs[src.Path]; !open {
+			snap.onDisk = append(snap.onDisk, src)
+		}
+	}
+	return snap, nil
+}
+
+// lines splits text as lint does: LF, with a CR before it dropped.
+func lines(text string) []string {
+	ls := strings.Split(text, "\n")
+	for i, l := range ls {
+		ls[i] = strings.TrimSuffix(l, "\r")
+	}
+	return ls
+}
+
+// rangeAt is the LSP range of the word at line and col (1-based, col in
+// code points) in text: up to the next blank; the whole line when col is 0.
+func rangeAt(text string, line, col int) lspRange {
+	ls := lines(text)
+	if line < 1 {
+		line = 1
+	}
+	if line > len(ls) {
+		return lspRange{Start: position{Line: line - 1}, End: position{Line: line - 1}}
+	}
+	l := ls[line-1]
+	if col < 1 {
+		return lspRange{Start: position{Line: line - 1}, End: position{Line: line - 1, Character: utf16Col(l, len(l)+1)}}
+	}
+	start := utf16Col(l, col)
+	b := byteOffset(l, start)
+	e := b
+	for e < len(l) && l[e] != ' ' && l[e] != '\t' && l[e] != ',' && l[e] != ']' {
+		e++
+	}
+	if e == b {
+		e = len(l)
+	}
+	return lspRange{Start: position{Line: line - 1, Character: start}, End: position{Line: line - 1, Character: utf16Col(l, len([]rune(l[:e]))+1)}}
+}
+
+// toDiagnostic words a finding for the editor.
+func (s *Server) toDiagnostic(snap *snapshot, f lint.Finding) diagnostic {
+	sev := severityInformation
+	switch f.Severity {
+	case lint.SeverityError:
+		sev = severityError
+	case lint.SeverityWarning:
+		sev = severityWarning
+	}
+	msg := f.Message
+	if h := f.Hint.String(); h != "" {
+		msg += "; " + h
+	}
+	d := diagnostic{Range: rangeAt(snap.texts[f.Path], f.Line, f.Col), Severity: sev, Code: f.Rule(), Source: "ka2", Message: msg}
+	for _, rel := range f.Related {
+		d.RelatedInformation = append(d.RelatedInformation, diagnosticRelated{
+			Location: location{URI: s.uriOf(rel.Path), Range: rangeAt(snap.texts[rel.Path], rel.Line, rel.Col)},
+			Message:  "the other source: " + path.Base(rel.Path),
+		})
+	}
+	return d
+}
