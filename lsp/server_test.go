@@ -1,0 +1,332 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// client drives a Server over pipes, as an editor does.
+type client struct {
+	t      *testing.T
+	in     *io.PipeWriter
+	conn   *conn
+	nextID int
+	notes  chan message
+	resps  chan message
+	done   chan error
+}
+
+func startServer(t *testing.T, opts Options) *client {
+	t.Helper()
+	cr, sw := io.Pipe()
+	sr, cw := io.Pipe()
+	c := &client{t: t, in: cw, conn: newConn(cr, cw), notes: make(chan message, 100), resps: make(chan message, 100), done: make(chan error, 1)}
+	go func() {
+		c.done <- Serve(context.Background(), sr, sw, opts)
+		sw.Close()
+	}()
+	go func() {
+		for {
+			body, err := c.conn.read()
+			if err != nil {
+				close(c.notes)
+				return
+			}
+			var m message
+			if err := json.Unmarshal(body, &m); err != nil {
+				t.Errorf("server sent bad JSON: %v", err)
+				return
+			}
+			if m.ID != nil {
+				c.resps <- m
+			} else {
+				c.notes <- m
+			}
+		}
+	}()
+	t.Cleanup(func() { cw.Close() })
+	return c
+}
+
+func (c *client) call(method string, params any, result any) *rpcError {
+	c.t.Helper()
+	c.nextID++
+	id := json.RawMessage(fmt.Sprint(c.nextID))
+	p, _ := json.Marshal(params)
+	if err := c.conn.write(message{ID: &id, Method: method, Params: p}); err != nil {
+		c.t.Fatal(err)
+	}
+	m := <-c.resps
+	if string(*m.ID) != string(id) {
+		c.t.Fatalf("response to %s has id %s, want %s", method, *m.ID, id)
+	}
+	if m.Error != nil {
+		return m.Error
+	}
+	if result != nil {
+		if err := json.Unmarshal(m.Result, result); err != nil {
+			c.t.Fatalf("%s result: %v", method, err)
+		}
+	}
+	return nil
+}
+
+func (c *client) notify(method string, params any) {
+	c.t.Helper()
+	if err := c.conn.notify(method, params); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// diagnostics waits for the next publishDiagnostics for uri.
+func (c *client) diagnostics(uri string) []diagnostic {
+	c.t.Helper()
+	for m := range c.notes {
+		if m.Method != "textDocument/publishDiagnostics" {
+			continue
+		}
+		var p publishDiagnosticsParams
+		json.Unmarshal(m.Params, &p)
+		if p.URI == uri {
+			return p.Diagnostics
+		}
+	}
+	c.t.Fatal("server closed before publishing diagnostics for " + uri)
+	return nil
+}
+
+// fakeTimer is an AfterFunc that fires when the test says so.
+type fakeTimer struct {
+	mu      sync.Mutex
+	pending func()
+}
+
+func (f *fakeTimer) after(d time.Duration, fn func()) func() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.pending = fn
+	return func() bool {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.pending = nil
+		return true
+	}
+}
+
+func (f *fakeTimer) fire() bool {
+	f.mu.Lock()
+	fn := f.pending
+	f.pending = nil
+	f.mu.Unlock()
+	if fn != nil {
+		fn()
+	}
+	return fn != nil
+}
+
+const hotelV1 = `---
+source_id: hotel-v1
+version: v1
+subjects: [lodging]
+valid_from: 2025-01-01
+valid_until: 2026-01-01
+lang: en
+unit: CNY per room-night
+cite: ["1-3"]
+---
+Scope: lodging on business trips.
+Effective from 2025-01-01.
+The limit is 600 per room-night 😀.
+`
+
+const hotelV2 = `---
+source_id: hotel-v2
+version: v2
+subjects: [lodging]
+valid_from: 2026-01-01
+supersedes: [hotel-v1]
+lang: en
+unit: CNY per room-night
+---
+Scope: lodging on business trips.
+Effective from 2026-01-01.
+The limit is 750 per room-night.
+`
+
+func writeCorpus(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range map[string]string{"hotel-v1.md": hotelV1, "hotel-v2.md": hotelV2,
+		"cases/trips.yaml": "cases:\n  - {name: a-2025, question: q, subject: lodging, dates: [2025-09-14]}\n  - {name: b-2026, question: q, subject: lodging, dates: [2026-09-14]}\n"} {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestServer(t *testing.T) {
+	dir := writeCorpus(t)
+	timer := &fakeTimer{}
+	c := startServer(t, Options{AfterFunc: timer.after, Now: func() time.Time { return time.Date(2026, 9, 14, 9, 0, 0, 0, time.UTC) }})
+	if err := c.call("textDocument/hover", positionParams{}, nil); err == nil || err.Code != codeServerNotInit {
+		t.Errorf("hover before initialize: error %v, want code %d", err, codeServerNotInit)
+	}
+	var init struct {
+		Capabilities map[string]any `json:"capabilities"`
+	}
+	if err := c.call("initialize", map[string]any{"rootUri": fileURI(dir), "initializationOptions": map[string]any{"cases": []string{"cases"}}}, &init); err != nil {
+		t.Fatal(err)
+	}
+	if init.Capabilities["hoverProvider"] != true {
+		t.Errorf("capabilities = %v", init.Capabilities)
+	}
+	c.notify("initialized", struct{}{})
+
+	uri := fileURI(filepath.Join(dir, "hotel-v2.md"))
+	typo := strings.Replace(hotelV2, "valid_from:", "vaild_from:", 1)
+	c.notify("textDocument/didOpen", didOpenParams{TextDocument: textDocumentItem{URI: uri, Text: typo, Version: 1}})
+	diags := c.diagnostics(uri)
+	var found *diagnostic
+	for i := range diags {
+		if diags[i].Code == "unknown-key" {
+			found = &diags[i]
+		}
+	}
+	if found == nil {
+		t.Fatalf("didOpen diagnostics = %+v, want unknown-key", diags)
+	}
+	if found.Range.Start != (position{Line: 4, Character: 0}) || found.Range.End.Character != len("vaild_from:") {
+		t.Errorf("unknown-key range = %+v", found.Range)
+	}
+
+	// A quick fix renames the key.
+	var actions []codeAction
+	if err := c.call("textDocument/codeAction", codeActionParams{TextDocument: textDocumentIdentifier{URI: uri}, Range: found.Range}, &actions); err != nil {
+		t.Fatal(err)
+	}
+	if len(actions) == 0 || actions[0].Edit.Changes[uri][0].NewText != "valid_from" {
+		t.Fatalf("code actions = %+v, want change to valid_from", actions)
+	}
+
+	// A change is linted only when the debounce timer fires.
+	overlap := strings.Replace(hotelV2, "supersedes: [hotel-v1]\n", "", 1)
+	overlap = strings.Replace(overlap, "2026-01-01", "2025-06-01", 1)
+	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": 2},
+		"contentChanges": []map[string]any{{"text": overlap}}})
+	// A request round trip proves the change was handled before firing.
+	c.call("textDocument/hover", positionParams{TextDocument: textDocumentIdentifier{URI: uri}}, nil)
+	if !timer.fire() {
+		t.Fatal("didChange scheduled no lint")
+	}
+	diags = c.diagnostics(uri)
+	var ov *diagnostic
+	for i := range diags {
+		if diags[i].Code == "overlap" {
+			ov = &diags[i]
+		}
+	}
+	if ov == nil || len(ov.RelatedInformation) != 1 || !strings.HasSuffix(ov.RelatedInformation[0].Location.URI, "hotel-v1.md") {
+		t.Fatalf("overlap diagnostic = %+v, want one related location in hotel-v1.md", ov)
+	}
+	actions = nil
+	c.call("textDocument/codeAction", codeActionParams{TextDocument: textDocumentIdentifier{URI: uri}, Range: ov.Range}, &actions)
+	var setUntil bool
+	for _, a := range actions {
+		for u, edits := range a.Edit.Changes {
+			if strings.HasSuffix(u, "hotel-v1.md") && edits[0].NewText == "valid_until: 2025-06-01" {
+				setUntil = true
+			}
+		}
+	}
+	if !setUntil {
+		t.Errorf("code actions = %+v, want valid_until: 2025-06-01 in hotel-v1.md", actions)
+	}
+
+	// Hover on valid_from: the interval in words, today, cases, impact.
+	var h hover
+	c.call("textDocument/hover", positionParams{TextDocument: textDocumentIdentifier{URI: uri}, Position: position{Line: 4, Character: 3}}, &h)
+	for _, want := range []string{"Applies from 1 Jun 2025, open-ended.", "Applies today (2026-09-14).", "Selected by 2 of 2 regression cases.", "Impact of the unsaved edit: 1 cases select other sources: a-2025."} {
+		if !strings.Contains(h.Contents.Value, want) {
+			t.Errorf("hover = %q, want %q in it", h.Contents.Value, want)
+		}
+	}
+
+	// Completion of supersedes values and of keys.
+	back := strings.Replace(hotelV2, "supersedes: [hotel-v1]", "supersedes: [hot", 1)
+	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri}, "contentChanges": []map[string]any{{"text": back}}})
+	var list completionList
+	c.call("textDocument/completion", positionParams{TextDocument: textDocumentIdentifier{URI: uri}, Position: position{Line: 5, Character: 16}}, &list)
+	if !hasLabel(list, "hotel-v1") {
+		t.Errorf("supersedes completion = %+v, want hotel-v1", list.Items)
+	}
+	c.call("textDocument/completion", positionParams{TextDocument: textDocumentIdentifier{URI: uri}, Position: position{Line: 1, Character: 0}}, &list)
+	if !hasLabel(list, "valid_until") || !hasLabel(list, "role") {
+		t.Errorf("key completion = %+v", list.Items)
+	}
+
+	// Definition of a supersedes id, and of a cite range.
+	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri}, "contentChanges": []map[string]any{{"text": hotelV2}}})
+	var locs []location
+	c.call("textDocument/definition", positionParams{TextDocument: textDocumentIdentifier{URI: uri}, Position: position{Line: 5, Character: 15}}, &locs)
+	if len(locs) != 1 || !strings.HasSuffix(locs[0].URI, "hotel-v1.md") || locs[0].Range.Start.Line != 1 {
+		t.Errorf("definition of hotel-v1 = %+v", locs)
+	}
+	v1 := fileURI(filepath.Join(dir, "hotel-v1.md"))
+	c.notify("textDocument/didOpen", didOpenParams{TextDocument: textDocumentItem{URI: v1, Text: hotelV1}})
+	c.call("textDocument/definition", positionParams{TextDocument: textDocumentIdentifier{URI: v1}, Position: position{Line: 8, Character: 8}}, &locs)
+	// Body lines 1-3 are file lines 11-13; the third ends in an emoji, two
+	// UTF-16 units.
+	want := lspRange{Start: position{Line: 10}, End: position{Line: 12, Character: len("The limit is 600 per room-night .") + 2}}
+	if len(locs) != 1 || locs[0].Range != want {
+		t.Errorf("definition of cite 1-3 = %+v, want %+v", locs, want)
+	}
+	var refs []location
+	c.call("textDocument/references", positionParams{TextDocument: textDocumentIdentifier{URI: v1}, Position: position{Line: 1, Character: 0}}, &refs)
+	if len(refs) != 1 || !strings.HasSuffix(refs[0].URI, "hotel-v2.md") {
+		t.Errorf("references of hotel-v1 = %+v", refs)
+	}
+
+	if err := c.call("shutdown", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	c.notify("exit", nil)
+	if err := <-c.done; err != nil {
+		t.Errorf("Serve() = %v after shutdown and exit", err)
+	}
+}
+
+func hasLabel(l completionList, label string) bool {
+	for _, it := range l.Items {
+		if it.Label == label {
+			return true
+		}
+	}
+	return false
+}
+
+func TestExitWithoutShutdown(t *testing.T) {
+	c := startServer(t, Options{})
+	c.notify("exit", nil)
+	if err := <-c.done; err != ErrExitWithoutShutdown {
+		t.Errorf("Serve() = %v, want ErrExitWithoutShutdown", err)
+	}
+}
+
+func TestBadFraming(t *testing.T) {
+	r := strings.NewReader("Content-Length: 99999999999\r\n\r\n{}")
+	err := Serve(context.Background(), r, io.Discard, Options{})
+	if err == nil || !strings.Contains(err.Error(), "over the limit") {
+		t.Errorf("Serve() = %v, want a framing error", err)
+	}
+}
