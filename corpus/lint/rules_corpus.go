@@ -312,10 +312,14 @@ func checkSupersedesBoundary(r *Rule, p *pass) {
 				hint := fmt.Sprintf("set valid_until: %s in %s", s.ValidFrom, old.Path)
 				oldPos := p.pos(old, "valid_until", "valid_from")
 				newPos := p.fileOf[s].locate("supersedes", id)
+				var fixes []Fix
+				if old.ValidFrom.Before(s.ValidFrom) { // never an empty interval
+					fixes = []Fix{{Title: fmt.Sprintf("set valid_until: %s in %s", s.ValidFrom, old.Path), Path: old.Path, Key: "valid_until", Value: s.ValidFrom.String()}}
+				}
 				if at, _ := p.pick(old, s); at == old {
-					p.add(r, old, oldPos, msg, hint, Location{Path: s.Path, Line: newPos.Line, Col: newPos.Col})
+					p.addFix(r, old, oldPos, msg, hint, fixes, Location{Path: s.Path, Line: newPos.Line, Col: newPos.Col})
 				} else {
-					p.add(r, s, newPos, msg, hint, Location{Path: old.Path, Line: oldPos.Line, Col: oldPos.Col})
+					p.addFix(r, s, newPos, msg, hint, fixes, Location{Path: old.Path, Line: oldPos.Line, Col: oldPos.Col})
 				}
 			}
 		}
