@@ -234,11 +234,18 @@ func TestLSPNeovim(t *testing.T) {
 }
 
 // nvimScript starts ka2 lsp for the current buffer with the built-in client
-// (vim.lsp.start, Neovim 0.8 and later), waits at most 30 seconds for a
+// — vim.lsp.start from Neovim 0.8, start_client and buf_attach_client
+// before (Debian 12 ships 0.7.2) — waits at most 30 seconds for a
 // diagnostic, prints it and quits; a timeout exits 1.
 const nvimScript = `
 local root = os.getenv("KA2_NVIM_ROOT")
-vim.lsp.start({ name = "ka2", cmd = { "ka2", "lsp" }, root_dir = root })
+local config = { name = "ka2", cmd = { "ka2", "lsp" }, root_dir = root }
+if vim.lsp.start then
+  vim.lsp.start(config)
+else
+  local id = vim.lsp.start_client(config)
+  vim.lsp.buf_attach_client(0, id)
+end
 local ok = vim.wait(30000, function()
   return #vim.diagnostic.get(0) > 0
 end, 50)
