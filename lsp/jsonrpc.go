@@ -35,7 +35,6 @@ type rpcError struct {
 // JSON-RPC and LSP error codes.
 const (
 	codeParseError     = -32700
-	codeInvalidRequest = -32600
 	codeMethodNotFound = -32601
 	codeInvalidParams  = -32602
 	codeServerNotInit  = -32002
