@@ -15,6 +15,12 @@ type provider struct {
 	name   string // stage name, or InputStage
 	schema string // its output schema, "" for plain text
 	via    string // "" for a direct hand-off, or "shared:NAME"
+	// declared: the provider declares its context (a context block, a
+	// built-in runner, or the run input), so a missing schema is a
+	// declaration that says nothing rather than plain text hand-off.
+	declared bool
+	// unknown: its schema names an unknown protocol, reported already.
+	unknown bool
 }
 
 // check runs the checks that need the whole file: the flow's stage names,
@@ -47,7 +53,10 @@ func (ps *parser) check() {
 		}
 	}
 
-	input := &provider{name: InputStage, schema: RequestProtocol}
+	input := &provider{name: InputStage, schema: p.RunInputSchema(), declared: true}
+	if input.schema != TextInput && input.schema != "" && p.Protocols[input.schema] == nil {
+		input.unknown = true
+	}
 	var upstream *provider = input // what "upstream" means for the next stage
 	var prev *Stage                // the stage before, when known
 	writers := map[string]*provider{}
@@ -83,16 +92,16 @@ func (ps *parser) check() {
 		if from != nil {
 			ps.compatible(from, st, step.Pos)
 		}
-		out := &provider{name: st.Name, schema: st.outputSchema(p.def)}
-		if p.Protocols[out.schema] == nil {
-			out.schema = "" // unknown protocol, reported already
+		out := &provider{name: st.Name, schema: st.outputSchema(p.def), declared: st.Context != nil || builtinRunner(st.Uses)}
+		if (out.schema != "" && p.Protocols[out.schema] == nil) || (st.Uses != "" && !builtinRunner(st.Uses)) {
+			out.unknown = true
 		}
 		prev = st
 		switch sink := st.sink(); sink.Kind {
 		case Downstream:
 			upstream = out
 		case Shared:
-			writers[sink.Name] = &provider{name: out.name, schema: out.schema, via: sink.String()}
+			writers[sink.Name] = &provider{name: out.name, schema: out.schema, via: sink.String(), declared: out.declared, unknown: out.unknown}
 			upstream = nil
 		case Discard:
 			upstream = nil
@@ -116,31 +125,78 @@ func (ps *parser) noUpstream(prev, st *Stage, pos Pos) {
 }
 
 // compatible reports one C-004 when the provider's output schema is not a
-// subtype of the stage's input schema. A hand-off is checked only when both
-// sides declare a schema; plain text hand-off is never checked.
+// subtype of the stage's input schema. A hand-off is checked when the
+// stage declares an input schema and the provider declares its context:
+// one that declares no output schema (or a run input without
+// input_schema) is a C-004 too, since nothing then says its output fits.
+// Plain text hand-off from a stage without a context block is never
+// checked.
 func (ps *parser) compatible(from *provider, st *Stage, pos Pos) {
-	want := st.inputSchema()
-	if from.schema == "" || want == "" {
+	want := st.inputSchema(ps.p.def)
+	if want == "" || from.unknown {
 		return
 	}
-	have, wantP := ps.p.Protocols[from.schema], ps.p.Protocols[want]
-	if have == nil || wantP == nil || have.broken || wantP.broken {
+	wantP := ps.p.Protocols[want]
+	if wantP == nil || wantP.broken {
+		return // reported as C-002
+	}
+	via := ""
+	if from.via != "" {
+		via = " via " + from.via
+	}
+	pair := fmt.Sprintf("Context incompatible in pipeline '%s >> %s'%s", from.name, st.Name, via)
+	switch {
+	case from.schema == "" && !from.declared:
+		return
+	case from.schema == "" && from.name == InputStage:
+		ps.errorf(CodeIncompatible, pos, fmt.Sprintf("Declare input_schema: %s at the top level of the pipeline file", want),
+			"%s: the run input declares no input_schema, so nothing says it fits input_schema='%s'", pair, want)
+		return
+	case from.schema == "":
+		ps.errorf(CodeIncompatible, pos,
+			fmt.Sprintf("Declare %s.context.output_schema (a subtype of '%s'), or remove %s.context.input_schema", from.name, want, st.Name),
+			"%s: upstream declares no output_schema, so nothing says '%s' writes what input_schema='%s' requires", pair, from.name, want)
+		return
+	case from.schema == TextInput:
+		ps.errorf(CodeIncompatible, pos,
+			fmt.Sprintf("Declare input_schema: %s at the top level, or remove %s.context.input_schema to take the text as it is", want, st.Name),
+			"%s: the run input is plain text (input_schema: %s), not input_schema='%s'", pair, TextInput, want)
+		return
+	}
+	have := ps.p.Protocols[from.schema]
+	if have == nil || have.broken {
 		return // reported as C-002
 	}
 	ok, probs := ps.p.Protocols.Compatible(from.schema, want)
 	if ok {
 		return
 	}
-	via := ""
-	if from.via != "" {
-		via = " via " + from.via
-	}
 	fix := fmt.Sprintf("Align %s.context.output_schema with %s.context.input_schema", from.name, st.Name)
 	if from.name == InputStage {
 		fix = fmt.Sprintf("Align %s.context.input_schema with the run input (%s), or put a stage before '%s' that writes '%s'",
-			st.Name, RequestProtocol, st.Name, want)
+			st.Name, from.schema, st.Name, want)
 	}
 	ps.errorf(CodeIncompatible, pos, fix,
-		"Context incompatible in pipeline '%s >> %s'%s: output_schema='%s' is not a subtype of input_schema='%s' (%s)",
-		from.name, st.Name, via, from.schema, want, strings.Join(probs, "; "))
+		"%s: output_schema='%s' is not a subtype of input_schema='%s' (%s)",
+		pair, from.schema, want, strings.Join(probs, "; "))
+}
+
+// TextInput is the input_schema of a pipeline whose run input is plain
+// text (ka2 pipeline run --input-text).
+const TextInput = "string"
+
+// RunInputSchema is the schema of the run input: the declared
+// input_schema; otherwise RequestProtocol when the flow starts with a
+// ka2.build stage, and "" (any JSON value, or text, unchecked) when it
+// does not.
+func (p *Pipeline) RunInputSchema() string {
+	if p.InputSchema != "" {
+		return p.InputSchema
+	}
+	if len(p.Flow) > 0 {
+		if s := p.Stages[p.Flow[0].Stage]; s != nil && s.Uses == UsesBuild {
+			return RequestProtocol
+		}
+	}
+	return ""
 }

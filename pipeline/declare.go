@@ -169,7 +169,7 @@ func (ps *parser) stage(st *Stage, se entry) {
 	if !ok {
 		return
 	}
-	var usesPos, execPos, timeoutPos Pos
+	var usesPos, execPos, timeoutPos, onFailPos, tokensPos Pos
 	runnerOK := true // false when uses or exec is written but unreadable
 	for _, e := range entries {
 		switch e.key {
@@ -200,6 +200,54 @@ func (ps *parser) stage(st *Stage, se entry) {
 			st.Timeout = d
 		case "context":
 			st.Context = ps.context(st, e)
+		case "before", "after":
+			h := ps.hook(e, e.key, "stage '"+st.Name+"'")
+			if e.key == "before" {
+				st.Before = h
+			} else {
+				st.After = h
+			}
+		case "on_fail":
+			s, ok := ps.scalar(e.v, "on_fail", "Write on_fail: stop or on_fail: continue")
+			if !ok {
+				continue
+			}
+			onFailPos = ps.at(e.v)
+			if s != OnFailStop && s != OnFailContinue {
+				ps.errorf(CodeBadValue, onFailPos, "Write on_fail: stop (the default) or on_fail: continue",
+					"on_fail '%s' of stage '%s' is not stop or continue", s, st.Name)
+				continue
+			}
+			st.OnFail = s
+		case "max_output_bytes":
+			s, ok := ps.scalar(e.v, e.key, "Write a whole number of bytes, 1 or more")
+			if !ok {
+				continue
+			}
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 1 {
+				ps.errorf(CodeBadValue, ps.at(e.v), "Write a whole number of bytes, 1 or more, or remove the key",
+					"max_output_bytes '%s' of stage '%s' is not a whole number of 1 or more", s, st.Name)
+				continue
+			}
+			st.MaxOutputBytes = n
+		case "max_output_tokens":
+			s, ok := ps.scalar(e.v, e.key, "Write reserve, or a whole number of units, 1 or more")
+			if !ok {
+				continue
+			}
+			tokensPos = ps.at(e.v)
+			if s == "reserve" {
+				st.MaxOutputTokens = ReserveTokens
+				continue
+			}
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 1 {
+				ps.errorf(CodeBadValue, tokensPos, "Write reserve (the contract's output reserve), or a whole number of units, 1 or more",
+					"max_output_tokens '%s' of stage '%s' is not reserve or a whole number of 1 or more", s, st.Name)
+				continue
+			}
+			st.MaxOutputTokens = n
 		}
 	}
 	switch {
@@ -210,26 +258,89 @@ func (ps *parser) stage(st *Stage, se entry) {
 	case st.Uses != "" && st.Exec != nil:
 		ps.errorf(CodeBadRunner, execPos, "Keep uses or exec, not both",
 			"stage '%s' has both uses and exec", st.Name)
-	case st.Uses != "" && st.Uses != UsesBuild:
-		hint := "The only uses value is " + UsesBuild + "; run other programs with exec: [program, arg, …]"
+	case st.Uses != "" && !builtinRunner(st.Uses):
+		hint := "The uses values are " + joinWith(builtinRunners, "and") + "; run other programs with exec: [program, arg, …]"
+		if m := suggest.Closest(st.Uses, builtinRunners); m != "" {
+			hint = fmt.Sprintf("Did you mean '%s'? %s", m, hint)
+		}
 		ps.errorf(CodeBadRunner, usesPos, hint, "stage '%s' uses '%s', which ka2 does not provide", st.Name, st.Uses)
 	case st.Exec != nil && (len(st.Exec) == 0 || st.Exec[0] == ""):
 		ps.errorf(CodeBadRunner, execPos, "Name the program first: exec: [program, arg, …]",
 			"stage '%s' has an empty exec", st.Name)
 	}
-	if st.Uses == UsesBuild && st.Timeout != 0 {
-		ps.errorf(CodeBadValue, timeoutPos, "Remove timeout; it limits exec stages",
-			"stage '%s' runs %s in process, which takes no timeout", st.Name, UsesBuild)
+	if builtinRunner(st.Uses) && st.Timeout != 0 {
+		ps.errorf(CodeBadValue, timeoutPos, "Remove timeout; it limits exec stages and hooks",
+			"stage '%s' runs %s in process, which takes no timeout", st.Name, st.Uses)
 	}
-	if c := st.Context; st.Uses == UsesBuild && c != nil {
-		if c.InputSchema != "" && c.InputSchema != RequestProtocol {
-			ps.errorf(CodeBadValue, c.InputSchemaPos, "Remove input_schema, or write "+RequestProtocol,
-				"stage '%s' runs %s, which reads %s, not '%s'", st.Name, UsesBuild, RequestProtocol, c.InputSchema)
+	if st.OnFail != "" && st.Uses != UsesVerify {
+		ps.errorf(CodeBadValue, onFailPos, "Remove on_fail; only a "+UsesVerify+" stage takes it",
+			"stage '%s' is not a %s stage, so on_fail means nothing", st.Name, UsesVerify)
+	}
+	if st.OnFail == "" && st.Uses == UsesVerify {
+		st.OnFail = OnFailStop
+	}
+	if in, out, ok := builtinSchemas(st.Uses, ps.p.def); ok && st.Context != nil {
+		c := st.Context
+		if c.InputSchema != "" && c.InputSchema != in {
+			ps.errorf(CodeBadValue, c.InputSchemaPos, "Remove input_schema, or write "+in,
+				"stage '%s' runs %s, which reads %s, not '%s'", st.Name, st.Uses, in, c.InputSchema)
 		}
-		if c.OutputSchema != "" && c.OutputSchema != ps.p.def.Template {
-			ps.errorf(CodeBadValue, c.OutputSchemaPos, "Remove output_schema, or write "+ps.p.def.Template,
-				"stage '%s' runs %s, which writes %s, not '%s'", st.Name, UsesBuild, ps.p.def.Template, c.OutputSchema)
+		if c.OutputSchema != "" && c.OutputSchema != out {
+			ps.errorf(CodeBadValue, c.OutputSchemaPos, "Remove output_schema, or write "+out,
+				"stage '%s' runs %s, which writes %s, not '%s'", st.Name, st.Uses, out, c.OutputSchema)
 		}
+	}
+	if st.MaxOutputTokens == ReserveTokens && st.inputSchema(ps.p.def) != ps.p.def.Template {
+		ps.errorf(CodeBadValue, tokensPos, "Declare input_schema: "+ps.p.def.Template+", or write a number of units",
+			"stage '%s' has max_output_tokens: reserve, but its input is not a %s contract, so there is no reserve to hold it to",
+			st.Name, ps.p.def.Template)
+	}
+}
+
+// builtinRunners are the uses values ka2 provides.
+var builtinRunners = []string{UsesBuild, UsesVerify}
+
+func builtinRunner(uses string) bool { return slices.Contains(builtinRunners, uses) }
+
+// hook reads a hook declaration: a command line, like exec. An empty one
+// is a bad runner (C-009).
+func (ps *parser) hook(e entry, kind, owner string) *Hook {
+	argv, _, ok := ps.scalarList(e.v, kind, "Write "+kind+": [program, arg, …]")
+	if !ok {
+		return nil
+	}
+	if len(argv) == 0 || argv[0] == "" {
+		ps.errorf(CodeBadRunner, ps.at(e.k), "Name the program first: "+kind+": [program, arg, …], or remove the hook",
+			"hook '%s' of %s has an empty command", kind, owner)
+		return nil
+	}
+	return &Hook{Kind: kind, Exec: argv, Pos: ps.at(e.k)}
+}
+
+// pipelineHooks reads the top-level hooks block.
+func (ps *parser) pipelineHooks(n *yaml.Node) {
+	entries, _ := ps.mapping(n, hooksMap)
+	for _, e := range entries {
+		h := ps.hook(e, e.key, "the pipeline")
+		if e.key == "before_stage" {
+			ps.p.Hooks.BeforeStage = h
+		} else {
+			ps.p.Hooks.AfterStage = h
+		}
+	}
+}
+
+// runInputSchema reads the top-level input_schema: a protocol name, or
+// string for plain text.
+func (ps *parser) runInputSchema(n *yaml.Node) {
+	s, ok := ps.scalar(n, "input_schema", "Write a protocol name, or string for a plain-text input")
+	if !ok {
+		return
+	}
+	ps.p.InputSchema, ps.p.InputSchemaPos = s, ps.at(n)
+	if s != TextInput && ps.p.Protocols[s] == nil {
+		ps.errorf(CodeUnknownProtocol, ps.at(n), ps.protocolHint(s, false),
+			"input_schema of the pipeline names unknown protocol '%s'", s)
 	}
 }
 

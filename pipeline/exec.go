@@ -51,13 +51,23 @@ func (r *runner) exec(ctx context.Context, st *Stage, sc *StageContext, snap *Sn
 	if err != nil {
 		return StageOutput{}, err
 	}
-	limit := st.Timeout
-	if limit == 0 {
-		limit = r.opts.Timeout
+	stdout, err := r.program(ctx, st, st.Exec, stdin, &snap.Stderr, &snap.ExitCode)
+	if err != nil {
+		return StageOutput{}, err
 	}
-	if limit == 0 {
-		limit = DefaultTimeout
+	out, err := parseStageOutput(stdout)
+	if err != nil {
+		return StageOutput{}, &StageError{Stage: st.Name, Step: "output", ExitCode: snap.ExitCode, Err: err}
 	}
+	return out, nil
+}
+
+// program runs argv, a stage's program or one of its hooks, with stdin
+// under the stage's time limit, and returns what it wrote on stdout. It
+// sets *stderr and *exitCode; a failure is a *StageError naming st.
+func (r *runner) program(ctx context.Context, st *Stage, argv []string, stdin []byte, stderr *string, exitCode *int) ([]byte, error) {
+	var err error
+	limit := r.limit(st)
 	// Two contexts: the outer one is cancelled with errStdoutLimit when
 	// stdout passes its limit; the inner one also ends, with errTimeLimit,
 	// at the time limit, counted from the program's start.
@@ -77,14 +87,14 @@ func (r *runner) exec(ctx context.Context, st *Stage, sc *StageContext, snap *Sn
 		}()
 	}
 
-	prog := st.Exec[0]
+	prog := argv[0]
 	if strings.ContainsRune(prog, '/') && !filepath.IsAbs(prog) {
 		// Relative to the pipeline file's folder, not wherever ka2 runs.
 		if prog, err = filepath.Abs(filepath.Join(r.opts.Dir, filepath.FromSlash(prog))); err != nil {
-			return StageOutput{}, &StageError{Stage: st.Name, Step: "run", Err: fmt.Errorf("%w: %v", ErrStageFailed, err)}
+			return nil, &StageError{Stage: st.Name, Step: "run", Err: fmt.Errorf("%w: %v", ErrStageFailed, err)}
 		}
 	}
-	cmd := exec.CommandContext(cctx, prog, st.Exec[1:]...)
+	cmd := exec.CommandContext(cctx, prog, argv[1:]...)
 	cmd.Dir = r.opts.Dir
 	cmd.Env = r.opts.Env
 	if cmd.Env == nil {
@@ -94,43 +104,39 @@ func (r *runner) exec(ctx context.Context, st *Stage, sc *StageContext, snap *Sn
 	cmd.Cancel = func() error { return endGroup(cmd.Process) }
 	cmd.WaitDelay = waitDelay
 	res, runErr := runPiped(cmd, stdin, startClock, func() { stop(errStdoutLimit) })
-	snap.Stderr = res.stderr
+	*stderr = res.stderr
 	if cmd.ProcessState != nil {
-		snap.ExitCode = cmd.ProcessState.ExitCode()
+		*exitCode = cmd.ProcessState.ExitCode()
 	}
-	fail := func(step string, err error) (StageOutput, error) {
-		return StageOutput{}, &StageError{Stage: st.Name, Step: step, ExitCode: snap.ExitCode, Err: err}
+	fail := func(step string, err error) ([]byte, error) {
+		return nil, &StageError{Stage: st.Name, Step: step, ExitCode: *exitCode, Err: err}
 	}
 	const ended = "its process group was ended"
 	switch {
 	case res.stdoutOver:
 		return fail("output", fmt.Errorf("%w: %s wrote more than %d MiB on stdout, the limit for a stage's output; it was stopped and %s",
-			ErrOutputLimit, st.Exec[0], maxStdout>>20, ended))
+			ErrOutputLimit, argv[0], maxStdout>>20, ended))
 	case errors.Is(context.Cause(cctx), errTimeLimit) && ctx.Err() == nil:
 		return fail("run", fmt.Errorf("%w: %s did not finish within %s; %s; raise timeout: on the stage, or --timeout",
-			ErrTimeout, strings.Join(st.Exec, " "), limit, ended))
+			ErrTimeout, strings.Join(argv, " "), limit, ended))
 	case ctx.Err() != nil:
-		return fail("run", fmt.Errorf("%w: %s was stopped (%w); %s", ErrStageFailed, st.Exec[0], ctx.Err(), ended))
+		return fail("run", fmt.Errorf("%w: %s was stopped (%w); %s", ErrStageFailed, argv[0], ctx.Err(), ended))
 	case runErr != nil:
 		var ee *exec.ExitError
 		if errors.As(runErr, &ee) {
-			err := fmt.Errorf("%w: %s exited with status %d", ErrStageFailed, st.Exec[0], snap.ExitCode)
-			if snap.ExitCode == -1 {
-				err = fmt.Errorf("%w: %s was stopped (%v)", ErrStageFailed, st.Exec[0], ee)
+			err := fmt.Errorf("%w: %s exited with status %d", ErrStageFailed, argv[0], *exitCode)
+			if *exitCode == -1 {
+				err = fmt.Errorf("%w: %s was stopped (%v)", ErrStageFailed, argv[0], ee)
 			}
-			if line := lastLine(snap.Stderr); line != "" {
+			if line := lastLine(*stderr); line != "" {
 				err = fmt.Errorf("%w: %s", err, line)
 			}
 			return fail("run", err)
 		}
 		return fail("run", fmt.Errorf("%w: cannot run %s: %v; a program path with a slash is relative to the pipeline file's folder, a bare name is looked up on PATH",
-			ErrStageFailed, st.Exec[0], runErr))
+			ErrStageFailed, argv[0], runErr))
 	}
-	out, err := parseStageOutput(res.stdout)
-	if err != nil {
-		return fail("output", err)
-	}
-	return out, nil
+	return res.stdout, nil
 }
 
 // piped is what a stage program wrote.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
@@ -123,4 +124,131 @@ func marshal(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// RunInput is what a run starts from: a JSON value or plain text. Which
+// it may be is the pipeline's RunInputSchema: ka2-request-v1 (an Input),
+// another protocol (a JSON object conforming to it), string (plain text,
+// or a JSON string), or none (any JSON value, or plain text).
+type RunInput struct {
+	// JSON is the input as compact JSON; nil for plain text.
+	JSON json.RawMessage
+	// Text is the plain-text input, when JSON is nil.
+	Text string
+}
+
+// TextInputOf is a plain-text run input.
+func TextInputOf(text string) RunInput { return RunInput{Text: text} }
+
+// RunInput is the request as a run input.
+func (in Input) RunInput() RunInput {
+	if in.Lang == "" {
+		in.Lang = DefaultLang
+	}
+	return RunInput{JSON: in.JSON()}
+}
+
+// IsText reports whether the input is plain text.
+func (in RunInput) IsText() bool { return in.JSON == nil }
+
+// text is the input as its snapshot's output text: the text itself, or
+// the JSON.
+func (in RunInput) text() string {
+	if in.IsText() {
+		return in.Text
+	}
+	return string(in.JSON)
+}
+
+// ParseRunInput reads a run input document as the pipeline's run input
+// schema asks: a request document for ka2-request-v1 (see ParseInput), a
+// JSON value conforming to a declared protocol, a JSON string for string,
+// any JSON value when the pipeline declares none. A problem is an
+// ErrBadInput error.
+func (p *Pipeline) ParseRunInput(data []byte) (RunInput, error) {
+	if p.RunInputSchema() == RequestProtocol {
+		in, err := ParseInput(data)
+		if err != nil {
+			return RunInput{}, err
+		}
+		return in.RunInput(), nil
+	}
+	if err := checkText(data); err != nil {
+		return RunInput{}, fmt.Errorf("%w: %v", ErrBadInput, err)
+	}
+	if !json.Valid(data) {
+		_, err := decodeJSON(data)
+		return RunInput{}, fmt.Errorf("%w: not a JSON value: %v", ErrBadInput, err)
+	}
+	return p.checkInput(RunInput{JSON: compactJSON(data)})
+}
+
+// TextRunInput is text as the run input, when the pipeline takes plain
+// text: its input_schema is string, or it declares none and does not start
+// with ka2.build.
+func (p *Pipeline) TextRunInput(text string) (RunInput, error) {
+	return p.checkInput(TextInputOf(text))
+}
+
+// checkInput checks a run input against the run input schema and returns
+// it in canonical form.
+func (p *Pipeline) checkInput(in RunInput) (RunInput, error) {
+	schema := p.RunInputSchema()
+	switch {
+	case in.IsText() && (schema == "" || schema == TextInput):
+		if strings.TrimSpace(in.Text) == "" {
+			return RunInput{}, fmt.Errorf("%w: the text is empty", ErrBadInput)
+		}
+		if !utf8.ValidString(in.Text) {
+			return RunInput{}, fmt.Errorf("%w: the text is not valid UTF-8", ErrBadInput)
+		}
+		return in, nil
+	case in.IsText():
+		return RunInput{}, fmt.Errorf("%w: the pipeline's run input is %s, a JSON document; plain text is for a pipeline whose input_schema is %s",
+			ErrBadInput, schema, TextInput)
+	case schema == TextInput:
+		var s string
+		if err := json.Unmarshal(in.JSON, &s); err != nil {
+			return RunInput{}, fmt.Errorf("%w: the pipeline's input_schema is %s: give plain text or a JSON string", ErrBadInput, TextInput)
+		}
+		return p.checkInput(TextInputOf(s))
+	case schema == RequestProtocol:
+		req, err := decodeInput(in.JSON, true)
+		if err != nil {
+			return RunInput{}, err
+		}
+		return req.RunInput(), nil
+	case schema != "":
+		if err := p.Protocols.Validate(schema, in.JSON); err != nil {
+			return RunInput{}, fmt.Errorf("%w: it breaks the pipeline's input_schema '%s': %w", ErrBadInput, schema, err)
+		}
+	}
+	return RunInput{JSON: compactJSON(in.JSON)}, nil
+}
+
+// inputSnapshot is the run input's own snapshot, which stages read as
+// upstream or fresh: its text as the output text and one user message
+// (a request's question), and the input as the "input" artifact.
+func (p *Pipeline) inputSnapshot(in RunInput) *Snapshot {
+	snap := &Snapshot{
+		Stage:        InputStage,
+		Runner:       InputStage,
+		ToolResults:  []ToolResult{},
+		OutputText:   in.text(),
+		OutputSchema: p.RunInputSchema(),
+		Sink:         string(Downstream),
+	}
+	msg := in.text()
+	art := in.JSON
+	if in.IsText() {
+		art, _ = marshal(in.Text)
+	} else if snap.OutputSchema == RequestProtocol {
+		var req Input
+		if json.Unmarshal(in.JSON, &req) == nil {
+			msg = req.Question
+		}
+	}
+	snap.Messages = []Message{{Role: "user", Content: msg}}
+	snap.Artifacts = map[string]json.RawMessage{InputStage: art}
+	return snap
 }

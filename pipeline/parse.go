@@ -146,6 +146,12 @@ func (ps *parser) parse() {
 	if e, ok := byKey["protocols"]; ok {
 		ps.protocols(e.v)
 	}
+	if e, ok := byKey["input_schema"]; ok {
+		ps.runInputSchema(e.v)
+	}
+	if e, ok := byKey["hooks"]; ok {
+		ps.pipelineHooks(e.v)
+	}
 	if e, ok := byKey["stages"]; ok {
 		ps.stages(e.v)
 	}
@@ -160,11 +166,13 @@ func (ps *parser) parse() {
 // mappings of names the file chooses.
 var (
 	topMap = &strict.Map{What: "the top level", Keys: []strict.Key{
-		{Name: "protocols"}, {Name: "stages", Required: true}, {Name: "flow", Required: true}}}
+		{Name: "protocols"}, {Name: "input_schema"}, {Name: "hooks"}, {Name: "stages", Required: true}, {Name: "flow", Required: true}}}
+	hooksMap     = &strict.Map{What: "hooks", Keys: []strict.Key{{Name: "before_stage"}, {Name: "after_stage"}}}
 	protocolsMap = &strict.Map{What: "protocols", AnyKey: true}
 	protocolMap  = &strict.Map{AnyKey: true}
 	stagesMap    = &strict.Map{What: "stages", AnyKey: true}
-	stageMap     = &strict.Map{Keys: []strict.Key{{Name: "uses"}, {Name: "exec"}, {Name: "system"}, {Name: "timeout"}, {Name: "context"}}}
+	stageMap     = &strict.Map{Keys: []strict.Key{{Name: "uses"}, {Name: "exec"}, {Name: "system"}, {Name: "timeout"}, {Name: "context"},
+		{Name: "before"}, {Name: "after"}, {Name: "on_fail"}, {Name: "max_output_bytes"}, {Name: "max_output_tokens"}}}
 	contextMap   = &strict.Map{Keys: []strict.Key{{Name: "source"}, {Name: "sink"}, {Name: "input_schema"}, {Name: "output_schema"},
 		{Name: "max_history_turns"}, {Name: "inherit"}}}
 )

@@ -19,6 +19,14 @@ type Pipeline struct {
 	Flow []FlowStep
 	// Diagnostics are the check's findings, sorted by position.
 	Diagnostics Diagnostics
+	// InputSchema is the declared top-level input_schema: a protocol name,
+	// or "string" for a plain-text run input; "" when the file declares
+	// none (see RunInputSchema).
+	InputSchema    string
+	InputSchemaPos Pos
+	// Hooks run around every stage: BeforeStage before each stage's own
+	// before hook, AfterStage after each stage's own after hook.
+	Hooks PipelineHooks
 
 	// def is the contract definition the built-in protocols and ka2.build
 	// stages use.
@@ -48,7 +56,45 @@ type Stage struct {
 	// Context is the stage's declared context; nil when the stage has no
 	// context block, which means plain text hand-off and no checks.
 	Context *Context
+	// Before and After are the stage's own hooks, or nil.
+	Before, After *Hook
+	// OnFail says what a failed ka2.verify does: OnFailStop (the default)
+	// stops the run, OnFailContinue only records the verification.
+	OnFail string
+	// MaxOutputBytes, when positive, limits the stage's output text.
+	MaxOutputBytes int
+	// MaxOutputTokens limits the stage's output text in the budget
+	// counter's units: ReserveTokens (-1) means the contract's reserve R,
+	// a positive value that many units, zero no limit.
+	MaxOutputTokens int
 }
+
+// Hook is a program run before or after a stage, under the rules of an
+// exec stage: its path relative to the pipeline file's folder (a bare name
+// is looked up on PATH), the stage's time limit, the output caps and its
+// own process group. A hook that exits non-zero vetoes the stage; one that
+// prints {"artifacts": {…}} adds those artifacts to the stage's snapshot.
+type Hook struct {
+	// Kind is where the hook is declared: before, after (on a stage),
+	// before_stage or after_stage (under the pipeline's hooks).
+	Kind string
+	Exec []string
+	Pos  Pos
+}
+
+// PipelineHooks are the hooks that run around every stage.
+type PipelineHooks struct {
+	BeforeStage, AfterStage *Hook
+}
+
+// The on_fail values of a ka2.verify stage.
+const (
+	OnFailStop     = "stop"
+	OnFailContinue = "continue"
+)
+
+// ReserveTokens is Stage.MaxOutputTokens for max_output_tokens: reserve.
+const ReserveTokens = -1
 
 // Context is a stage's context declaration.
 type Context struct {
@@ -131,20 +177,39 @@ func (s *Stage) inherit() Inherit {
 }
 
 // StageSchemas returns the protocols a stage's input and output must
-// conform to, "" where it declares none. A ka2.build stage always reads
-// RequestProtocol and writes the contract template (ka2-context-v1).
+// conform to, "" where it declares none. A built-in stage always reads
+// and writes its own protocols: ka2.build reads RequestProtocol and writes
+// the contract template (ka2-context-v1), ka2.verify reads and writes the
+// template.
 func (p *Pipeline) StageSchemas(name string) (input, output string) {
 	s := p.Stages[name]
 	if s == nil {
 		return "", ""
 	}
-	return s.inputSchema(), s.outputSchema(p.def)
+	return s.inputSchema(p.def), s.outputSchema(p.def)
+}
+
+// UsesVerify is the uses value of a stage that verifies the contract it is
+// handed against the corpus, in process, and passes it on unchanged with a
+// "verification" artifact.
+const UsesVerify = "ka2.verify"
+
+// builtinSchemas are the protocols a built-in runner reads and writes;
+// ok is false for a uses value ka2 does not provide.
+func builtinSchemas(uses string, def *contract.Definition) (in, out string, ok bool) {
+	switch uses {
+	case UsesBuild:
+		return RequestProtocol, def.Template, true
+	case UsesVerify:
+		return def.Template, def.Template, true
+	}
+	return "", "", false
 }
 
 // inputSchema is the protocol the stage's input must conform to, or "".
-func (s *Stage) inputSchema() string {
-	if s.Uses == UsesBuild {
-		return RequestProtocol
+func (s *Stage) inputSchema(def *contract.Definition) string {
+	if in, _, ok := builtinSchemas(s.Uses, def); ok {
+		return in
 	}
 	if s.Context == nil {
 		return ""
@@ -154,8 +219,8 @@ func (s *Stage) inputSchema() string {
 
 // outputSchema is the protocol the stage's output must conform to, or "".
 func (s *Stage) outputSchema(def *contract.Definition) string {
-	if s.Uses == UsesBuild {
-		return def.Template
+	if _, out, ok := builtinSchemas(s.Uses, def); ok {
+		return out
 	}
 	if s.Context == nil {
 		return ""
@@ -163,11 +228,22 @@ func (s *Stage) outputSchema(def *contract.Definition) string {
 	return s.Context.OutputSchema
 }
 
-// UsesBuild reports whether the flow runs a ka2.build stage, which needs
-// RunOptions.Builder.
+// UsesBuild reports whether the flow runs a ka2.build stage.
 func (p *Pipeline) UsesBuild() bool {
 	for _, f := range p.Flow {
 		if s := p.Stages[f.Stage]; s != nil && s.Uses == UsesBuild {
+			return true
+		}
+	}
+	return false
+}
+
+// NeedsBuilder reports whether the run needs RunOptions.Builder: for a
+// ka2.build or ka2.verify stage, or a stage whose output is limited in
+// the budget counter's units (max_output_tokens).
+func (p *Pipeline) NeedsBuilder() bool {
+	for _, f := range p.Flow {
+		if s := p.Stages[f.Stage]; s != nil && (s.Uses == UsesBuild || s.Uses == UsesVerify || s.MaxOutputTokens != 0) {
 			return true
 		}
 	}

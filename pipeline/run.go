@@ -63,6 +63,10 @@ type StageOutput struct {
 	Messages    []Message                  `json:"messages,omitempty"`
 	ToolResults []ToolResult               `json:"tool_results,omitempty"`
 	Artifacts   map[string]json.RawMessage `json:"artifacts,omitempty"`
+
+	// stop, when set, stops the run after the stage's snapshot is
+	// complete: a ka2.verify stage's failed verification.
+	stop error
 }
 
 // Snapshot is a stage's context after it ran: what it was given, what it
@@ -74,6 +78,15 @@ type Snapshot struct {
 	Runner string `json:"runner"`
 	// Exec is the command line of an exec stage, as written.
 	Exec []string `json:"exec,omitempty"`
+	// Definition is what decides the stage's output besides its input,
+	// and Digests identify it and the input; both are nil for the run
+	// input. A resumed run and a replay read them.
+	Definition *StageDefinition `json:"definition,omitempty"`
+	Digests    *Digests         `json:"digests,omitempty"`
+	// Dir is the folder the stage's programs ran in, relative to the
+	// folder of the snapshot file, slash-separated; whoever writes the
+	// snapshot files sets it, so that a replay finds the programs.
+	Dir string `json:"dir,omitempty"`
 	// Context is what the stage was given (nil for the run input); an exec
 	// stage read exactly this on stdin, so it can be replayed with
 	// jq .context SNAPSHOT | PROGRAM.
@@ -93,6 +106,8 @@ type Snapshot struct {
 	Sink     string `json:"sink"`
 	Stderr   string `json:"stderr,omitempty"`
 	ExitCode int    `json:"exit_code"`
+	// Hooks are the hooks that ran around the stage, in order.
+	Hooks []HookRun `json:"hooks,omitempty"`
 	// Error says why the run stopped at this stage, or is empty.
 	Error string `json:"error,omitempty"`
 }
@@ -116,6 +131,33 @@ type RunOptions struct {
 	// stages, which start once a stage's program has started: a test makes
 	// a limit pass when it chooses instead of waiting for it.
 	After func(time.Duration) <-chan time.Time
+	// Resume holds the snapshots of an earlier run by stage name. A stage
+	// whose snapshot there completed with the same Digests is not run
+	// again: its snapshot stands for it (and Run.Resumed names it).
+	Resume map[string]*Snapshot
+}
+
+// HookRun is the record of one hook that ran.
+type HookRun struct {
+	// Hook is before_stage, before, after or after_stage.
+	Hook     string   `json:"hook"`
+	Exec     []string `json:"exec"`
+	Stderr   string   `json:"stderr,omitempty"`
+	ExitCode int      `json:"exit_code"`
+	// Artifacts name the artifacts the hook added.
+	Artifacts []string `json:"artifacts,omitempty"`
+}
+
+// StageResult is what an after hook reads on stdin: the stage's output,
+// its messages, tool results and artifacts (inherited ones included) and
+// its exit status.
+type StageResult struct {
+	Stage       string                     `json:"stage"`
+	OutputText  string                     `json:"output_text"`
+	Messages    []Message                  `json:"messages"`
+	ToolResults []ToolResult               `json:"tool_results"`
+	Artifacts   map[string]json.RawMessage `json:"artifacts"`
+	ExitCode    int                        `json:"exit_code"`
 }
 
 // DefaultTimeout is the time limit of an exec stage when neither the stage
@@ -126,8 +168,11 @@ const DefaultTimeout = time.Minute
 // ran, in flow order, after the run input's own snapshot. A run that
 // stopped ends with the snapshot of the stage that stopped it.
 type Run struct {
-	Input     Input
+	Input     RunInput
 	Snapshots []*Snapshot
+	// Resumed names the stages whose snapshots were taken from
+	// RunOptions.Resume instead of running them, in flow order.
+	Resumed []string
 }
 
 // Output is the output text of the last stage that ran.
@@ -149,16 +194,24 @@ var (
 	// document.
 	ErrBadOutput = errors.New("stage output is not a stage output document")
 	// ErrOutputLimit: an exec program wrote more on stdout than a stage
-	// may (32 MiB); it was stopped with its process group.
+	// may (32 MiB), and it was stopped with its process group; or a
+	// stage's output text is over its max_output_bytes or
+	// max_output_tokens.
 	ErrOutputLimit = errors.New("stage output over its limit")
+	// ErrVetoed: a hook exited non-zero, which stops the stage.
+	ErrVetoed = errors.New("vetoed by a hook")
+	// ErrVerification: a ka2.verify stage with on_fail: stop found
+	// problems in the contract it was handed.
+	ErrVerification = errors.New("contract verification failed")
 )
 
 // StageError is why a run stopped at a stage.
 type StageError struct {
 	Stage string
 	// Step is "input" (its input broke its input schema), "run" (it failed
-	// or timed out) or "output" (its output was unreadable or broke its
-	// output schema).
+	// or timed out, or its verification failed), "output" (its output was
+	// unreadable, broke its output schema or is over its limit), or the
+	// hook that stopped it: before_stage, before, after or after_stage.
 	Step string
 	// ExitCode is an exec program's exit status, -1 when it was killed, 0
 	// when it did not exit non-zero.
@@ -180,18 +233,16 @@ func (e *StageError) Unwrap() error { return e.Err }
 //
 // The returned Run holds the snapshots of the stages that ran, also when
 // the error is not nil (except for a refused pipeline or input).
-func (p *Pipeline) Run(ctx context.Context, in Input, opts RunOptions) (*Run, error) {
+func (p *Pipeline) Run(ctx context.Context, in RunInput, opts RunOptions) (*Run, error) {
 	if err := p.Diagnostics.Err(); err != nil {
 		return nil, err
 	}
-	if in.Lang == "" {
-		in.Lang = DefaultLang
-	}
-	if err := in.check(); err != nil {
+	in, err := p.checkInput(in)
+	if err != nil {
 		return nil, err
 	}
-	if p.UsesBuild() && opts.Builder == nil {
-		return nil, fmt.Errorf("the flow runs a %s stage, which needs RunOptions.Builder", UsesBuild)
+	if p.NeedsBuilder() && opts.Builder == nil {
+		return nil, fmt.Errorf("the flow runs a %s or %s stage, or limits output in counter units, which needs RunOptions.Builder", UsesBuild, UsesVerify)
 	}
 	if opts.Builder != nil && opts.Builder.Definition.Template != p.def.Template {
 		return nil, fmt.Errorf("the builder makes %s contracts, but the pipeline was parsed with %s",
@@ -199,17 +250,7 @@ func (p *Pipeline) Run(ctx context.Context, in Input, opts RunOptions) (*Run, er
 	}
 	r := &runner{p: p, opts: opts}
 	run := &Run{Input: in}
-	inputJSON := in.JSON()
-	first := &Snapshot{
-		Stage:        InputStage,
-		Runner:       InputStage,
-		Messages:     []Message{{Role: "user", Content: in.Question}},
-		ToolResults:  []ToolResult{},
-		Artifacts:    map[string]json.RawMessage{InputStage: inputJSON},
-		OutputText:   string(inputJSON),
-		OutputSchema: RequestProtocol,
-		Sink:         string(Downstream),
-	}
+	first := p.inputSnapshot(in)
 	run.Snapshots = append(run.Snapshots, first)
 
 	upstream := first
@@ -228,8 +269,11 @@ func (p *Pipeline) Run(ctx context.Context, in Input, opts RunOptions) (*Run, er
 		if from == nil { // the check rules this out
 			return run, fmt.Errorf("%w: stage '%s' has no context to read from %s", errInternal, st.Name, st.source())
 		}
-		snap, err := r.stage(ctx, st, from)
+		snap, reused, err := r.stage(ctx, st, from)
 		run.Snapshots = append(run.Snapshots, snap)
+		if reused {
+			run.Resumed = append(run.Resumed, st.Name)
+		}
 		if err != nil {
 			snap.Error = err.Error()
 			return run, err
@@ -305,13 +349,15 @@ func trimHistory(history []Message, n int) ([]Message, int) {
 	return history[cut:], cut
 }
 
-// stage runs one stage on the context handed off from from.
-func (r *runner) stage(ctx context.Context, st *Stage, from *Snapshot) (*Snapshot, error) {
+// stage runs one stage on the context handed off from from, with its
+// hooks, or reuses its snapshot from RunOptions.Resume (reused).
+func (r *runner) stage(ctx context.Context, st *Stage, from *Snapshot) (*Snapshot, bool, error) {
 	sc := handoff(st, from)
 	snap := &Snapshot{
 		Stage:       st.Name,
 		Runner:      "exec",
 		Exec:        st.Exec,
+		Definition:  r.definition(st),
 		Context:     sc,
 		Messages:    []Message{},
 		ToolResults: []ToolResult{},
@@ -321,35 +367,44 @@ func (r *runner) stage(ctx context.Context, st *Stage, from *Snapshot) (*Snapsho
 	if st.Uses != "" {
 		snap.Runner = st.Uses
 	}
-	if schema := st.inputSchema(); schema != "" {
+	defer func() { slices.Sort(snap.ArtifactClashes); snap.ArtifactClashes = slices.Compact(snap.ArtifactClashes) }()
+	schema := st.inputSchema(r.p.def)
+	if schema != "" {
 		sc.InputSchema = schema
+		if json.Valid([]byte(from.OutputText)) {
+			sc.Input = compactJSON([]byte(from.OutputText))
+		}
+	}
+	snap.Digests = &Digests{Definition: digestJSON(snap.Definition), Input: digestJSON(sc)}
+	if prev := r.opts.Resume[st.Name]; reusable(prev, snap) {
+		return prev, true, nil
+	}
+	if schema != "" {
 		if err := r.p.Protocols.Validate(schema, []byte(from.OutputText)); err != nil {
-			return snap, &StageError{Stage: st.Name, Step: "input",
+			return snap, false, &StageError{Stage: st.Name, Step: "input",
 				Err: fmt.Errorf("its input from '%s' breaks input_schema '%s': %w; fix '%s' or the declared schema",
 					from.Stage, schema, err, from.Stage)}
 		}
-		sc.Input = compactJSON([]byte(from.OutputText))
+	}
+	for _, h := range r.hooks(st, true) {
+		stdin, err := marshal(sc)
+		if err != nil {
+			return snap, false, err
+		}
+		arts, err := r.hook(ctx, st, h, stdin, snap)
+		if err != nil {
+			return snap, false, err
+		}
+		addArtifacts(sc.Artifacts, arts, &snap.ArtifactClashes)
 	}
 
-	var out StageOutput
-	var err error
-	if st.Uses == UsesBuild {
-		out, err = r.build(ctx, st, sc)
-	} else {
-		out, err = r.exec(ctx, st, sc, snap)
-	}
+	out, err := r.run(ctx, st, sc, snap)
 	if err != nil {
-		return snap, err
+		return snap, false, err
 	}
 
 	// The stage's turn, then what it inherited merged with its own.
-	text := ""
-	if out.OutputText != nil {
-		text = *out.OutputText
-	}
-	if out.Output != nil {
-		text = string(compactJSON(out.Output))
-	}
+	text := outputText(out)
 	snap.OutputText = text
 	snap.Messages = append(snap.Messages, sc.Messages...)
 	turn := out.Messages
@@ -370,16 +425,71 @@ func (r *runner) stage(ctx context.Context, st *Stage, from *Snapshot) (*Snapsho
 		}
 		snap.Artifacts[name] = v
 	}
-	slices.Sort(snap.ArtifactClashes)
-
 	if schema := st.outputSchema(r.p.def); schema != "" {
 		snap.OutputSchema = schema
 		if err := r.p.Protocols.Validate(schema, []byte(text)); err != nil {
-			return snap, &StageError{Stage: st.Name, Step: "output",
+			return snap, false, &StageError{Stage: st.Name, Step: "output",
 				Err: fmt.Errorf("its output breaks output_schema '%s': %w; fix the stage or its declared output_schema", schema, err)}
 		}
 	}
-	return snap, nil
+	if err := r.checkLimits(st, text); err != nil {
+		return snap, false, err
+	}
+	if out.stop != nil {
+		return snap, false, out.stop
+	}
+	for _, h := range r.hooks(st, false) {
+		stdin, err := marshal(StageResult{Stage: st.Name, OutputText: snap.OutputText, Messages: snap.Messages,
+			ToolResults: snap.ToolResults, Artifacts: snap.Artifacts, ExitCode: snap.ExitCode})
+		if err != nil {
+			return snap, false, err
+		}
+		arts, err := r.hook(ctx, st, h, stdin, snap)
+		if err != nil {
+			return snap, false, err
+		}
+		addArtifacts(snap.Artifacts, arts, &snap.ArtifactClashes)
+	}
+	return snap, false, nil
+}
+
+// run runs the stage's runner on its context.
+func (r *runner) run(ctx context.Context, st *Stage, sc *StageContext, snap *Snapshot) (StageOutput, error) {
+	switch st.Uses {
+	case UsesBuild:
+		return r.build(ctx, st, sc)
+	case UsesVerify:
+		return r.verify(st, sc)
+	}
+	return r.exec(ctx, st, sc, snap)
+}
+
+// outputText is the stage's output as text: output_text, or the compact
+// serialization of output.
+func outputText(out StageOutput) string {
+	text := ""
+	if out.OutputText != nil {
+		text = *out.OutputText
+	}
+	if out.Output != nil {
+		text = string(compactJSON(out.Output))
+	}
+	return text
+}
+
+// addArtifacts adds a hook's artifacts to m. One already there keeps its
+// value, and a different value from the hook is recorded as a clash.
+func addArtifacts(m, add map[string]json.RawMessage, clashes *[]string) {
+	for name, v := range add {
+		v = compactJSON(v)
+		if old, ok := m[name]; ok {
+			if !bytes.Equal(old, v) {
+				*clashes = append(*clashes, name)
+			}
+			continue
+		}
+		m[name] = v
+	}
 }
 
 // build runs ka2's contract builder on the stage's input. Its output text

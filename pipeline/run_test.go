@@ -73,7 +73,7 @@ func runPipelineAfter(t *testing.T, src string, in Input, after func(time.Durati
 	if err := p.Diagnostics.Err(); err != nil {
 		t.Fatalf("check: %v\n%s", err, diagnosticsText(p.Diagnostics))
 	}
-	return p.Run(context.Background(), in, RunOptions{Builder: sampleBuilder(t, 0), Dir: stageBin(t), Timeout: 20 * time.Second, After: after})
+	return p.Run(context.Background(), in.RunInput(), RunOptions{Builder: sampleBuilder(t, 0), Dir: stageBin(t), Timeout: 20 * time.Second, After: after})
 }
 
 // expired is a RunOptions.After whose time limits have always passed.
@@ -257,7 +257,7 @@ func TestRunInherit(t *testing.T) {
 			}
 		}
 		t.Run("inherit=["+strings.Join(parts, ",")+"]", func(t *testing.T) {
-			src := "stages:\n" +
+			src := "input_schema: ka2-request-v1\nstages:\n" +
 				emitStage("up", upOut, "system: up-system", "context: {inherit: [messages, artifacts]}") +
 				emitStage("down", downOut, "system: down-system", "context: {inherit: ["+strings.Join(parts, ", ")+"]}") +
 				"flow: up >> down\n"
@@ -531,7 +531,7 @@ func TestRunCutsStderr(t *testing.T) {
 // stage and stay matchable.
 func TestRunBuildErrors(t *testing.T) {
 	p := parseString(t, "b.yaml", "stages:\n  build: {uses: ka2.build}\n  next: {exec: [./emit]}\nflow: build >> next\n")
-	_, err := p.Run(context.Background(), lodging2026, RunOptions{Builder: sampleBuilder(t, 300), Dir: stageBin(t)})
+	_, err := p.Run(context.Background(), lodging2026.RunInput(), RunOptions{Builder: sampleBuilder(t, 300), Dir: stageBin(t)})
 	var se *StageError
 	if !errors.Is(err, budget.ErrOverBudget) || !errors.As(err, &se) || se.Stage != "build" {
 		t.Errorf("over budget: Run() = %v, want the build stage's budget error", err)
@@ -539,13 +539,13 @@ func TestRunBuildErrors(t *testing.T) {
 	in := lodging2026
 	// A known subject on a date no source covers.
 	in.Dates, in.RequireEvidence = []string{"2024-09-14"}, true
-	_, err = p.Run(context.Background(), in, RunOptions{Builder: sampleBuilder(t, 0), Dir: stageBin(t)})
+	_, err = p.Run(context.Background(), in.RunInput(), RunOptions{Builder: sampleBuilder(t, 0), Dir: stageBin(t)})
 	if !errors.Is(err, contract.ErrNoEvidence) {
 		t.Errorf("no evidence: Run() = %v, want ErrNoEvidence", err)
 	}
 	in = lodging2026
 	in.Subjects = []string{"parking"}
-	_, err = p.Run(context.Background(), in, RunOptions{Builder: sampleBuilder(t, 0), Dir: stageBin(t)})
+	_, err = p.Run(context.Background(), in.RunInput(), RunOptions{Builder: sampleBuilder(t, 0), Dir: stageBin(t)})
 	var ue *selector.UnknownSubjectError
 	if !errors.As(err, &ue) || ue.Subject != "parking" {
 		t.Errorf("unknown subject: Run() = %v, want an *UnknownSubjectError for parking", err)
@@ -556,14 +556,14 @@ func TestRunBuildErrors(t *testing.T) {
 // builder or a bad input.
 func TestRunRefuses(t *testing.T) {
 	bad := parseString(t, "bad.yaml", "stages:\n  a: {exec: [./emit]}\nflow: a >> b\n")
-	if _, err := bad.Run(context.Background(), lodging2026, RunOptions{}); !errors.Is(err, ErrCheck) {
+	if _, err := bad.Run(context.Background(), lodging2026.RunInput(), RunOptions{}); !errors.Is(err, ErrCheck) {
 		t.Errorf("pipeline with errors: Run() = %v, want ErrCheck", err)
 	}
 	build := parseString(t, "build.yaml", "stages:\n  build: {uses: ka2.build}\nflow: build\n")
-	if _, err := build.Run(context.Background(), lodging2026, RunOptions{}); err == nil || !strings.Contains(err.Error(), "RunOptions.Builder") {
+	if _, err := build.Run(context.Background(), lodging2026.RunInput(), RunOptions{}); err == nil || !strings.Contains(err.Error(), "RunOptions.Builder") {
 		t.Errorf("no builder: Run() = %v", err)
 	}
-	if _, err := build.Run(context.Background(), Input{Question: "q"}, RunOptions{Builder: sampleBuilder(t, 0)}); !errors.Is(err, ErrBadInput) {
+	if _, err := build.Run(context.Background(), Input{Question: "q"}.RunInput(), RunOptions{Builder: sampleBuilder(t, 0)}); !errors.Is(err, ErrBadInput) {
 		t.Errorf("bad input: Run() = %v, want ErrBadInput", err)
 	}
 }
