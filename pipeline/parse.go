@@ -173,7 +173,7 @@ var (
 	stagesMap    = &strict.Map{What: "stages", AnyKey: true}
 	stageMap     = &strict.Map{Keys: []strict.Key{{Name: "uses"}, {Name: "exec"}, {Name: "system"}, {Name: "timeout"}, {Name: "context"},
 		{Name: "before"}, {Name: "after"}, {Name: "on_fail"}, {Name: "max_output_bytes"}, {Name: "max_output_tokens"}}}
-	contextMap   = &strict.Map{Keys: []strict.Key{{Name: "source"}, {Name: "sink"}, {Name: "input_schema"}, {Name: "output_schema"},
+	contextMap = &strict.Map{Keys: []strict.Key{{Name: "source"}, {Name: "sink"}, {Name: "input_schema"}, {Name: "output_schema"},
 		{Name: "max_history_turns"}, {Name: "inherit"}}}
 )
 

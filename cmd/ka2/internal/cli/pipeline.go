@@ -3,11 +3,14 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/ka2/ka2/internal/errkind"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"time"
 
@@ -15,6 +18,7 @@ import (
 
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/golden"
 	"github.com/ka2/ka2/internal/atomicfile"
 	"github.com/ka2/ka2/internal/inputfile"
 	"github.com/ka2/ka2/pipeline"
@@ -31,7 +35,7 @@ every hand-off whose schemas do not fit before anything runs; run runs the
 flow, handing each stage exactly the context its declaration asks for.`,
 		Args: cobra.NoArgs,
 	}
-	cmd.AddCommand(NewCmdPipelineCheck(f, nil), NewCmdPipelineRun(f, nil))
+	cmd.AddCommand(NewCmdPipelineCheck(f, nil), NewCmdPipelineRun(f, nil), NewCmdPipelineReplay(f, nil))
 	return cmd
 }
 
@@ -182,7 +186,9 @@ type PipelineRunOptions struct {
 	budgetFlags
 	File      string
 	Input     string
+	InputText string
 	Snapshots string
+	Resume    bool
 	Timeout   time.Duration
 	cmdContext
 }
@@ -192,17 +198,20 @@ type PipelineRunOptions struct {
 func NewCmdPipelineRun(f *Factory, runF func(*PipelineRunOptions) error) *cobra.Command {
 	opts := &PipelineRunOptions{f: f}
 	cmd := &cobra.Command{
-		Use:   "run FILE --input INPUT",
+		Use:   "run FILE (--input INPUT | --input-text TEXT)",
 		Short: "Run a pipeline on one question",
 		Long: `Run checks the pipeline file (any error stops it, exit 1), then runs the flow
 on the run input and prints the last stage's output text and a newline.
 
-The run input (--input FILE, or - for standard input) is a JSON object:
+The run input (--input FILE, or - for standard input) is what the pipeline's
+top-level input_schema declares: when the flow starts with ka2.build (and
+declares none) a request, the ka2-request-v1 protocol:
   {"question": "What is the Beijing lodging limit?", "subjects": ["lodging"],
    "dates": ["2026-09-14"], "lang": "en", "short": false, "require_evidence": false}
-question, subjects (or one "subject") and dates are required; lang defaults
-to en. It is the ka2-request-v1 protocol, and what a ka2.build stage builds
-its contract from.
+(question, subjects or one "subject", and dates are required; lang defaults
+to en); for input_schema: PROTOCOL a JSON value checked against it; without
+either, any JSON value. --input-text TEXT gives plain text instead, for a
+pipeline whose input_schema is string or that declares none.
 
 A ka2.build stage builds the contract with the corpus and budget flags, as
 ka2 build does; its output text and its "contract" artifact are the contract,
@@ -212,13 +221,18 @@ it writes {"output_text": "…"} or {"output": VALUE}, optionally with messages,
 tool_results and artifacts, on stdout.
 
 --snapshots DIR writes each stage's snapshot (what it was given, what it
-produced, its stderr and exit status) as DIR/NN-STAGE.json, also when a stage
-fails. Exit codes: 1 the pipeline file has errors, 2 bad input, 3 and 4 as
+produced, its stderr and exit status, its definition and the digests of the
+definition and the input) as DIR/NN-STAGE.json, also when a stage fails.
+With --resume, a stage whose snapshot in DIR completed with the same digests
+is not run again: its snapshot stands for it, and the rest run. Exit codes: 1 the pipeline file has errors, 2 bad input, 3 and 4 as
 ka2 build (from a ka2.build stage), 6 a stage failed, timed out, or broke its
-schema.`,
+schema, a hook vetoed it, a ka2.verify stage found problems, or its output
+is over its max_output_bytes or max_output_tokens.`,
 		Example: `  ka2 pipeline run answer.pipeline.yaml --input question.json
   echo '{"question":"Lodging limit?","subjects":["lodging"],"dates":["2026-09-14"]}' |
-    ka2 pipeline run answer.pipeline.yaml --input - --snapshots run/`,
+    ka2 pipeline run answer.pipeline.yaml --input - --snapshots run/
+  ka2 pipeline run answer.pipeline.yaml --input question.json --snapshots run/ --resume
+  ka2 pipeline run research.pipeline.yaml --input-text "quantum computing 2024"`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.File = args[0]
@@ -233,8 +247,10 @@ schema.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&opts.Input, "input", "", "the run input: a JSON file with question, subjects and dates (- for stdin)")
+	fs.StringVar(&opts.Input, "input", "", "the run input: a JSON file, as the pipeline's input_schema says (- for stdin)")
+	fs.StringVar(&opts.InputText, "input-text", "", "the run input as plain text, for a pipeline whose input_schema is string or that declares none")
 	fs.StringVar(&opts.Snapshots, "snapshots", "", "write every stage's snapshot into this folder")
+	fs.BoolVar(&opts.Resume, "resume", false, "reuse the snapshots in --snapshots of stages that completed with the same definition and input")
 	fs.DurationVar(&opts.Timeout, "timeout", pipeline.DefaultTimeout, "time limit of an exec stage without its own timeout")
 	opts.corpusFlags.register(fs)
 	opts.budgetFlags.register(fs)
@@ -243,8 +259,12 @@ schema.`,
 
 func (o *PipelineRunOptions) validate() error {
 	switch {
-	case o.Input == "":
-		return usageError{errors.New(`--input is required: a JSON file such as {"question": "…", "subjects": ["lodging"], "dates": ["2026-09-14"]}`)}
+	case o.Input == "" && o.InputText == "":
+		return usageError{errors.New(`--input is required: a JSON file such as {"question": "…", "subjects": ["lodging"], "dates": ["2026-09-14"]}, or --input-text "…" for a plain-text input`)}
+	case o.Input != "" && o.InputText != "":
+		return usageError{errors.New("give --input or --input-text, not both")}
+	case o.Resume && o.Snapshots == "":
+		return usageError{errors.New("--resume needs --snapshots DIR: the folder of the run to resume")}
 	case o.Input == "-" && o.File == "-":
 		return usageError{errors.New("the pipeline file and --input cannot both be standard input")}
 	case o.Timeout <= 0:
@@ -264,33 +284,49 @@ func runPipelineRun(o *PipelineRunOptions) error {
 	if err := p.Diagnostics.Err(); err != nil {
 		return exitError{kind: errkind.BadInput, err: err}
 	}
-	var data []byte
-	if o.Input == "-" {
-		data, err = inputfile.ReadAll(o.f.In, "<stdin>", inputfile.MaxSize)
+	var in pipeline.RunInput
+	if o.InputText != "" {
+		if in, err = p.TextRunInput(o.InputText); err != nil {
+			return fmt.Errorf("--input-text: %w", err)
+		}
 	} else {
-		data, err = inputfile.ReadFile(o.Input, inputfile.MaxSize)
-	}
-	if err != nil {
-		return fmt.Errorf("read --input: %w", err)
-	}
-	in, err := pipeline.ParseInput(data)
-	if err != nil {
-		return fmt.Errorf("--input %s: %w", displayName(o.Input), err)
+		var data []byte
+		if o.Input == "-" {
+			data, err = inputfile.ReadAll(o.f.In, "<stdin>", inputfile.MaxSize)
+		} else {
+			data, err = inputfile.ReadFile(o.Input, inputfile.MaxSize)
+		}
+		if err != nil {
+			return fmt.Errorf("read --input: %w", err)
+		}
+		if in, err = p.ParseRunInput(data); err != nil {
+			return fmt.Errorf("--input %s: %w", displayName(o.Input), err)
+		}
 	}
 	opts := pipeline.RunOptions{Env: o.f.environ(), Timeout: o.Timeout}
 	if o.File != "-" {
 		opts.Dir = filepath.Dir(o.File)
 	}
-	if p.UsesBuild() {
+	if o.Resume {
+		if opts.Resume, err = readSnapshots(o.Snapshots); err != nil {
+			return err
+		}
+	}
+	if p.NeedsBuilder() {
 		if opts.Builder, err = o.builder(o.ctx(), &o.corpusFlags); err != nil {
 			return err
 		}
 	}
 	run, runErr := p.Run(o.ctx(), in, opts)
+	if run != nil {
+		for _, name := range run.Resumed {
+			fmt.Fprintf(o.f.ErrOut, "ka2: stage '%s': resumed from its snapshot in %s\n", name, displayName(o.Snapshots))
+		}
+	}
 	if run != nil && o.Snapshots != "" {
 		// An interrupted run's snapshots say where it stopped: write
 		// them even then (each atomically; they are small).
-		if err := writeSnapshots(context.WithoutCancel(o.ctx()), o.Snapshots, run); err != nil {
+		if err := writeSnapshots(context.WithoutCancel(o.ctx()), o.Snapshots, opts.Dir, run); err != nil {
 			return err
 		}
 	}
@@ -309,12 +345,25 @@ func runPipelineRun(o *PipelineRunOptions) error {
 }
 
 // writeSnapshots writes DIR/NN-STAGE.json for every snapshot, atomically.
-func writeSnapshots(ctx context.Context, dir string, run *pipeline.Run) error {
+// Each stage's snapshot records progDir, where its programs ran, relative
+// to DIR, so that a replay finds them.
+func writeSnapshots(ctx context.Context, dir, progDir string, run *pipeline.Run) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("--snapshots: %w", err)
 	}
+	rel := ""
+	if absDir, err := filepath.Abs(dir); err == nil {
+		if absProg, err := filepath.Abs(progDir); err == nil {
+			if r, err := filepath.Rel(absDir, absProg); err == nil {
+				rel = filepath.ToSlash(r)
+			}
+		}
+	}
 	width := max(2, len(strconv.Itoa(len(run.Snapshots)-1)))
 	for i, s := range run.Snapshots {
+		if s.Definition != nil {
+			s.Dir = rel
+		}
 		var buf bytes.Buffer
 		if err := writeJSON(&buf, s, true); err != nil {
 			return err
@@ -325,4 +374,156 @@ func writeSnapshots(ctx context.Context, dir string, run *pipeline.Run) error {
 		}
 	}
 	return nil
+}
+
+// snapshotName is the name of a snapshot file: NN-STAGE.json.
+var snapshotName = regexp.MustCompile(`^[0-9]+-(.+)\.json$`)
+
+// readSnapshots reads the snapshots in dir by stage. A folder that does not
+// exist yet holds none. A stage with two snapshot files (from runs of
+// different flows) is left out, so neither is reused by mistake.
+func readSnapshots(dir string) (map[string]*pipeline.Snapshot, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("--snapshots: %w", err)
+	}
+	out := map[string]*pipeline.Snapshot{}
+	twice := map[string]bool{}
+	for _, e := range entries {
+		m := snapshotName.FindStringSubmatch(e.Name())
+		if m == nil || !e.Type().IsRegular() {
+			continue
+		}
+		snap, err := readSnapshot(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		if snap.Stage != m[1] || snap.Stage == pipeline.InputStage {
+			continue
+		}
+		if out[snap.Stage] != nil {
+			twice[snap.Stage] = true
+		}
+		out[snap.Stage] = snap
+	}
+	for name := range twice {
+		delete(out, name)
+	}
+	return out, nil
+}
+
+// readSnapshot reads one snapshot file.
+func readSnapshot(name string) (*pipeline.Snapshot, error) {
+	data, err := inputfile.ReadFile(name, inputfile.MaxSize)
+	if err != nil {
+		return nil, fmt.Errorf("read snapshot: %w", err)
+	}
+	var snap pipeline.Snapshot
+	if err := json.Unmarshal(data, &snap); err != nil {
+		return nil, fmt.Errorf("snapshot %s: %w", filepath.ToSlash(name), err)
+	}
+	return &snap, nil
+}
+
+// PipelineReplayOptions are the inputs of `ka2 pipeline replay`.
+type PipelineReplayOptions struct {
+	f *Factory
+	corpusFlags
+	budgetFlags
+	Dir     string
+	Stage   string
+	Timeout time.Duration
+	cmdContext
+}
+
+// NewCmdPipelineReplay makes `ka2 pipeline replay`. runF replaces the run
+// step in tests.
+func NewCmdPipelineReplay(f *Factory, runF func(*PipelineReplayOptions) error) *cobra.Command {
+	opts := &PipelineReplayOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "replay DIR STAGE",
+		Short: "Run one stage again from its snapshot and compare its output",
+		Long: `Replay reads STAGE's snapshot in DIR (the --snapshots folder of a run), runs
+the stage again on the context it recorded (what the stage read, after its
+before hooks) with its recorded definition, and prints the output text and a
+newline. Hooks, schemas and output limits are not applied.
+
+Exit codes: 0 the output equals the recorded one; 1 it differs, and stderr
+shows a diff (recorded, then replayed); 2 no such snapshot, or a bad one; 6
+the stage failed. A ka2.build or ka2.verify stage uses the corpus and budget
+flags, as ka2 build does.`,
+		Example: `  ka2 pipeline run answer.pipeline.yaml --input question.json --snapshots run/
+  ka2 pipeline replay run/ answer`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Dir, opts.Stage = args[0], args[1]
+			opts.Ctx = cmd.Context()
+			if opts.Timeout <= 0 {
+				return usageError{fmt.Errorf("--timeout %s: give a positive duration such as 30s", opts.Timeout)}
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runPipelineReplay(opts)
+		},
+	}
+	fs := cmd.Flags()
+	fs.DurationVar(&opts.Timeout, "timeout", pipeline.DefaultTimeout, "time limit of an exec stage whose snapshot records none")
+	opts.corpusFlags.register(fs)
+	opts.budgetFlags.register(fs)
+	return cmd
+}
+
+func runPipelineReplay(o *PipelineReplayOptions) error {
+	entries, err := os.ReadDir(o.Dir)
+	if err != nil {
+		return exitError{kind: errkind.BadInput, err: fmt.Errorf("replay: %w", err)}
+	}
+	var file string
+	for _, e := range entries {
+		if m := snapshotName.FindStringSubmatch(e.Name()); m != nil && m[1] == o.Stage {
+			if file != "" {
+				return exitError{kind: errkind.BadInput, err: fmt.Errorf("replay: %s holds two snapshots of stage '%s' (%s and %s); remove the stale one",
+					displayName(o.Dir), o.Stage, file, e.Name())}
+			}
+			file = e.Name()
+		}
+	}
+	if file == "" {
+		return exitError{kind: errkind.BadInput, err: fmt.Errorf("replay: %s holds no snapshot of stage '%s' (no NN-%s.json)",
+			displayName(o.Dir), o.Stage, o.Stage)}
+	}
+	snap, err := readSnapshot(filepath.Join(o.Dir, file))
+	if err != nil {
+		return exitError{kind: errkind.BadInput, err: err}
+	}
+	opts := pipeline.RunOptions{Env: o.f.environ(), Timeout: o.Timeout, Dir: filepath.Join(o.Dir, filepath.FromSlash(snap.Dir))}
+	if snap.Definition != nil && snap.Definition.Uses != "" {
+		if opts.Builder, err = o.builder(o.ctx(), &o.corpusFlags); err != nil {
+			return err
+		}
+	}
+	res, err := pipeline.Replay(o.ctx(), snap, opts)
+	if err != nil {
+		var se *pipeline.StageError
+		if errors.As(err, &se) {
+			return exitError{kind: errkind.StageFailed, err: err}
+		}
+		if errors.Is(err, pipeline.ErrBadInput) {
+			return exitError{kind: errkind.BadInput, err: fmt.Errorf("%s: %w", filepath.ToSlash(filepath.Join(o.Dir, file)), err)}
+		}
+		return err
+	}
+	if _, err := fmt.Fprintln(o.f.Out, res.Output); err != nil {
+		return err
+	}
+	if res.Equal() {
+		return nil
+	}
+	fmt.Fprint(o.f.ErrOut, golden.Diff("recorded", []byte(res.Recorded), "replayed", []byte(res.Output)))
+	return exitError{kind: errkind.CheckFailed, err: fmt.Errorf("stage '%s': the replayed output differs from the recorded one in %s",
+		o.Stage, filepath.ToSlash(filepath.Join(o.Dir, file)))}
 }

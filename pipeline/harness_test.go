@@ -1,0 +1,477 @@
+//go:build unix
+
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// The tests here run real exec stages and hooks: the shell scripts in
+// testdata/scripts.
+
+// scriptsDir is the folder of the test scripts, which exec paths such as
+// ./count are relative to.
+func scriptsDir(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs("testdata/scripts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// runScripts parses src, wants it clean, and runs it on in with the test
+// scripts and the sample corpus's builder.
+func runScripts(t *testing.T, src string, in RunInput, resume map[string]*Snapshot) (*Run, error) {
+	t.Helper()
+	p := parseString(t, "harness.yaml", src)
+	if err := p.Diagnostics.Err(); err != nil {
+		t.Fatalf("check: %v\n%s", err, diagnosticsText(p.Diagnostics))
+	}
+	return p.Run(context.Background(), in, RunOptions{Builder: sampleBuilder(t, 0), Dir: scriptsDir(t), Timeout: 20 * time.Second, Resume: resume})
+}
+
+// counted is how many times a count script ran with counter file name.
+func counted(t *testing.T, name string) int {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Count(string(b), "ran\n")
+}
+
+// countStage is a stage that runs the count script with its own counter
+// file in dir and prints out, then the extra lines.
+func countStage(dir, name, out string, extra ...string) string {
+	return rawStage(name, append([]string{fmt.Sprintf("exec: [./count, '%s', '%s']", filepath.Join(dir, name), out)}, extra...)...)
+}
+
+// TestHookVeto: each kind of hook vetoes the stage it runs around by
+// exiting non-zero; the run stops there with exit status 6's error, naming
+// the hook and the stage, and a before veto keeps the stage from running.
+func TestHookVeto(t *testing.T) {
+	tests := []struct {
+		kind      string
+		top       string // the pipeline's hooks block
+		stage     string // lines added to stage b
+		wantBRuns int
+	}{
+		{kind: "before", stage: "before: [./veto, no ticket]", wantBRuns: 0},
+		{kind: "after", stage: "after: [./veto, no ticket]", wantBRuns: 1},
+		{kind: "before_stage", top: "hooks: {before_stage: [./veto, no ticket]}\n", wantBRuns: 0},
+		{kind: "after_stage", top: "hooks: {after_stage: [./veto, no ticket]}\n", wantBRuns: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.kind, func(t *testing.T) {
+			dir := t.TempDir()
+			var extra []string
+			if tt.stage != "" {
+				extra = append(extra, tt.stage)
+			}
+			src := tt.top + "stages:\n" + countStage(dir, "a", `{"output_text":"a"}`) +
+				countStage(dir, "b", `{"output_text":"b"}`, extra...) + "flow: a >> b\n"
+			run, err := runScripts(t, src, TextInputOf("go"), nil)
+			var se *StageError
+			if !errors.Is(err, ErrVetoed) || !errors.As(err, &se) || se.Step != tt.kind || se.ExitCode != 3 {
+				t.Fatalf("Run() error = %v, want a veto by hook %s", err, tt.kind)
+			}
+			wantStage := "b"
+			if tt.top != "" { // a pipeline hook runs around every stage: a is the first it stops
+				wantStage = "a"
+			}
+			want := fmt.Sprintf("stage '%s': vetoed by a hook: hook %s (./veto no ticket) of stage '%s' exited with status 3: no ticket",
+				wantStage, tt.kind, wantStage)
+			if err.Error() != want {
+				t.Errorf("Run() error\n got %s\nwant %s", err, want)
+			}
+			if tt.top == "" {
+				if got := counted(t, filepath.Join(dir, "b")); got != tt.wantBRuns {
+					t.Errorf("stage b ran %d times, want %d", got, tt.wantBRuns)
+				}
+			}
+			last := run.Snapshots[len(run.Snapshots)-1]
+			if len(last.Hooks) != 1 || last.Hooks[0].Hook != tt.kind || last.Hooks[0].ExitCode != 3 || last.Hooks[0].Stderr != "no ticket\n" {
+				t.Errorf("the snapshot's hooks = %+v, want the veto recorded", last.Hooks)
+			}
+		})
+	}
+}
+
+// TestHookArtifacts: artifacts that hooks print reach a downstream stage
+// that inherits artifacts, and only that one.
+func TestHookArtifacts(t *testing.T) {
+	dir := t.TempDir()
+	src := "hooks:\n  after_stage: [./artifact, audit, '\"seen\"']\nstages:\n" +
+		countStage(dir, "a", `{"output_text":"a","artifacts":{"own":1}}`, `before: [./artifact, ticket, '{"id": 7}']`) +
+		countStage(dir, "b", `{"output_text":"b"}`, "context: {inherit: [artifacts]}") +
+		countStage(dir, "c", `{"output_text":"c"}`) +
+		"flow: a >> b >> c\n"
+	run, err := runScripts(t, src, TextInputOf("go"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	arts := func(m map[string]json.RawMessage) map[string]string {
+		out := map[string]string{}
+		for k, v := range m {
+			out[k] = string(v)
+		}
+		return out
+	}
+	// a's own before hook added ticket, which a saw in its context.
+	if diff := cmp.Diff(map[string]string{"ticket": `{"id":7}`}, arts(snapshot(t, run, "a").Context.Artifacts)); diff != "" {
+		t.Errorf("a's context artifacts mismatch (-want +got):\n%s", diff)
+	}
+	want := map[string]string{"ticket": `{"id":7}`, "own": "1", "audit": `"seen"`}
+	if diff := cmp.Diff(want, arts(snapshot(t, run, "a").Artifacts)); diff != "" {
+		t.Errorf("a's artifacts mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want, arts(snapshot(t, run, "b").Context.Artifacts)); diff != "" {
+		t.Errorf("b inherits the hooks' artifacts: mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]string{}, arts(snapshot(t, run, "c").Context.Artifacts)); diff != "" {
+		t.Errorf("c inherits nothing: mismatch (-want +got):\n%s", diff)
+	}
+	var kinds []string
+	for _, h := range snapshot(t, run, "a").Hooks {
+		kinds = append(kinds, h.Hook+":"+strings.Join(h.Artifacts, ","))
+	}
+	if diff := cmp.Diff([]string{"before:ticket", "after_stage:audit"}, kinds); diff != "" {
+		t.Errorf("a's hook runs mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestHookBadOutput: a hook that prints something other than artifacts
+// stops the stage, naming the hook.
+func TestHookBadOutput(t *testing.T) {
+	dir := t.TempDir()
+	src := "stages:\n" + countStage(dir, "a", `{"output_text":"a"}`, `after: [./count, '`+filepath.Join(dir, "h")+`', '{"output_text":"x"}']`) + "flow: a\n"
+	_, err := runScripts(t, src, TextInputOf("go"), nil)
+	if !errors.Is(err, ErrBadOutput) || !strings.Contains(err.Error(), "hook after (./count") || !strings.Contains(err.Error(), `unknown field "output_text"`) {
+		t.Errorf("Run() error = %v, want ErrBadOutput naming the hook", err)
+	}
+}
+
+// TestVerifyStage: ka2.verify passes the contract on unchanged with a
+// verification artifact downstream stages inherit; a stage that tampers
+// with a quote between build and verify fails it (on_fail: stop, the
+// default) or is only recorded (on_fail: continue).
+func TestVerifyStage(t *testing.T) {
+	tests := []struct {
+		name    string
+		tamper  bool
+		onFail  string
+		wantErr bool
+		wantOK  bool
+	}{
+		{name: "untouched contract passes", wantOK: true},
+		{name: "tampered quote stops the run", tamper: true, wantErr: true},
+		{name: "tampered quote with on_fail continue is recorded", tamper: true, onFail: "on_fail: continue"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			flow := "build >> verify >> use"
+			stages := "  build: {uses: ka2.build}\n"
+			if tt.tamper {
+				flow = "build >> tamper >> verify >> use"
+				stages += rawStage("tamper", "exec: [./tamper]", "context: {input_schema: ka2-context-v1, output_schema: ka2-context-v1}")
+			}
+			verify := []string{"uses: ka2.verify"}
+			if tt.onFail != "" {
+				verify = append(verify, tt.onFail)
+			}
+			stages += rawStage("verify", verify...) +
+				countStage(dir, "use", `{"output_text":"used"}`, "context: {input_schema: ka2-context-v1, inherit: [artifacts]}")
+			run, err := runScripts(t, "stages:\n"+stages+"flow: "+flow+"\n", lodging2026.RunInput(), nil)
+			if tt.wantErr {
+				var se *StageError
+				if !errors.Is(err, ErrVerification) || !errors.As(err, &se) || se.Stage != "verify" {
+					t.Fatalf("Run() error = %v, want ErrVerification at stage verify", err)
+				}
+				if !strings.Contains(err.Error(), "quote") {
+					t.Errorf("error %q does not name the quote problem", err)
+				}
+				if counted(t, filepath.Join(dir, "use")) != 0 {
+					t.Errorf("the stage after a failed verification ran")
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			v := snapshot(t, run, "verify")
+			var got Verification
+			if err := json.Unmarshal(v.Artifacts["verification"], &got); err != nil {
+				t.Fatalf("verification artifact %s: %v", v.Artifacts["verification"], err)
+			}
+			if got.OK != tt.wantOK || got.OK != (len(got.Problems) == 0) {
+				t.Errorf("verification = %+v, want ok %v", got, tt.wantOK)
+			}
+			if tt.tamper && (len(got.Problems) == 0 || got.Problems[0].Code != "quote" || got.Problems[0].Where != "/evidence/0/quote") {
+				t.Errorf("problems = %+v, want a quote problem at /evidence/0/quote", got.Problems)
+			}
+			// The contract passes on unchanged.
+			names := strings.Split(flow, " >> ")
+			upstream := snapshot(t, run, names[len(names)-3])
+			if v.OutputText != upstream.OutputText {
+				t.Errorf("ka2.verify changed the contract:\n got %s\nwant %s", v.OutputText, upstream.OutputText)
+			}
+			if !tt.wantErr {
+				if string(snapshot(t, run, "use").Context.Artifacts["verification"]) != string(v.Artifacts["verification"]) {
+					t.Errorf("the downstream stage did not inherit the verification")
+				}
+			}
+		})
+	}
+}
+
+// TestResume: a run fails at stage 3; the stage is fixed and the run
+// resumed from its snapshots: stages 1 and 2 are not run again (their
+// counter files say so), stage 3 and what follows run. A changed stage
+// definition or input runs that stage again.
+func TestResume(t *testing.T) {
+	dir := t.TempDir()
+	head := "stages:\n" + countStage(dir, "s1", `{"output_text":"one"}`) + countStage(dir, "s2", `{"output_text":"two"}`, "context: {inherit: [messages]}")
+	broken := head + rawStage("s3", "exec: [./veto, broken]") + countStage(dir, "s4", `{"output_text":"four"}`) + "flow: s1 >> s2 >> s3 >> s4\n"
+	fixed := head + countStage(dir, "s3", `{"output_text":"three"}`) + countStage(dir, "s4", `{"output_text":"four"}`) + "flow: s1 >> s2 >> s3 >> s4\n"
+	byStage := func(run *Run) map[string]*Snapshot {
+		m := map[string]*Snapshot{}
+		for _, s := range run.Snapshots {
+			// Through JSON, as --snapshots writes and --resume reads them.
+			b, err := marshal(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var c Snapshot
+			if err := json.Unmarshal(b, &c); err != nil {
+				t.Fatal(err)
+			}
+			m[s.Stage] = &c
+		}
+		return m
+	}
+	counts := func() []int {
+		return []int{counted(t, filepath.Join(dir, "s1")), counted(t, filepath.Join(dir, "s2")),
+			counted(t, filepath.Join(dir, "s3")), counted(t, filepath.Join(dir, "s4"))}
+	}
+
+	first, err := runScripts(t, broken, TextInputOf("q"), nil)
+	if se := (*StageError)(nil); !errors.As(err, &se) || se.Stage != "s3" {
+		t.Fatalf("first run: %v, want a failure at s3", err)
+	}
+	if diff := cmp.Diff([]int{1, 1, 0, 0}, counts()); diff != "" {
+		t.Fatalf("first run counts mismatch (-want +got):\n%s", diff)
+	}
+	second, err := runScripts(t, fixed, TextInputOf("q"), byStage(first))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]int{1, 1, 1, 1}, counts()); diff != "" {
+		t.Errorf("resumed run counts mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"s1", "s2"}, second.Resumed); diff != "" {
+		t.Errorf("Resumed mismatch (-want +got):\n%s", diff)
+	}
+	if second.Output() != "four" {
+		t.Errorf("output %q", second.Output())
+	}
+
+	// Everything completed: a third run reuses every stage.
+	third, err := runScripts(t, fixed, TextInputOf("q"), byStage(second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]int{1, 1, 1, 1}, counts()); diff != "" || len(third.Resumed) != 4 {
+		t.Errorf("third run: counts mismatch (-want +got):\n%s; resumed %v", diff, third.Resumed)
+	}
+
+	// A changed definition of s2 runs s2 again; s3 and s4 get the same
+	// input as before (s2's output did not change), so they are reused.
+	changed := strings.Replace(fixed, "context: {inherit: [messages]}", "context: {inherit: [messages]}\n    system: be brief", 1)
+	fourth, err := runScripts(t, changed, TextInputOf("q"), byStage(third))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]int{1, 2, 1, 1}, counts()); diff != "" {
+		t.Errorf("changed s2: counts mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"s1", "s3", "s4"}, fourth.Resumed); diff != "" {
+		t.Errorf("changed s2: Resumed mismatch (-want +got):\n%s", diff)
+	}
+
+	// Another run input changes every stage's input.
+	if _, err := runScripts(t, changed, TextInputOf("another question"), byStage(fourth)); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]int{2, 3, 1, 1}, counts()); diff != "" {
+		// s3 and s4 read plain text from s2, whose output is still "two".
+		t.Errorf("changed input: counts mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestReplay: a stage replayed from its snapshot gives the recorded output
+// (equal) until what it depends on outside its context changes
+// (different).
+func TestReplay(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "value")
+	if err := os.WriteFile(file, []byte("first\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := "stages:\n" + rawStage("show", fmt.Sprintf("exec: [./showfile, '%s']", file)) + "flow: show\n"
+	run, err := runScripts(t, src, TextInputOf("q"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := snapshot(t, run, "show")
+	opts := RunOptions{Dir: scriptsDir(t), Timeout: 20 * time.Second}
+	res, err := Replay(context.Background(), snap, opts)
+	if err != nil || !res.Equal() || res.Output != "first" {
+		t.Fatalf("Replay() = %+v, %v; want equal output first", res, err)
+	}
+	if err := os.WriteFile(file, []byte("second\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err = Replay(context.Background(), snap, opts)
+	if err != nil || res.Equal() || res.Recorded != "first" || res.Output != "second" {
+		t.Fatalf("Replay() = %+v, %v; want first recorded, second now", res, err)
+	}
+	if _, err := Replay(context.Background(), snapshot(t, run, InputStage), opts); !errors.Is(err, ErrBadInput) {
+		t.Errorf("Replay(the run input) = %v, want ErrBadInput", err)
+	}
+}
+
+// TestPlainTextInput: a pipeline whose input_schema is string starts from
+// plain text, which reaches the first stage as its user message.
+func TestPlainTextInput(t *testing.T) {
+	const src = "input_schema: string\nstages:\n  research: {exec: [./echo]}\n  summarize: {exec: [./echo]}\nflow: research >> summarize\n"
+	p := parseString(t, "text.yaml", src)
+	in, err := p.TextRunInput("quantum computing 2024")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := runScripts(t, src, in, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]Message{{Role: "user", Content: "quantum computing 2024"}}, snapshot(t, run, "research").Context.Messages); diff != "" {
+		t.Errorf("research's messages mismatch (-want +got):\n%s", diff)
+	}
+	if got := run.Output(); got != "echo: echo: quantum computing 2024" {
+		t.Errorf("output %q", got)
+	}
+	if got := string(snapshot(t, run, InputStage).Artifacts[InputStage]); got != `"quantum computing 2024"` {
+		t.Errorf("input artifact %s", got)
+	}
+	// A JSON string is the same input.
+	if in2, err := p.ParseRunInput([]byte(`"quantum computing 2024"`)); err != nil || !in2.IsText() || in2.Text != in.Text {
+		t.Errorf("ParseRunInput(JSON string) = %+v, %v", in2, err)
+	}
+}
+
+// TestRunInputs: what each kind of pipeline takes as its run input.
+func TestRunInputs(t *testing.T) {
+	const proto = "protocols:\n  Topic: {topic: string}\n"
+	tests := []struct {
+		name    string
+		src     string
+		text    string // a plain-text input, or
+		json    string // a JSON input
+		want    string // the input's text, or
+		wantErr string
+	}{
+		{name: "text to a request pipeline", src: "stages: {b: {uses: ka2.build}}\nflow: b\n", text: "hello",
+			wantErr: "the pipeline's run input is ka2-request-v1, a JSON document"},
+		{name: "text to an undeclared pipeline", src: "stages: {a: {exec: [./a]}}\nflow: a\n", text: "hello", want: "hello"},
+		{name: "empty text", src: "input_schema: string\nstages: {a: {exec: [./a]}}\nflow: a\n", text: " ", wantErr: "the text is empty"},
+		{name: "any JSON to an undeclared pipeline", src: "stages: {a: {exec: [./a]}}\nflow: a\n", json: "[1, 2]", want: "[1,2]"},
+		{name: "not JSON", src: "stages: {a: {exec: [./a]}}\nflow: a\n", json: "[1, 2", wantErr: "not a JSON value"},
+		{name: "a protocol", src: proto + "input_schema: Topic\nstages: {a: {exec: [./a], context: {input_schema: Topic}}}\nflow: a\n",
+			json: `{"topic": "x"}`, want: `{"topic":"x"}`},
+		{name: "breaks the protocol", src: proto + "input_schema: Topic\nstages: {a: {exec: [./a], context: {input_schema: Topic}}}\nflow: a\n",
+			json: `{"topic": 1}`, wantErr: "breaks the pipeline's input_schema 'Topic'"},
+		{name: "a number to a string pipeline", src: "input_schema: string\nstages: {a: {exec: [./a]}}\nflow: a\n", json: "1",
+			wantErr: "give plain text or a JSON string"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := parseString(t, "in.yaml", tt.src)
+			if err := p.Diagnostics.Err(); err != nil {
+				t.Fatalf("check: %s", diagnosticsText(p.Diagnostics))
+			}
+			var in RunInput
+			var err error
+			if tt.json != "" {
+				in, err = p.ParseRunInput([]byte(tt.json))
+			} else {
+				in, err = p.TextRunInput(tt.text)
+			}
+			if tt.wantErr != "" {
+				if !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error = %v, want ErrBadInput with %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || in.text() != tt.want {
+				t.Errorf("input = %q, %v; want %q", in.text(), err, tt.want)
+			}
+		})
+	}
+}
+
+// TestOutputLimits: output over max_output_bytes or max_output_tokens
+// fails the stage naming the limit; exactly at the limit passes.
+func TestOutputLimits(t *testing.T) {
+	reserve := sampleBuilder(t, 0).Limits.Reserve
+	tests := []struct {
+		name    string
+		out     string
+		limit   string
+		input   string // the stage's context block
+		wantErr string
+	}{
+		{name: "bytes: exactly full", out: "0123456789", limit: "max_output_bytes: 10"},
+		{name: "bytes: one over", out: "0123456789A", limit: "max_output_bytes: 10",
+			wantErr: "stage 'a': stage output over its limit: its output text is 11 bytes, over its max_output_bytes 10 by 1"},
+		{name: "bytes count bytes, not characters", out: "ééééé+", limit: "max_output_bytes: 10", wantErr: "is 11 bytes"},
+		{name: "tokens: reserve, exactly full", out: strings.Repeat("é", reserve), limit: "max_output_tokens: reserve",
+			input: "context: {input_schema: ka2-context-v1}"},
+		{name: "tokens: reserve, one over", out: strings.Repeat("é", reserve+1), limit: "max_output_tokens: reserve",
+			input: "context: {input_schema: ka2-context-v1}",
+			wantErr: fmt.Sprintf("its output text is %d codepoint units, over the contract's output reserve R = %d (max_output_tokens: reserve) by 1", reserve+1, reserve)},
+		{name: "tokens: a number", out: "abcd", limit: "max_output_tokens: 3", wantErr: "is 4 codepoint units, over its max_output_tokens 3 by 1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			lines := []string{tt.limit}
+			if tt.input != "" {
+				lines = append(lines, tt.input)
+			}
+			src := "stages:\n  build: {uses: ka2.build}\n" + countStage(dir, "a", `{"output_text":"`+tt.out+`"}`, lines...) + "flow: build >> a\n"
+			_, err := runScripts(t, src, lodging2026.RunInput(), nil)
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			var se *StageError
+			if !errors.Is(err, ErrOutputLimit) || !errors.As(err, &se) || se.Step != "output" || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("Run() error = %v, want ErrOutputLimit with %q", err, tt.wantErr)
+			}
+		})
+	}
+}
