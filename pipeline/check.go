@@ -153,13 +153,19 @@ func (ps *parser) compatible(from *provider, st *Stage, pos Pos) {
 			"%s: the run input declares no input_schema, so nothing says it fits input_schema='%s'", pair, want)
 		return
 	case from.schema == "":
-		ps.errorf(CodeIncompatible, pos,
-			fmt.Sprintf("Declare %s.context.output_schema (a subtype of '%s'), or remove %s.context.input_schema", from.name, want, st.Name),
+		fix := fmt.Sprintf("Declare %s.context.output_schema (a subtype of '%s'), or remove %s.context.input_schema", from.name, want, st.Name)
+		if builtinRunner(st.Uses) {
+			fix = fmt.Sprintf("Declare %s.context.output_schema (a subtype of '%s', which %s reads)", from.name, want, st.Uses)
+		}
+		ps.errorf(CodeIncompatible, pos, fix,
 			"%s: upstream declares no output_schema, so nothing says '%s' writes what input_schema='%s' requires", pair, from.name, want)
 		return
 	case from.schema == TextInput:
-		ps.errorf(CodeIncompatible, pos,
-			fmt.Sprintf("Declare input_schema: %s at the top level, or remove %s.context.input_schema to take the text as it is", want, st.Name),
+		fix := fmt.Sprintf("Declare input_schema: %s at the top level, or remove %s.context.input_schema to take the text as it is", want, st.Name)
+		if builtinRunner(st.Uses) {
+			fix = fmt.Sprintf("Declare input_schema: %s at the top level; %s reads nothing else", want, st.Uses)
+		}
+		ps.errorf(CodeIncompatible, pos, fix,
 			"%s: the run input is plain text (input_schema: %s), not input_schema='%s'", pair, TextInput, want)
 		return
 	}

@@ -269,7 +269,7 @@ func (ps *parser) stage(st *Stage, se entry) {
 			"stage '%s' has an empty exec", st.Name)
 	}
 	if builtinRunner(st.Uses) && st.Timeout != 0 {
-		ps.errorf(CodeBadValue, timeoutPos, "Remove timeout; it limits exec stages and hooks",
+		ps.errorf(CodeBadValue, timeoutPos, "Remove timeout; it limits exec stages",
 			"stage '%s' runs %s in process, which takes no timeout", st.Name, st.Uses)
 	}
 	if st.OnFail != "" && st.Uses != UsesVerify {
