@@ -449,7 +449,7 @@ func TestOutputLimits(t *testing.T) {
 		{name: "tokens: reserve, exactly full", out: strings.Repeat("é", reserve), limit: "max_output_tokens: reserve",
 			input: "context: {input_schema: ka2-context-v1}"},
 		{name: "tokens: reserve, one over", out: strings.Repeat("é", reserve+1), limit: "max_output_tokens: reserve",
-			input: "context: {input_schema: ka2-context-v1}",
+			input:   "context: {input_schema: ka2-context-v1}",
 			wantErr: fmt.Sprintf("its output text is %d codepoint units, over the contract's output reserve R = %d (max_output_tokens: reserve) by 1", reserve+1, reserve)},
 		{name: "tokens: a number", out: "abcd", limit: "max_output_tokens: 3", wantErr: "is 4 codepoint units, over its max_output_tokens 3 by 1"},
 	}

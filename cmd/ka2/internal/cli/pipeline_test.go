@@ -71,8 +71,9 @@ func TestPipelineCheckFlags(t *testing.T) {
 
 func TestPipelineRunFlags(t *testing.T) {
 	type opts struct {
-		File, Input, Snapshots, Corpus, Counter string
-		Timeout                                 time.Duration
+		File, Input, InputText, Snapshots, Corpus, Counter string
+		Resume                                             bool
+		Timeout                                            time.Duration
 	}
 	tests := []struct {
 		name    string
@@ -85,6 +86,10 @@ func TestPipelineRunFlags(t *testing.T) {
 		{name: "all flags", args: []string{"p.yaml", "--input", "-", "--snapshots", "out", "--timeout", "5s", "--corpus", "c", "--counter", "cl100k_base"},
 			want: opts{File: "p.yaml", Input: "-", Snapshots: "out", Timeout: 5 * time.Second, Corpus: "c", Counter: "cl100k_base"}},
 		{name: "no input", args: []string{"p.yaml"}, wantErr: "--input is required"},
+		{name: "input text", args: []string{"p.yaml", "--input-text", "quantum computing 2024", "--snapshots", "s", "--resume"},
+			want: opts{File: "p.yaml", InputText: "quantum computing 2024", Snapshots: "s", Resume: true, Timeout: time.Minute}},
+		{name: "both inputs", args: []string{"p.yaml", "--input", "q.json", "--input-text", "q"}, wantErr: "not both"},
+		{name: "resume without snapshots", args: []string{"p.yaml", "--input", "q.json", "--resume"}, wantErr: "--resume needs --snapshots"},
 		{name: "stdin twice", args: []string{"-", "--input", "-"}, wantErr: "cannot both be standard input"},
 		{name: "zero timeout", args: []string{"p.yaml", "--input", "q.json", "--timeout", "0s"}, wantErr: "positive duration"},
 	}
@@ -105,7 +110,8 @@ func TestPipelineRunFlags(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			g := opts{File: got.File, Input: got.Input, Snapshots: got.Snapshots, Timeout: got.Timeout, Corpus: got.Corpus, Counter: got.Counter}
+			g := opts{File: got.File, Input: got.Input, InputText: got.InputText, Snapshots: got.Snapshots, Resume: got.Resume,
+				Timeout: got.Timeout, Corpus: got.Corpus, Counter: got.Counter}
 			if diff := cmp.Diff(tt.want, g); diff != "" {
 				t.Errorf("options mismatch (-want +got):\n%s", diff)
 			}
