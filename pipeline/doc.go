@@ -80,6 +80,23 @@
 // tool_results, artifacts, output_text, output_schema, stderr, exit code),
 // which together replay the run.
 //
+// Hooks (a stage's before and after, the pipeline's before_stage and
+// after_stage) run under the same rules as exec programs; a non-zero exit
+// vetoes the stage (ErrVetoed), and {"artifacts": {…}} on stdout adds
+// artifacts to its snapshot. A ka2.verify stage verifies the contract it
+// is handed (contract.Builder.Verify) and passes it on with a
+// "verification" artifact. max_output_bytes and max_output_tokens limit a
+// stage's output text (ErrOutputLimit).
+//
+// The run input is what RunInputSchema says: a request for a flow that
+// starts with ka2.build, else the declared top-level input_schema (a
+// protocol, or string for plain text), else any JSON value or text.
+//
+// Each stage's snapshot records its StageDefinition and the Digests of
+// the definition and of its input; RunOptions.Resume reuses a completed
+// snapshot with equal digests instead of running the stage, and Replay
+// runs a stage again from its snapshot.
+//
 // An exec stage's program runs in its own process group (on Unix). When
 // the program exits, times out, is cancelled or writes more than 32 MiB on
 // stdout, the whole group is ended, so nothing it started outlives the
