@@ -309,7 +309,7 @@ func runPipelineRun(o *PipelineRunOptions) error {
 	}
 	if o.Resume {
 		if opts.Resume, err = readSnapshots(o.Snapshots); err != nil {
-			return err
+			return exitError{kind: errkind.BadInput, err: err}
 		}
 	}
 	if p.NeedsBuilder() {

@@ -151,3 +151,17 @@ func TestPipelineInputText(t *testing.T) {
 		t.Errorf("request pipeline: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
+
+// TestPipelineResumeBadSnapshot: a snapshot that is not JSON is an input
+// error (exit 2) naming the file, and nothing runs.
+func TestPipelineResumeBadSnapshot(t *testing.T) {
+	snaps := t.TempDir()
+	if err := os.WriteFile(filepath.Join(snaps, "01-build.json"), []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := pipelineCLI(t, "", "pipeline", "run", "../../../../examples/pipeline/pipeline.yaml",
+		"--input", "../../../../examples/pipeline/question.json", "--snapshots", snaps, "--resume")
+	if code != 2 || out != "" || !strings.Contains(errOut, "01-build.json") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
