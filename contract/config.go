@@ -38,7 +38,16 @@ type Config struct {
 	// Capacity, Reserve and Wrapper replace the definition's limits for the
 	// counter when they are not nil.
 	Capacity, Reserve, Wrapper *int
+	// Filter, when not nil, narrows the files the corpus folder is read
+	// from (see CorpusFilter).
+	Filter CorpusFilter
 }
+
+// CorpusFilter narrows what a load reads of the corpus folder dir (as
+// given, not cleaned): it returns fsys, or fsys through corpus.Exclude
+// with a project's exclusions. The folder's own .ka2ignore files apply
+// either way. It is not called for the embedded sample.
+type CorpusFilter func(dir string, fsys fs.FS) fs.FS
 
 // Setting names the part of a Config that a ConfigError is about.
 type Setting string
@@ -83,7 +92,7 @@ func (c Config) BuilderContext(ctx context.Context) (*Builder, error) {
 	if err != nil {
 		return nil, err
 	}
-	corp, err := LoadCorpusContext(ctx, c.Corpus)
+	corp, err := LoadCorpusFiltered(ctx, c.Corpus, c.Filter)
 	if err != nil {
 		return nil, err
 	}
@@ -172,6 +181,17 @@ func LoadCorpus(dir string) (*corpus.Corpus, error) {
 // corpus.LoadContext); it then returns ctx.Err() and no corpus.
 func LoadCorpusContext(ctx context.Context, dir string) (*corpus.Corpus, error) {
 	return LoadCorpusWith(dir, func(fsys fs.FS) (*corpus.Corpus, error) { return corpus.LoadContext(ctx, fsys) })
+}
+
+// LoadCorpusFiltered is LoadCorpusContext, reading the folder through
+// filter when it is not nil.
+func LoadCorpusFiltered(ctx context.Context, dir string, filter CorpusFilter) (*corpus.Corpus, error) {
+	return LoadCorpusWith(dir, func(fsys fs.FS) (*corpus.Corpus, error) {
+		if filter != nil {
+			fsys = filter(dir, fsys)
+		}
+		return corpus.LoadContext(ctx, fsys)
+	})
 }
 
 // LoadCorpusWith is LoadCorpus, reading the files with load: a server

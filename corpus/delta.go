@@ -23,6 +23,8 @@ import (
 // every file Load listed for c that is gone. Which paths those are is the
 // caller's to tell: Update lists nothing.
 func (c *Corpus) Update(fsys fs.FS, read, removed []string) (*Corpus, error) {
+	// The caller asked Ignored about each path it names.
+	fsys, _ = unwrapExclude(fsys)
 	kinds := make(map[string]bool, len(read)+len(removed)) // path: read it again
 	for _, p := range removed {
 		kinds[p] = false

@@ -80,6 +80,7 @@ func load(ctx context.Context, fsys fs.FS, prev *Corpus, keep func(string, fs.Di
 		return nil, err
 	}
 	paths, entries, errs := files(fsys)
+	fsys, _ = unwrapExclude(fsys)
 	sources := make([]*Source, len(paths))
 	bodies := make([]string, len(paths))
 	perFile := make([]diag.List, len(paths))
@@ -261,8 +262,14 @@ func Files(fsys fs.FS) ([]string, diag.List) {
 // files is Files, with the directory entry of each path: nil for a file
 // reached through a linked folder (see Reload).
 func files(fsys fs.FS) ([]string, []fs.DirEntry, diag.List) {
-	w := &walker{fsys: fsys, followed: map[string]string{}}
+	base, extra := unwrapExclude(fsys)
+	w := &walker{fsys: base, followed: map[string]string{}, ignore: newIgnorer(base, extra)}
 	w.walk(".", ".")
+	for _, err := range w.ignore.errs {
+		var pe *fs.PathError
+		errors.As(err, &pe)
+		w.errs = append(w.errs, &diag.Diagnostic{Pos: diag.Pos{Path: pe.Path}, Code: CodeUnreadable, Message: "cannot read: " + unwrapPathError(err), Hint: diag.Fix("make the " + IgnoreFile + " file a readable regular file, or remove it")})
+	}
 	return w.paths, w.entries, w.errs
 }
 
@@ -286,6 +293,8 @@ type walker struct {
 	// followed maps each folder read through a link (its path with every
 	// link resolved) to the link's path.
 	followed map[string]string
+	// ignore leaves out what IgnoreFile files and Exclude patterns name.
+	ignore *ignorer
 }
 
 // walk lists the files below the folder real (every link resolved), naming
@@ -311,6 +320,17 @@ func (w *walker) walk(real, logical string) {
 				return fs.SkipDir
 			}
 			return nil
+		}
+		if q != real && w.ignore.ignored(p, d.IsDir()) {
+			// Left out by a .ka2ignore or an exclude pattern, links
+			// too: an excluded link is never followed or checked.
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			w.ignore.enter(q, p)
 		}
 		isMD := path.Ext(q) == ".md"
 		linked := real != logical

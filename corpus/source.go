@@ -226,7 +226,7 @@ func (p *parser) parse(data []byte) {
 	lines, crlf := splitLines(text)
 	p.src.HasCRLF = crlf
 	if len(lines) == 0 || !isDelimiter(lines[0]) {
-		p.errorf(1, 1, CodeNoFrontMatter, "start the file with a line '---', the keys, then another '---'",
+		p.errorf(1, 1, CodeNoFrontMatter, "start the file with a line '---', the keys, then another '---'; a file that is not a policy (a README) goes in "+IgnoreFile,
 			"missing front matter")
 		return
 	}

@@ -241,22 +241,22 @@ var parseErrorTests = []struct {
 	{
 		name: "empty file",
 		in:   "",
-		want: []string{"[no-front-matter] policies/hotel-v1.md:1:1: missing front matter; start the file with a line '---', the keys, then another '---'"},
+		want: []string{"[no-front-matter] policies/hotel-v1.md:1:1: missing front matter; start the file with a line '---', the keys, then another '---'; a file that is not a policy (a README) goes in .ka2ignore"},
 	},
 	{
 		name: "body only",
 		in:   "The lodging limit is 520 CNY.\n",
-		want: []string{"[no-front-matter] policies/hotel-v1.md:1:1: missing front matter; start the file with a line '---', the keys, then another '---'"},
+		want: []string{"[no-front-matter] policies/hotel-v1.md:1:1: missing front matter; start the file with a line '---', the keys, then another '---'; a file that is not a policy (a README) goes in .ka2ignore"},
 	},
 	{
 		name: "blank line before the front matter",
 		in:   "\n" + doc(hotel, threeLines),
-		want: []string{"[no-front-matter] policies/hotel-v1.md:1:1: missing front matter; start the file with a line '---', the keys, then another '---'"},
+		want: []string{"[no-front-matter] policies/hotel-v1.md:1:1: missing front matter; start the file with a line '---', the keys, then another '---'; a file that is not a policy (a README) goes in .ka2ignore"},
 	},
 	{
 		name: "four dashes",
 		in:   "----\n" + strings.Join(hotel, "\n") + "\n----\n",
-		want: []string{"[no-front-matter] policies/hotel-v1.md:1:1: missing front matter; start the file with a line '---', the keys, then another '---'"},
+		want: []string{"[no-front-matter] policies/hotel-v1.md:1:1: missing front matter; start the file with a line '---', the keys, then another '---'; a file that is not a policy (a README) goes in .ka2ignore"},
 	},
 	{
 		name: "front matter never closed",

@@ -62,7 +62,7 @@ func TestUpdate(t *testing.T) {
 				os.WriteFile(filepath.Join(dir, "a/p3.md"), []byte("no front matter\n"), 0o644)
 			},
 			read:    []string{"a/p3.md"},
-			wantErr: "a/p3.md:1:1: missing front matter; start the file with a line '---', the keys, then another '---'",
+			wantErr: "a/p3.md:1:1: missing front matter; start the file with a line '---', the keys, then another '---'; a file that is not a policy (a README) goes in .ka2ignore",
 		},
 		{
 			name: "all removed",

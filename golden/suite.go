@@ -42,6 +42,10 @@ type LoadOptions struct {
 	// Corpus, when not nil, replaces the corpus of every case, and the
 	// corpus a case file names is not loaded. `ka2 impact` uses it.
 	Corpus *corpus.Corpus
+	// Filter narrows the files of each corpus folder the cases name (a
+	// project's exclusions); nil reads what the folder's own .ka2ignore
+	// files leave.
+	Filter contract.CorpusFilter
 }
 
 // Load reads every case file (*.yaml) in the given files and folders,
@@ -244,7 +248,7 @@ func (s *Suite) resolve(ctx context.Context, opts LoadOptions) (diag.List, error
 		if ix == nil {
 			x, ok := indexes[c.Config.Corpus]
 			if !ok {
-				corp, err := contract.LoadCorpusContext(ctx, filepath.FromSlash(c.Config.Corpus))
+				corp, err := contract.LoadCorpusFiltered(ctx, filepath.FromSlash(c.Config.Corpus), opts.Filter)
 				if cerr := ctx.Err(); cerr != nil {
 					return nil, cerr
 				}

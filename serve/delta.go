@@ -153,6 +153,9 @@ func classifyChange(fsys fs.FS, c *corpus.Corpus, stats fileStats, p string) (in
 		return pathFull, nil
 	}
 	parts := strings.Split(p, "/")
+	if parts[len(parts)-1] == corpus.IgnoreFile {
+		return pathFull, nil // what the corpus leaves out changed
+	}
 	for _, part := range parts {
 		if strings.HasPrefix(part, ".") {
 			return pathIgnore, nil
@@ -168,6 +171,17 @@ func classifyChange(fsys fs.FS, c *corpus.Corpus, stats fileStats, p string) (in
 	}
 	isMD := path.Ext(p) == ".md"
 	_, known := stats[p]
+	if isMD {
+		ignored, err := corpus.Ignored(fsys, p)
+		switch {
+		case err != nil:
+			return pathFull, nil // the load reports the unreadable file
+		case ignored && known:
+			return pathRemove, nil // cannot happen without a changed ignore file, which loads in full
+		case ignored:
+			return pathIgnore, nil
+		}
+	}
 	info, err := fs.Lstat(fsys, p)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

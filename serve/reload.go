@@ -44,7 +44,7 @@ func (s *Server) load(ctx context.Context, prev *Snapshot, changed []string) (*S
 	if changed != nil && prev == nil {
 		changed = nil
 	}
-	corp, stats, err := loadCorpus(ctx, s.cfg.Build.Corpus, prevCorpus, prevStats, changed, cutoff)
+	corp, stats, err := loadCorpus(ctx, s.cfg.Build.Corpus, s.cfg.Build.Filter, prevCorpus, prevStats, changed, cutoff)
 	if err != nil {
 		return nil, err
 	}
@@ -61,10 +61,13 @@ func (s *Server) load(ctx context.Context, prev *Snapshot, changed []string) (*S
 // loadCorpus is contract.LoadCorpus, through loadChanged when changed is
 // not nil and loadReusing otherwise, reading through a file system that
 // stops opening files once ctx is done.
-func loadCorpus(ctx context.Context, dir string, prev *corpus.Corpus, prevStats fileStats, changed []string, cutoff time.Time) (*corpus.Corpus, fileStats, error) {
+func loadCorpus(ctx context.Context, dir string, filter contract.CorpusFilter, prev *corpus.Corpus, prevStats fileStats, changed []string, cutoff time.Time) (*corpus.Corpus, fileStats, error) {
 	var stats fileStats
 	corp, err := contract.LoadCorpusWith(dir, func(root fs.FS) (*corpus.Corpus, error) {
-		fsys := ctxFS{ctx: ctx, fsys: root}
+		var fsys fs.FS = ctxFS{ctx: ctx, fsys: root}
+		if filter != nil {
+			fsys = filter(dir, fsys)
+		}
 		var c *corpus.Corpus
 		var err error
 		if changed != nil && prev != nil {

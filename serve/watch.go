@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/ka2/ka2/corpus"
 )
 
 // Watch reloads the corpus when a file under the corpus folder changes,
@@ -384,6 +386,9 @@ func relevant(root string, ev fsnotify.Event) bool {
 	rel, err := filepath.Rel(root, ev.Name)
 	if err != nil {
 		return true
+	}
+	if filepath.Base(rel) == corpus.IgnoreFile {
+		return true // it changes which files are policies
 	}
 	for _, part := range strings.Split(filepath.ToSlash(rel), "/") {
 		if strings.HasPrefix(part, ".") && part != "." && part != ".." {
