@@ -90,11 +90,16 @@ subject and date, in a fixed order, with the cited lines and their addresses,
 packed with the instruction, an example and the question into a typed JSON
 contract that is counted against a budget and never silently cut.
 
-Without --corpus, commands use the embedded sample corpus.`,
+Settings come from the flags, then the project file ka2.yaml (found from
+the current folder upward, or named by --config or KA2_CONFIG; ka2 config
+shows what applies and why), then the defaults. Without a corpus from
+either, commands use the embedded sample corpus.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
 	enumVar(root.PersistentFlags(), &f.ErrorFormat, "error-format", "text", textJSON, "how errors are printed on stderr")
+	root.PersistentFlags().StringVar(&f.ConfigFile, "config", "", "project file (default: $KA2_CONFIG, else ka2.yaml found from the current folder upward)")
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return applyProject(cmd, f) }
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
 	setVersionFlag(root)
 	root.AddCommand(
@@ -111,8 +116,10 @@ Without --corpus, commands use the embedded sample corpus.`,
 		NewCmdLint(f, nil),
 		NewCmdLSP(f, nil),
 		NewCmdServe(f, nil),
-		NewCmdVersion(f, nil),
-		NewCmdHealthcheck(f, nil),
+		NewCmdConfig(f, nil),
+		NewCmdInit(f, nil),
+		skipProject(NewCmdVersion(f, nil)),
+		skipProject(NewCmdHealthcheck(f, nil)),
 		NewCmdGrade(f, nil),
 		NewCmdRender(f, nil),
 		NewCmdEval(f, nil),

@@ -50,6 +50,12 @@ type Factory struct {
 
 	// ErrorFormat is "text" or "json", from the root --error-format flag.
 	ErrorFormat string
+
+	// ConfigFile is the project file the root --config flag names; Dir
+	// is the folder a project file is looked for from, upward ("" means
+	// the working folder).
+	ConfigFile, Dir string
+	proj            projectState
 }
 
 // GitRunner runs git with args and returns its standard output. It stops

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/ka2/ka2/internal/errkind"
+	"io/fs"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -86,7 +87,8 @@ func (o *ImpactOptions) validate() error {
 
 func runImpact(o *ImpactOptions) error {
 	ctx := o.ctx()
-	next, err := contract.LoadCorpusContext(ctx, o.Corpus)
+	filter := o.f.corpusFilter()
+	next, err := contract.LoadCorpusFiltered(ctx, o.Corpus, filter)
 	if err != nil {
 		return fmt.Errorf("--corpus: %w", err)
 	}
@@ -94,7 +96,7 @@ func runImpact(o *ImpactOptions) error {
 	if o.BaseRef != "" {
 		base, err = o.corpusAt(ctx, o.BaseRef)
 	} else {
-		base, err = contract.LoadCorpusContext(ctx, o.Base)
+		base, err = contract.LoadCorpusFiltered(ctx, o.Base, filter)
 		if err != nil {
 			err = fmt.Errorf("--base: %w", err)
 		}
@@ -102,7 +104,7 @@ func runImpact(o *ImpactOptions) error {
 	if err != nil {
 		return err
 	}
-	suite, err := golden.Load(ctx, o.Cases, golden.LoadOptions{Corpus: next})
+	suite, err := golden.Load(ctx, o.Cases, golden.LoadOptions{Corpus: next, Filter: filter})
 	if err != nil {
 		return err
 	}
@@ -131,7 +133,11 @@ func (o *ImpactOptions) corpusAt(ctx context.Context, ref string) (*corpus.Corpu
 	if err != nil {
 		return nil, err
 	}
-	corp, err := corpus.LoadContext(ctx, fsys)
+	var files fs.FS = fsys
+	if filter := o.f.corpusFilter(); filter != nil {
+		files = filter(o.Corpus, fsys) // the folder's exclusions, as the project has them now
+	}
+	corp, err := corpus.LoadContext(ctx, files)
 	if err != nil {
 		return nil, fmt.Errorf("--base-ref %s: corpus %s at that revision: %w", ref, pfx, err)
 	}

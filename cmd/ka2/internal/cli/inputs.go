@@ -17,10 +17,12 @@ import (
 // corpusFlags selects the corpus.
 type corpusFlags struct {
 	Corpus string
+	// Filter is the project file's exclusions (set before the run).
+	Filter contract.CorpusFilter
 }
 
 func (c *corpusFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&c.Corpus, "corpus", "", "folder of policy files (default: the embedded sample corpus)")
+	fs.Var(&corpusValue{c}, "corpus", "folder of policy files (default: the project's, else the embedded sample corpus)")
 }
 
 // location names the corpus for traces: the folder as given, or the sample.
@@ -30,7 +32,7 @@ func (c *corpusFlags) location() string {
 
 // load reads the corpus (see contract.LoadCorpusContext).
 func (c *corpusFlags) load(ctx context.Context) (*corpus.Corpus, error) {
-	return contract.LoadCorpusContext(ctx, c.Corpus)
+	return contract.LoadCorpusFiltered(ctx, c.Corpus, c.Filter)
 }
 
 // budgetFlags choose the contract definition, the counter and the limits.
@@ -57,7 +59,7 @@ func (b *budgetFlags) register(fs *pflag.FlagSet) {
 // config turns the flags into the library's build configuration; flags
 // not given stay unset, so the definition's defaults apply.
 func (b *budgetFlags) config(c *corpusFlags) contract.Config {
-	cfg := contract.Config{Corpus: c.Corpus, Contract: b.Contract, Counter: b.Counter}
+	cfg := contract.Config{Corpus: c.Corpus, Contract: b.Contract, Counter: b.Counter, Filter: c.Filter}
 	if b.set("capacity") {
 		cfg.Capacity = &b.Capacity
 	}

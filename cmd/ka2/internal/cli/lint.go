@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/ka2/ka2/internal/errkind"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -29,6 +30,7 @@ type LintOptions struct {
 	Strict       bool
 	Today        string
 	Config       string
+	Corpus       []string
 	ChangedSince string
 	Cases        []string
 	cmdContext
@@ -38,27 +40,31 @@ type LintOptions struct {
 func NewCmdLint(f *Factory, runF func(*LintOptions) error) *cobra.Command {
 	opts := &LintOptions{f: f}
 	cmd := &cobra.Command{
-		Use:   "lint [DIR...]",
+		Use:   "lint [--corpus DIR]... [DIR...]",
 		Short: "Check policy files for mistakes before they land",
 		Long: `Lint reports every problem in every policy file of each corpus folder
-(the embedded sample when none is given): errors that would make ka2 refuse
+(--corpus, repeatable, or given as arguments; the project's when none is
+given, else the embedded sample): errors that would make ka2 refuse
 the corpus, and warnings about what would make it pick the wrong evidence —
 overlapping validity, broken supersedes chains, gaps, amounts without a unit,
 text that reads like an instruction to the assistant, translations that
 disagree.
 
 Rules can be turned off or given another severity in .ka2lint.yaml (found by
-walking up from each folder, or given with --config), and per file with a
+walking up from each folder, or given with --lint-config), and per file with a
 "# ka2lint:disable RULE -- reason" comment in the front matter.
 
 Exit 0 when there are no errors (warnings fail only with --strict), 1 when
 there are, 2 when the linter could not run.`,
-		Example: `  ka2 lint policies
+		Example: `  ka2 lint --corpus policies
   ka2 lint --format github --changed-since origin/main policies
   ka2 lint --format sarif policies > lint.sarif
   ka2 lint --cases cases policies`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Paths = args
+			if len(args) > 0 && f.fromProject("corpus") {
+				opts.Corpus = nil // folders given as arguments replace the project's
+			}
+			opts.Paths = append(opts.Corpus, args...)
 			opts.Ctx = cmd.Context()
 			if runF != nil {
 				return runF(opts)
@@ -70,7 +76,8 @@ there are, 2 when the linter could not run.`,
 	enumVar(fs, &opts.Format, "format", "text", lint.Formats(), "output format")
 	fs.BoolVar(&opts.Strict, "strict", false, "fail on warnings too")
 	fs.StringVar(&opts.Today, "today", "", "the date future-source compares with, YYYY-MM-DD (default: today)")
-	fs.StringVar(&opts.Config, "config", "", "lint configuration file (default: .ka2lint.yaml found by walking up from each folder)")
+	fs.StringArrayVar(&opts.Corpus, "corpus", nil, "corpus folder to lint (repeat for several; folders may also be given as arguments)")
+	fs.StringVar(&opts.Config, "lint-config", "", "lint configuration file (default: .ka2lint.yaml found by walking up from each folder)")
 	fs.StringVar(&opts.ChangedSince, "changed-since", "", "report only files changed since this git ref, still checked against the whole corpus")
 	fs.StringArrayVar(&opts.Cases, "cases", nil, "also check the case files (*.yaml) in this file or folder: subjects no linted source has (repeatable)")
 	return cmd
@@ -284,7 +291,11 @@ func lintDir(o *LintOptions, dir string, day corpus.Date, cfg *lint.Config) (lin
 		return lint.Report{}, fmt.Errorf("open corpus: %w", err)
 	}
 	defer root.Close()
-	rep, err := lint.Run(o.ctx(), root.FS(), opts)
+	var fsys fs.FS = root.FS()
+	if filter := o.f.corpusFilter(); filter != nil {
+		fsys = filter(dir, fsys)
+	}
+	rep, err := lint.Run(o.ctx(), fsys, opts)
 	if err != nil {
 		return lint.Report{}, fmt.Errorf("%s: %w", dir, err)
 	}

@@ -34,9 +34,10 @@ type RegressOptions struct {
 func NewCmdRegress(f *Factory, runF func(*RegressOptions) error) *cobra.Command {
 	opts := &RegressOptions{f: f}
 	cmd := &cobra.Command{
-		Use:   "regress DIR|FILE...",
+		Use:   "regress [DIR|FILE...]",
 		Short: "Run case files against their golden files",
-		Long: `Regress runs every case in the case files (*.yaml) under the given folders,
+		Long: `Regress runs every case in the case files (*.yaml) under the given folders
+(the project's cases folder when none is given),
 builds each one exactly as ka2 build would, and compares the bytes with the
 case's golden file (testdata/golden/FILE/NAME.golden beside the case file).
 It also checks the cases' quick expectations (expect: sources, error).
@@ -54,9 +55,16 @@ golden, for ka2 review.`,
   ka2 regress --update cases
   ka2 regress --unreferenced=reject --format junit --report junit.xml cases
   ka2 regress --shard 2/4 --format json --report shard-2.json cases`,
-		Args: cobra.MinimumNArgs(1),
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Paths = args
+			if len(args) == 0 {
+				cfg, _ := f.project() // its error stopped the run before
+				if cfg == nil || cfg.Cases == "" {
+					return usageError{errors.New("name the case files or folders, e.g. ka2 regress cases, or set cases: in ka2.yaml")}
+				}
+				opts.Paths = []string{cfg.Cases}
+			}
 			opts.Ctx = cmd.Context()
 			if err := opts.validate(); err != nil {
 				return err
@@ -109,7 +117,7 @@ func ciSet(getenv func(string) string) bool {
 }
 
 func runRegress(o *RegressOptions) error {
-	suite, err := golden.Load(o.ctx(), o.Paths, golden.LoadOptions{})
+	suite, err := golden.Load(o.ctx(), o.Paths, golden.LoadOptions{Filter: o.f.corpusFilter()})
 	if err != nil {
 		return err
 	}

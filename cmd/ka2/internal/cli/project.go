@@ -1,0 +1,197 @@
+package cli
+
+import (
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strconv"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/internal/diag"
+	"github.com/ka2/ka2/project"
+)
+
+// envConfig names the project file when --config does not.
+const envConfig = "KA2_CONFIG"
+
+// projectState is the project file a run uses, found once.
+type projectState struct {
+	loaded bool
+	cfg    *project.Config
+	err    error
+	// from says how the file was chosen: "--config", "KA2_CONFIG" or
+	// "found" (from the working folder upward); "" without a file.
+	from string
+	// filled holds the flags the file set, with where it set them.
+	filled map[string]diag.Pos
+}
+
+// project returns the project file of this run: --config, else
+// $KA2_CONFIG, else ka2.yaml found from f.Dir (the working folder) upward,
+// else nil. A file named by --config or KA2_CONFIG must exist.
+func (f *Factory) project() (*project.Config, error) {
+	p := &f.proj
+	if p.loaded {
+		return p.cfg, p.err
+	}
+	p.loaded = true
+	path := f.ConfigFile
+	p.from = "--config"
+	if path == "" {
+		path, p.from = f.getenv(envConfig), envConfig
+	}
+	if path == "" {
+		dir := f.Dir
+		if dir == "" {
+			dir = "."
+		}
+		path, p.err = project.Find(dir)
+		p.from = "found"
+		if p.err != nil || path == "" {
+			p.from = ""
+			return nil, p.err
+		}
+	}
+	p.cfg, p.err = project.Load(path)
+	if p.err != nil && p.from != "found" {
+		p.err = usageError{fmt.Errorf("%s: %w", p.from, p.err)}
+	}
+	return p.cfg, p.err
+}
+
+// fromProject reports whether the project file, not the command line, set
+// the flag name.
+func (f *Factory) fromProject(name string) bool {
+	_, ok := f.proj.filled[name]
+	return ok
+}
+
+// corpusFilter is the project's exclusions for the corpus folders of this
+// run, or nil without a project file.
+func (f *Factory) corpusFilter() contract.CorpusFilter {
+	if f.proj.cfg == nil || len(f.proj.cfg.Patterns()) == 0 {
+		return nil
+	}
+	return func(dir string, fsys fs.FS) fs.FS { return f.proj.cfg.Filter(dir, fsys) }
+}
+
+// projectFlags maps the flags the project file can set to its keys. A
+// flag given on the command line wins; --lang is set only where its
+// default is a language (build's en), not where it means every language
+// (select) or "found from the contract" (verify).
+var projectFlags = []struct{ flag, key string }{
+	{"corpus", project.KeyCorpus},
+	{"cases", project.KeyCases},
+	{"contract", project.KeyContract},
+	{"policy", project.KeyPolicy},
+	{"counter", project.KeyCounter},
+	{"capacity", project.KeyCapacity},
+	{"reserve", project.KeyReserve},
+	{"lang", project.KeyLang},
+}
+
+// projectValue is what the project file says for key, and whether it
+// says anything.
+func projectValue(c *project.Config, key string) (string, bool) {
+	var v string
+	switch key {
+	case project.KeyCorpus:
+		v = c.Corpus
+	case project.KeyCases:
+		v = c.Cases
+	case project.KeyContract:
+		v = c.Contract
+	case project.KeyPolicy:
+		v = c.Policy
+	case project.KeyCounter:
+		v = c.Counter
+	case project.KeyLang:
+		v = c.Lang
+	case project.KeyCapacity:
+		if c.Capacity == nil {
+			return "", false
+		}
+		v = strconv.Itoa(*c.Capacity)
+	case project.KeyReserve:
+		if c.Reserve == nil {
+			return "", false
+		}
+		v = strconv.Itoa(*c.Reserve)
+	}
+	return v, v != ""
+}
+
+// applyProject sets the flags of cmd the command line left unset from the
+// project file, and hands the corpus flags the project's exclusions.
+// Commands that never read settings (version, healthcheck, init,
+// completion) skip the file, so a broken one cannot stop them.
+func applyProject(cmd *cobra.Command, f *Factory) error {
+	if cmd.Annotations[annotationNoProject] != "" {
+		return nil
+	}
+	cfg, err := f.project()
+	if err != nil {
+		return err
+	}
+	if cfg == nil {
+		return nil
+	}
+	f.proj.filled = map[string]diag.Pos{}
+	fs := cmd.Flags()
+	for _, m := range projectFlags {
+		fl := fs.Lookup(m.flag)
+		v, ok := projectValue(cfg, m.key)
+		if fl == nil || fl.Changed || !ok || (m.flag == "lang" && fl.DefValue == "") {
+			continue
+		}
+		if err := fs.Set(m.flag, v); err != nil {
+			return usageError{fmt.Errorf("%s: %s: %w", cfg.Pos[m.key], m.key, err)}
+		}
+		f.proj.filled[m.flag] = cfg.Pos[m.key]
+	}
+	if fl := fs.Lookup("corpus"); fl != nil {
+		if cv, ok := fl.Value.(*corpusValue); ok {
+			cv.c.Filter = f.corpusFilter()
+		}
+	}
+	return nil
+}
+
+// annotationNoProject marks a command that reads no project file.
+const annotationNoProject = "ka2/no-project"
+
+// skipProject marks cmd and returns it.
+func skipProject(cmd *cobra.Command) *cobra.Command {
+	if cmd.Annotations == nil {
+		cmd.Annotations = map[string]string{}
+	}
+	cmd.Annotations[annotationNoProject] = "yes"
+	return cmd
+}
+
+// corpusValue is the --corpus flag of the commands that take one folder:
+// a string that also knows the corpusFlags it belongs to, so that the
+// project file's exclusions reach the load.
+type corpusValue struct{ c *corpusFlags }
+
+func (v *corpusValue) Set(s string) error { v.c.Corpus = s; return nil }
+func (v *corpusValue) String() string     { return v.c.Corpus }
+func (v *corpusValue) Type() string       { return "string" }
+
+// relSlash names path for output: relative to the working folder when it
+// is below it, slash-separated.
+func relSlash(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		if wd, err := filepath.Abs("."); err == nil {
+			if rel, err := filepath.Rel(wd, abs); err == nil && filepath.IsLocal(rel) {
+				return filepath.ToSlash(rel)
+			}
+		}
+	}
+	return filepath.ToSlash(path)
+}
+
+var _ pflag.Value = (*corpusValue)(nil)
