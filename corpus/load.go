@@ -529,7 +529,7 @@ func (c *Corpus) Lookup(id, lang string) (*Source, error) {
 	case 1:
 		return match[0], nil
 	case 0:
-		hint := diag.Fix("check the source_id; `ka2 select` lists every source")
+		hint := diag.Fix("check the source_id; `ka2 subjects` lists every source by subject")
 		if len(cands) > 0 {
 			hint = diag.Set("it exists in " + langsOf(cands) + "; pass one of those with {lang}")
 			hint.Allowed = langList(cands)

@@ -739,9 +739,9 @@ func TestLookup(t *testing.T) {
 		{name: "a language the source is not in", id: "meals-v1", lang: "fr",
 			wantErr: "no source meals-v1 (lang fr); it exists in en, zh; pass one of those with the lang setting", wantCode: corpus.CodeUnknownSource},
 		{name: "no such source", id: "meals-v9", lang: "en",
-			wantErr: "no source meals-v9 (lang en); check the source_id; `ka2 select` lists every source", wantCode: corpus.CodeUnknownSource},
+			wantErr: "no source meals-v9 (lang en); check the source_id; `ka2 subjects` lists every source by subject", wantCode: corpus.CodeUnknownSource},
 		{name: "no such source, no lang", id: "meals-v9",
-			wantErr: "no source meals-v9; check the source_id; `ka2 select` lists every source", wantCode: corpus.CodeUnknownSource},
+			wantErr: "no source meals-v9; check the source_id; `ka2 subjects` lists every source by subject", wantCode: corpus.CodeUnknownSource},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -791,7 +791,7 @@ func TestResolve(t *testing.T) {
 		{name: "ambiguous language", addr: "meals-v1:1", lang: "",
 			wantErr: "source meals-v1 exists in en, zh; pass the lang setting to choose one", wantCode: corpus.CodeAmbiguousAddress},
 		{name: "unknown source", addr: "hotel-v1:1", lang: "en",
-			wantErr: "no source hotel-v1 (lang en); check the source_id; `ka2 select` lists every source", wantCode: corpus.CodeUnknownSource},
+			wantErr: "no source hotel-v1 (lang en); check the source_id; `ka2 subjects` lists every source by subject", wantCode: corpus.CodeUnknownSource},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,93 @@
+package corpus
+
+import (
+	"slices"
+	"strings"
+)
+
+// Subject is what a corpus says about one subject: the sources about it,
+// their languages, and the dates on which at least one of them applies.
+type Subject struct {
+	Name string `json:"subject"`
+	// Sources are the source_ids about the subject, sorted, each once.
+	Sources []string `json:"sources"`
+	// Langs are the languages of those sources, sorted; AnyLang is set
+	// when a source has no lang (it serves every language).
+	Langs   []string `json:"langs"`
+	AnyLang bool     `json:"any_lang,omitempty"`
+	// Coverage is the union of the sources' validity intervals, merged
+	// where they meet or overlap, in date order.
+	Coverage []Span `json:"coverage"`
+}
+
+// Span is a half-open interval of dates [From, Until); a zero Until is
+// open-ended.
+type Span struct {
+	From  Date `json:"from"`
+	Until Date `json:"until,omitzero"`
+}
+
+// String writes the span as select writes a validity: [from, until) or
+// [from, open).
+func (s Span) String() string {
+	until := "open"
+	if !s.Until.IsZero() {
+		until = s.Until.String()
+	}
+	return "[" + s.From.String() + ", " + until + ")"
+}
+
+// Subjects lists every subject of the corpus, sorted bytewise.
+func (c *Corpus) Subjects() []Subject {
+	by := map[string][]*Source{}
+	for _, s := range c.Sources {
+		for _, sub := range s.Subjects {
+			by[sub] = append(by[sub], s)
+		}
+	}
+	out := make([]Subject, 0, len(by))
+	for name, srcs := range by {
+		sub := Subject{Name: name, Sources: []string{}, Langs: []string{}}
+		spans := make([]Span, 0, len(srcs))
+		for _, s := range srcs {
+			sub.Sources = append(sub.Sources, s.ID)
+			if s.Lang == "" {
+				sub.AnyLang = true
+			} else {
+				sub.Langs = append(sub.Langs, s.Lang)
+			}
+			spans = append(spans, Span{From: s.ValidFrom, Until: s.ValidUntil})
+		}
+		slices.Sort(sub.Sources)
+		sub.Sources = slices.Compact(sub.Sources)
+		slices.Sort(sub.Langs)
+		sub.Langs = slices.Compact(sub.Langs)
+		sub.Coverage = mergeSpans(spans)
+		out = append(out, sub)
+	}
+	slices.SortFunc(out, func(a, b Subject) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// mergeSpans returns the union of spans, merged where they meet or
+// overlap, in date order.
+func mergeSpans(spans []Span) []Span {
+	slices.SortFunc(spans, func(a, b Span) int { return a.From.Compare(b.From) })
+	var out []Span
+	for _, s := range spans {
+		if n := len(out); n > 0 {
+			last := &out[n-1]
+			if last.Until.IsZero() {
+				continue // open-ended: covers everything after
+			}
+			if !last.Until.Before(s.From) { // meets or overlaps
+				if s.Until.IsZero() || last.Until.Before(s.Until) {
+					last.Until = s.Until
+				}
+				continue
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
