@@ -24,7 +24,7 @@ func TestSubjects(t *testing.T) {
 		"a.md":    src("a", "en", "[meals]", "2025-01-01", "2026-01-01"),
 		"a-zh.md": src("a", "zh", "[meals]", "2025-01-01", "2026-01-01"),
 		"b.md":    src("b", "en", "[meals]", "2026-01-01", "2026-06-01"), // meets a
-		"c.md":    src("c", "", "[meals, rail]", "2027-01-01", ""),      // after a gap, open
+		"c.md":    src("c", "", "[meals, rail]", "2027-01-01", ""),       // after a gap, open
 		"d.md":    src("d", "en", "[rail]", "2026-03-01", "2027-02-01"),
 	}
 	c, err := corpus.Load(fsys)
