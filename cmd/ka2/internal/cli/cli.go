@@ -125,6 +125,7 @@ either, commands use the embedded sample corpus.`,
 		NewCmdRender(f, nil),
 		NewCmdEval(f, nil),
 	)
+	registerCompletions(f, root)
 	return root
 }
 

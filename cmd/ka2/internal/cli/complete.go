@@ -1,0 +1,110 @@
+package cli
+
+import (
+	"context"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/corpus"
+)
+
+// registerCompletions gives every command of the tree shell completion of
+// flag values: each enum flag's values (formats, counters, …), and, where
+// a command reads a corpus, its subjects for --subject, its languages for
+// --lang and its source_ids for show's arguments, from the corpus the
+// command line or the project file names (else the sample).
+func registerCompletions(f *Factory, cmd *cobra.Command) {
+	enums := func(fl *pflag.Flag) {
+		if ev, ok := fl.Value.(*enumValue); ok {
+			allowed := ev.allowed
+			_ = cmd.RegisterFlagCompletionFunc(fl.Name, func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+				return allowed, cobra.ShellCompDirectiveNoFileComp
+			})
+		}
+	}
+	cmd.LocalNonPersistentFlags().VisitAll(enums)
+	cmd.PersistentFlags().VisitAll(enums)
+	if cmd.Flags().Lookup("corpus") != nil {
+		corpusNames := func(list func(*corpus.Corpus) []string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return func(c *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
+				corp := completionCorpus(f, c)
+				if corp == nil {
+					return nil, cobra.ShellCompDirectiveNoFileComp
+				}
+				var out []string
+				for _, s := range list(corp) {
+					if strings.HasPrefix(s, prefix) {
+						out = append(out, s)
+					}
+				}
+				return out, cobra.ShellCompDirectiveNoFileComp
+			}
+		}
+		if cmd.Flags().Lookup("subject") != nil {
+			_ = cmd.RegisterFlagCompletionFunc("subject", corpusNames(subjectNames))
+		}
+		if cmd.Flags().Lookup("lang") != nil {
+			_ = cmd.RegisterFlagCompletionFunc("lang", corpusNames(langNames))
+		}
+		if cmd.Name() == "show" {
+			cmd.ValidArgsFunction = corpusNames(sourceIDs)
+		}
+	}
+	for _, sub := range cmd.Commands() {
+		registerCompletions(f, sub)
+	}
+}
+
+// completionCorpus loads the corpus c's command line would use, or nil
+// when it cannot be loaded: a completion never prints an error.
+func completionCorpus(f *Factory, c *cobra.Command) *corpus.Corpus {
+	dir := ""
+	var filter contract.CorpusFilter
+	if fl := c.Flags().Lookup("corpus"); fl != nil && fl.Changed {
+		dir = fl.Value.String()
+	}
+	if cfg, err := f.project(); err == nil && cfg != nil {
+		if dir == "" {
+			dir = cfg.Corpus
+		}
+		filter = f.corpusFilter()
+	}
+	corp, err := contract.LoadCorpusFiltered(context.Background(), dir, filter)
+	if err != nil {
+		return nil
+	}
+	return corp
+}
+
+func subjectNames(c *corpus.Corpus) []string {
+	var out []string
+	for _, s := range c.Subjects() {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+func langNames(c *corpus.Corpus) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range c.Sources {
+		if s.Lang != "" && !seen[s.Lang] {
+			seen[s.Lang] = true
+			out = append(out, s.Lang)
+		}
+	}
+	return out
+}
+
+func sourceIDs(c *corpus.Corpus) []string {
+	var out []string
+	for i, s := range c.Sources {
+		if i == 0 || c.Sources[i-1].ID != s.ID { // sorted by ID, then lang
+			out = append(out, s.ID)
+		}
+	}
+	return out
+}
