@@ -101,7 +101,7 @@ func TestREADME(t *testing.T) {
 		}
 	}
 	testscript.Run(t, testscript.Params{
-		Dir: dir,
+		Dir:  dir,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"exits": cmdExits},
 	})
 }
