@@ -206,3 +206,40 @@ func TestLoadChangedFallsBack(t *testing.T) {
 		t.Fatalf("got %d sources, want %d with link.md", len(delta.Sources), want)
 	}
 }
+
+// A file a .ka2ignore names is not read when it changes, and a changed
+// .ka2ignore reloads in full: loadChanged gives what Load gives.
+func TestLoadChangedIgnoreFile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, data string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a.md", "---\nsource_id: a\nversion: v1\nsubjects: [s]\nvalid_from: 2026-01-01\n---\nText.\n")
+	write("README.md", "# not a policy\n")
+	write(corpus.IgnoreFile, "README.md\n")
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	c, stats, err := loadReusing(root.FS(), nil, nil, time.Time{})
+	if err != nil {
+		t.Fatalf("loadReusing() error = %v", err)
+	}
+	write("README.md", "# still not a policy\n")
+	c2, stats2, err := loadChanged(root.FS(), c, stats, []string{"README.md"}, time.Time{})
+	if err != nil || len(c2.Sources) != 1 {
+		t.Fatalf("loadChanged(README.md) = %v, %v; want the one policy", c2, err)
+	}
+	if err := os.Remove(filepath.Join(dir, corpus.IgnoreFile)); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = loadChanged(root.FS(), c2, stats2, []string{corpus.IgnoreFile}, time.Time{})
+	_, want := corpus.Load(root.FS())
+	if err == nil || want == nil || err.Error() != want.Error() {
+		t.Errorf("loadChanged(.ka2ignore) error = %v, want Load's %v", err, want)
+	}
+}
