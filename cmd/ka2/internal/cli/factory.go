@@ -44,6 +44,9 @@ type Factory struct {
 	Now func() time.Time
 	// Listen opens the listener serve answers on, for its --addr.
 	Listen func(addr string) (net.Listener, error)
+	// Columns is the width of the terminal Out is, in columns (timeline
+	// fits its text chart to it); nil or 0 means unknown.
+	Columns func() int
 	// Hangup returns a channel that receives a value for each request to
 	// reload the corpus (SIGHUP), and a function that stops the delivery.
 	Hangup func() (<-chan os.Signal, func())
@@ -73,6 +76,8 @@ func System() *Factory {
 		Now:    time.Now,
 		Listen: listenTCP,
 		Hangup: notifyHangup,
+		// Asked when a command needs it: a terminal can be resized.
+		Columns: terminalColumns,
 	}
 }
 
