@@ -57,13 +57,13 @@ func source(id, version, subjects, from, until, lang, extra string) *fstest.MapF
 // and hostile text in a unit.
 func tangled() fstest.MapFS {
 	return fstest.MapFS{
-		"a.md":      source("meal-2024", "v1", "meals", "2024-01-01", "2024-07-01", "en", "unit: EUR per day\n"),
-		"b.md":      source("meal-2024b", "v2", "meals", "2024-05-01", "2024-12-01", "en", "unit: EUR per day\nsupersedes: [meal-2024]\n"),
-		"c.md":      source("meal-promo", "v1", "meals", "2024-06-01", "2024-08-01", "en", "unit: \"<script>alert(1)</script> & co\"\n"),
-		"d.md":      source("meal-2025", "v3", "meals", "2025-03-01", "", "en", "unit: EUR per day\n"),
-		"e.md":      source("meal-any", "v1", "meals", "2023-06-01", "2024-01-01", "", ""),
-		"f.md":      source("meal-2025", "v3", "meals", "2025-03-01", "", "zh", "unit: 欧元/天\n"),
-		"g.md":      source("parking", "v1", "parking, meals-extra", "2026-02-01", "2026-03-01", "en", ""),
+		"a.md": source("meal-2024", "v1", "meals", "2024-01-01", "2024-07-01", "en", "unit: EUR per day\n"),
+		"b.md": source("meal-2024b", "v2", "meals", "2024-05-01", "2024-12-01", "en", "unit: EUR per day\nsupersedes: [meal-2024]\n"),
+		"c.md": source("meal-promo", "v1", "meals", "2024-06-01", "2024-08-01", "en", "unit: \"<script>alert(1)</script> & co\"\n"),
+		"d.md": source("meal-2025", "v3", "meals", "2025-03-01", "", "en", "unit: EUR per day\n"),
+		"e.md": source("meal-any", "v1", "meals", "2023-06-01", "2024-01-01", "", ""),
+		"f.md": source("meal-2025", "v3", "meals", "2025-03-01", "", "zh", "unit: 欧元/天\n"),
+		"g.md": source("parking", "v1", "parking, meals-extra", "2026-02-01", "2026-03-01", "en", ""),
 	}
 }
 
