@@ -77,7 +77,7 @@ func (m *Model) WriteText(w io.Writer, width int) error {
 		rule[todayCol] = "▼"
 	}
 	pad := strings.Repeat(" ", labelW)
-	b.WriteString(pad + labels.String() + "\n")
+	b.WriteString(strings.TrimRight(pad+labels.String(), " ") + "\n")
 	b.WriteString(pad + rule.String() + "\n")
 
 	for li := range m.Lanes {
