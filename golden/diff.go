@@ -230,29 +230,7 @@ func compact(b []byte) []byte {
 // first, then by source ID (a record whose lines moved is "changed", not
 // removed and added).
 func evidenceChanges(want, got []record) string {
-	matchW := make([]int, len(want)) // index in got, or -1
-	matchG := make([]int, len(got))
-	for i := range matchW {
-		matchW[i] = -1
-	}
-	for i := range matchG {
-		matchG[i] = -1
-	}
-	pair := func(same func(a, b record) bool) {
-		for i, a := range want {
-			if matchW[i] >= 0 {
-				continue
-			}
-			for j, b := range got {
-				if matchG[j] < 0 && same(a, b) {
-					matchW[i], matchG[j] = j, i
-					break
-				}
-			}
-		}
-	}
-	pair(func(a, b record) bool { return a.address() == b.address() })
-	pair(func(a, b record) bool { return a.SourceID == b.SourceID })
+	matchW, matchG := matchRecords(want, got)
 
 	var added, removed, changed []string
 	for j, b := range got {
@@ -313,6 +291,36 @@ func evidenceChanges(want, got []record) string {
 		return ""
 	}
 	return "evidence " + strings.Join(all, " ")
+}
+
+// matchRecords pairs the records of want and got: by address first, then
+// by source ID. matchW[i] is the index in got of want[i]'s record, or -1,
+// and matchG the other way.
+func matchRecords(want, got []record) (matchW, matchG []int) {
+	matchW = make([]int, len(want))
+	matchG = make([]int, len(got))
+	for i := range matchW {
+		matchW[i] = -1
+	}
+	for i := range matchG {
+		matchG[i] = -1
+	}
+	pair := func(same func(a, b record) bool) {
+		for i, a := range want {
+			if matchW[i] >= 0 {
+				continue
+			}
+			for j, b := range got {
+				if matchG[j] < 0 && same(a, b) {
+					matchW[i], matchG[j] = j, i
+					break
+				}
+			}
+		}
+	}
+	pair(func(a, b record) bool { return a.address() == b.address() })
+	pair(func(a, b record) bool { return a.SourceID == b.SourceID })
+	return matchW, matchG
 }
 
 // quoteChange names the body lines whose text differs between two quotes

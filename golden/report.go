@@ -113,6 +113,12 @@ type CaseReport struct {
 	Note string `json:"note,omitempty"`
 	// Error is a golden that could not be read or written.
 	Error string `json:"error,omitempty"`
+	// Records compares the golden's evidence with the build's, record by
+	// record, for a case whose golden differs or is missing.
+	Records []RecordChange `json:"records,omitempty"`
+	// Budget is the build's budget by part; nil when the build failed
+	// before assembling the input.
+	Budget *CaseBudget `json:"budget,omitempty"`
 }
 
 // UnreferencedGolden is a golden or pending file no case refers to.

@@ -179,7 +179,7 @@ func stopped(results []CaseReport, err error) error {
 // case's error.
 func runCase(ctx context.Context, c *Case, opts Options) CaseReport {
 	o := c.Build()
-	r := CaseReport{Name: c.Name, Line: c.Line, Golden: c.Golden, Outcome: outcomeName(o.Kind)}
+	r := CaseReport{Name: c.Name, Line: c.Line, Golden: c.Golden, Outcome: outcomeName(o.Kind), Budget: caseBudget(o.Budget)}
 	r.Expectations = c.check(o)
 	counter, limits := c.builder.Counter, c.builder.Limits
 	want, err := inputfile.ReadFile(filepath.FromSlash(c.Golden), inputfile.MaxSize)
@@ -190,9 +190,11 @@ func runCase(ctx context.Context, c *Case, opts Options) CaseReport {
 		r.State = StateDiffers
 		r.Summary = Summarize(want, o.Bytes, counter, limits)
 		r.Diff = Diff(c.Golden, want, "ka2 build", o.Bytes)
+		r.Records = RecordChanges(want, o.Bytes)
 	case errors.Is(err, fs.ErrNotExist):
 		r.State = StateMissing
 		r.Summary = Summarize(nil, o.Bytes, counter, limits)
+		r.Records = RecordChanges(nil, o.Bytes)
 	default:
 		r.State = StateUnreadable
 		hint := "check its permissions"

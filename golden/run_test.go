@@ -224,7 +224,11 @@ func TestRunUpdateNeverWritesAFailedExpectation(t *testing.T) {
 	want := golden.CaseReport{Name: c.Name, Line: c.Line, Status: golden.StatusFail, Golden: c.Golden, State: golden.StateDiffers,
 		Outcome: "contract", Summary: "evidence ~rail-faq-v1:1-4 (quote line 3); budget total 1046 → 1047 (+1) of 1400", Diff: c.Diff,
 		Expectations: []string{"expected sources [rail-faq-v2], selected [rail-faq-v1]"},
-		Note:         "not updated: a failed expectation is never written into a golden"}
+		Note:         "not updated: a failed expectation is never written into a golden",
+		Records:      c.Records, Budget: c.Budget}
+	if len(c.Records) != 1 || c.Records[0].Change != golden.RecordChanged || !slices.Equal(c.Records[0].Fields, []string{"quote"}) {
+		t.Errorf("records = %+v, want one changed in its quote", c.Records)
+	}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Errorf("case report mismatch (-want +got):\n%s", diff)
 	}

@@ -60,10 +60,10 @@ func flagError(err error) error {
 	return usageError{err}
 }
 
-// The values of the enum flags that several commands share.
+// The values of the enum flags that several commands share (and
+// reportFormats, in htmlreport.go).
 var (
-	textJSON      = []string{"text", "json"}
-	textJSONJUnit = []string{"text", "json", "junit"}
+	textJSON = []string{"text", "json"}
 )
 
 // scanErrorFormat finds --error-format in args before the command line is

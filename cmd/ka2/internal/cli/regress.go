@@ -82,7 +82,7 @@ golden, for ka2 review.`,
 	fs.BoolVar(&opts.Pending, "pending", false, "write NAME.golden.new beside each differing golden, for ka2 review")
 	fs.BoolVar(&opts.Prune, "prune", false, "delete goldens that no case refers to")
 	enumVar(fs, &opts.Unreferenced, "unreferenced", "report", []string{"report", "reject"}, "goldens no case refers to: report them, or reject (fail the run)")
-	enumVar(fs, &opts.Format, "format", "text", textJSONJUnit, "report format")
+	enumVar(fs, &opts.Format, "format", "text", reportFormats, "report format (html: one offline page, failing cases first)")
 	fs.StringVar(&opts.Report, "report", "", "write the report in --format to this file; the console then shows text")
 	fs.StringVar(&opts.Shard, "shard", "", "run only shard K of N (K/N, e.g. 2/4); shards are stable as cases are added")
 	return cmd
@@ -159,6 +159,8 @@ func (o *RegressOptions) writeReport(rep *golden.Report) error {
 			return rep.WriteJSON(w)
 		case "junit":
 			return rep.WriteJUnit(w)
+		case "html":
+			return rep.WriteHTML(w, htmlReportOptions(o.Report))
 		}
 		return rep.WriteText(w)
 	}

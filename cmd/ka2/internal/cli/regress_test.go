@@ -111,7 +111,7 @@ func TestRegressFlags(t *testing.T) {
 		{"update with force and prune", []string{"--update", "--force", "--prune", "cases"},
 			cli.RegressOptions{Paths: []string{"cases"}, Update: true, Force: true, Prune: true, Unreferenced: "report", Format: "text"}, ""},
 		{"no folder", nil, cli.RegressOptions{}, "name the case files or folders, e.g. ka2 regress cases, or set cases: in ka2.yaml"},
-		{"bad format", []string{"--format", "xml", "c"}, cli.RegressOptions{}, `invalid argument "xml" for "--format" flag: invalid value "xml" for --format: want one of text, json, junit`},
+		{"bad format", []string{"--format", "xml", "c"}, cli.RegressOptions{}, `invalid argument "xml" for "--format" flag: invalid value "xml" for --format: want one of text, json, junit, html`},
 		{"bad unreferenced", []string{"--unreferenced", "ignore", "c"}, cli.RegressOptions{}, `invalid argument "ignore" for "--unreferenced" flag: invalid value "ignore" for --unreferenced: want one of report, reject`},
 		{"update and pending", []string{"--update", "--pending", "c"}, cli.RegressOptions{}, "--update and --pending: choose one (--update writes goldens, --pending writes NAME.golden.new for review)"},
 		{"force alone", []string{"--force", "c"}, cli.RegressOptions{}, "--force only applies with --update or --prune"},

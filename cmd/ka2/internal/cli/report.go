@@ -62,7 +62,7 @@ merged.`,
 		},
 	}
 	fs := cmd.Flags()
-	enumVar(fs, &opts.Format, "format", "text", textJSONJUnit, "output format")
+	enumVar(fs, &opts.Format, "format", "text", reportFormats, "output format")
 	fs.StringVar(&opts.JUnit, "junit", "", "also write the merged report as JUnit XML to this file")
 	fs.StringVar(&opts.JSON, "json", "", "also write the merged report as JSON to this file")
 	return cmd
@@ -109,6 +109,8 @@ func runReportMerge(o *ReportMergeOptions) error {
 		err = merged.WriteJSON(o.f.Out)
 	case "junit":
 		err = merged.WriteJUnit(o.f.Out)
+	case "html":
+		err = merged.WriteHTML(o.f.Out, htmlReportOptions(""))
 	default:
 		err = merged.WriteText(o.f.Out)
 	}
