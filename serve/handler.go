@@ -96,6 +96,7 @@ func (s *Server) routes() http.Handler {
 		"/readyz":      {name: "readyz", method: http.MethodGet, serve: s.serveReadyz},
 		"/metrics":     {name: "metrics", method: http.MethodGet, serve: s.serveMetrics},
 	}
+	s.uiRoutes(table)
 	for _, rt := range table {
 		rt.latency = s.metrics.latency.WithLabelValues(rt.name)
 	}

@@ -105,6 +105,10 @@ type Config struct {
 	// after the load, right before the swap; a change starts the wait
 	// again.
 	Settle time.Duration
+	// UI serves the preview page at GET / (with its script and style
+	// sheet under /ui/): a read-only form that builds contracts through
+	// the API and shows the timeline.
+	UI bool
 	// MaxInFlight bounds the API requests (/v1/…) answered at once
 	// (default DefaultMaxInFlight()); one more is answered 503 overloaded
 	// with Retry-After. /healthz, /readyz and /metrics are not counted, so

@@ -38,6 +38,7 @@ type ServeOptions struct {
 	DrainTimeout    time.Duration
 	RequestTimeout  time.Duration
 	CPUProfile      string
+	UI              bool
 }
 
 // NewCmdServe makes `ka2 serve`. runF replaces the run step in tests.
@@ -52,6 +53,8 @@ func NewCmdServe(f *Factory, runF func(*ServeOptions) error) *cobra.Command {
   GET  /v1/select    ?subject=…&date=…[&date=…][&lang=…]: every source's decision
   GET  /v1/show      ?address=travel-v2:1-3[&lang=…]: the cited lines
   POST /v1/verify    a contract [?lang=…]: the problems ka2 verify finds
+  GET  /v1/timeline  [?subject=…][&lang=…][&date=…][&format=svg|json]: the timeline, selected sources highlighted
+  GET  /             the preview page (turn it off with --ui=false)
   GET  /healthz, /readyz, /metrics (Prometheus)
 
 The build flags (--corpus, --contract, --counter, --capacity, --reserve,
@@ -111,6 +114,7 @@ passed with requests still open).`,
 	fs.DurationVar(&opts.RequestTimeout, "request-timeout", serve.DefaultRequestTimeout, "longest build of one POST /v1/contract before it stops with 503 (at most "+serve.DefaultWriteTimeout.String()+")")
 	enumVar(fs, &opts.LogFormat, "log-format", "text", textJSON, "log format on standard error")
 	enumVar(fs, &opts.LogLevel, "log-level", "info", []string{"debug", "info", "warn", "error"}, "least severe log level")
+	fs.BoolVar(&opts.UI, "ui", true, "serve the preview page at GET / (--ui=false turns it off)")
 	fs.StringVar(&opts.CPUProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (for performance work)")
 	return cmd
 }
@@ -175,6 +179,7 @@ func (o *ServeOptions) config(log *slog.Logger) (serve.Config, error) {
 		MaxInFlight:    o.MaxInFlight,
 		DrainTimeout:   o.DrainTimeout,
 		RequestTimeout: o.RequestTimeout,
+		UI:             o.UI,
 	}, nil
 }
 
