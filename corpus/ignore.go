@@ -159,9 +159,6 @@ func (ig *ignorer) ignored(logical string, isDir bool) bool {
 	return false
 }
 
-// errIgnoreFile is an IgnoreFile that cannot be read.
-var errIgnoreFile = errors.New("cannot read " + IgnoreFile)
-
 // readIgnoreFile reads the IgnoreFile in the folder real, if there is
 // one, as patterns of the folder logical.
 func readIgnoreFile(fsys fs.FS, real, logical string) ([]prefixed, error) {

@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io/fs"
-	"path/filepath"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -180,18 +179,5 @@ type corpusValue struct{ c *corpusFlags }
 func (v *corpusValue) Set(s string) error { v.c.Corpus = s; return nil }
 func (v *corpusValue) String() string     { return v.c.Corpus }
 func (v *corpusValue) Type() string       { return "string" }
-
-// relSlash names path for output: relative to the working folder when it
-// is below it, slash-separated.
-func relSlash(path string) string {
-	if abs, err := filepath.Abs(path); err == nil {
-		if wd, err := filepath.Abs("."); err == nil {
-			if rel, err := filepath.Rel(wd, abs); err == nil && filepath.IsLocal(rel) {
-				return filepath.ToSlash(rel)
-			}
-		}
-	}
-	return filepath.ToSlash(path)
-}
 
 var _ pflag.Value = (*corpusValue)(nil)
