@@ -6,38 +6,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ka2/ka2/internal/jsontext"
-	"io"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
-	"time"
-	"unicode/utf8"
+
+	"github.com/ka2/ka2/internal/jsontext"
+	"github.com/ka2/ka2/internal/procrun"
 )
 
-// Limits on what an exec program may write. More than maxStdout bytes on
-// stdout stops the program (its whole process group) and fails the stage:
-// the output could not be read whole, and a program writing without end
-// must not fill the memory. Stderr is only for people, so over maxStderr it
-// is cut rather than failed: the last maxStderr bytes are kept (the end is
-// where a failing program says why), after a line saying how much was cut.
+// The output limits of an exec program and of a hook: procrun's defaults
+// (see there for why stdout over its limit fails and stderr is cut).
 const (
-	maxStdout = 32 << 20
-	maxStderr = 1 << 20
-)
-
-// waitDelay bounds how long ka2 waits, after a stage's process group was
-// ended, for its pipes to close: only a process that left the group (with
-// setsid, say) can still hold them then.
-const waitDelay = 2 * time.Second
-
-// errStdoutLimit is the cause given to a stage's context when its stdout
-// passed maxStdout; errTimeLimit when its time limit passed.
-var (
-	errStdoutLimit = errors.New("stdout over its limit")
-	errTimeLimit   = errors.New("time limit passed")
+	maxStdout = procrun.DefaultMaxStdout
+	maxStderr = procrun.DefaultMaxStderr
 )
 
 // exec runs an exec stage: its context as JSON on stdin, its output as a
@@ -68,25 +48,6 @@ func (r *runner) exec(ctx context.Context, st *Stage, sc *StageContext, snap *Sn
 func (r *runner) program(ctx context.Context, st *Stage, argv []string, stdin []byte, stderr *string, exitCode *int) ([]byte, error) {
 	var err error
 	limit := r.limit(st)
-	// Two contexts: the outer one is cancelled with errStdoutLimit when
-	// stdout passes its limit; the inner one also ends, with errTimeLimit,
-	// at the time limit, counted from the program's start.
-	lctx, stop := context.WithCancelCause(ctx)
-	defer stop(nil)
-	cctx, cancel := context.WithCancelCause(lctx)
-	defer cancel(nil)
-	startClock := func() {
-		expired, stopTimer := r.after(limit)
-		go func() {
-			defer stopTimer()
-			select {
-			case <-expired:
-				cancel(errTimeLimit)
-			case <-cctx.Done():
-			}
-		}()
-	}
-
 	prog := argv[0]
 	if strings.ContainsRune(prog, '/') && !filepath.IsAbs(prog) {
 		// Relative to the pipeline file's folder, not wherever ka2 runs.
@@ -94,196 +55,37 @@ func (r *runner) program(ctx context.Context, st *Stage, argv []string, stdin []
 			return nil, &StageError{Stage: st.Name, Step: "run", Err: fmt.Errorf("%w: %v", ErrStageFailed, err)}
 		}
 	}
-	cmd := exec.CommandContext(cctx, prog, argv[1:]...)
-	cmd.Dir = r.opts.Dir
-	cmd.Env = r.opts.Env
-	if cmd.Env == nil {
-		cmd.Env = []string{}
-	}
-	ownGroup(cmd)
-	cmd.Cancel = func() error { return endGroup(cmd.Process) }
-	cmd.WaitDelay = waitDelay
-	res, runErr := runPiped(cmd, stdin, startClock, func() { stop(errStdoutLimit) })
-	*stderr = res.stderr
-	if cmd.ProcessState != nil {
-		*exitCode = cmd.ProcessState.ExitCode()
-	}
+	res, runErr := procrun.Run(ctx, procrun.Spec{
+		Argv: append([]string{prog}, argv[1:]...), Dir: r.opts.Dir, Env: r.opts.Env, Stdin: stdin,
+		Timeout: limit, After: r.opts.After, MaxStdout: maxStdout, MaxStderr: maxStderr,
+	})
+	*stderr = res.Stderr
+	*exitCode = res.ExitCode
 	fail := func(step string, err error) ([]byte, error) {
 		return nil, &StageError{Stage: st.Name, Step: step, ExitCode: *exitCode, Err: err}
 	}
 	const ended = "its process group was ended"
+	var ee *procrun.ExitError
 	switch {
-	case res.stdoutOver:
+	case runErr == nil:
+		return res.Stdout, nil
+	case errors.Is(runErr, procrun.ErrStdoutLimit):
 		return fail("output", fmt.Errorf("%w: %s wrote more than %d MiB on stdout, the limit for a stage's output; it was stopped and %s",
 			ErrOutputLimit, argv[0], maxStdout>>20, ended))
-	case errors.Is(context.Cause(cctx), errTimeLimit) && ctx.Err() == nil:
+	case errors.Is(runErr, procrun.ErrTimeout):
 		return fail("run", fmt.Errorf("%w: %s did not finish within %s; %s; raise timeout: on the stage, or --timeout",
 			ErrTimeout, strings.Join(argv, " "), limit, ended))
 	case ctx.Err() != nil:
 		return fail("run", fmt.Errorf("%w: %s was stopped (%w); %s", ErrStageFailed, argv[0], ctx.Err(), ended))
-	case runErr != nil:
-		var ee *exec.ExitError
-		if errors.As(runErr, &ee) {
-			err := fmt.Errorf("%w: %s exited with status %d", ErrStageFailed, argv[0], *exitCode)
-			if *exitCode == -1 {
-				err = fmt.Errorf("%w: %s was stopped (%v)", ErrStageFailed, argv[0], ee)
-			}
-			if line := lastLine(*stderr); line != "" {
-				err = fmt.Errorf("%w: %s", err, line)
-			}
-			return fail("run", err)
+	case errors.As(runErr, &ee):
+		err := fmt.Errorf("%w: %s %v", ErrStageFailed, argv[0], ee)
+		if line := lastLine(*stderr); line != "" {
+			err = fmt.Errorf("%w: %s", err, line)
 		}
-		return fail("run", fmt.Errorf("%w: cannot run %s: %v; a program path with a slash is relative to the pipeline file's folder, a bare name is looked up on PATH",
-			ErrStageFailed, argv[0], runErr))
+		return fail("run", err)
 	}
-	return res.stdout, nil
-}
-
-// piped is what a stage program wrote.
-type piped struct {
-	stdout     []byte
-	stdoutOver bool // more than maxStdout bytes came; stdout holds the first maxStdout+1
-	stderr     string
-}
-
-// runPiped runs cmd with stdin as its standard input and reads its stdout
-// and stderr under their limits; onStart is called once the program has
-// started, onOver once stdout passes its limit (it must make cmd's context
-// end).
-//
-// ka2 makes the pipes itself rather than leaving that to os/exec, so that
-// Wait returns when the program exits, even when a process it left behind
-// holds a pipe open; the group is ended then, which closes those pipes.
-func runPiped(cmd *exec.Cmd, stdin []byte, onStart, onOver func()) (piped, error) {
-	var res piped
-	var files []*os.File // every end still open in this process
-	closeAll := func() {
-		for _, f := range files {
-			f.Close()
-		}
-	}
-	pipe := func() (*os.File, *os.File, error) {
-		r, w, err := os.Pipe()
-		if err == nil {
-			files = append(files, r, w)
-		}
-		return r, w, err
-	}
-	inR, inW, err := pipe()
-	if err != nil {
-		return res, err
-	}
-	outR, outW, err := pipe()
-	if err != nil {
-		closeAll()
-		return res, err
-	}
-	errR, errW, err := pipe()
-	if err != nil {
-		closeAll()
-		return res, err
-	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	err = cmd.Start()
-	// The program holds its own copies now; ka2 keeps only its ends, so
-	// that end of file comes when the program's side is closed.
-	inR.Close()
-	outW.Close()
-	errW.Close()
-	if err != nil {
-		closeAll()
-		return res, err
-	}
-	onStart()
-
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		// A program that does not read its input gets EPIPE here, which
-		// is its choice, not an error.
-		inW.Write(stdin)
-		inW.Close()
-	})
-	wg.Go(func() {
-		res.stdout, _ = io.ReadAll(io.LimitReader(outR, maxStdout+1))
-		if len(res.stdout) > maxStdout {
-			res.stdoutOver = true
-			onOver()
-		}
-		outR.Close()
-	})
-	var tail tailBuffer
-	wg.Go(func() {
-		tail.readFrom(errR, maxStderr)
-		errR.Close()
-	})
-	waitErr := cmd.Wait()
-	// The program has exited; end what it left running in its group, so
-	// that the pipes they hold close.
-	endGroup(cmd.Process)
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(waitDelay):
-		// A process outside the group holds a pipe; stop reading.
-		closeAll()
-		<-done
-	}
-	res.stderr = tail.String()
-	return res, waitErr
-}
-
-// after returns a channel that receives once d has passed (RunOptions.After,
-// or a timer), and a function that releases the timer.
-func (r *runner) after(d time.Duration) (<-chan time.Time, func()) {
-	if r.opts.After != nil {
-		return r.opts.After(d), func() {}
-	}
-	t := time.NewTimer(d)
-	return t.C, func() { t.Stop() }
-}
-
-// tailBuffer keeps the last bytes of a stream and counts the rest.
-type tailBuffer struct {
-	buf     []byte
-	dropped int64
-}
-
-// readFrom reads r to its end (or an error), keeping the last max bytes.
-// The buffer grows to at most twice max before the old half is dropped,
-// so each byte is copied a bounded number of times.
-func (t *tailBuffer) readFrom(r io.Reader, max int) {
-	chunk := make([]byte, 32<<10)
-	for {
-		n, err := r.Read(chunk)
-		t.buf = append(t.buf, chunk[:n]...)
-		if len(t.buf) > 2*max {
-			drop := len(t.buf) - max
-			t.dropped += int64(drop)
-			t.buf = t.buf[:copy(t.buf, t.buf[drop:])]
-		}
-		if err != nil {
-			break
-		}
-	}
-	if len(t.buf) > max {
-		drop := len(t.buf) - max
-		t.dropped += int64(drop)
-		t.buf = t.buf[drop:]
-	}
-	// Start on a whole character, not inside one.
-	for len(t.buf) > 0 && !utf8.RuneStart(t.buf[0]) {
-		t.buf = t.buf[1:]
-		t.dropped++
-	}
-}
-
-// String is the kept text, after a line saying how much was cut.
-func (t *tailBuffer) String() string {
-	if t.dropped == 0 {
-		return string(t.buf)
-	}
-	return fmt.Sprintf("[ka2: stderr is over its %d MiB limit; its first %d bytes were not kept]\n", maxStderr>>20, t.dropped) + string(t.buf)
+	return fail("run", fmt.Errorf("%w: cannot run %s: %v; a program path with a slash is relative to the pipeline file's folder, a bare name is looked up on PATH",
+		ErrStageFailed, argv[0], runErr))
 }
 
 // parseStageOutput reads and checks a StageOutput document.
