@@ -5,9 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"net/http"
 	"net/url"
+	"os/exec"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -25,6 +29,9 @@ type EvalOptions struct {
 	f           *Factory
 	Paths       []string
 	Endpoint    string
+	Exec        string
+	ExecArgs    []string
+	Timeout     time.Duration
 	Model       string
 	APIKeyEnv   string
 	MaxTokens   int
@@ -38,7 +45,7 @@ type EvalOptions struct {
 	Report      string
 	cmdContext
 
-	// gen replaces the endpoint in tests.
+	// gen replaces the generator in tests.
 	gen eval.Generator
 }
 
@@ -46,7 +53,7 @@ type EvalOptions struct {
 func NewCmdEval(f *Factory, runF func(*EvalOptions) error) *cobra.Command {
 	opts := &EvalOptions{f: f}
 	cmd := &cobra.Command{
-		Use:   "eval CASES... --endpoint URL --model NAME",
+		Use:   "eval CASES... (--endpoint URL --model NAME | --exec PROGRAM [-- ARGS...])",
 		Short: "Measure a generator under controlled conditions",
 		Long: `Eval builds the contract of every case in the case files (ka2 regress's
 format; expect.answer lists numbers or phrases the answer must contain),
@@ -72,13 +79,27 @@ The generator is an OpenAI-compatible Chat Completions server (--endpoint:
 llama.cpp's server, vLLM, Ollama, hosted APIs), sent the body ka2 render
 makes; the API key is read from the environment variable --api-key-env
 names. A 429, a 5xx or a failed connection is retried up to 4 times, waiting
-1s, 2s, 4s, 8s or the server's Retry-After (at most 30s).`,
+1s, 2s, 4s, 8s or the server's Retry-After (at most 30s).
+
+Or it is a local program (--exec PROGRAM, its arguments after --): it reads
+{"contract": …, "request": …} as one line of JSON on stdin and prints the
+answer text on stdout. It runs with ka2's environment as a pipeline stage's
+program does: in its own process group, ended with everything it started,
+stopped past --timeout or 4 MiB on stdout. A non-zero exit, a time-out or
+no answer is a failed run, reported with the last line of its stderr.`,
 		Example: `  ka2 eval cases --endpoint http://127.0.0.1:8080/v1/chat/completions --model local
   ka2 eval cases --endpoint https://api.openai.com/v1/chat/completions --model gpt-4o --api-key-env OPENAI_API_KEY \
-    --conditions base,hostile,missing --repeat 3 --min-pass 0.9,missing=1 --format junit --report eval.xml`,
+    --conditions base,hostile,missing --repeat 3 --min-pass 0.9,missing=1 --format junit --report eval.xml
+  ka2 eval cases --exec python3 -- generator.py --temperature 0`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Paths = args
+			if at := cmd.ArgsLenAtDash(); at >= 0 {
+				opts.Paths, opts.ExecArgs = args[:at], args[at:]
+				if len(opts.Paths) == 0 {
+					return usageError{errors.New("name the case files before --; the arguments after it are --exec's")}
+				}
+			}
 			opts.Ctx = cmd.Context()
 			if runF != nil {
 				return runF(opts)
@@ -88,6 +109,8 @@ names. A 429, a 5xx or a failed connection is retried up to 4 times, waiting
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&opts.Endpoint, "endpoint", "", "Chat Completions URL of the generator, e.g. http://127.0.0.1:8080/v1/chat/completions")
+	fs.StringVar(&opts.Exec, "exec", "", "program that answers: it reads the contract and request as JSON on stdin and prints the answer (its arguments after --)")
+	fs.DurationVar(&opts.Timeout, "timeout", eval.DefaultTimeout, "time limit of one answer: an --exec program's run or an --endpoint request")
 	fs.StringVar(&opts.Model, "model", "", "the model field of each request")
 	fs.StringVar(&opts.APIKeyEnv, "api-key-env", "", "environment variable holding the API key (sent as a bearer token)")
 	fs.IntVar(&opts.MaxTokens, "max-tokens", 0, "max_tokens of each request (default: the contract definition's o200k_base reserve, 512)")
@@ -140,8 +163,16 @@ func parseMinPass(s string) (float64, map[eval.Condition]float64, error) {
 
 func (o *EvalOptions) validate() error {
 	switch {
-	case o.gen == nil && o.Endpoint == "":
-		return usageError{errors.New("--endpoint is required: the generator's Chat Completions URL")}
+	case o.gen == nil && o.Endpoint == "" && o.Exec == "":
+		return usageError{errors.New("name the generator: --endpoint URL (a Chat Completions server) or --exec PROGRAM (a local program)")}
+	case o.Endpoint != "" && o.Exec != "":
+		return usageError{errors.New("--endpoint and --exec both name the generator; give one")}
+	case o.Exec == "" && len(o.ExecArgs) > 0:
+		return usageError{fmt.Errorf("arguments after -- (%s) are --exec's, but there is no --exec", strings.Join(o.ExecArgs, " "))}
+	case o.Exec != "" && (o.Model != "" || o.APIKeyEnv != "" || o.MaxTokens != 0):
+		return usageError{errors.New("--model, --api-key-env and --max-tokens are for --endpoint, not --exec")}
+	case o.Timeout <= 0:
+		return usageError{fmt.Errorf("invalid value \"%s\" for --timeout: want a positive duration such as 30s", o.Timeout)}
 	case o.Repeat < 1 || o.Repeat > 100:
 		return usageError{fmt.Errorf("invalid value \"%d\" for --repeat: want 1..100", o.Repeat)}
 	case o.Jobs < 1 || o.Jobs > 64:
@@ -150,6 +181,18 @@ func (o *EvalOptions) validate() error {
 		return usageError{fmt.Errorf("invalid value \"%d\" for --distractors: want 1..100", o.Distractors)}
 	case o.MaxTokens < 0:
 		return usageError{fmt.Errorf("invalid value \"%d\" for --max-tokens: want 1 or more", o.MaxTokens)}
+	}
+	if o.Exec != "" {
+		if _, err := exec.LookPath(o.Exec); err != nil {
+			// Say why (not found, not executable), without LookPath's
+			// repetition of the name.
+			cause := errors.Unwrap(err)
+			var pe *fs.PathError
+			if errors.As(cause, &pe) {
+				cause = pe.Err
+			}
+			return usageError{fmt.Errorf("--exec: cannot run %s: %v; a path with a slash is relative to the current folder, a bare name is looked up on PATH", o.Exec, cause)}
+		}
 	}
 	if o.Endpoint != "" {
 		u, err := url.Parse(o.Endpoint)
@@ -184,8 +227,11 @@ func runEval(o *EvalOptions) error {
 		}
 	}
 	gen := o.gen
+	if gen == nil && o.Exec != "" {
+		gen = &eval.Exec{Argv: append([]string{o.Exec}, o.ExecArgs...), Env: o.f.environ(), Timeout: o.Timeout}
+	}
 	if gen == nil {
-		ep := &eval.Endpoint{URL: o.Endpoint, Model: o.Model, MaxTokens: o.MaxTokens}
+		ep := &eval.Endpoint{URL: o.Endpoint, Model: o.Model, MaxTokens: o.MaxTokens, Client: &http.Client{Timeout: o.Timeout}}
 		if o.APIKeyEnv != "" {
 			if ep.APIKey = o.f.getenv(o.APIKeyEnv); ep.APIKey == "" {
 				return usageError{fmt.Errorf("--api-key-env: the environment variable %s is not set or empty", o.APIKeyEnv)}

@@ -108,7 +108,13 @@ func TestEvalUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"eval", "testdata/eval/cases.yaml"}, "ka2: --endpoint is required"},
+		{[]string{"eval", "testdata/eval/cases.yaml"}, "ka2: name the generator: --endpoint URL (a Chat Completions server) or --exec PROGRAM"},
+		{[]string{"eval", "testdata/eval/cases.yaml", "--exec", "./no-such-generator"}, "ka2: --exec: cannot run ./no-such-generator: no such file or directory"},
+		{[]string{"eval", "testdata/eval/cases.yaml", "--exec", "testdata/eval/gen", "--endpoint", "http://127.0.0.1:1"}, "--endpoint and --exec both name the generator"},
+		{[]string{"eval", "testdata/eval/cases.yaml", "--endpoint", "http://127.0.0.1:1", "--", "careful"}, "arguments after -- (careful) are --exec's, but there is no --exec"},
+		{[]string{"eval", "--exec", "testdata/eval/gen", "--", "careful"}, "name the case files before --"},
+		{[]string{"eval", "testdata/eval/cases.yaml", "--exec", "testdata/eval/gen", "--model", "m"}, "--model, --api-key-env and --max-tokens are for --endpoint"},
+		{[]string{"eval", "testdata/eval/cases.yaml", "--exec", "testdata/eval/gen", "--timeout", "0s"}, `invalid value "0s" for --timeout`},
 		{[]string{"eval", "testdata/eval/cases.yaml", "--endpoint", "ftp://x"}, `invalid value "ftp://x" for --endpoint`},
 		{[]string{"eval", "testdata/eval/cases.yaml", "--endpoint", "http://127.0.0.1:1", "--conditions", "base,sideways"}, `unknown condition "sideways"`},
 		{[]string{"eval", "testdata/eval/cases.yaml", "--endpoint", "http://127.0.0.1:1", "--min-pass", "1.5"}, `invalid value "1.5" for --min-pass`},
@@ -123,5 +129,63 @@ func TestEvalUsage(t *testing.T) {
 		if stdout.Len() != 0 || !strings.Contains(stderr.String(), tt.want) {
 			t.Errorf("%v: stdout %q, stderr %q, want %q", tt.args, stdout, stderr, tt.want)
 		}
+	}
+}
+
+// TestEvalExecRanksTheFakeGenerators runs `ka2 eval --exec` end to end
+// with the fake generators of testdata/eval/gen, one real program per
+// kind of mistake, and checks the pass rate of every condition: each
+// condition catches the generators it is meant to, and only those (the
+// in-process twin is eval's TestEvaluateRanksTheFakeGenerators).
+func TestEvalExecRanksTheFakeGenerators(t *testing.T) {
+	// Pass rate per condition: base, position:start, position:middle,
+	// position:end, no-example, hostile, missing.
+	tests := []struct {
+		mode string
+		want []float64
+	}{
+		{"careful", []float64{1, 1, 1, 1, 1, 1, 1}},
+		{"copies-example", []float64{0, 0, 0, 0, 1, 0, 0}},
+		{"cites-outside", []float64{0, 0, 0, 0, 0, 0, 1}},
+		// The sample's distractors include its hostile notice (subject
+		// lodging-notice), so the position conditions catch it too.
+		{"obeys-hostile", []float64{1, 0, 0, 0, 1, 0, 1}},
+		{"never-refuses", []float64{1, 1, 1, 1, 1, 1, 0}},
+		{"first-record", []float64{1, 1, 0, 0, 1, 0, 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.mode, func(t *testing.T) {
+			f, stdout, stderr := cli.TestFactory("")
+			f.Environ = func() []string { return []string{"PATH=" + os.Getenv("PATH")} }
+			code := cli.Run(context.Background(), f, []string{"eval", "testdata/eval/cases.yaml", "--exec", "testdata/eval/gen",
+				"--distractors", "2", "--jobs", "2", "--format", "json", "--", tt.mode})
+			var rep struct {
+				OK         bool
+				Conditions []struct{ Rate float64 }
+				Runs       []struct{ Error string }
+			}
+			if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+				t.Fatalf("exit %d, stdout %q, stderr %q: %v", code, stdout, stderr, err)
+			}
+			var got []float64
+			for _, c := range rep.Conditions {
+				got = append(got, c.Rate)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("pass rates mismatch (-want +got):\n%s\nreport: %s", diff, stdout)
+			}
+			for _, r := range rep.Runs {
+				if r.Error != "" {
+					t.Errorf("a run failed to answer: %s", r.Error)
+				}
+			}
+			wantCode := 1
+			if tt.mode == "careful" {
+				wantCode = 0
+			}
+			if code != wantCode || rep.OK != (wantCode == 0) {
+				t.Errorf("exit code %d, ok %v, want %d; stderr:\n%s", code, rep.OK, wantCode, stderr)
+			}
+		})
 	}
 }
