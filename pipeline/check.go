@@ -21,6 +21,18 @@ type provider struct {
 	declared bool
 	// unknown: its schema names an unknown protocol, reported already.
 	unknown bool
+	// writer is the stage (or InputStage) whose output a ka2.grade stage
+	// passes on, "" when the provider wrote its output itself.
+	writer string
+}
+
+// owner is the stage that wrote the provider's output: the one whose
+// declarations a fix changes.
+func (p *provider) owner() string {
+	if p.writer != "" {
+		return p.writer
+	}
+	return p.name
 }
 
 // check runs the checks that need the whole file: the flow's stage names,
@@ -96,12 +108,20 @@ func (ps *parser) check() {
 		if (out.schema != "" && p.Protocols[out.schema] == nil) || (st.Uses != "" && !builtinRunner(st.Uses)) {
 			out.unknown = true
 		}
+		if st.Uses == UsesGrade {
+			// ka2.grade passes its input text on unchanged: it writes
+			// what its source wrote.
+			out = &provider{name: st.Name, unknown: true}
+			if from != nil {
+				out = &provider{name: st.Name, schema: from.schema, declared: from.declared, unknown: from.unknown, writer: from.owner()}
+			}
+		}
 		prev = st
 		switch sink := st.sink(); sink.Kind {
 		case Downstream:
 			upstream = out
 		case Shared:
-			writers[sink.Name] = &provider{name: out.name, schema: out.schema, via: sink.String(), declared: out.declared, unknown: out.unknown}
+			writers[sink.Name] = &provider{name: out.name, schema: out.schema, via: sink.String(), declared: out.declared, unknown: out.unknown, writer: out.writer}
 			upstream = nil
 		case Discard:
 			upstream = nil
@@ -148,17 +168,17 @@ func (ps *parser) compatible(from *provider, st *Stage, pos Pos) {
 	switch {
 	case from.schema == "" && !from.declared:
 		return
-	case from.schema == "" && from.name == InputStage:
+	case from.schema == "" && from.owner() == InputStage:
 		ps.errorf(CodeIncompatible, pos, fmt.Sprintf("Declare input_schema: %s at the top level of the pipeline file", want),
 			"%s: the run input declares no input_schema, so nothing says it fits input_schema='%s'", pair, want)
 		return
 	case from.schema == "":
-		fix := fmt.Sprintf("Declare %s.context.output_schema (a subtype of '%s'), or remove %s.context.input_schema", from.name, want, st.Name)
+		fix := fmt.Sprintf("Declare %s.context.output_schema (a subtype of '%s'), or remove %s.context.input_schema", from.owner(), want, st.Name)
 		if builtinRunner(st.Uses) {
-			fix = fmt.Sprintf("Declare %s.context.output_schema (a subtype of '%s', which %s reads)", from.name, want, st.Uses)
+			fix = fmt.Sprintf("Declare %s.context.output_schema (a subtype of '%s', which %s reads)", from.owner(), want, st.Uses)
 		}
 		ps.errorf(CodeIncompatible, pos, fix,
-			"%s: upstream declares no output_schema, so nothing says '%s' writes what input_schema='%s' requires", pair, from.name, want)
+			"%s: upstream declares no output_schema, so nothing says '%s' writes what input_schema='%s' requires", pair, from.owner(), want)
 		return
 	case from.schema == TextInput:
 		fix := fmt.Sprintf("Declare input_schema: %s at the top level, or remove %s.context.input_schema to take the text as it is", want, st.Name)
@@ -177,8 +197,8 @@ func (ps *parser) compatible(from *provider, st *Stage, pos Pos) {
 	if ok {
 		return
 	}
-	fix := fmt.Sprintf("Align %s.context.output_schema with %s.context.input_schema", from.name, st.Name)
-	if from.name == InputStage {
+	fix := fmt.Sprintf("Align %s.context.output_schema with %s.context.input_schema", from.owner(), st.Name)
+	if from.owner() == InputStage {
 		fix = fmt.Sprintf("Align %s.context.input_schema with the run input (%s), or put a stage before '%s' that writes '%s'",
 			st.Name, from.schema, st.Name, want)
 	}

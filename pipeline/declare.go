@@ -272,14 +272,17 @@ func (ps *parser) stage(st *Stage, se entry) {
 		ps.errorf(CodeBadValue, timeoutPos, "Remove timeout; it limits exec stages",
 			"stage '%s' runs %s in process, which takes no timeout", st.Name, st.Uses)
 	}
-	if st.OnFail != "" && st.Uses != UsesVerify {
-		ps.errorf(CodeBadValue, onFailPos, "Remove on_fail; only a "+UsesVerify+" stage takes it",
-			"stage '%s' is not a %s stage, so on_fail means nothing", st.Name, UsesVerify)
+	checks := st.Uses == UsesVerify || st.Uses == UsesGrade
+	if st.OnFail != "" && !checks {
+		ps.errorf(CodeBadValue, onFailPos, "Remove on_fail; only a "+UsesVerify+" or "+UsesGrade+" stage takes it",
+			"stage '%s' is not a %s or %s stage, so on_fail means nothing", st.Name, UsesVerify, UsesGrade)
 	}
-	if st.OnFail == "" && st.Uses == UsesVerify {
+	if st.OnFail == "" && checks {
 		st.OnFail = OnFailStop
 	}
-	if in, out, ok := builtinSchemas(st.Uses, ps.p.def); ok && st.Context != nil {
+	if st.Uses == UsesGrade {
+		ps.gradeStage(st)
+	} else if in, out, ok := builtinSchemas(st.Uses, ps.p.def); ok && st.Context != nil {
 		c := st.Context
 		if c.InputSchema != "" && c.InputSchema != in {
 			ps.errorf(CodeBadValue, c.InputSchemaPos, "Remove input_schema, or write "+in,
@@ -297,8 +300,35 @@ func (ps *parser) stage(st *Stage, se entry) {
 	}
 }
 
+// gradeStage checks what only a ka2.grade stage needs: it grades against
+// the contract it inherits, so it must inherit artifacts, and it reads
+// the answer as text and passes it on as it came, so it declares no
+// schemas.
+func (ps *parser) gradeStage(st *Stage) {
+	c := st.Context
+	if c == nil || !c.Inherit.Artifacts {
+		pos := st.Pos
+		if c != nil {
+			pos = c.Pos
+		}
+		ps.errorf(CodeBadValue, pos, "Add context: {inherit: [artifacts]} to it, and to every stage between it and the "+UsesBuild+" stage whose contract it grades",
+			"stage '%s' runs %s, which grades against the inherited \"contract\" artifact, but it does not inherit artifacts", st.Name, UsesGrade)
+	}
+	if c == nil {
+		return
+	}
+	if c.InputSchema != "" {
+		ps.errorf(CodeBadValue, c.InputSchemaPos, "Remove input_schema; declare the answer's protocol on the stage that writes it",
+			"stage '%s' runs %s, which reads the answer as text, so it takes no input_schema", st.Name, UsesGrade)
+	}
+	if c.OutputSchema != "" {
+		ps.errorf(CodeBadValue, c.OutputSchemaPos, "Remove output_schema; the stage passes on what its upstream wrote, under that stage's output_schema",
+			"stage '%s' runs %s, which passes the answer on unchanged, so it takes no output_schema", st.Name, UsesGrade)
+	}
+}
+
 // builtinRunners are the uses values ka2 provides.
-var builtinRunners = []string{UsesBuild, UsesVerify}
+var builtinRunners = []string{UsesBuild, UsesVerify, UsesGrade}
 
 func builtinRunner(uses string) bool { return slices.Contains(builtinRunners, uses) }
 

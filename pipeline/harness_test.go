@@ -237,6 +237,132 @@ func TestVerifyStage(t *testing.T) {
 	}
 }
 
+// TestGradeStage: ka2.grade grades the answer of an exec stage against
+// the contract ka2.build passed on, through the answer stage's inherited
+// artifacts; it passes the answer on unchanged with a grade artifact that
+// downstream stages inherit. A bad answer stops the run (on_fail: stop,
+// the default) or is only recorded (on_fail: continue); an answer stage
+// that does not pass the artifacts on leaves nothing to grade against.
+func TestGradeStage(t *testing.T) {
+	const good = "The limit is 750 CNY per room-night [travel-v2:3]."
+	tests := []struct {
+		name         string
+		answer       string
+		onFail       string
+		noInherit    bool // the answer stage does not inherit artifacts
+		wantIs       error
+		wantFindings []string // kinds
+	}{
+		{name: "a cited answer passes", answer: good},
+		{name: "a citation outside the evidence stops the run", answer: "The limit is 750 CNY per room-night [travel-v2:99].",
+			wantIs: ErrGrade, wantFindings: []string{"bad_citation"}},
+		{name: "an announced action with on_fail continue is recorded", answer: "The limit is 750 CNY per room-night [travel-v2:3]. Order A-104 has been cancelled.",
+			onFail: "on_fail: continue", wantFindings: []string{"followed_source_text"}},
+		{name: "an answer stage that drops the artifacts", answer: good, noInherit: true, wantIs: ErrNoContract},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			answerCtx := "context: {inherit: [artifacts]}"
+			if tt.noInherit {
+				answerCtx = "context: {inherit: [messages]}"
+			}
+			gradeLines := []string{"uses: ka2.grade", "context: {inherit: [artifacts]}"}
+			if tt.onFail != "" {
+				gradeLines = append(gradeLines, tt.onFail)
+			}
+			stages := "  build: {uses: ka2.build}\n" +
+				countStage(dir, "answer", `{"output_text":"`+tt.answer+`"}`, answerCtx) +
+				rawStage("grade", gradeLines...) +
+				countStage(dir, "use", `{"output_text":"used"}`, "context: {inherit: [artifacts]}")
+			run, err := runScripts(t, "stages:\n"+stages+"flow: build >> answer >> grade >> use\n", lodging2026.RunInput(), nil)
+			if tt.wantIs != nil {
+				var se *StageError
+				if !errors.Is(err, tt.wantIs) || !errors.As(err, &se) || se.Stage != "grade" {
+					t.Fatalf("Run() error = %v, want %v at stage grade", err, tt.wantIs)
+				}
+				if counted(t, filepath.Join(dir, "use")) != 0 {
+					t.Errorf("the stage after a failed grade ran")
+				}
+				if tt.wantIs == ErrNoContract {
+					return
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			g := snapshot(t, run, "grade")
+			var got Grade
+			if err := json.Unmarshal(g.Artifacts["grade"], &got); err != nil {
+				t.Fatalf("grade artifact %s: %v", g.Artifacts["grade"], err)
+			}
+			var kinds []string
+			for _, f := range got.Findings {
+				kinds = append(kinds, string(f.Kind))
+			}
+			if diff := cmp.Diff(tt.wantFindings, kinds); diff != "" || got.OK != (len(kinds) == 0) {
+				t.Errorf("grade ok %v, finding kinds mismatch (-want +got):\n%s", got.OK, diff)
+			}
+			if g.OutputText != tt.answer {
+				t.Errorf("ka2.grade changed the answer: %q, want %q", g.OutputText, tt.answer)
+			}
+			if string(g.Artifacts["contract"]) != string(snapshot(t, run, "build").Artifacts["contract"]) {
+				t.Errorf("the grade stage does not hand the contract on")
+			}
+			if tt.wantIs == nil {
+				if string(snapshot(t, run, "use").Context.Artifacts["grade"]) != string(g.Artifacts["grade"]) {
+					t.Errorf("the downstream stage did not inherit the grade")
+				}
+			}
+		})
+	}
+}
+
+// TestGradeStageResumeAndReplay: a changed answer runs the grade again on
+// resume (the answer is part of its input digest), and a replay of the
+// grade stage runs from its snapshot alone.
+func TestGradeStageResumeAndReplay(t *testing.T) {
+	dir := t.TempDir()
+	answer := filepath.Join(dir, "answer.txt")
+	write := func(s string) {
+		if err := os.WriteFile(answer, []byte(s+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src := "stages:\n  build: {uses: ka2.build}\n" +
+		rawStage("answer", "exec: [./showfile, '"+answer+"']", "context: {inherit: [artifacts]}") +
+		rawStage("grade", "uses: ka2.grade", "context: {inherit: [artifacts]}", "on_fail: continue") +
+		"flow: build >> answer >> grade\n"
+	write("The limit is 750 CNY per room-night [travel-v2:3].")
+	first, err := runScripts(t, src, lodging2026.RunInput(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write("The limit is 600 CNY per room-night [travel-v2:3].")
+	resume := map[string]*Snapshot{}
+	for _, s := range first.Snapshots {
+		resume[s.Stage] = s
+	}
+	delete(resume, "answer") // as if it had failed: it runs again, and answers otherwise
+	second, err := runScripts(t, src, lodging2026.RunInput(), resume)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"build"}, second.Resumed); diff != "" {
+		t.Errorf("resumed stages mismatch (-want +got):\n%s", diff)
+	}
+	g := snapshot(t, second, "grade")
+	if !strings.HasPrefix(string(g.Artifacts["grade"]), `{"ok":false,`) {
+		t.Errorf("grade of the changed answer = %s, want a failed grade", g.Artifacts["grade"])
+	}
+	rep, err := Replay(context.Background(), g, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Equal() {
+		t.Errorf("replay gave %q, recorded %q", rep.Output, rep.Recorded)
+	}
+}
+
 // TestResume: a run fails at stage 3; the stage is fixed and the run
 // resumed from its snapshots: stages 1 and 2 are not run again (their
 // counter files say so), stage 3 and what follows run. A changed stage

@@ -43,7 +43,8 @@ type FlowStep struct {
 type Stage struct {
 	Name string
 	Pos  Pos
-	// Uses names a runner ka2 provides; only UsesBuild exists.
+	// Uses names a runner ka2 provides: UsesBuild, UsesVerify or
+	// UsesGrade.
 	Uses string
 	// Exec is the program and its arguments. A program path containing a
 	// slash is relative to the pipeline file's folder (RunOptions.Dir);
@@ -58,8 +59,9 @@ type Stage struct {
 	Context *Context
 	// Before and After are the stage's own hooks, or nil.
 	Before, After *Hook
-	// OnFail says what a failed ka2.verify does: OnFailStop (the default)
-	// stops the run, OnFailContinue only records the verification.
+	// OnFail says what a failed ka2.verify or ka2.grade does: OnFailStop
+	// (the default) stops the run, OnFailContinue only records the
+	// verification or the grade.
 	OnFail string
 	// MaxOutputBytes, when positive, limits the stage's output text.
 	MaxOutputBytes int
@@ -87,7 +89,7 @@ type PipelineHooks struct {
 	BeforeStage, AfterStage *Hook
 }
 
-// The on_fail values of a ka2.verify stage.
+// The on_fail values of a ka2.verify or ka2.grade stage.
 const (
 	OnFailStop     = "stop"
 	OnFailContinue = "continue"
@@ -180,7 +182,7 @@ func (s *Stage) inherit() Inherit {
 // conform to, "" where it declares none. A built-in stage always reads
 // and writes its own protocols: ka2.build reads RequestProtocol and writes
 // the contract template (ka2-context-v1), ka2.verify reads and writes the
-// template.
+// template, ka2.grade reads and writes none (the answer is text).
 func (p *Pipeline) StageSchemas(name string) (input, output string) {
 	s := p.Stages[name]
 	if s == nil {
@@ -194,14 +196,24 @@ func (p *Pipeline) StageSchemas(name string) (input, output string) {
 // "verification" artifact.
 const UsesVerify = "ka2.verify"
 
+// UsesGrade is the uses value of a stage that grades the answer it is
+// handed (its upstream output text) against the contract it inherits as
+// the "contract" artifact, in process, and passes the answer on unchanged
+// with a "grade" artifact.
+const UsesGrade = "ka2.grade"
+
 // builtinSchemas are the protocols a built-in runner reads and writes;
-// ok is false for a uses value ka2 does not provide.
+// ok is false for a uses value ka2 does not provide. ka2.grade reads and
+// writes none: it takes its input as text, and passes on whatever its
+// upstream wrote (the check treats it as transparent).
 func builtinSchemas(uses string, def *contract.Definition) (in, out string, ok bool) {
 	switch uses {
 	case UsesBuild:
 		return RequestProtocol, def.Template, true
 	case UsesVerify:
 		return def.Template, def.Template, true
+	case UsesGrade:
+		return "", "", true
 	}
 	return "", "", false
 }

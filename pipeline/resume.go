@@ -191,7 +191,9 @@ func (r Replayed) Equal() bool { return r.Recorded == r.Output }
 // and returns the output text then and now. Hooks, schemas and output
 // limits are not applied: a replay asks only whether the stage's runner
 // gives the same output for the same context. opts.Dir is the folder its
-// program runs in; a ka2.build or ka2.verify stage needs opts.Builder.
+// program runs in; a ka2.build or ka2.verify stage needs opts.Builder (a
+// ka2.grade stage takes the refusal phrases from its definition, or from
+// contract.Default() without one).
 func Replay(ctx context.Context, snap *Snapshot, opts RunOptions) (Replayed, error) {
 	if snap == nil || snap.Context == nil || snap.Definition == nil {
 		return Replayed{}, fmt.Errorf("%w: the snapshot records no context or definition to replay; it was not written by a stage run", ErrBadInput)
@@ -210,7 +212,7 @@ func Replay(ctx context.Context, snap *Snapshot, opts RunOptions) (Replayed, err
 		return Replayed{}, fmt.Errorf("%w: the snapshot of '%s' records neither uses nor exec", ErrBadInput, snap.Stage)
 	case d.Uses != "" && !builtinRunner(d.Uses):
 		return Replayed{}, fmt.Errorf("%w: the snapshot of '%s' uses '%s', which ka2 does not provide", ErrBadInput, snap.Stage, d.Uses)
-	case d.Uses != "" && opts.Builder == nil:
+	case d.Uses != "" && d.Uses != UsesGrade && opts.Builder == nil:
 		return Replayed{}, fmt.Errorf("stage '%s' runs %s, which needs RunOptions.Builder", snap.Stage, d.Uses)
 	}
 	def := contract.Default()

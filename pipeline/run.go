@@ -38,7 +38,8 @@ type StageContext struct {
 	From string `json:"from"`
 	// InputSchema and Input are set when the stage declares an input
 	// schema: Input is the upstream output text as JSON, validated against
-	// InputSchema.
+	// InputSchema. For a ka2.grade stage, Input is the upstream output
+	// text (the answer) as a JSON string, and InputSchema is empty.
 	InputSchema string          `json:"input_schema,omitempty"`
 	Input       json.RawMessage `json:"input,omitempty"`
 	Messages    []Message       `json:"messages"`
@@ -203,6 +204,12 @@ var (
 	// ErrVerification: a ka2.verify stage with on_fail: stop found
 	// problems in the contract it was handed.
 	ErrVerification = errors.New("contract verification failed")
+	// ErrGrade: a ka2.grade stage with on_fail: stop found the answer it
+	// was handed breaks its contract.
+	ErrGrade = errors.New("answer failed its grade")
+	// ErrNoContract: a ka2.grade stage inherited no "contract" artifact
+	// to grade against.
+	ErrNoContract = errors.New("no contract to grade against")
 )
 
 // StageError is why a run stopped at a stage.
@@ -375,6 +382,15 @@ func (r *runner) stage(ctx context.Context, st *Stage, from *Snapshot) (*Snapsho
 			sc.Input = compactJSON([]byte(from.OutputText))
 		}
 	}
+	if st.Uses == UsesGrade {
+		// In the context, so that the digest covers the answer and a
+		// replay has it.
+		answer, err := marshal(from.OutputText)
+		if err != nil {
+			return snap, false, err
+		}
+		sc.Input = answer
+	}
 	snap.Digests = &Digests{Definition: digestJSON(snap.Definition), Input: digestJSON(sc)}
 	if prev := r.opts.Resume[st.Name]; reusable(prev, snap) {
 		return prev, true, nil
@@ -460,6 +476,8 @@ func (r *runner) run(ctx context.Context, st *Stage, sc *StageContext, snap *Sna
 		return r.build(ctx, st, sc)
 	case UsesVerify:
 		return r.verify(st, sc)
+	case UsesGrade:
+		return r.grade(st, sc)
 	}
 	return r.exec(ctx, st, sc, snap)
 }

@@ -226,7 +226,7 @@ definition and the input) as DIR/NN-STAGE.json, also when a stage fails.
 With --resume, a stage whose snapshot in DIR completed with the same digests
 is not run again: its snapshot stands for it, and the rest run. Exit codes: 1 the pipeline file has errors, 2 bad input, 3 and 4 as
 ka2 build (from a ka2.build stage), 6 a stage failed, timed out, or broke its
-schema, a hook vetoed it, a ka2.verify stage found problems, or its output
+schema, a hook vetoed it, a ka2.verify or ka2.grade stage found problems, or its output
 is over its max_output_bytes or max_output_tokens.`,
 		Example: `  ka2 pipeline run answer.pipeline.yaml --input question.json
   echo '{"question":"Lodging limit?","subjects":["lodging"],"dates":["2026-09-14"]}' |

@@ -1,0 +1,54 @@
+package pipeline
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/ka2/ka2/grade"
+)
+
+// Grade is the "grade" artifact of a ka2.grade stage: whether the answer
+// keeps to its contract, and the findings of ka2 grade when it does not.
+type Grade struct {
+	OK       bool            `json:"ok"`
+	Findings []grade.Finding `json:"findings"`
+}
+
+// grade runs ka2 grade's checks on the answer the stage is handed (its
+// Input, the upstream output text) against the inherited "contract"
+// artifact, and passes the answer on unchanged with a "grade" artifact.
+// With on_fail: stop, findings stop the run once the snapshot is
+// complete. The refusal phrases come from the pipeline's contract
+// definition.
+func (r *runner) grade(st *Stage, sc *StageContext) (StageOutput, error) {
+	var answer string
+	if err := json.Unmarshal(sc.Input, &answer); err != nil {
+		return StageOutput{}, &StageError{Stage: st.Name, Step: "input", Err: fmt.Errorf("%w: the stage's input is not the answer text: %v", errInternal, err)}
+	}
+	doc, ok := sc.Artifacts["contract"]
+	if !ok {
+		return StageOutput{}, &StageError{Stage: st.Name, Step: "input",
+			Err: fmt.Errorf(`%w: the stage inherited no "contract" artifact; a %s stage passes the contract on as one, and every stage between it and '%s' must inherit artifacts`,
+				ErrNoContract, UsesBuild, st.Name)}
+	}
+	c, err := grade.ParseContract("artifact contract", doc)
+	if err != nil {
+		return StageOutput{}, &StageError{Stage: st.Name, Step: "input", Err: err}
+	}
+	rep := grade.Grade(c, answer, grade.OptionsFor(r.p.def))
+	res := Grade{OK: rep.OK, Findings: rep.Findings}
+	if res.Findings == nil {
+		res.Findings = []grade.Finding{}
+	}
+	art, err := marshal(res)
+	if err != nil {
+		return StageOutput{}, err
+	}
+	out := StageOutput{OutputText: &answer, Artifacts: map[string]json.RawMessage{"grade": art}}
+	if !res.OK && st.OnFail != OnFailContinue {
+		out.stop = &StageError{Stage: st.Name, Step: "run",
+			Err: fmt.Errorf("%w: %d finding(s), the first: %s; the grade artifact lists them all (on_fail: continue only records them)",
+				ErrGrade, len(res.Findings), res.Findings[0])}
+	}
+	return out, nil
+}
