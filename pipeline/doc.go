@@ -85,7 +85,13 @@
 // vetoes the stage (ErrVetoed), and {"artifacts": {…}} on stdout adds
 // artifacts to its snapshot. A ka2.verify stage verifies the contract it
 // is handed (contract.Builder.Verify) and passes it on with a
-// "verification" artifact. max_output_bytes and max_output_tokens limit a
+// "verification" artifact. A ka2.grade stage grades the answer it is
+// handed (the upstream output text) against the "contract" artifact it
+// inherits — ka2.build passes the contract on as one, so every stage in
+// between inherits artifacts — and passes the answer on with a "grade"
+// artifact; the check requires it to inherit artifacts and treats it as
+// passing on what its upstream wrote. Both stop the run on a failure
+// unless on_fail: continue. max_output_bytes and max_output_tokens limit a
 // stage's output text (ErrOutputLimit).
 //
 // The run input is what RunInputSchema says: a request for a flow that
