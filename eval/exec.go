@@ -48,6 +48,9 @@ type execInput struct {
 // writes more than 4 MiB or prints no answer, or no UTF-8 text, gives an
 // error, which Evaluate records as a failed run.
 func (e *Exec) Answer(ctx context.Context, contract []byte, req Request) (string, error) {
+	if len(e.Argv) == 0 || e.Argv[0] == "" {
+		return "", errors.New("exec: no program to run")
+	}
 	var doc bytes.Buffer
 	if err := json.Compact(&doc, contract); err != nil {
 		return "", fmt.Errorf("exec: the contract is not JSON: %w", err)

@@ -90,6 +90,12 @@ func TestExec(t *testing.T) {
 	}
 }
 
+func TestExecNoProgram(t *testing.T) {
+	if _, err := (&eval.Exec{}).Answer(context.Background(), []byte(`{}`), eval.Request{}); err == nil || err.Error() != "exec: no program to run" {
+		t.Errorf("Answer() error = %v", err)
+	}
+}
+
 // TestExecFailureIsAFailedRun: a program that cannot answer fails its
 // runs, with the reason in the report; the evaluation itself goes on.
 func TestExecFailureIsAFailedRun(t *testing.T) {
