@@ -2,6 +2,8 @@ package lsp
 
 import (
 	"cmp"
+	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -24,6 +26,7 @@ type view struct {
 	fmEnd int            // 0-based line of the closing '---'; 0 without front matter
 	src   *corpus.Source // nil when the buffer does not parse
 	snap  *snapshot
+	rev   int // the buffer's revision, for the impact cache
 }
 
 // open returns the document at uri, or nil when it is not an open policy
@@ -35,7 +38,7 @@ func (s *Server) open(uri string) *view {
 	}
 	s.mu.Lock()
 	text, ok := s.docs[rel]
-	snap := s.snap
+	snap, rev := s.snap, s.revs[rel]
 	s.mu.Unlock()
 	if !ok {
 		return nil
@@ -43,7 +46,7 @@ func (s *Server) open(uri string) *view {
 	if snap == nil {
 		snap = &snapshot{texts: map[string]string{}}
 	}
-	v := &view{rel: rel, text: text, lines: lines(text), snap: snap}
+	v := &view{rel: rel, text: text, lines: lines(text), snap: snap, rev: rev}
 	if len(v.lines) > 0 && strings.TrimRight(v.lines[0], " \t") == "---" {
 		for i := 1; i < len(v.lines); i++ {
 			if strings.TrimRight(v.lines[i], " \t") == "---" {
@@ -92,8 +95,9 @@ func wordAt(line string, char int) (word string, start, end int) {
 // hover describes the source of an open file when the cursor is on its
 // front matter: the interval in words, whether it applies today, what it
 // supersedes and what supersedes it, its other languages, and, with case
-// files configured, how many cases select it and which ones an edit of
-// valid_from or valid_until changes.
+// files configured, how many cases select it and, on valid_from or
+// valid_until, which cases the unsaved edit changes. The impact is built
+// (or found cached) off the read loop, so the answer is deferred.
 func (s *Server) hover(p positionParams) any {
 	v := s.open(p.TextDocument.URI)
 	if v == nil || !v.inFrontMatter(p.Position.Line) {
@@ -102,6 +106,56 @@ func (s *Server) hover(p positionParams) any {
 	if v.src == nil {
 		return hover{Contents: markupContent{Kind: "markdown", Value: "This file's front matter does not parse yet: see its diagnostics."}}
 	}
+	text := s.describe(v)
+	cases := s.cases()
+	if len(cases) > 0 {
+		now := selectingCases(cases, v.snap.sources, v.src)
+		text += fmt.Sprintf("\n\nSelected by %d of %d regression cases.", len(now), len(cases))
+	}
+	if k := v.keyOf(p.Position.Line); len(cases) == 0 || k != "valid_from" && k != "valid_until" {
+		return hover{Contents: markupContent{Kind: "markdown", Value: text}}
+	}
+	return deferred(func(ctx context.Context) (any, *rpcError) {
+		res, err := s.impactFor(ctx, v.rel, v.text, v.rev)
+		switch {
+		case ctx.Err() != nil:
+			return nil, &rpcError{Code: codeRequestCancelled, Message: "request cancelled"}
+		case err == nil:
+			s.mu.Lock()
+			st := s.settings
+			s.mu.Unlock()
+			text += "\n\n" + res.hoverText(st)
+		case !errors.Is(err, errNoCases):
+			text += "\n\nImpact of the unsaved edit: unknown, " + err.Error() + "."
+		}
+		return hover{Contents: markupContent{Kind: "markdown", Value: text}}, nil
+	})
+}
+
+// codeLens answers textDocument/codeLens: the impact of the unsaved edit
+// on the valid_from and valid_until lines, deferred like hover's.
+func (s *Server) codeLens(p codeLensParams) any {
+	v := s.open(p.TextDocument.URI)
+	if v == nil || v.fmEnd == 0 {
+		return []codeLens{}
+	}
+	return deferred(func(ctx context.Context) (any, *rpcError) {
+		res, err := s.impactFor(ctx, v.rel, v.text, v.rev)
+		switch {
+		case ctx.Err() != nil:
+			return nil, &rpcError{Code: codeRequestCancelled, Message: "request cancelled"}
+		case errors.Is(err, errNoCases):
+			return []codeLens{}, nil
+		case err != nil:
+			res = &impactResult{changed: true, unavailable: err.Error()}
+		}
+		return codeLenses(v, res), nil
+	})
+}
+
+// describe is what hover says of any source: its id, the interval in
+// words, today, supersedes both ways and its other languages.
+func (s *Server) describe(v *view) string {
 	src := v.src
 	var b strings.Builder
 	fmt.Fprintf(&b, "**%s** %s", src.ID, src.Version)
@@ -142,19 +196,7 @@ func (s *Server) hover(p positionParams) any {
 	if len(langs) > 0 {
 		fmt.Fprintf(&b, "Other languages: %s.\n\n", strings.Join(langs, ", "))
 	}
-	if cases := s.cases(); len(cases) > 0 {
-		now := selectingCases(cases, v.snap.sources, src)
-		fmt.Fprintf(&b, "Selected by %d of %d regression cases.\n\n", len(now), len(cases))
-		if k := v.keyOf(p.Position.Line); k == "valid_from" || k == "valid_until" {
-			changed := impactOf(cases, v.snap.onDisk, v.snap.sources)
-			if len(changed) == 0 {
-				b.WriteString("Impact of the unsaved edit: no case selects other sources.\n\n")
-			} else {
-				fmt.Fprintf(&b, "Impact of the unsaved edit: %d cases select other sources: %s.\n\n", len(changed), strings.Join(changed, ", "))
-			}
-		}
-	}
-	return hover{Contents: markupContent{Kind: "markdown", Value: strings.TrimSpace(b.String())}}
+	return strings.TrimSpace(b.String())
 }
 
 // intervalWords says when src applies: "Applies from 1 Jan 2026,
@@ -228,22 +270,6 @@ func selectingCases(cases []*golden.Case, sources []*corpus.Source, src *corpus.
 	var out []string
 	for i, sel := range selections(cases, sources) {
 		if slices.Contains(sel, src.Path) {
-			out = append(out, cases[i].Name)
-		}
-	}
-	return out
-}
-
-// impactOf names the cases whose selection differs between the saved
-// corpus and the one in the editor.
-func impactOf(cases []*golden.Case, saved, edited []*corpus.Source) []string {
-	a, b := selections(cases, saved), selections(cases, edited)
-	if a == nil || b == nil {
-		return nil
-	}
-	var out []string
-	for i := range cases {
-		if !slices.Equal(a[i], b[i]) {
 			out = append(out, cases[i].Name)
 		}
 	}

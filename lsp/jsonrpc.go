@@ -34,18 +34,20 @@ type rpcError struct {
 
 // JSON-RPC and LSP error codes.
 const (
-	codeParseError     = -32700
-	codeMethodNotFound = -32601
-	codeInvalidParams  = -32602
-	codeServerNotInit  = -32002
+	codeParseError       = -32700
+	codeMethodNotFound   = -32601
+	codeInvalidParams    = -32602
+	codeServerNotInit    = -32002
+	codeRequestCancelled = -32800
 )
 
 // conn reads and writes framed messages. Writes are serialized: the
 // debounced lint publishes from its own goroutine.
 type conn struct {
-	r  *bufio.Reader
-	mu sync.Mutex
-	w  io.Writer
+	r   *bufio.Reader
+	mu  sync.Mutex
+	w   io.Writer
+	seq int // ids of the server's own requests
 }
 
 func newConn(r io.Reader, w io.Writer) *conn { return &conn{r: bufio.NewReader(r), w: w} }
@@ -101,6 +103,23 @@ func (c *conn) notify(method string, params any) error {
 		return err
 	}
 	return c.write(message{Method: method, Params: p})
+}
+
+// request sends a request of the server's own; the client's response is
+// read and dropped by the read loop.
+func (c *conn) request(method string, params any) error {
+	var p json.RawMessage
+	if params != nil {
+		var err error
+		if p, err = json.Marshal(params); err != nil {
+			return err
+		}
+	}
+	c.mu.Lock()
+	c.seq++
+	id := json.RawMessage(fmt.Sprintf(`"ka2-%d"`, c.seq))
+	c.mu.Unlock()
+	return c.write(message{ID: &id, Method: method, Params: p})
 }
 
 // reply answers the request with id.

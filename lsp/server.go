@@ -19,6 +19,7 @@ import (
 
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/corpus/lint"
+	"github.com/ka2/ka2/project"
 )
 
 // Options are what the server takes from the world outside: the clock,
@@ -37,6 +38,10 @@ type Options struct {
 	// Log receives messages about the server itself (not findings); nil
 	// discards them.
 	Log io.Writer
+
+	// impactStart, when set, is called as an impact build starts, with
+	// its context: tests count builds and cancel one in flight.
+	impactStart func(ctx context.Context)
 }
 
 // Settings say what the server lints.
@@ -46,6 +51,32 @@ type Settings struct {
 	// Cases are case files or folders, absolute; empty when not
 	// configured.
 	Cases []string `json:"cases"`
+	// Project is the project file (ka2.yaml) the settings came from, ""
+	// without one.
+	Project string `json:"project,omitempty"`
+
+	project *project.Config // its exclusions narrow the corpus
+	root    string          // the workspace folder, for paths in messages
+}
+
+// show writes an absolute path relative to the workspace folder, slash
+// separated, when it is inside it.
+func (st Settings) show(p string) string {
+	if st.root != "" {
+		if rel, err := filepath.Rel(st.root, filepath.FromSlash(p)); err == nil && filepath.IsLocal(rel) {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return filepath.ToSlash(p)
+}
+
+// filter narrows the corpus folder's files to those the project's exclude
+// globs and .ka2ignore leave, as the CLI does.
+func (st Settings) filter(fsys fs.FS) fs.FS {
+	if st.project == nil {
+		return fsys
+	}
+	return st.project.Filter(st.Corpus, fsys)
 }
 
 // initOptions are the client's initializationOptions: paths relative to
@@ -62,11 +93,21 @@ type initializeParams struct {
 	WorkspaceFolders []struct {
 		URI string `json:"uri"`
 	} `json:"workspaceFolders"`
+	Capabilities struct {
+		Workspace struct {
+			CodeLens struct {
+				RefreshSupport bool `json:"refreshSupport"`
+			} `json:"codeLens"`
+		} `json:"workspace"`
+	} `json:"capabilities"`
 }
 
 // resolveSettings is the one place the server's settings are decided:
-// initializationOptions over the workspace folder. A project configuration
-// file (ka2.yaml) is to be read here, below the options the client sends.
+// initializationOptions over the project file (ka2.yaml in the workspace
+// folder or the nearest folder above it, read as the CLI reads it) over
+// the workspace folder itself. The project's exclusions apply to
+// whichever corpus folder wins. A project file that does not load is an
+// error: linting without it would lint other files than ka2 lint does.
 func resolveSettings(p initializeParams) (Settings, error) {
 	root := ""
 	if len(p.WorkspaceFolders) > 0 {
@@ -84,18 +125,39 @@ func resolveSettings(p initializeParams) (Settings, error) {
 			return Settings{}, fmt.Errorf("initializationOptions: %v; send {\"corpus\": \"FOLDER\", \"cases\": [\"FOLDER\"]}", err)
 		}
 	}
+	s := Settings{root: root}
+	if root != "" {
+		found, err := project.Find(root)
+		if err != nil {
+			return Settings{}, err
+		}
+		if found != "" {
+			cfg, err := project.Load(found)
+			if err != nil {
+				return Settings{}, fmt.Errorf("%w (fix %s and restart the language server)", err, project.FileName)
+			}
+			s.Project, s.project = found, cfg
+		}
+	}
 	abs := func(p string) string {
 		if p == "" || filepath.IsAbs(p) {
 			return p
 		}
 		return filepath.Join(root, p)
 	}
-	s := Settings{Corpus: abs(o.Corpus)}
-	if s.Corpus == "" {
+	switch {
+	case o.Corpus != "":
+		s.Corpus = abs(o.Corpus)
+	case s.project != nil && s.project.Corpus != "":
+		s.Corpus = s.project.Corpus
+	default:
 		s.Corpus = root
 	}
 	for _, c := range o.Cases {
 		s.Cases = append(s.Cases, abs(c))
+	}
+	if len(o.Cases) == 0 && s.project != nil && s.project.Cases != "" {
+		s.Cases = []string{s.project.Cases}
 	}
 	if s.Corpus == "" {
 		return Settings{}, errors.New("no corpus folder: open a workspace folder, or send initializationOptions {\"corpus\": \"FOLDER\"}")
@@ -116,6 +178,18 @@ type Server struct {
 	published   map[string]bool   // paths that have diagnostics on the client
 	stopTimer   func() bool
 	snap        *snapshot // the last lint of the corpus as the editor has it
+
+	// Each open buffer has a revision, bumped on every open, change and
+	// save; impacts are cached per revision.
+	rev         int
+	revs        map[string]int
+	impacts     map[string]impactEntry
+	dirty       map[string]bool    // buffers changed since the last debounced impact build
+	stopWarm    context.CancelFunc // stops the debounced impact build under way
+	lensRefresh bool               // the client takes workspace/codeLens/refresh
+
+	inflight map[string]context.CancelFunc // requests answered off the read loop, by id
+	wg       sync.WaitGroup
 }
 
 // ErrExitWithoutShutdown is returned by Serve when the client sent exit
@@ -125,13 +199,20 @@ var ErrExitWithoutShutdown = errors.New("lsp: exit before shutdown")
 // Serve runs a server on r and w until the client sends exit, r ends or
 // ctx is done.
 func Serve(ctx context.Context, r io.Reader, w io.Writer, opts Options) error {
-	s := &Server{opts: opts, conn: newConn(r, w), docs: map[string]string{}, published: map[string]bool{}}
+	s := newServer(opts, newConn(r, w))
 	defer func() {
 		s.mu.Lock()
 		if s.stopTimer != nil {
 			s.stopTimer()
 		}
+		if s.stopWarm != nil {
+			s.stopWarm()
+		}
+		for _, cancel := range s.inflight {
+			cancel()
+		}
 		s.mu.Unlock()
+		s.wg.Wait()
 	}()
 	for {
 		if err := ctx.Err(); err != nil {
@@ -149,6 +230,9 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opts Options) error {
 			s.conn.reply(nil, nil, &rpcError{Code: codeParseError, Message: err.Error()})
 			continue
 		}
+		if m.Method == "" {
+			continue // a response to a request of ours: nothing waits for it
+		}
 		if m.Method == "exit" {
 			s.mu.Lock()
 			down := s.shutdown
@@ -159,12 +243,63 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opts Options) error {
 			return nil
 		}
 		result, rerr := s.handle(ctx, &m)
+		if d, ok := result.(deferred); ok && m.ID != nil {
+			s.answerLater(ctx, m.ID, d)
+			continue
+		}
 		if m.ID != nil {
 			if err := s.conn.reply(m.ID, result, rerr); err != nil {
 				return err
 			}
 		}
 	}
+}
+
+func newServer(opts Options, c *conn) *Server {
+	return &Server{opts: opts, conn: c, docs: map[string]string{}, published: map[string]bool{},
+		revs: map[string]int{}, impacts: map[string]impactEntry{}, dirty: map[string]bool{}, inflight: map[string]context.CancelFunc{}}
+}
+
+// deferred answers a request off the read loop, so that a long one (an
+// impact build) can be cancelled with $/cancelRequest while the loop
+// reads on. What it reads of the server's state was taken when the
+// request arrived, so a later change cannot mix into its answer.
+type deferred func(ctx context.Context) (any, *rpcError)
+
+// answerLater runs d with a context that $/cancelRequest for id, or the
+// end of Serve, cancels.
+func (s *Server) answerLater(ctx context.Context, id *json.RawMessage, d deferred) {
+	rctx, cancel := context.WithCancel(ctx)
+	key := idKey(*id)
+	s.mu.Lock()
+	s.inflight[key] = cancel
+	s.mu.Unlock()
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		result, rerr := d(rctx)
+		if rerr == nil && rctx.Err() != nil {
+			result, rerr = nil, &rpcError{Code: codeRequestCancelled, Message: "request cancelled"}
+		}
+		s.mu.Lock()
+		delete(s.inflight, key)
+		s.mu.Unlock()
+		cancel()
+		if err := s.conn.reply(id, result, rerr); err != nil {
+			s.logf("reply: %v", err)
+		}
+	}()
+}
+
+// idKey is a request id as a map key: a number and a string stay apart.
+func idKey(id json.RawMessage) string { return strings.TrimSpace(string(id)) }
+
+// bump gives the buffer rel a new revision; its cached impact no longer
+// applies.
+func (s *Server) bump(rel string) {
+	s.rev++
+	s.revs[rel] = s.rev
+	s.dirty[rel] = true
 }
 
 func (s *Server) logf(format string, args ...any) {
@@ -212,8 +347,12 @@ func (s *Server) handle(ctx context.Context, m *message) (any, *rpcError) {
 		}
 		s.mu.Lock()
 		s.settings, s.initialized = st, true
+		s.lensRefresh = p.Capabilities.Workspace.CodeLens.RefreshSupport
 		s.mu.Unlock()
 		s.logf("corpus %s", st.Corpus)
+		if st.Project != "" {
+			s.logf("project file %s", st.Project)
+		}
 		return map[string]any{
 			"capabilities": map[string]any{
 				"textDocumentSync":   map[string]any{"openClose": true, "change": syncFull, "save": map[string]any{"includeText": true}},
@@ -222,10 +361,23 @@ func (s *Server) handle(ctx context.Context, m *message) (any, *rpcError) {
 				"definitionProvider": true,
 				"referencesProvider": true,
 				"codeActionProvider": map[string]any{"codeActionKinds": []string{"quickfix"}},
+				"codeLensProvider":   map[string]any{"resolveProvider": false},
 			},
 			"serverInfo": map[string]any{"name": "ka2"},
 		}, nil
-	case "initialized", "$/cancelRequest", "$/setTrace", "workspace/didChangeConfiguration":
+	case "$/cancelRequest":
+		var p struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if err := json.Unmarshal(m.Params, &p); err == nil {
+			s.mu.Lock()
+			if cancel, ok := s.inflight[idKey(p.ID)]; ok {
+				cancel()
+			}
+			s.mu.Unlock()
+		}
+		return nil, nil
+	case "initialized", "$/setTrace", "workspace/didChangeConfiguration":
 		return nil, nil
 	case "shutdown":
 		s.mu.Lock()
@@ -240,6 +392,7 @@ func (s *Server) handle(ctx context.Context, m *message) (any, *rpcError) {
 		if rel, ok := s.relPath(p.TextDocument.URI); ok {
 			s.mu.Lock()
 			s.docs[rel] = p.TextDocument.Text
+			s.bump(rel)
 			s.mu.Unlock()
 			s.refresh(ctx)
 		}
@@ -256,6 +409,7 @@ func (s *Server) handle(ctx context.Context, m *message) (any, *rpcError) {
 		s.mu.Lock()
 		// Full sync: the last change holds the whole text.
 		s.docs[rel] = p.ContentChanges[len(p.ContentChanges)-1].Text
+		s.bump(rel)
 		s.mu.Unlock()
 		s.schedule(ctx)
 		return nil, nil
@@ -264,9 +418,19 @@ func (s *Server) handle(ctx context.Context, m *message) (any, *rpcError) {
 		if err := json.Unmarshal(m.Params, &p); err != nil {
 			return nil, invalidParams(err)
 		}
-		if rel, ok := s.relPath(p.TextDocument.URI); ok && p.Text != nil {
+		s.mu.Lock()
+		// The saved corpus changed: every cached impact compared with the
+		// old one.
+		clear(s.impacts)
+		s.mu.Unlock()
+		if rel, ok := s.relPath(p.TextDocument.URI); ok {
 			s.mu.Lock()
-			s.docs[rel] = *p.Text
+			if p.Text != nil {
+				s.docs[rel] = *p.Text
+			}
+			if _, open := s.docs[rel]; open {
+				s.bump(rel)
+			}
 			s.mu.Unlock()
 		}
 		s.refresh(ctx)
@@ -279,6 +443,9 @@ func (s *Server) handle(ctx context.Context, m *message) (any, *rpcError) {
 		if rel, ok := s.relPath(p.TextDocument.URI); ok {
 			s.mu.Lock()
 			delete(s.docs, rel)
+			delete(s.revs, rel)
+			delete(s.impacts, rel)
+			delete(s.dirty, rel)
 			s.mu.Unlock()
 			s.refresh(ctx)
 		}
@@ -289,6 +456,12 @@ func (s *Server) handle(ctx context.Context, m *message) (any, *rpcError) {
 			return nil, invalidParams(err)
 		}
 		return s.hover(p), nil
+	case "textDocument/codeLens":
+		var p codeLensParams
+		if err := json.Unmarshal(m.Params, &p); err != nil {
+			return nil, invalidParams(err)
+		}
+		return s.codeLens(p), nil
 	case "textDocument/completion":
 		var p positionParams
 		if err := json.Unmarshal(m.Params, &p); err != nil {
@@ -335,7 +508,53 @@ func (s *Server) schedule(ctx context.Context) {
 	if s.stopTimer != nil {
 		s.stopTimer()
 	}
-	s.stopTimer = after(d, func() { s.refresh(ctx) })
+	if s.stopWarm != nil {
+		s.stopWarm() // a build for an older revision is of no use now
+	}
+	wctx, stop := context.WithCancel(ctx)
+	s.stopWarm = stop
+	s.stopTimer = after(d, func() {
+		s.refresh(ctx)
+		s.warm(wctx)
+	})
+}
+
+// warm builds the impact of the buffers changed since the last build, so
+// that code lenses and hover find it cached, and asks the client to fetch
+// code lenses again when it can be asked. It runs once the debounce delay
+// has passed, and stops when a newer change arrives.
+func (s *Server) warm(ctx context.Context) {
+	s.mu.Lock()
+	type job struct {
+		rel, text string
+		rev       int
+	}
+	var jobs []job
+	for rel := range s.dirty {
+		if text, ok := s.docs[rel]; ok {
+			jobs = append(jobs, job{rel, text, s.revs[rel]})
+		}
+	}
+	clear(s.dirty)
+	cases, refresh := len(s.settings.Cases) > 0, s.lensRefresh
+	s.mu.Unlock()
+	if !cases {
+		return
+	}
+	slices.SortFunc(jobs, func(a, b job) int { return strings.Compare(a.rel, b.rel) })
+	for _, j := range jobs {
+		if _, err := s.impactFor(ctx, j.rel, j.text, j.rev); err != nil {
+			if ctx.Err() == nil {
+				s.logf("impact of %s: %v", j.rel, err)
+			}
+			return
+		}
+	}
+	if refresh && len(jobs) > 0 {
+		if err := s.conn.request("workspace/codeLens/refresh", nil); err != nil {
+			s.logf("codeLens refresh: %v", err)
+		}
+	}
 }
 
 // uriPath turns a file:// URI into a path; "" for other schemes.
@@ -394,7 +613,6 @@ type snapshot struct {
 	report  lint.Report
 	sources []*corpus.Source
 	texts   map[string]string // every file's text, by path
-	onDisk  []*corpus.Source  // the sources as saved, for impact
 }
 
 // refresh lints the whole corpus with the open buffers and publishes the
@@ -456,7 +674,10 @@ func (s *Server) lintCorpus(ctx context.Context, root string, docs map[string]st
 		s.logf("lint configuration: %v", err) // lint without it, as far as it goes
 		cfg = nil
 	}
-	fsys := overlay{base: r.FS(), files: docs}
+	s.mu.Lock()
+	st := s.settings
+	s.mu.Unlock()
+	fsys := st.filter(overlay{base: r.FS(), files: docs})
 	rep, err := lint.Run(ctx, fsys, lint.Options{Today: s.today(), Config: cfg})
 	if err != nil && !errors.Is(err, lint.ErrNoPolicyFiles) {
 		return nil, err
@@ -471,21 +692,6 @@ func (s *Server) lintCorpus(ctx context.Context, root string, docs map[string]st
 		snap.texts[p] = string(data)
 		if src, err := corpus.Parse(p, data); err == nil {
 			snap.sources = append(snap.sources, src)
-		}
-		if _, open := docs[p]; !open {
-			continue
-		}
-		if data, err := fs.ReadFile(r.FS(), p); err == nil {
-			if src, err := corpus.Parse(p, data); err == nil {
-				snap.onDisk = append(snap.onDisk, src)
-			}
-		}
-	}
-	// The saved sources: every parsed source, except open ones, whose
-	// saved version replaces them.
-	for _, src := range snap.sources {
-		if _, open := docs[src.Path]; !open {
-			snap.onDisk = append(snap.onDisk, src)
 		}
 	}
 	return snap, nil

@@ -11,6 +11,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	gocmp "github.com/google/go-cmp/cmp"
+	gocmpopts "github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // client drives a Server over pipes, as an editor does.
@@ -256,7 +259,8 @@ func TestServer(t *testing.T) {
 	// Hover on valid_from: the interval in words, today, cases, impact.
 	var h hover
 	c.call("textDocument/hover", positionParams{TextDocument: textDocumentIdentifier{URI: uri}, Position: position{Line: 4, Character: 3}}, &h)
-	for _, want := range []string{"Applies from 1 Jun 2025, open-ended.", "Applies today (2026-09-14).", "Selected by 2 of 2 regression cases.", "Impact of the unsaved edit: 1 cases select other sources: a-2025."} {
+	for _, want := range []string{"Applies from 1 Jun 2025, open-ended.", "Applies today (2026-09-14).", "Selected by 2 of 2 regression cases.", "Impact of the unsaved edit: 2 of 2 regression cases change:\n- a-2025 (cases/trips.yaml:2): evidence +hotel-v2:1-3;",
+		"- b-2026 (cases/trips.yaml:3): evidence ~hotel-v2:1-3 (valid_from 2026-01-01 → 2025-06-01)"} {
 		if !strings.Contains(h.Contents.Value, want) {
 			t.Errorf("hover = %q, want %q in it", h.Contents.Value, want)
 		}
@@ -328,5 +332,80 @@ func TestBadFraming(t *testing.T) {
 	err := Serve(context.Background(), r, io.Discard, Options{})
 	if err == nil || !strings.Contains(err.Error(), "over the limit") {
 		t.Errorf("Serve() = %v, want a framing error", err)
+	}
+}
+
+// writeFiles writes files (slash paths relative to dir) and returns dir.
+func writeFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestResolveSettings(t *testing.T) {
+	proj := writeFiles(t, map[string]string{
+		"ka2.yaml": "corpus: policies\ncases: cases\nexclude: [policies/drafts/]\n",
+		"sub/x.md": "",
+	})
+	broken := writeFiles(t, map[string]string{"ka2.yaml": "corpus: policies\ncorpsu: x\n"})
+	bare := t.TempDir()
+	in := func(dir string, names ...string) []string {
+		var out []string
+		for _, n := range names {
+			out = append(out, filepath.Join(dir, filepath.FromSlash(n)))
+		}
+		return out
+	}
+	tests := []struct {
+		name    string
+		root    string
+		opts    string
+		want    Settings
+		wantErr string
+	}{
+		{name: "project file", root: proj,
+			want: Settings{Corpus: in(proj, "policies")[0], Cases: in(proj, "cases"), Project: in(proj, "ka2.yaml")[0]}},
+		{name: "found from a folder below", root: filepath.Join(proj, "sub"),
+			want: Settings{Corpus: in(proj, "policies")[0], Cases: in(proj, "cases"), Project: in(proj, "sub/../ka2.yaml")[0]}},
+		{name: "options override the project file", root: proj, opts: `{"corpus": "other", "cases": ["c1", "c2"]}`,
+			want: Settings{Corpus: in(proj, "other")[0], Cases: in(proj, "c1", "c2"), Project: in(proj, "ka2.yaml")[0]}},
+		{name: "no project file", root: bare, want: Settings{Corpus: bare}},
+		{name: "broken project file", root: broken, wantErr: `ka2.yaml:2:1: unknown key "corpsu"; did you mean corpus? (fix ka2.yaml and restart the language server)`},
+		{name: "bad options", root: bare, opts: `{"corpus": 3}`, wantErr: "initializationOptions: json: cannot unmarshal number"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := initializeParams{RootURI: fileURI(tt.root)}
+			if tt.opts != "" {
+				p.InitOptions = json.RawMessage(tt.opts)
+			}
+			got, err := resolveSettings(p)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(filepath.ToSlash(err.Error()), tt.wantErr) {
+					t.Fatalf("resolveSettings() error = %v, want %q in it", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Project "sub/../ka2.yaml" is how Find names it; Clean
+			// compares the file.
+			if got.Project != "" {
+				got.Project, tt.want.Project = filepath.Clean(got.Project), filepath.Clean(tt.want.Project)
+			}
+			if diff := gocmp.Diff(tt.want, got, gocmp.AllowUnexported(Settings{}), gocmpopts.IgnoreFields(Settings{}, "project", "root")); diff != "" {
+				t.Errorf("resolveSettings() mismatch (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
