@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -48,10 +49,10 @@ func startServer(t *testing.T, opts Options) *client {
 				t.Errorf("server sent bad JSON: %v", err)
 				return
 			}
-			if m.ID != nil {
+			if m.ID != nil && m.Method == "" {
 				c.resps <- m
 			} else {
-				c.notes <- m
+				c.notes <- m // notifications, and requests of the server's own
 			}
 		}
 	}()
@@ -61,22 +62,34 @@ func startServer(t *testing.T, opts Options) *client {
 
 func (c *client) call(method string, params any, result any) *rpcError {
 	c.t.Helper()
+	return c.await(c.send(method, params), result)
+}
+
+// send sends a request and returns its id, without waiting.
+func (c *client) send(method string, params any) json.RawMessage {
+	c.t.Helper()
 	c.nextID++
 	id := json.RawMessage(fmt.Sprint(c.nextID))
 	p, _ := json.Marshal(params)
 	if err := c.conn.write(message{ID: &id, Method: method, Params: p}); err != nil {
 		c.t.Fatal(err)
 	}
+	return id
+}
+
+// await reads the response to the request id.
+func (c *client) await(id json.RawMessage, result any) *rpcError {
+	c.t.Helper()
 	m := <-c.resps
 	if string(*m.ID) != string(id) {
-		c.t.Fatalf("response to %s has id %s, want %s", method, *m.ID, id)
+		c.t.Fatalf("response has id %s, want %s", *m.ID, id)
 	}
 	if m.Error != nil {
 		return m.Error
 	}
 	if result != nil {
 		if err := json.Unmarshal(m.Result, result); err != nil {
-			c.t.Fatalf("%s result: %v", method, err)
+			c.t.Fatalf("result of request %s: %v", id, err)
 		}
 	}
 	return nil
@@ -86,6 +99,21 @@ func (c *client) notify(method string, params any) {
 	c.t.Helper()
 	if err := c.conn.notify(method, params); err != nil {
 		c.t.Fatal(err)
+	}
+}
+
+// drain returns the messages the server has sent and the client has not
+// read. Call it after a request's response: the server wrote everything
+// it sent before that response first.
+func (c *client) drain() []message {
+	var out []message
+	for {
+		select {
+		case m := <-c.notes:
+			out = append(out, m)
+		default:
+			return out
+		}
 	}
 }
 
@@ -407,5 +435,151 @@ func TestResolveSettings(t *testing.T) {
 				t.Errorf("resolveSettings() mismatch (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestProjectWorkspace: a workspace with ka2.yaml lints the corpus it
+// names, leaves out what it excludes, and reads the cases it names.
+func TestProjectWorkspace(t *testing.T) {
+	typo := strings.Replace(hotelV2, "valid_from:", "vaild_from:", 1)
+	dir := writeFiles(t, map[string]string{
+		"ka2.yaml":                    "corpus: policies\ncases: cases\nexclude: [policies/drafts/]\n",
+		"policies/hotel-v1.md":        hotelV1,
+		"policies/hotel-v2.md":        hotelV2,
+		"policies/drafts/typo.md":     strings.Replace(typo, "hotel-v2", "hotel-v3", 1),
+		"notes/outside-the-corpus.md": typo,
+		"cases/trips.yaml":            "cases:\n  - {name: a-2025, question: q, subject: lodging, dates: [2025-09-14]}\n  - {name: b-2026, question: q, subject: lodging, dates: [2026-09-14]}\n",
+	})
+	timer := &fakeTimer{}
+	c := startServer(t, Options{AfterFunc: timer.after, Now: func() time.Time { return time.Date(2026, 9, 14, 9, 0, 0, 0, time.UTC) }})
+	if err := c.call("initialize", map[string]any{"rootUri": fileURI(dir)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	uri := fileURI(filepath.Join(dir, "policies", "hotel-v2.md"))
+	c.notify("textDocument/didOpen", didOpenParams{TextDocument: textDocumentItem{URI: uri, Text: typo, Version: 1}})
+	if ds := c.diagnostics(uri); !slices.ContainsFunc(ds, func(d diagnostic) bool { return d.Code == "unknown-key" }) {
+		t.Errorf("diagnostics of policies/hotel-v2.md = %+v, want unknown-key", ds)
+	}
+	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri}, "contentChanges": []map[string]any{{"text": hotelV2}}})
+	c.call("textDocument/hover", positionParams{TextDocument: textDocumentIdentifier{URI: uri}, Position: position{Line: 11}}, nil) // a round trip
+	timer.fire()
+	var h hover
+	c.call("textDocument/hover", positionParams{TextDocument: textDocumentIdentifier{URI: uri}, Position: position{Line: 4}}, &h)
+	if !strings.Contains(h.Contents.Value, "Selected by 1 of 2 regression cases.") {
+		t.Errorf("hover = %q, want the cases of ka2.yaml", h.Contents.Value)
+	}
+	for _, m := range c.drain() {
+		var p publishDiagnosticsParams
+		json.Unmarshal(m.Params, &p)
+		if strings.Contains(p.URI, "drafts") || strings.Contains(p.URI, "notes") {
+			t.Errorf("diagnostics published for %s, which ka2.yaml leaves out of the corpus", p.URI)
+		}
+	}
+}
+
+// impactCounter counts impact builds, and holds one in flight when told.
+type impactCounter struct {
+	mu      sync.Mutex
+	builds  int
+	started chan struct{} // when set, a build signals here and waits for its context
+}
+
+func (ic *impactCounter) start(ctx context.Context) {
+	ic.mu.Lock()
+	ic.builds++
+	started := ic.started
+	ic.mu.Unlock()
+	if started != nil {
+		started <- struct{}{}
+		<-ctx.Done()
+	}
+}
+
+func (ic *impactCounter) count() int {
+	ic.mu.Lock()
+	defer ic.mu.Unlock()
+	return ic.builds
+}
+
+// TestCodeLens: the impact of an unsaved edit is built once the debounce
+// timer fires, announced with workspace/codeLens/refresh, served from the
+// cache to code lens and hover, and a build in flight stops on
+// $/cancelRequest without being cached.
+func TestCodeLens(t *testing.T) {
+	dir := writeCorpus(t)
+	timer := &fakeTimer{}
+	ic := &impactCounter{}
+	c := startServer(t, Options{AfterFunc: timer.after, impactStart: ic.start, Now: func() time.Time { return time.Date(2026, 9, 14, 9, 0, 0, 0, time.UTC) }})
+	init := map[string]any{"rootUri": fileURI(dir), "initializationOptions": map[string]any{"cases": []string{"cases"}},
+		"capabilities": map[string]any{"workspace": map[string]any{"codeLens": map[string]any{"refreshSupport": true}}}}
+	if err := c.call("initialize", init, nil); err != nil {
+		t.Fatal(err)
+	}
+	uri := fileURI(filepath.Join(dir, "hotel-v2.md"))
+	doc := textDocumentIdentifier{URI: uri}
+	c.notify("textDocument/didOpen", didOpenParams{TextDocument: textDocumentItem{URI: uri, Text: hotelV2, Version: 1}})
+	var lenses []codeLens
+	c.call("textDocument/codeLens", codeLensParams{TextDocument: doc}, &lenses)
+	if len(lenses) != 0 {
+		t.Errorf("code lenses of a saved file = %+v, want none", lenses)
+	}
+
+	// Start hotel-v2 half a year later: the 2026 case's contract changes
+	// (its valid_from), the 2025 case's does not.
+	later := strings.Replace(hotelV2, "valid_from: 2026-01-01", "valid_from: 2026-07-01", 1)
+	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": 2}, "contentChanges": []map[string]any{{"text": later}}})
+	c.call("textDocument/hover", positionParams{TextDocument: doc, Position: position{Line: 11}}, nil) // a round trip
+	before := ic.count()
+	if !timer.fire() {
+		t.Fatal("didChange scheduled nothing")
+	}
+	if ic.count() != before+1 {
+		t.Errorf("impact builds after the debounce = %d, want %d", ic.count(), before+1)
+	}
+	c.call("textDocument/hover", positionParams{TextDocument: doc, Position: position{Line: 11}}, nil) // what fire sent is read before this answer
+	var refreshed bool
+	for _, m := range c.drain() {
+		refreshed = refreshed || m.Method == "workspace/codeLens/refresh"
+	}
+	if !refreshed {
+		t.Error("no workspace/codeLens/refresh after the debounced build")
+	}
+	c.call("textDocument/codeLens", codeLensParams{TextDocument: doc}, &lenses)
+	want := []codeLens{{Range: lspRange{Start: position{Line: 4}, End: position{Line: 4, Character: len("valid_from: 2026-07-01")}}, Command: &command{Title: "1 case changes: b-2026"}}}
+	if diff := gocmp.Diff(want, lenses); diff != "" {
+		t.Errorf("code lenses mismatch (-want +got):\n%s", diff)
+	}
+	var h hover
+	c.call("textDocument/hover", positionParams{TextDocument: doc, Position: position{Line: 4, Character: 2}}, &h)
+	if !strings.Contains(h.Contents.Value, "Impact of the unsaved edit: 1 of 2 regression cases change:\n- b-2026 (cases/trips.yaml:3): evidence ~hotel-v2:1-3 (valid_from 2026-01-01 → 2026-07-01)") {
+		t.Errorf("hover = %q", h.Contents.Value)
+	}
+	if ic.count() != before+1 {
+		t.Errorf("impact builds = %d after code lens and hover of the same revision, want %d (cached)", ic.count(), before+1)
+	}
+
+	// Change valid_until too; a build in flight stops on $/cancelRequest
+	// and is not cached.
+	until := strings.Replace(later, "valid_from: 2026-07-01\n", "valid_from: 2026-07-01\nvalid_until: 2026-09-01\n", 1)
+	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": 3}, "contentChanges": []map[string]any{{"text": until}}})
+	ic.mu.Lock()
+	ic.started = make(chan struct{})
+	ic.mu.Unlock()
+	id := c.send("textDocument/codeLens", codeLensParams{TextDocument: doc})
+	<-ic.started
+	ic.mu.Lock()
+	ic.started = nil
+	ic.mu.Unlock()
+	c.notify("$/cancelRequest", map[string]any{"id": json.RawMessage(id)})
+	if err := c.await(id, nil); err == nil || err.Code != codeRequestCancelled {
+		t.Errorf("cancelled code lens: error %v, want code %d", err, codeRequestCancelled)
+	}
+	n := ic.count()
+	c.call("textDocument/codeLens", codeLensParams{TextDocument: doc}, &lenses)
+	if ic.count() != n+1 {
+		t.Errorf("impact builds = %d, want %d: a cancelled build must not be cached", ic.count(), n+1)
+	}
+	if len(lenses) != 2 || lenses[0].Range.Start.Line != 4 || lenses[1].Range.Start.Line != 5 || lenses[1].Command.Title != "1 case changes: b-2026" {
+		t.Errorf("code lenses = %+v, want one on valid_from and one on valid_until", lenses)
 	}
 }

@@ -149,8 +149,15 @@ func TestLSPBinary(t *testing.T) {
 	c := &rpcClient{t: t, w: stdin, r: bufio.NewReader(stdout)}
 	uri := fileURL(policy)
 
-	init := c.call("initialize", map[string]any{"processId": nil, "rootUri": fileURL(dir), "capabilities": map[string]any{}}, nil)
-	if caps := init.(map[string]any)["capabilities"].(map[string]any); caps["definitionProvider"] != true {
+	if err := os.MkdirAll(filepath.Join(dir, "cases"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "cases", "trips.yaml"), []byte("cases:\n  - {name: a-2025, question: q, subject: lodging, dates: [2025-09-14]}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	init := c.call("initialize", map[string]any{"processId": nil, "rootUri": fileURL(dir), "capabilities": map[string]any{},
+		"initializationOptions": map[string]any{"cases": []string{"cases"}}}, nil)
+	if caps := init.(map[string]any)["capabilities"].(map[string]any); caps["definitionProvider"] != true || caps["codeLensProvider"] == nil {
 		t.Errorf("capabilities = %v", caps)
 	}
 	c.send(map[string]any{"method": "initialized", "params": map[string]any{}})
@@ -193,6 +200,22 @@ func TestLSPBinary(t *testing.T) {
 		"range": d["range"], "context": map[string]any{"diagnostics": []any{d}}}, nil)
 	if !strings.Contains(fmt.Sprint(actions), "valid_until: 2025-06-01") {
 		t.Errorf("code actions = %v", actions)
+	}
+
+	// Save the fixed file, then start hotel-v2 after the case's date: the
+	// code lens on valid_from names the case whose contract changes.
+	if err := os.WriteFile(policy, []byte(fixed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.send(map[string]any{"method": "textDocument/didSave", "params": map[string]any{"textDocument": map[string]any{"uri": uri}, "text": fixed}})
+	later := strings.Replace(fixed, "valid_from: 2025-06-01", "valid_from: 2025-10-01", 1)
+	c.send(map[string]any{"method": "textDocument/didChange", "params": map[string]any{
+		"textDocument":   map[string]any{"uri": uri, "version": 3},
+		"contentChanges": []any{map[string]any{"text": later}}}})
+	lenses := c.call("textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": uri}}, nil).([]any)
+	if len(lenses) != 1 || fmt.Sprint(lenses[0].(map[string]any)["command"].(map[string]any)["title"]) != "1 case changes: a-2025" ||
+		lenses[0].(map[string]any)["range"].(map[string]any)["start"].(map[string]any)["line"] != float64(4) {
+		t.Errorf("code lenses = %v, want \"1 case changes: a-2025\" on line 4", lenses)
 	}
 
 	c.call("shutdown", nil, nil)
