@@ -379,7 +379,9 @@ func (s *Server) sourceLocations(snap *snapshot, id, skip string) []location {
 }
 
 // references lists, from anywhere in a source's front matter, the files
-// of the sources that supersede it.
+// of the sources that supersede it and, with case files configured, the
+// regression cases that select it (with the corpus as the editor has it),
+// each at the line where the case starts.
 func (s *Server) references(p positionParams) any {
 	v := s.open(p.TextDocument.URI)
 	if v == nil || v.src == nil || !v.inFrontMatter(p.Position.Line) {
@@ -392,6 +394,21 @@ func (s *Server) references(p positionParams) any {
 		}
 		pos, _ := o.Keys.Get("supersedes")
 		out = append(out, location{URI: s.uriOf(o.Path), Range: rangeAt(v.snap.texts[o.Path], pos.Line, pos.Col)})
+	}
+	cases := s.cases()
+	texts := map[string]string{}
+	for i, sel := range selections(cases, v.snap.sources) {
+		if !slices.Contains(sel, v.src.Path) {
+			continue
+		}
+		c := cases[i]
+		text, ok := texts[c.File]
+		if !ok {
+			data, _ := os.ReadFile(filepath.FromSlash(c.File))
+			text = string(data)
+			texts[c.File] = text
+		}
+		out = append(out, location{URI: fileURI(filepath.FromSlash(c.File)), Range: rangeAt(text, c.Line, 0)})
 	}
 	return out
 }

@@ -323,10 +323,17 @@ func TestServer(t *testing.T) {
 	if len(locs) != 1 || locs[0].Range != want {
 		t.Errorf("definition of cite 1-3 = %+v, want %+v", locs, want)
 	}
+	// References: the source that supersedes hotel-v1, and the case that
+	// selects it, at the case's line.
 	var refs []location
 	c.call("textDocument/references", positionParams{TextDocument: textDocumentIdentifier{URI: v1}, Position: position{Line: 1, Character: 0}}, &refs)
-	if len(refs) != 1 || !strings.HasSuffix(refs[0].URI, "hotel-v2.md") {
-		t.Errorf("references of hotel-v1 = %+v", refs)
+	caseLine := "  - {name: a-2025, question: q, subject: lodging, dates: [2025-09-14]}"
+	wantRefs := []location{
+		{URI: uri, Range: lspRange{Start: position{Line: 5}, End: position{Line: 5, Character: len("supersedes:")}}},
+		{URI: fileURI(filepath.Join(dir, "cases", "trips.yaml")), Range: lspRange{Start: position{Line: 1}, End: position{Line: 1, Character: len(caseLine)}}},
+	}
+	if diff := gocmp.Diff(wantRefs, refs); diff != "" {
+		t.Errorf("references of hotel-v1 mismatch (-want +got):\n%s", diff)
 	}
 
 	if err := c.call("shutdown", nil, nil); err != nil {
