@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -767,6 +768,47 @@ func TestOverlapHintsNeverEmpty(t *testing.T) {
 				t.Errorf("fix %q makes an empty interval", fx.Title)
 			}
 		}
+	}
+}
+
+// TestSupersedesBoundaryHintsNeverEmpty: when the successor starts no
+// later than the source it replaces, the hint never suggests a valid_until
+// on or before the older source's valid_from, and says what to do instead.
+func TestSupersedesBoundaryHintsNeverEmpty(t *testing.T) {
+	for _, from := range []string{"2025-10-01", "2026-01-01"} {
+		t.Run(from, func(t *testing.T) {
+			fsys := fstest.MapFS{
+				"v1.md": {Data: []byte("---\nsource_id: v1\nversion: v1\nsubjects: [parking]\nvalid_from: 2026-01-01\nvalid_until: 2026-06-01\n---\nScope: parking.\nEffective from 2026-01-01.\n")},
+				"v2.md": {Data: []byte("---\nsource_id: v2\nversion: v1\nsubjects: [parking]\nvalid_from: " + from + "\nsupersedes: [v1]\n---\nScope: parking.\nEffective from " + from + ".\n")},
+			}
+			rep, err := Run(context.Background(), fsys, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var found bool
+			for _, f := range rep.Findings {
+				if f.Rule() != "supersedes-boundary" {
+					continue
+				}
+				found = true
+				for _, m := range regexp.MustCompile(`valid_until: (\d{4}-\d{2}-\d{2})`).FindAllStringSubmatch(f.Hint.Text, -1) {
+					if m[1] <= "2026-01-01" {
+						t.Errorf("hint suggests an empty interval: %s", f.Hint.Text)
+					}
+				}
+				if !strings.Contains(f.Hint.Text, "give v2 a valid_from after 2026-01-01 in v2.md") {
+					t.Errorf("hint = %q, want it to move the successor's valid_from", f.Hint.Text)
+				}
+				for _, fx := range f.Fixes {
+					if fx.Key == "valid_until" {
+						t.Errorf("fix %q makes an empty interval", fx.Title)
+					}
+				}
+			}
+			if !found {
+				t.Errorf("findings = %v, want supersedes-boundary", rep.Findings)
+			}
+		})
 	}
 }
 

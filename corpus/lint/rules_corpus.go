@@ -87,7 +87,17 @@ var ruleSupersedesBoundary = &Rule{
 belongs to exactly one of them (intervals are half-open). A later valid_until (or
 none) makes both apply; an earlier one leaves dates that neither covers. The hint
 names the date to set. A source without lang is compared with successors in
-every language.`,
+every language. When the successor starts no later than the source it replaces,
+no valid_until can separate them (it would leave the older source no day): the
+hint says to move the successor's valid_from instead.
+
+Bad: fuel-v2 supersedes fuel-v1 but starts first.
+
+	# fuel-v1.md                       # fuel-v2.md
+	valid_from: 2026-01-01             valid_from: 2025-10-01
+	                                   supersedes: [fuel-v1]
+
+Good: fuel-v2 starts on 2026-01-01 or later, and fuel-v1 ends that day.`,
 	corpus: checkSupersedesBoundary,
 }
 
@@ -99,8 +109,18 @@ var ruleCoverageGap = &Rule{
 hole between the first valid_from and the last valid_until: a question about a
 date in the hole finds no evidence. The message names the dates and the two
 sources around them. Pairs linked by supersedes are reported by
-supersedes-boundary instead. If a pause is intended, disable the rule for the
-file.`,
+supersedes-boundary instead. A source with role: supplement covers no date: it
+adds to the others and answers nothing alone. If a pause is intended, disable
+the rule for the file.
+
+Bad: only the shared rules (role: supplement) apply to cg-meals from
+2025-07-01 to 2025-08-31.
+
+	# meals-v1.md              # shared.md               # meals-v2.md
+	valid_from: 2025-01-01     valid_from: 2025-01-01    valid_from: 2025-09-01
+	valid_until: 2025-07-01    role: supplement
+
+Good: meals-v1.md ends where meals-v2.md begins (valid_until: 2025-09-01).`,
 	corpus: checkCoverageGap,
 }
 
@@ -297,7 +317,14 @@ func checkSupersedesBoundary(r *Rule, p *pass) {
 					continue
 				}
 				var what string
+				hint := fmt.Sprintf("set valid_until: %s in %s", s.ValidFrom, old.Path)
 				switch {
+				case !old.ValidFrom.Before(s.ValidFrom):
+					// Ending old where s begins would leave it no day at
+					// all: never hint at an empty interval.
+					what = fmt.Sprintf("it starts on %s, no earlier than its successor, so no valid_until can end it where the successor begins", old.ValidFrom)
+					hint = fmt.Sprintf("the successor starts no later than the source it replaces: give %s a valid_from after %s in %s, or remove %s from its supersedes if it does not replace it",
+						s.ID, old.ValidFrom, s.Path, old.ID)
 				case old.ValidUntil.IsZero():
 					what = fmt.Sprintf("has no valid_until, so both apply from %s on", s.ValidFrom)
 				case s.ValidFrom.Before(old.ValidUntil):
@@ -309,7 +336,6 @@ func checkSupersedesBoundary(r *Rule, p *pass) {
 				}
 				msg := fmt.Sprintf("%s (%s) is superseded by %s (%s) from %s, but %s",
 					old.ID, old.Path, s.ID, s.Path, s.ValidFrom, what)
-				hint := fmt.Sprintf("set valid_until: %s in %s", s.ValidFrom, old.Path)
 				oldPos := p.pos(old, "valid_until", "valid_from")
 				newPos := p.fileOf[s].locate("supersedes", id)
 				var fixes []Fix
@@ -409,7 +435,10 @@ func checkCoverageGap(r *Rule, p *pass) {
 	for _, g := range p.subjectGroups() {
 		var reach corpus.Date // first day not yet covered
 		var last *corpus.Source
-		for i, s := range g.sources {
+		// A supplement adds to the sources of its subjects; it answers no
+		// date on its own, so it covers none.
+		sources := slices.DeleteFunc(slices.Clone(g.sources), (*corpus.Source).IsSupplement)
+		for i, s := range sources {
 			if i > 0 && reach.Before(s.ValidFrom) && !supersedesEither(last, s) {
 				lang := ""
 				if last.Lang != "" || s.Lang != "" {
