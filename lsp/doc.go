@@ -7,9 +7,15 @@
 // read the corpus as it is in the editor: open buffers over the files on
 // disk.
 //
-// Settings (the corpus folder, the case files) come from the client's
-// initializationOptions and workspace folders; Settings.resolve is the one
-// place where a project configuration file can be read later.
+// Settings (the corpus folder, the case files, the exclusions) come from
+// the project file found from the workspace folder, under the client's
+// initializationOptions; resolveSettings is the one place they are
+// decided.
+//
+// Impact (impact.go) is golden.Impact run on the saved corpus and on the
+// saved corpus with one buffer over it, cached per buffer revision, built
+// after the debounce delay and on demand; hover and code lens answer off
+// the read loop, so $/cancelRequest stops a build.
 //
 // Positions: LSP counts columns in UTF-16 code units, ka2 in code points;
 // the conversion is in position.go. The package reads no clock of its own:

@@ -25,14 +25,18 @@ func NewCmdLSP(f *Factory, runF func(*LSPOptions) error) *cobra.Command {
 		Long: `Lsp speaks the Language Server Protocol 3.17 on standard input and output,
 for an editor: lint findings as you type (with the other file of an overlap
 as related information), hover on the front matter (the interval in words,
-whether it applies today, supersedes, translations, regression cases), key and
-value completion, go to definition on supersedes ids and cite ranges,
-references, and quick fixes from lint's suggestions.
+whether it applies today, supersedes, translations, regression cases), the
+impact of an unsaved edit of valid_from or valid_until on the regression cases
+(hover and a code lens), key and value completion, go to definition on
+supersedes ids and cite ranges, references (superseding sources and the cases
+that select a source), and quick fixes from lint's suggestions.
 
-The corpus folder is the workspace folder, or "corpus" in the client's
-initializationOptions (relative to the workspace folder); "cases" there lists
-case files or folders for hover. Rules and severities come from .ka2lint.yaml
-as for ka2 lint. Messages about the server itself go to standard error.
+The corpus folder, case files and exclusions come from ka2.yaml (found from
+the workspace folder upward); "corpus" and "cases" in the client's
+initializationOptions (relative to the workspace folder) override it; without
+either the corpus is the workspace folder. Rules and severities come from
+.ka2lint.yaml as for ka2 lint. Messages about the server itself go to
+standard error.
 
 Exit 0 after the client's shutdown and exit, 1 on exit without shutdown.`,
 		Example: `  ka2 lsp
