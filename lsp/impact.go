@@ -134,12 +134,12 @@ func firstLine(err error) string {
 	return l
 }
 
-// names lists up to max case names, then how many more.
-func names(cases []golden.CaseImpact, max int) string {
+// names lists up to limit case names, then how many more.
+func names(cases []golden.CaseImpact, limit int) string {
 	var ns []string
 	for i, c := range cases {
-		if i == max {
-			ns = append(ns, fmt.Sprintf("and %d more", len(cases)-max))
+		if i == limit {
+			ns = append(ns, fmt.Sprintf("and %d more", len(cases)-limit))
 			break
 		}
 		ns = append(ns, c.Name)
