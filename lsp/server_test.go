@@ -589,4 +589,13 @@ func TestCodeLens(t *testing.T) {
 	if len(lenses) != 2 || lenses[0].Range.Start.Line != 4 || lenses[1].Range.Start.Line != 5 || lenses[1].Command.Title != "1 case changes: b-2026" {
 		t.Errorf("code lenses = %+v, want one on valid_from and one on valid_until", lenses)
 	}
+
+	// A buffer that makes the corpus not load (two files for hotel-v1 in
+	// one language) has no impact to show, and says why.
+	dup := strings.Replace(later, "source_id: hotel-v2", "source_id: hotel-v1", 1)
+	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": 4}, "contentChanges": []map[string]any{{"text": dup}}})
+	c.call("textDocument/codeLens", codeLensParams{TextDocument: doc}, &lenses)
+	if len(lenses) != 1 || !strings.HasPrefix(lenses[0].Command.Title, "impact unknown: the corpus with this edit does not load: ") {
+		t.Errorf("code lenses of a buffer that breaks the corpus = %+v", lenses)
+	}
 }
