@@ -18,8 +18,13 @@ import (
 )
 
 // SampleCorpus names the embedded sample corpus wherever a corpus location
-// is written down: in traces, in messages and in regression case files.
+// is written down: in a Config, in traces, in messages and in regression
+// case files. The sample is only ever used when it is named.
 const SampleCorpus = "embedded:sample"
+
+// ErrNoCorpus is a Config that names no corpus: the zero Config.Corpus
+// never silently means the embedded sample.
+var ErrNoCorpus = errors.New("no corpus given")
 
 // Config is what a Builder is made from, named the way a person names it on
 // the command line (`ka2 build`) or in a regression case file: files by path,
@@ -27,8 +32,10 @@ const SampleCorpus = "embedded:sample"
 // definition's default. Both front ends go through Config, so a case file
 // and a command line that say the same thing build the same bytes.
 type Config struct {
-	// Corpus is the folder of policy files; "" means the embedded sample
-	// corpus. (A front end that lets people write SampleCorpus maps it to "".)
+	// Corpus is where the policy files are: a folder, opened afresh on
+	// every load (so a server follows a link swapped in under it), or
+	// SampleCorpus for the embedded sample. It must be set: "" is a
+	// ConfigError that wraps ErrNoCorpus.
 	Corpus string
 	// Contract is the definition file; its content file is looked up beside
 	// it. "" means the embedded ka2-context-contract-v1 definition.
@@ -101,12 +108,7 @@ func (c Config) BuilderContext(ctx context.Context) (*Builder, error) {
 
 // Location names the corpus as traces record it: the folder, slash
 // separated, or SampleCorpus.
-func (c Config) Location() string {
-	if c.Corpus == "" {
-		return SampleCorpus
-	}
-	return filepath.ToSlash(c.Corpus)
-}
+func (c Config) Location() string { return filepath.ToSlash(c.Corpus) }
 
 // Budget resolves the counter and its limits: the named counter or the
 // definition's default, the definition's limits for it, then the overrides.
@@ -171,8 +173,9 @@ func LoadDefinition(file string) (*Definition, error) {
 }
 
 // LoadCorpus reads the corpus in folder dir, or the embedded sample when dir
-// is "". Links are resolved inside the folder only, and problems name files
-// as a person would type them: dir joined with the path inside it.
+// is SampleCorpus; "" is an error (ErrNoCorpus). Links are resolved inside
+// the folder only, and problems name files as a person would type them: dir
+// joined with the path inside it.
 func LoadCorpus(dir string) (*corpus.Corpus, error) {
 	return LoadCorpusWith(dir, corpus.Load)
 }
@@ -198,12 +201,17 @@ func LoadCorpusFiltered(ctx context.Context, dir string, filter CorpusFilter) (*
 // passes a load that reuses what it read before. It is the one place that
 // opens a corpus folder and names the files of its problems.
 func LoadCorpusWith(dir string, load func(fs.FS) (*corpus.Corpus, error)) (*corpus.Corpus, error) {
-	if dir == "" {
+	switch dir {
+	case "":
+		return nil, &ConfigError{SettingCorpus, &diag.Diagnostic{Message: ErrNoCorpus.Error(), Err: ErrNoCorpus,
+			Hint: diag.Set("name a corpus folder in {corpus}, or " + SampleCorpus + " for the embedded sample")}}
+	case SampleCorpus:
 		return load(corpus.Sample())
 	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return nil, &ConfigError{SettingCorpus, fmt.Errorf("open corpus: %w; check the --corpus folder", err)}
+		return nil, &ConfigError{SettingCorpus, &diag.Diagnostic{Message: "open corpus: " + err.Error(), Err: err,
+			Hint: diag.Set("check the folder {corpus} names")}}
 	}
 	defer root.Close()
 	corp, err := load(root.FS())

@@ -122,7 +122,7 @@ func TestSampleShuffledCorpus(t *testing.T) {
 	}
 	checked := 0
 	for _, c := range suite.Cases {
-		if c.Config.Corpus != "" { // only the cases on the embedded sample
+		if c.Config.Corpus != golden.SampleCorpus { // only the cases on the embedded sample
 			continue
 		}
 		got := c.Build().Bytes

@@ -90,6 +90,12 @@ func Load(ctx context.Context, paths []string, opts LoadOptions) (*Suite, error)
 		}
 		for _, c := range files[i].Cases {
 			c.key = found[i].rel + "\x00" + c.Name
+			if c.Config.Corpus == "" {
+				// The case file names no corpus, or names SampleCorpus:
+				// the case format's default is the embedded sample, and
+				// the library has none, so say so.
+				c.Config.Corpus = SampleCorpus
+			}
 		}
 		s.Files = append(s.Files, files[i])
 		s.Cases = append(s.Cases, files[i].Cases...)

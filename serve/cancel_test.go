@@ -41,7 +41,7 @@ func TestContractStopped(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var logs bytes.Buffer
-			srv, err := serve.New(serve.Config{Settings: contract.Settings{Lang: "en"}, RequestTimeout: tt.timeout,
+			srv, err := serve.New(serve.Config{Build: sample, Settings: contract.Settings{Lang: "en"}, RequestTimeout: tt.timeout,
 				Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 			if err != nil {
 				t.Fatal(err)
@@ -81,7 +81,7 @@ func TestContractStopped(t *testing.T) {
 // TestContractClientGoneLoopback: over a real connection, a client that
 // gives up mid-build cancels the build's context.
 func TestContractClientGoneLoopback(t *testing.T) {
-	srv, err := serve.New(serve.Config{Settings: contract.Settings{Lang: "en"}})
+	srv, err := serve.New(serve.Config{Build: sample, Settings: contract.Settings{Lang: "en"}})
 	if err != nil {
 		t.Fatal(err)
 	}

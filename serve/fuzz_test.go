@@ -20,7 +20,7 @@ import (
 // known kind with the status of its kind, and a contract is answered the
 // same twice.
 func FuzzHandler(f *testing.F) {
-	srv, err := serve.New(serve.Config{Settings: contract.Settings{Lang: "en"}})
+	srv, err := serve.New(serve.Config{Build: sample, Settings: contract.Settings{Lang: "en"}})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -196,3 +196,7 @@ func waitFor(t testing.TB, what string, timeout time.Duration, cond func() bool)
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// sample builds from the embedded sample corpus, named explicitly: a
+// Config that names no corpus is an error.
+var sample = contract.Config{Corpus: contract.SampleCorpus}

@@ -19,7 +19,7 @@ import (
 // again.
 func TestMaxInFlight(t *testing.T) {
 	const bound = 3
-	srv, err := serve.New(serve.Config{Settings: contract.Settings{Lang: "en"}, MaxInFlight: bound})
+	srv, err := serve.New(serve.Config{Build: sample, Settings: contract.Settings{Lang: "en"}, MaxInFlight: bound})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestMaxInFlight(t *testing.T) {
 // TestMetricNames lints every metric the server registers against the
 // Prometheus naming conventions.
 func TestMetricNames(t *testing.T) {
-	srv, err := serve.New(serve.Config{Settings: contract.Settings{Lang: "en"}})
+	srv, err := serve.New(serve.Config{Build: sample, Settings: contract.Settings{Lang: "en"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ func TestNoServerError(t *testing.T) {
 		// Refused at load, so no request meets it: the rest still holds
 		// for the sample corpus.
 		t.Logf("the corpus with an empty body is refused at load: %v", err)
-		if srv, err = serve.New(serve.Config{Settings: contract.Settings{Lang: "en"}}); err != nil {
+		if srv, err = serve.New(serve.Config{Build: sample, Settings: contract.Settings{Lang: "en"}}); err != nil {
 			t.Fatal(err)
 		}
 	}

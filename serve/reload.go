@@ -394,7 +394,7 @@ func (s *Server) settle(ctx context.Context, paths []string, doing *atomic.Point
 // far as stamps go: the load reports them.
 func (s *Server) stamps(ctx context.Context, paths []string) (map[string]stamp, error) {
 	dir := s.cfg.Build.Corpus
-	if dir == "" {
+	if dir == contract.SampleCorpus {
 		return nil, nil // embedded: never changes
 	}
 	root, err := os.OpenRoot(dir)

@@ -301,11 +301,11 @@ func inFlight(t *testing.T, addr, body string) (net.Conn, string, *bufio.Reader)
 // answered in full, new connections are refused, and Serve returns nil.
 func TestDrain(t *testing.T) {
 	settings := contract.Settings{Lang: "en"}
-	srv, err := serve.New(serve.Config{Settings: settings, DrainTimeout: 10 * time.Second})
+	srv, err := serve.New(serve.Config{Build: sample, Settings: settings, DrainTimeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _ := expected(t, "", settings, lodging2026)
+	want, _ := expected(t, contract.SampleCorpus, settings, lodging2026)
 	addr, stop, done := startRaw(t, srv)
 	var conns []net.Conn
 	var rests []string
@@ -355,7 +355,7 @@ func TestDrain(t *testing.T) {
 // TestDrainDeadline: a request that never completes is cut at the drain
 // deadline, and Serve says so.
 func TestDrainDeadline(t *testing.T) {
-	srv, err := serve.New(serve.Config{Settings: contract.Settings{Lang: "en"}, DrainTimeout: 200 * time.Millisecond})
+	srv, err := serve.New(serve.Config{Build: sample, Settings: contract.Settings{Lang: "en"}, DrainTimeout: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

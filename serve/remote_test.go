@@ -34,8 +34,8 @@ remote:
 		t.Fatal(err)
 	}
 	settings := contract.Settings{Lang: "en", Subjects: []string{"lodging"}, Dates: []string{"2026-09-14"}, Question: "q"}
-	def := start(t, serve.Config{Settings: settings})
-	own := start(t, serve.Config{Settings: settings, Policy: custom})
+	def := start(t, serve.Config{Build: sample, Settings: settings})
+	own := start(t, serve.Config{Build: sample, Settings: settings, Policy: custom})
 	tests := []struct {
 		name   string
 		server *running

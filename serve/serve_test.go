@@ -2,6 +2,7 @@ package serve_test
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -20,7 +21,7 @@ const lodging2026 = `{"subject":"lodging","dates":["2026-09-14"],"question":"Wha
 // cmd/ka2/internal/cli).
 func TestContract(t *testing.T) {
 	settings := contract.Settings{Lang: "en"}
-	r := start(t, serve.Config{Settings: settings})
+	r := start(t, serve.Config{Build: sample, Settings: settings})
 	tests := []struct {
 		name string
 		body string
@@ -38,7 +39,7 @@ func TestContract(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			want, digest := expected(t, "", settings, tt.body)
+			want, digest := expected(t, contract.SampleCorpus, settings, tt.body)
 			got := r.post(t, "/v1/contract", tt.body)
 			if got.status != http.StatusOK {
 				t.Fatalf("status %d, body %s", got.status, got.body)
@@ -58,7 +59,7 @@ func TestContract(t *testing.T) {
 
 // TestErrors checks every error kind and status of the API.
 func TestErrors(t *testing.T) {
-	r := start(t, serve.Config{Settings: contract.Settings{Lang: "en"}})
+	r := start(t, serve.Config{Build: sample, Settings: contract.Settings{Lang: "en"}})
 	big := `{"question":"` + strings.Repeat("x", serve.DefaultMaxBodyBytes) + `"}`
 	tests := []struct {
 		name, method, path, body string
@@ -144,7 +145,7 @@ func TestErrors(t *testing.T) {
 
 // TestErrorGoldens pins the error bodies whose text is stable.
 func TestErrorGoldens(t *testing.T) {
-	r := start(t, serve.Config{Settings: contract.Settings{Lang: "en"}})
+	r := start(t, serve.Config{Build: sample, Settings: contract.Settings{Lang: "en"}})
 	g := goldie.New(t, goldie.WithFixtureDir("testdata/golden"), goldie.WithNameSuffix(".golden"))
 	cases := []struct{ name, body string }{
 		{"error-budget", `{"subject":"lodging","dates":["2025-09-14","2026-09-14"],"question":"How did the Beijing lodging limit change between 2025 and 2026?"}`},
@@ -161,7 +162,7 @@ func TestErrorGoldens(t *testing.T) {
 
 // TestSelectShowVerify checks the read endpoints on the sample corpus.
 func TestSelectShowVerify(t *testing.T) {
-	r := start(t, serve.Config{Settings: contract.Settings{Lang: "en"}})
+	r := start(t, serve.Config{Build: sample, Settings: contract.Settings{Lang: "en"}})
 	g := goldie.New(t, goldie.WithFixtureDir("testdata/golden"), goldie.WithNameSuffix(".golden"))
 
 	sel := r.get(t, "/v1/select?subject=lodging&date=2026-09-14&lang=en")
@@ -209,7 +210,7 @@ func TestSelectShowVerify(t *testing.T) {
 
 // TestHealthReadyMetrics checks the operational endpoints.
 func TestHealthReadyMetrics(t *testing.T) {
-	r := start(t, serve.Config{Settings: contract.Settings{Lang: "en"}})
+	r := start(t, serve.Config{Build: sample, Settings: contract.Settings{Lang: "en"}})
 	if got := r.get(t, "/healthz"); got.status != http.StatusOK || string(got.body) != "{\"status\":\"ok\"}\n" {
 		t.Errorf("healthz: %d %s", got.status, got.body)
 	}
@@ -248,14 +249,22 @@ func TestHealthReadyMetrics(t *testing.T) {
 // request replaces.
 func TestRequestDefaults(t *testing.T) {
 	settings := contract.Settings{Lang: "zh", Short: true, Subjects: []string{"lodging"}, Dates: []string{"2025-09-14"}}
-	r := start(t, serve.Config{Settings: settings})
+	r := start(t, serve.Config{Build: sample, Settings: settings})
 	body := `{"question":"住宿标准是多少？"}`
-	want, _ := expected(t, "", settings, body)
+	want, _ := expected(t, contract.SampleCorpus, settings, body)
 	got := r.post(t, "/v1/contract", body)
 	if diff := cmp.Diff(string(want), string(got.body)); diff != "" {
 		t.Errorf("mismatch (-want +got):\n%s", diff)
 	}
 	if !strings.Contains(string(got.body), `"source_id":"travel-v1"`) {
 		t.Errorf("the default date 2025-09-14 should select travel-v1: %s", got.body)
+	}
+}
+
+// TestNewNamesItsCorpus: a server built from a Config that names no
+// corpus fails; it does not quietly serve the embedded sample.
+func TestNewNamesItsCorpus(t *testing.T) {
+	if _, err := serve.New(serve.Config{}); !errors.Is(err, contract.ErrNoCorpus) {
+		t.Fatalf("New(Config{}) = %v, want ErrNoCorpus", err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
 )
 
@@ -42,7 +43,7 @@ import (
 // error only when it cannot start watching.
 func (s *Server) Watch(ctx context.Context) error {
 	dir := s.cfg.Build.Corpus
-	if dir == "" {
+	if dir == contract.SampleCorpus { // embedded: never changes
 		<-ctx.Done()
 		return nil
 	}

@@ -25,14 +25,24 @@ func (c *corpusFlags) register(fs *pflag.FlagSet) {
 	fs.Var(&corpusValue{c}, "corpus", "folder of policy files (default: the project's, else the embedded sample corpus)")
 }
 
+// source is the corpus the flags name: the folder given, or, with no
+// --corpus, the embedded sample, named explicitly (the library has no
+// default corpus).
+func (c *corpusFlags) source() string {
+	if c.Corpus == "" {
+		return contract.SampleCorpus
+	}
+	return c.Corpus
+}
+
 // location names the corpus for traces: the folder as given, or the sample.
 func (c *corpusFlags) location() string {
-	return contract.Config{Corpus: c.Corpus}.Location()
+	return contract.Config{Corpus: c.source()}.Location()
 }
 
 // load reads the corpus (see contract.LoadCorpusContext).
 func (c *corpusFlags) load(ctx context.Context) (*corpus.Corpus, error) {
-	return contract.LoadCorpusFiltered(ctx, c.Corpus, c.Filter)
+	return contract.LoadCorpusFiltered(ctx, c.source(), c.Filter)
 }
 
 // budgetFlags choose the contract definition, the counter and the limits.
@@ -59,7 +69,7 @@ func (b *budgetFlags) register(fs *pflag.FlagSet) {
 // config turns the flags into the library's build configuration; flags
 // not given stay unset, so the definition's defaults apply.
 func (b *budgetFlags) config(c *corpusFlags) contract.Config {
-	cfg := contract.Config{Corpus: c.Corpus, Contract: b.Contract, Counter: b.Counter, Filter: c.Filter}
+	cfg := contract.Config{Corpus: c.source(), Contract: b.Contract, Counter: b.Counter, Filter: c.Filter}
 	if b.set("capacity") {
 		cfg.Capacity = &b.Capacity
 	}

@@ -426,7 +426,7 @@ func TestRegressBrokenCaseFiles(t *testing.T) {
 	replaceInRegressFile(t, "cases/equipment/laptops.yaml", "corpus: ../../policies", "corpus: ../../no-such-folder")
 	r := regressCLI(t, "", "regress", "cases").want(t, 2)
 	want := "ka2: cases/equipment/laptops.yaml:2:11: corpus no-such-folder cannot be loaded:\n" +
-		"\topen corpus: open no-such-folder: no such file or directory; check the --corpus folder; fix the corpus (ka2 lint shows its problems), or the corpus path, which is relative to the case file\n" +
+		"\topen corpus: open no-such-folder: no such file or directory; check the folder the corpus setting names; fix the corpus (ka2 lint shows its problems), or the corpus path, which is relative to the case file\n" +
 		"cases/parking.yaml:12:5: case parking-last-paid-day has no dates; list the dates asked about, e.g. dates: [2026-09-14]\n" +
 		"cases/parking.yaml:14:5: unknown key \"dats\" in a case; did you mean dates?\n"
 	if diff := cmp.Diff(want, r.stderr); diff != "" {
