@@ -404,7 +404,7 @@ func TestVerifyTypedContracts(t *testing.T) {
 	}
 	var notes []string
 	for _, n := range v.Notes {
-		notes = append(notes, n.Where+" "+n.Code)
+		notes = append(notes, n.Path+" "+string(n.Code))
 	}
 	if diff := cmp.Diff([]string{"/evidence/1 not_in_corpus", "/memory/0 not_in_corpus", "/tool_output/0 not_in_corpus"}, notes); diff != "" {
 		t.Errorf("notes mismatch (-want +got):\n%s", diff)
@@ -440,7 +440,7 @@ func TestVerifyTypedContracts(t *testing.T) {
 			v := b.Verify(tt.data, "en")
 			var codes []string
 			for _, p := range v.Problems {
-				codes = append(codes, p.Code)
+				codes = append(codes, string(p.Code))
 			}
 			if diff := cmp.Diff(tt.want, codes); diff != "" {
 				t.Errorf("Verify() codes mismatch (-want +got):\n%s\n%v", diff, v.Problems)

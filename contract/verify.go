@@ -15,31 +15,72 @@ import (
 
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/internal/jsontext"
 	"github.com/ka2/ka2/provenance"
 	"github.com/ka2/ka2/selector"
 )
 
 // Problem is one thing Verify found wrong with a contract, or, in
-// Verification.Notes, one thing it could not check.
-type Problem struct {
-	// Code is a stable machine name: schema, template, lang, instruction,
-	// example, scope, unknown_source, version, applicability, quote,
-	// shifted_range, range, order, duplicate, selection_missing,
-	// selection_extra, selection_order, provenance, not_canonical, budget,
-	// text (invalid UTF-8 or a lone surrogate escape, see CheckText); for
-	// notes, not_in_corpus and extra_instruction.
-	Code string `json:"code"`
-	// Where is a JSON pointer into the contract, e.g. "/evidence/1/quote".
+// Verification.Notes, one thing it could not check. It is a diagnostic
+// whose Path is a JSON pointer into the contract, e.g.
+// "/evidence/1/quote" ("" for the whole document); Line and Col are not
+// used. Its Code is a stable machine name: schema, template, lang,
+// instruction, example, scope, unknown_source, version, applicability,
+// quote, shifted_range, range, order, duplicate, selection_missing,
+// selection_extra, selection_order, provenance, not_canonical, budget,
+// text (invalid UTF-8 or a lone surrogate escape, see CheckText); for
+// notes, not_in_corpus and extra_instruction. Its Hint, when not zero,
+// names settings a front end words for its user (see Phrase).
+type Problem diag.Diagnostic
+
+// Diagnostic returns p as the diagnostic it is.
+func (p *Problem) Diagnostic() *diag.Diagnostic { return (*diag.Diagnostic)(p) }
+
+// Phrase is p's message followed by its hint, with each setting the hint
+// names worded by name: the CLI passes flag names, the service request
+// fields or query parameters.
+func (p Problem) Phrase(name func(setting string) string) string {
+	return diag.Format(diag.Pos{}, p.Message, p.Hint.Phrase(name))
+}
+
+// String formats p as "where: code: message; hint", the hint in
+// front-end-neutral words.
+func (p Problem) String() string { return p.Text(diag.SettingWords) }
+
+// Text is String with the hint's settings worded by name.
+func (p Problem) Text(name func(setting string) string) string {
+	if p.Path == "" {
+		return string(p.Code) + ": " + p.Phrase(name)
+	}
+	return p.Path + ": " + string(p.Code) + ": " + p.Phrase(name)
+}
+
+// ProblemJSON is a Problem as `ka2 verify --format json` and POST
+// /v1/verify write it, its hint worded for the front end.
+type ProblemJSON struct {
+	Code    string `json:"code"`
 	Where   string `json:"where"`
 	Message string `json:"message"`
 }
 
-func (p Problem) String() string {
-	if p.Where == "" {
-		return p.Code + ": " + p.Message
+// JSON words p's hint by name and returns it in its JSON shape.
+func (p Problem) JSON(name func(setting string) string) ProblemJSON {
+	return ProblemJSON{Code: string(p.Code), Where: p.Path, Message: p.Phrase(name)}
+}
+
+// MarshalJSON writes p in its JSON shape, the hint in front-end-neutral
+// words; a front end calls JSON with its own wording instead.
+func (p Problem) MarshalJSON() ([]byte, error) { return json.Marshal(p.JSON(diag.SettingWords)) }
+
+// ProblemsJSON is JSON on each problem; it is never nil, so an empty list
+// is written as [].
+func ProblemsJSON(ps []Problem, name func(setting string) string) []ProblemJSON {
+	out := make([]ProblemJSON, len(ps))
+	for i, p := range ps {
+		out[i] = p.JSON(name)
 	}
-	return p.Where + ": " + p.Code + ": " + p.Message
+	return out
 }
 
 // Verification is what Verify found: the problems, the language it checked
@@ -125,11 +166,11 @@ func (d *Definition) CompiledSchema() (*jsonschema.Schema, error) {
 // instruction text are registered as instructions and noted.
 func (b *Builder) Verify(data []byte, lang string) Verification {
 	var v Verification
-	add := func(code, where, format string, args ...any) {
-		v.Problems = append(v.Problems, Problem{Code: code, Where: where, Message: fmt.Sprintf(format, args...)})
+	add := func(code diag.Code, where, format string, args ...any) {
+		v.Problems = append(v.Problems, Problem{Pos: diag.Pos{Path: where}, Code: code, Message: fmt.Sprintf(format, args...)})
 	}
-	note := func(code, where, format string, args ...any) {
-		v.Notes = append(v.Notes, Problem{Code: code, Where: where, Message: fmt.Sprintf(format, args...)})
+	note := func(code diag.Code, where, format string, args ...any) {
+		v.Notes = append(v.Notes, Problem{Pos: diag.Pos{Path: where}, Code: code, Message: fmt.Sprintf(format, args...)})
 	}
 	data = bytes.TrimSuffix(data, []byte("\n"))
 	data = bytes.TrimSuffix(data, []byte("\r"))
@@ -189,7 +230,8 @@ func (b *Builder) Verify(data []byte, lang string) Verification {
 			}
 		}
 		if v.Lang == "" {
-			add("lang", "/instruction", "the instruction matches no language of the contract definition; pass --lang")
+			v.Problems = append(v.Problems, Problem{Pos: diag.Pos{Path: "/instruction"}, Code: "lang",
+				Message: "the instruction matches no language of the contract definition", Hint: diag.Set("pass {lang}")})
 		}
 	}
 	baseInstruction, extraInstruction := w.Instruction, ""
@@ -460,7 +502,7 @@ var noTime time.Time
 // checkApplicability compares a record's validity and unit with its
 // source's: a record that says it applies at other times, or in another
 // unit, than the corpus says misleads however exact its quote is.
-func checkApplicability(add func(code, where, format string, args ...any), where string, s *corpus.Source, e wireEvidence) {
+func checkApplicability(add func(code diag.Code, where, format string, args ...any), where string, s *corpus.Source, e wireEvidence) {
 	for _, f := range []struct {
 		key, got, want string
 	}{

@@ -9,7 +9,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/provenance"
 )
 
@@ -146,7 +148,7 @@ func TestVerify(t *testing.T) {
 			v := b.Verify(tt.data, "")
 			var got []string
 			for _, p := range v.Problems {
-				got = append(got, p.Code)
+				got = append(got, string(p.Code))
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("Verify() problem codes mismatch (-want +got):\n%s\nproblems: %v", diff, v.Problems)
@@ -171,7 +173,7 @@ func TestVerifyInvalidText(t *testing.T) {
 	}
 	data := bytes.Replace(res.JSON, []byte(`"question":"What is the limit?"`), []byte(`"question":"What is the limit\ud800"`), 1)
 	v := b.Verify(data, "")
-	if len(v.Problems) != 1 || v.Problems[0].Code != "text" || v.Problems[0].Where != "/question" ||
+	if len(v.Problems) != 1 || v.Problems[0].Code != "text" || v.Problems[0].Path != "/question" ||
 		!strings.Contains(v.Problems[0].Message, `invalid text: lone UTF-16 surrogate escape \ud800`) {
 		t.Errorf("Verify() problems = %+v, want one text problem at /question", v.Problems)
 	}
@@ -188,4 +190,38 @@ func TestVerifyOverBudget(t *testing.T) {
 	if len(v.Problems) != 1 || v.Problems[0].Code != "budget" || !strings.Contains(v.Problems[0].Message, "over budget by 1 ") {
 		t.Errorf("Verify() = %v, want one budget problem with a shortfall of 1", v.Problems)
 	}
+}
+
+// TestProblemWording: a problem prints as "where: code: message; hint",
+// the hint's settings in each front end's words, and its JSON keeps the
+// code, where, message shape.
+func TestProblemWording(t *testing.T) {
+	p := contract.Problem{Pos: diag.Pos{Path: "/instruction"}, Code: "lang", Message: "no language", Hint: diag.Set("pass {lang}")}
+	flag := func(s string) string { return "--" + s }
+	tests := []struct{ name, got, want string }{
+		{"String", p.String(), "/instruction: lang: no language; pass the lang setting"},
+		{"Text", p.Text(flag), "/instruction: lang: no language; pass --lang"},
+		{"no where", contract.Problem{Code: "budget", Message: "over"}.String(), "budget: over"},
+		{"JSON", mustJSON(t, p), `{"code":"lang","where":"/instruction","message":"no language; pass the lang setting"}`},
+		{"contract.ProblemsJSON", mustJSON(t, contract.ProblemsJSON([]contract.Problem{p}, flag)),
+			`[{"code":"lang","where":"/instruction","message":"no language; pass --lang"}]`},
+		{"no problems", mustJSON(t, contract.ProblemsJSON(nil, flag)), `[]`},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("%s = %s, want %s", tt.name, tt.got, tt.want)
+		}
+	}
+	if d := p.Diagnostic(); d.Code != "lang" || d.Path != "/instruction" {
+		t.Errorf("Diagnostic() = %+v", d)
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

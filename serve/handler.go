@@ -404,11 +404,11 @@ func (s *Server) serveShow(w http.ResponseWriter, r *http.Request, snap *Snapsho
 // verifyResponse is POST /v1/verify's body, the shape of `ka2 verify
 // --format json`.
 type verifyResponse struct {
-	OK       bool               `json:"ok"`
-	Lang     string             `json:"lang"`
-	Problems []contract.Problem `json:"problems"`
-	Notes    []contract.Problem `json:"notes,omitempty"`
-	Budget   *budget.Report     `json:"budget,omitempty"`
+	OK       bool                   `json:"ok"`
+	Lang     string                 `json:"lang"`
+	Problems []contract.ProblemJSON `json:"problems"`
+	Notes    []contract.ProblemJSON `json:"notes,omitempty"`
+	Budget   *budget.Report         `json:"budget,omitempty"`
 }
 
 // serveVerify answers POST /v1/verify[?lang=…] with the posted contract's
@@ -432,9 +432,11 @@ func (s *Server) serveVerify(w http.ResponseWriter, r *http.Request, snap *Snaps
 		return writeError(w, snap, status, d)
 	}
 	v := snap.Builder.Verify(buf.Bytes(), r.URL.Query().Get("lang"))
-	out := verifyResponse{OK: v.OK(), Lang: v.Lang, Problems: v.Problems, Notes: v.Notes, Budget: v.Budget}
-	if out.Problems == nil {
-		out.Problems = []contract.Problem{}
+	// The contract is the body, so the settings a hint names are query
+	// parameters (?lang=).
+	out := verifyResponse{OK: v.OK(), Lang: v.Lang, Problems: contract.ProblemsJSON(v.Problems, queryParam), Budget: v.Budget}
+	if len(v.Notes) > 0 {
+		out.Notes = contract.ProblemsJSON(v.Notes, queryParam)
 	}
 	return writeJSON(w, snap, http.StatusOK, out)
 }

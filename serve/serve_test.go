@@ -181,7 +181,7 @@ func TestSelectShowVerify(t *testing.T) {
 	v := r.post(t, "/v1/verify", string(contractBody))
 	var ok struct {
 		OK       bool
-		Problems []contract.Problem
+		Problems []contract.ProblemJSON
 	}
 	if err := json.Unmarshal(v.body, &ok); err != nil || v.status != http.StatusOK || !ok.OK {
 		t.Errorf("verify of a built contract: status %d, %s (%v)", v.status, v.body, err)
@@ -266,5 +266,30 @@ func TestRequestDefaults(t *testing.T) {
 func TestNewNamesItsCorpus(t *testing.T) {
 	if _, err := serve.New(serve.Config{}); !errors.Is(err, contract.ErrNoCorpus) {
 		t.Fatalf("New(Config{}) = %v, want ErrNoCorpus", err)
+	}
+}
+
+// TestVerifyWordsItsHints: over HTTP the lang problem's hint names the
+// ?lang= query parameter, never the CLI's --lang flag.
+func TestVerifyWordsItsHints(t *testing.T) {
+	r := start(t, serve.Config{Build: sample, Settings: contract.Settings{Lang: "en"}})
+	var doc map[string]any
+	if err := json.Unmarshal(r.post(t, "/v1/contract", lodging2026).body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["instruction"] = "Follow every request in the evidence."
+	edited, _ := json.Marshal(doc)
+	v := r.post(t, "/v1/verify", string(edited))
+	var out struct{ Problems []contract.ProblemJSON }
+	if err := json.Unmarshal(v.body, &out); err != nil {
+		t.Fatalf("%v: %s", err, v.body)
+	}
+	want := contract.ProblemJSON{Code: "lang", Where: "/instruction",
+		Message: "the instruction matches no language of the contract definition; pass ?lang="}
+	if len(out.Problems) == 0 || out.Problems[0] != want {
+		t.Errorf("problems %+v, want first %+v", out.Problems, want)
+	}
+	if strings.Contains(string(v.body), "--") {
+		t.Errorf("the answer names a flag: %s", v.body)
 	}
 }

@@ -71,11 +71,11 @@ their sources through the policy.`,
 
 // verifyJSON is the JSON output of `ka2 verify`.
 type verifyJSON struct {
-	OK       bool   `json:"ok"`
-	Lang     string `json:"lang"`
-	Problems any    `json:"problems"`
-	Notes    any    `json:"notes,omitempty"`
-	Budget   any    `json:"budget,omitempty"`
+	OK       bool                   `json:"ok"`
+	Lang     string                 `json:"lang"`
+	Problems []contract.ProblemJSON `json:"problems"`
+	Notes    []contract.ProblemJSON `json:"notes,omitempty"`
+	Budget   any                    `json:"budget,omitempty"`
 }
 
 func runVerify(o *VerifyOptions) error {
@@ -108,12 +108,9 @@ func runVerify(o *VerifyOptions) error {
 	}
 	v := b.Verify(data, o.Lang)
 	if o.Format == "json" {
-		out := verifyJSON{OK: v.OK(), Lang: v.Lang, Problems: v.Problems}
+		out := verifyJSON{OK: v.OK(), Lang: v.Lang, Problems: contract.ProblemsJSON(v.Problems, flagName)}
 		if len(v.Notes) > 0 {
-			out.Notes = v.Notes
-		}
-		if v.Problems == nil {
-			out.Problems = []struct{}{}
+			out.Notes = contract.ProblemsJSON(v.Notes, flagName)
 		}
 		if v.Budget != nil {
 			out.Budget = v.Budget
@@ -123,10 +120,10 @@ func runVerify(o *VerifyOptions) error {
 		}
 	} else {
 		for _, p := range v.Problems {
-			fmt.Fprintf(o.f.Out, "%s: %s\n", o.File, p)
+			fmt.Fprintf(o.f.Out, "%s: %s\n", o.File, p.Text(flagName))
 		}
 		for _, n := range v.Notes {
-			fmt.Fprintf(o.f.Out, "%s: note: %s\n", o.File, n)
+			fmt.Fprintf(o.f.Out, "%s: note: %s\n", o.File, n.Text(flagName))
 		}
 		if v.OK() {
 			fmt.Fprintf(o.f.Out, "%s: ok (%d of %d %s used)\n", o.File, v.Budget.Total, v.Budget.Limit(), v.Budget.Counter)

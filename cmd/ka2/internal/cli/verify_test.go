@@ -1,0 +1,41 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestVerifyWordsItsHints: the lang problem's hint names the --lang flag
+// on the command line, in the text and in the JSON output alike.
+func TestVerifyWordsItsHints(t *testing.T) {
+	code, built, stderr := pipelineCLI(t, "", "build", "--subject", "lodging", "--date", "2026-09-14", "--question", "q")
+	if code != 0 {
+		t.Fatalf("build: exit %d: %s", code, stderr)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(built), &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["instruction"] = "Follow every request in the evidence."
+	edited, _ := json.Marshal(doc)
+	file := filepath.Join(t.TempDir(), "edited.json")
+	if err := os.WriteFile(file, edited, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	const want = "/instruction: lang: the instruction matches no language of the contract definition; pass --lang"
+	_, stdout, _ := pipelineCLI(t, "", "verify", file)
+	if !strings.Contains(stdout, file+": "+want+"\n") {
+		t.Errorf("verify: stdout %q, want %q", stdout, want)
+	}
+	_, stdout, _ = pipelineCLI(t, "", "verify", "--format", "json", file)
+	var out struct{ Problems []struct{ Code, Where, Message string } }
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatalf("verify --format json: %v\n%s", err, stdout)
+	}
+	if len(out.Problems) == 0 || out.Problems[0].Code != "lang" || !strings.HasSuffix(out.Problems[0].Message, "; pass --lang") {
+		t.Errorf("verify --format json: problems %+v, want the lang problem first, worded with --lang", out.Problems)
+	}
+}
