@@ -31,7 +31,9 @@ func TestVerifyWordsItsHints(t *testing.T) {
 		t.Errorf("verify: stdout %q, want %q", stdout, want)
 	}
 	_, stdout, _ = pipelineCLI(t, "", "verify", "--format", "json", file)
-	var out struct{ Problems []struct{ Code, Where, Message string } }
+	var out struct {
+		Problems []struct{ Code, Where, Message string }
+	}
 	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
 		t.Fatalf("verify --format json: %v\n%s", err, stdout)
 	}
