@@ -24,6 +24,13 @@ const (
 	CodeNoCaseFiles   diag.Code = "no-case-files"  // the folders hold no case file at all
 )
 
+// hinted is err followed by a hint, "err; hint": the hint names the
+// settings to change in braces (see diag.Hint), and each front end words
+// them, the CLI as flags. errors.Is still finds err.
+func hinted(err error, hint diag.Hint) error {
+	return &diag.Diagnostic{Message: err.Error(), Hint: hint, Err: err}
+}
+
 // ErrBadCases is matched (errors.Is) by every error Load and ParseFile
 // return for broken case files, a diag.List: `ka2 regress` exits 2 on it.
 var ErrBadCases = errors.New("broken case files")

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/internal/jsontext"
 	"github.com/ka2/ka2/internal/textsafe"
 )
@@ -201,15 +202,17 @@ func ReadReport(rd io.Reader) (*Report, error) {
 		return nil, fmt.Errorf("not a ka2 regress JSON report: %w", err)
 	}
 	if r.Format != ReportFormat {
-		return nil, fmt.Errorf("report format %q: this ka2 reads %s; write the report with `ka2 regress --format json`", r.Format, ReportFormat)
+		return nil, hinted(fmt.Errorf("report format %q: this ka2 reads %s", r.Format, ReportFormat), diag.Set("write the report with {format} json"))
 	}
 	return &r, nil
 }
 
 // WriteText writes the report for a person: every case that did not
 // simply pass (with its summary, failed expectations and diff), every
-// unreferenced golden, and a closing summary line.
-func (r *Report) WriteText(w io.Writer) error {
+// unreferenced golden, and a closing summary line. name words the
+// settings its advice names for the front end (the CLI passes flag
+// names); nil means diag.SettingWords.
+func (r *Report) WriteText(w io.Writer, name func(setting string) string) error {
 	var b bytes.Buffer
 	for _, f := range r.Files {
 		for _, c := range f.Cases {
@@ -264,7 +267,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "%s %s\n", what, esc(u.Path))
 	}
 	if r.Summary.Unreferenced > 0 && !r.RejectUnreferenced {
-		b.WriteString("    (goldens of removed or renamed cases: delete them with --prune; --unreferenced=reject fails the run on them)\n")
+		fmt.Fprintf(&b, "    (goldens of removed or renamed cases: %s)\n", unreferencedHint.Phrase(wording(name)))
 	}
 	for _, p := range r.StaleRemoved {
 		fmt.Fprintf(&b, "removed stale temporary file %s (left by a run stopped while writing)\n", p)
@@ -361,8 +364,9 @@ type junitFailure struct {
 }
 
 // WriteJUnit writes the report as JUnit XML. Unreferenced goldens, when
-// rejected, are failed testcases of one more testsuite.
-func (r *Report) WriteJUnit(w io.Writer) error {
+// rejected, are failed testcases of one more testsuite. name words
+// settings as for WriteText.
+func (r *Report) WriteJUnit(w io.Writer, name func(setting string) string) error {
 	out := junitSuites{Name: "ka2 regress"}
 	for _, f := range r.Files {
 		s := junitSuite{Name: f.Path}
@@ -389,7 +393,7 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 			s.Failures++
 			s.Cases = append(s.Cases, junitCase{Name: u.Path, Classname: "unreferenced", File: u.Path,
 				Failure: &junitFailure{Type: "unreferenced", Message: "no case refers to this golden",
-					Body: "Delete it with ka2 regress --prune, or restore the case it belonged to."}})
+					Body: diag.Set("Delete it with {prune}, or restore the case it belonged to.").Phrase(wording(name))}})
 		}
 		out.Suites = append(out.Suites, s)
 	}
@@ -518,13 +522,27 @@ func Merge(reports []*Report) (*Report, error) {
 	return out, nil
 }
 
+// errUnsharded is a merge of a report that is not one shard's.
+var errUnsharded = hinted(fmt.Errorf("%w: an unsharded report covers the whole run", ErrMerge), diag.Set("merge the reports of the runs sharded with {shard}"))
+
+// unreferencedHint is WriteText's advice on unreferenced goldens.
+var unreferencedHint = diag.Set("delete them with {prune}; {unreferenced}=reject fails the run on them")
+
+// wording is name, or diag.SettingWords when name is nil.
+func wording(name func(setting string) string) func(string) string {
+	if name == nil {
+		return diag.SettingWords
+	}
+	return name
+}
+
 func checkShards(reports []*Report) error {
 	first := reports[0].Shard
 	if first == nil {
 		if len(reports) > 1 {
 			for _, r := range reports {
 				if r.Shard == nil {
-					return fmt.Errorf("%w: an unsharded report covers the whole run; merge the reports of --shard K/N runs", ErrMerge)
+					return errUnsharded
 				}
 			}
 		}
@@ -535,7 +553,7 @@ func checkShards(reports []*Report) error {
 		s := r.Shard
 		switch {
 		case s == nil:
-			return fmt.Errorf("%w: an unsharded report covers the whole run; merge the reports of --shard K/N runs", ErrMerge)
+			return errUnsharded
 		case s.Count != first.Count || s.SuiteCases != first.SuiteCases:
 			return fmt.Errorf("%w: shard %s of a %d-case suite and shard %s of a %d-case suite are from different runs",
 				ErrMerge, first.Shard, first.SuiteCases, s.Shard, s.SuiteCases)

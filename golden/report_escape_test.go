@@ -18,7 +18,7 @@ func TestWriteTextEscapes(t *testing.T) {
 		Diff:         "-\"quote\": \"abc\u202edcba\"\n+\"quote\": \"x\"\n",
 	}}}}}
 	var b bytes.Buffer
-	if err := r.WriteText(&b); err != nil {
+	if err := r.WriteText(&b, nil); err != nil {
 		t.Fatal(err)
 	}
 	got := b.String()

@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/ka2/ka2/internal/atomicfile"
+	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/internal/inputfile"
 )
 
@@ -75,12 +76,12 @@ var ErrWrite = errors.New("cannot write goldens")
 // report and an error matching ctx.Err() that says how far it got.
 func Run(ctx context.Context, s *Suite, opts Options) (*Report, error) {
 	if opts.Update && opts.Pending {
-		return nil, fmt.Errorf("%w: --update writes goldens and --pending writes NAME.golden.new for review: choose one", ErrBadOptions)
+		return nil, hinted(ErrBadOptions, diag.Set("{update} writes goldens and {pending} writes NAME.golden.new for review: choose one"))
 	}
 	if (opts.Update || opts.Prune) && opts.CI && !opts.Force {
-		return nil, fmt.Errorf("%w: CI is set, and a CI run that rewrites its goldens passes whatever changed; "+
-			"run --update (or --prune) locally and commit the goldens, use --pending to keep the new output for review, "+
-			"or pass --force if this job is meant to write them", ErrRefusedOnCI)
+		return nil, hinted(fmt.Errorf("%w: CI is set, and a CI run that rewrites its goldens passes whatever changed", ErrRefusedOnCI),
+			diag.Set("run {update} (or {prune}) locally and commit the goldens, use {pending} to keep the new output for review, "+
+				"or pass {force} if this job is meant to write them"))
 	}
 	var cases []*Case
 	for _, c := range s.Cases {
@@ -199,7 +200,7 @@ func runCase(ctx context.Context, c *Case, opts Options) CaseReport {
 		r.State = StateUnreadable
 		hint := "check its permissions"
 		if errors.Is(err, inputfile.ErrNotRegular) || errors.Is(err, inputfile.ErrTooLarge) {
-			hint = "delete it, and run ka2 regress --update to write it again"
+			hint = "delete it, and update the goldens to write it again"
 		}
 		r.Error = fmt.Sprintf("%s: read golden: %s; %s", c.Golden, unwrapPathError(err), hint)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/sebdah/goldie/v2"
 
 	"github.com/ka2/ka2/golden"
+	"github.com/ka2/ka2/internal/diag"
 )
 
 // copyDir copies a folder tree.
@@ -200,7 +201,7 @@ func TestRunRemovesStaleTemporaries(t *testing.T) {
 			t.Errorf("%+v: the file of a live writer was removed: %v", opts, err)
 		}
 		var b bytes.Buffer
-		if err := rep.WriteText(&b); err != nil {
+		if err := rep.WriteText(&b, nil); err != nil {
 			t.Fatal(err)
 		}
 		if want := "removed stale temporary file " + stale + " (left by a run stopped while writing)\n"; !strings.Contains(b.String(), want) {
@@ -254,12 +255,15 @@ func TestRunRefusals(t *testing.T) {
 		name    string
 		opts    golden.Options
 		wantErr error
+		// The settings the hint names, which the CLI words as flags; the
+		// message itself names none.
+		wantSettings []string
 	}{
-		{"update on CI", golden.Options{Update: true, CI: true}, golden.ErrRefusedOnCI},
-		{"prune on CI", golden.Options{Prune: true, CI: true}, golden.ErrRefusedOnCI},
-		{"update and pending", golden.Options{Update: true, Pending: true}, golden.ErrBadOptions},
-		{"update on CI with force", golden.Options{Update: true, CI: true, Force: true}, nil},
-		{"pending on CI", golden.Options{Pending: true, CI: true}, nil},
+		{"update on CI", golden.Options{Update: true, CI: true}, golden.ErrRefusedOnCI, []string{"update", "prune", "pending", "force"}},
+		{"prune on CI", golden.Options{Prune: true, CI: true}, golden.ErrRefusedOnCI, []string{"update", "prune", "pending", "force"}},
+		{"update and pending", golden.Options{Update: true, Pending: true}, golden.ErrBadOptions, []string{"update", "pending"}},
+		{"update on CI with force", golden.Options{Update: true, CI: true, Force: true}, nil, nil},
+		{"pending on CI", golden.Options{Pending: true, CI: true}, nil, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -269,6 +273,12 @@ func TestRunRefusals(t *testing.T) {
 			}
 			if tt.wantErr != nil && rep != nil {
 				t.Error("a refused run returned a report")
+			}
+			if diff := cmp.Diff(tt.wantSettings, diag.Settings(err)); diff != "" {
+				t.Errorf("hint settings mismatch (-want +got):\n%s", diff)
+			}
+			if err != nil && strings.Contains(err.Error(), "--") {
+				t.Errorf("Run() error %q names a flag", err)
 			}
 		})
 	}
@@ -433,7 +443,7 @@ func TestMergeRefuses(t *testing.T) {
 		{"missing shard", []*golden.Report{shard(1, 3), shard(3, 3)}, "cannot merge reports: shard 2/3 missing: its cases would be left out of the summary"},
 		{"repeated shard", []*golden.Report{shard(1, 2), shard(1, 2)}, "cannot merge reports: shard 1/2 is given twice"},
 		{"different runs", []*golden.Report{shard(1, 2), shard(2, 3)}, "cannot merge reports: shard 1/2 of a 32-case suite and shard 2/3 of a 32-case suite are from different runs"},
-		{"whole and shard", []*golden.Report{run(t, s, golden.Options{}), shard(1, 2)}, "cannot merge reports: an unsharded report covers the whole run; merge the reports of --shard K/N runs"},
+		{"whole and shard", []*golden.Report{run(t, s, golden.Options{}), shard(1, 2)}, "cannot merge reports: an unsharded report covers the whole run; merge the reports of the runs sharded with the shard setting"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -453,14 +463,16 @@ func TestReportFormats(t *testing.T) {
 	breakSome(t)
 	write(t, "cases/testdata/golden/boundaries/renamed-long-ago.golden", "{}\n")
 	rep := run(t, load(t, "cases"), golden.Options{RejectUnreferenced: true})
+	// The CLI's wording, as `ka2 regress` prints it.
+	flag := func(setting string) string { return "--" + setting }
 	var text, js, junit bytes.Buffer
-	if err := rep.WriteText(&text); err != nil {
+	if err := rep.WriteText(&text, flag); err != nil {
 		t.Fatal(err)
 	}
 	if err := rep.WriteJSON(&js); err != nil {
 		t.Fatal(err)
 	}
-	if err := rep.WriteJUnit(&junit); err != nil {
+	if err := rep.WriteJUnit(&junit, flag); err != nil {
 		t.Fatal(err)
 	}
 	fixtures := goldie.New(t, goldie.WithFixtureDir(fixtureDir))

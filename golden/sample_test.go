@@ -43,7 +43,7 @@ func TestSampleCases(t *testing.T) {
 	}
 	if !rep.OK() {
 		var b strings.Builder
-		rep.WriteText(&b)
+		rep.WriteText(&b, nil)
 		t.Fatalf("the sample cases do not pass (refresh intended changes with go test ./golden -update):\n%s", b.String())
 	}
 	if rep.Summary.Cases < 30 {

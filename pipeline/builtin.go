@@ -28,7 +28,7 @@ func requestProtocol() *Protocol {
 	str, date := Type{Kind: KindString}, Type{Kind: KindDate}
 	return &Protocol{
 		Name:   RequestProtocol,
-		Origin: "ka2 pipeline run --input",
+		Origin: "the request document of ka2 pipeline run",
 		Fields: []Field{
 			{Name: "question", Type: str},
 			{Name: "subjects", Type: Type{Kind: KindList, Elem: &str}},

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/internal/jsontext"
 	"github.com/ka2/ka2/internal/procrun"
 )
@@ -73,8 +74,8 @@ func (r *runner) program(ctx context.Context, st *Stage, argv []string, stdin []
 		return fail("output", fmt.Errorf("%w: %s wrote more than %d MiB on stdout, the limit for a stage's output; it was stopped and %s",
 			ErrOutputLimit, argv[0], maxStdout>>20, ended))
 	case errors.Is(runErr, procrun.ErrTimeout):
-		return fail("run", fmt.Errorf("%w: %s did not finish within %s; %s; raise timeout: on the stage, or --timeout",
-			ErrTimeout, strings.Join(argv, " "), limit, ended))
+		return fail("run", &diag.Diagnostic{Err: ErrTimeout, Hint: diag.Set("raise timeout: on the stage, or {timeout}"),
+			Message: fmt.Sprintf("%v: %s did not finish within %s; %s", ErrTimeout, strings.Join(argv, " "), limit, ended)})
 	case ctx.Err() != nil:
 		return fail("run", fmt.Errorf("%w: %s was stopped (%w); %s", ErrStageFailed, argv[0], ctx.Err(), ended))
 	case errors.As(runErr, &ee):

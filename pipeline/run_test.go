@@ -20,6 +20,7 @@ import (
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/selector"
 )
 
@@ -481,6 +482,16 @@ func TestRunStops(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tt.wantErr) {
 				t.Errorf("error %q does not contain %q", err, tt.wantErr)
+			}
+			// A time-out's hint names the timeout setting, which each
+			// front end words (the CLI as --timeout); no message names a
+			// flag.
+			var wantSettings []string
+			if tt.wantIs == ErrTimeout {
+				wantSettings = []string{"timeout"}
+			}
+			if diff := cmp.Diff(wantSettings, diag.Settings(err)); diff != "" || strings.Contains(err.Error(), "--") {
+				t.Errorf("error %q: hint settings mismatch (-want +got):\n%s", err, diff)
 			}
 			last := run.Snapshots[len(run.Snapshots)-1]
 			if last.Stage != tt.wantStage || last.Error != err.Error() {

@@ -78,9 +78,9 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 	m.inFlight = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "ka2_http_requests_in_flight", Help: "API requests (/v1/…) being answered now."})
 	m.maxInFlight = prometheus.NewGauge(prometheus.GaugeOpts{
-		Name: "ka2_http_requests_in_flight_max", Help: "The bound on API requests answered at once (--max-in-flight)."})
+		Name: "ka2_http_requests_in_flight_max", Help: "The bound on API requests answered at once (the max-in-flight setting)."})
 	m.rejected = prometheus.NewCounter(prometheus.CounterOpts{
-		Name: "ka2_http_requests_rejected_total", Help: "API requests answered 503 overloaded because --max-in-flight were in flight."})
+		Name: "ka2_http_requests_rejected_total", Help: "API requests answered 503 overloaded because as many as the max-in-flight setting allows were in flight."})
 	m.reloads = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "ka2_corpus_reloads_total", Help: "Corpus reloads by outcome: ok, unchanged, error or timeout."}, []string{"outcome"})
 	m.loadSeconds = prometheus.NewHistogram(prometheus.HistogramOpts{

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/serve"
 )
 
@@ -367,6 +368,10 @@ func TestDrainDeadline(t *testing.T) {
 	case err := <-done:
 		if !errors.Is(err, serve.ErrDrainTimeout) {
 			t.Errorf("Serve() = %v, want ErrDrainTimeout", err)
+		}
+		// The hint names the setting; the CLI words it --drain-timeout.
+		if got := diag.Settings(err); len(got) != 1 || got[0] != "drain-timeout" || strings.Contains(err.Error(), "--") {
+			t.Errorf("Serve() = %v, hint settings %v, want [drain-timeout] and no flag", err, got)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Serve() did not return after the drain deadline")

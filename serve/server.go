@@ -16,6 +16,7 @@ import (
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/provenance"
 )
 
@@ -321,7 +322,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if errors.Is(err, context.DeadlineExceeded) {
 		hs.Close()
 		s.log.Error("drain deadline passed; closed the connections still open", "timeout", s.cfg.DrainTimeout)
-		return fmt.Errorf("%w (after %s); raise --drain-timeout", ErrDrainTimeout, s.cfg.DrainTimeout)
+		return &diag.Diagnostic{Message: fmt.Sprintf("%v (after %s)", ErrDrainTimeout, s.cfg.DrainTimeout), Err: ErrDrainTimeout,
+			Hint: diag.Set("raise {drain-timeout}")}
 	}
 	if err != nil {
 		return err

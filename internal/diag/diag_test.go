@@ -183,3 +183,17 @@ func TestErrors(t *testing.T) {
 		t.Errorf("errors.As finds %v, errors.Is(sentinel) = %v", d, errors.Is(err, sentinel))
 	}
 }
+
+func TestSettings(t *testing.T) {
+	l := List{
+		{Message: "a", Hint: Set("raise {capacity}, lower {reserve}")},
+		{Message: "b", Hint: Fix("edit {the file}")}, // not a setting hint
+	}
+	err := fmt.Errorf("x: %w", errors.Join(l.Err(), hinted{Set("pass {short}")}, errors.New("plain")))
+	if diff := cmp.Diff([]string{"capacity", "reserve", "short"}, Settings(err)); diff != "" {
+		t.Errorf("Settings() mismatch (-want +got):\n%s", diff)
+	}
+	if got := Settings(errors.New("plain")); got != nil {
+		t.Errorf("Settings(plain) = %v, want nil", got)
+	}
+}

@@ -124,3 +124,18 @@ func Reword(msg string, err error, name func(setting string) string) string {
 	})
 	return msg
 }
+
+// Settings names the settings every hint in err's tree asks to change, in
+// the order found: what a front end must have a word for.
+func Settings(err error) []string {
+	var out []string
+	walk(err, func(e error) {
+		switch e := e.(type) {
+		case *Diagnostic:
+			out = append(out, e.Hint.Settings()...)
+		case interface{ Hint() Hint }:
+			out = append(out, e.Hint().Settings()...)
+		}
+	})
+	return out
+}

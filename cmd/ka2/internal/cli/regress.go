@@ -158,11 +158,11 @@ func (o *RegressOptions) writeReport(rep *golden.Report) error {
 		case "json":
 			return rep.WriteJSON(w)
 		case "junit":
-			return rep.WriteJUnit(w)
+			return rep.WriteJUnit(w, flagName)
 		case "html":
 			return rep.WriteHTML(w, htmlReportOptions(o.Report))
 		}
-		return rep.WriteText(w)
+		return rep.WriteText(w, flagName)
 	}
 	if o.Report == "" {
 		return write(o.f.Out, o.Format)

@@ -90,7 +90,7 @@ func runReportMerge(o *ReportMergeOptions) error {
 		name  string
 		write func(*bytes.Buffer) error
 	}{
-		{o.JUnit, func(b *bytes.Buffer) error { return merged.WriteJUnit(b) }},
+		{o.JUnit, func(b *bytes.Buffer) error { return merged.WriteJUnit(b, flagName) }},
 		{o.JSON, func(b *bytes.Buffer) error { return merged.WriteJSON(b) }},
 	} {
 		if file.name == "" {
@@ -108,11 +108,11 @@ func runReportMerge(o *ReportMergeOptions) error {
 	case "json":
 		err = merged.WriteJSON(o.f.Out)
 	case "junit":
-		err = merged.WriteJUnit(o.f.Out)
+		err = merged.WriteJUnit(o.f.Out, flagName)
 	case "html":
 		err = merged.WriteHTML(o.f.Out, htmlReportOptions(""))
 	default:
-		err = merged.WriteText(o.f.Out)
+		err = merged.WriteText(o.f.Out, flagName)
 	}
 	if err != nil {
 		return err
