@@ -14,6 +14,7 @@ import (
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/provenance"
 	"github.com/ka2/ka2/selector"
 )
@@ -100,8 +101,8 @@ func TestBuildTypedItems(t *testing.T) {
 		items    []provenance.Item
 		promote  []contract.Promotion
 		wantKeys []string
-		wantCode provenance.Code // a refusal
-		wantBad  bool            // ErrBadRequest
+		wantCode diag.Code // a refusal
+		wantBad  bool      // ErrBadRequest
 		check    func(t *testing.T, res *contract.Result, doc typedDoc)
 	}{
 		{

@@ -8,40 +8,38 @@ import (
 	"github.com/ka2/ka2/internal/jsontext"
 )
 
-// Code is the stable machine name of a provenance error. Callers branch on
-// codes (or the matching sentinels), never on messages.
-type Code = diag.Code
-
-// The error codes. Every code but CodePolicy and CodeReplay is a refusal:
-// an item or transform the store would not accept.
+// The error codes, the stable machine names of provenance errors: callers
+// branch on codes (or the matching sentinels), never on messages. Every
+// code but CodePolicy and CodeReplay is a refusal: an item or transform
+// the store would not accept.
 const (
 	// CodeProtected: content first registered as one type asked to enter
 	// a protected type directly, or through a transform from an item whose
 	// type is not the content's origin.
-	CodeProtected Code = "protected"
+	CodeProtected diag.Code = "protected"
 	// CodeWrapped: an item of a wrapped-checked type (by default
 	// instruction) contains a registered line of another type.
-	CodeWrapped Code = "wrapped"
+	CodeWrapped diag.Code = "wrapped"
 	// CodeSourceNotAllowed: the policy lets the source register no item of
 	// that type.
-	CodeSourceNotAllowed Code = "source_not_allowed"
+	CodeSourceNotAllowed diag.Code = "source_not_allowed"
 	// CodeTransition: the policy allows no transform between the types.
-	CodeTransition Code = "transition_not_allowed"
+	CodeTransition diag.Code = "transition_not_allowed"
 	// CodeValidation: a validator of an allowed transform refused the item.
-	CodeValidation Code = "validation_failed"
+	CodeValidation diag.Code = "validation_failed"
 	// CodeNotHeld: the item is not held by the store, or differs from the
 	// item the store holds under its key.
-	CodeNotHeld Code = "not_held"
+	CodeNotHeld diag.Code = "not_held"
 	// CodeRemote: a remote caller asked for an item type, a source or a
 	// promotion that the policy's remote section does not grant.
-	CodeRemote Code = "remote_not_allowed"
+	CodeRemote diag.Code = "remote_not_allowed"
 	// CodeInvalid: the item is malformed (unknown type, bad source,
 	// invalid UTF-8, a content ID that does not match its text, …).
-	CodeInvalid Code = "invalid_item"
+	CodeInvalid diag.Code = "invalid_item"
 	// CodePolicy: a policy file cannot be used.
-	CodePolicy Code = "policy"
+	CodePolicy diag.Code = "policy"
 	// CodeReplay: an audit history does not replay to the same outcome.
-	CodeReplay Code = "replay"
+	CodeReplay diag.Code = "replay"
 )
 
 // The sentinels. errors.Is(err, ErrProvenance) holds for every error this
@@ -63,14 +61,14 @@ var (
 	ErrReplay           = errors.New("history does not replay")
 )
 
-var codeSentinels = map[Code]error{
+var codeSentinels = map[diag.Code]error{
 	CodeProtected: ErrProtected, CodeWrapped: ErrWrapped, CodeSourceNotAllowed: ErrSourceNotAllowed,
 	CodeTransition: ErrTransition, CodeValidation: ErrValidation, CodeNotHeld: ErrNotHeld, CodeRemote: ErrRemote,
 	CodeInvalid: ErrInvalid, CodePolicy: ErrPolicy, CodeReplay: ErrReplay,
 }
 
 // refusal reports whether the code is a refusal of an item or transform.
-func refusal(c Code) bool { return c != CodePolicy && c != CodeReplay }
+func refusal(c diag.Code) bool { return c != CodePolicy && c != CodeReplay }
 
 // Error is every error the package returns: a diagnostic (its code,
 // where a policy or history file is wrong, the message and hint) with the
@@ -108,20 +106,20 @@ func (e *Error) Error() string {
 // errorJSON is the error's JSON shape, in the audit history and in the
 // "context" of an error body; it predates diag and stays as it was.
 type errorJSON struct {
-	Code      Code   `json:"code"`
-	Op        string `json:"op"`
-	Type      Kind   `json:"type,omitempty"`
-	From      Kind   `json:"from,omitempty"`
-	Origin    Kind   `json:"origin_type,omitempty"`
-	OriginID  string `json:"origin_id,omitempty"`
-	Item      string `json:"item,omitempty"`
-	Source    string `json:"source,omitempty"`
-	Validator string `json:"validator,omitempty"`
-	Path      string `json:"path,omitempty"`
-	Line      int    `json:"line,omitempty"`
-	Col       int    `json:"col,omitempty"`
-	Message   string `json:"message"`
-	Hint      string `json:"hint,omitempty"`
+	Code      diag.Code `json:"code"`
+	Op        string    `json:"op"`
+	Type      Kind      `json:"type,omitempty"`
+	From      Kind      `json:"from,omitempty"`
+	Origin    Kind      `json:"origin_type,omitempty"`
+	OriginID  string    `json:"origin_id,omitempty"`
+	Item      string    `json:"item,omitempty"`
+	Source    string    `json:"source,omitempty"`
+	Validator string    `json:"validator,omitempty"`
+	Path      string    `json:"path,omitempty"`
+	Line      int       `json:"line,omitempty"`
+	Col       int       `json:"col,omitempty"`
+	Message   string    `json:"message"`
+	Hint      string    `json:"hint,omitempty"`
 }
 
 // MarshalJSON writes e in its JSON shape.

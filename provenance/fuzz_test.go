@@ -9,6 +9,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/provenance"
 )
 
@@ -105,7 +106,7 @@ func FuzzWrappedCheck(f *testing.F) {
 			t.Fatalf("tool_output refused: %v", err)
 		}
 		_, err := s.Add(provenance.NewItem(provenance.KindInstruction, "system", inst, noTime))
-		want := provenance.Code("")
+		want := diag.Code("")
 		canon := provenance.Canonical(inst)
 		if canon != "" && provenance.ContentID(inst) == provenance.ContentID(tool) {
 			want = provenance.CodeProtected
@@ -118,7 +119,7 @@ func FuzzWrappedCheck(f *testing.F) {
 				}
 			}
 		}
-		var got provenance.Code
+		var got diag.Code
 		if err != nil {
 			got = provErr(t, err).Code
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/provenance"
 )
 
@@ -42,7 +43,7 @@ func TestHistoryRecordsEverything(t *testing.T) {
 		Op      provenance.Op
 		Outcome provenance.Outcome
 		Type    provenance.Kind
-		Code    provenance.Code
+		Code    diag.Code
 	}
 	var got []row
 	for _, ev := range s.History() {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/provenance"
 )
 
@@ -246,7 +247,7 @@ transitions:
 `)
 	tests := []struct {
 		text string
-		want provenance.Code
+		want diag.Code
 	}{
 		{"Status: failed.", ""}, // "failed" is not a marker here
 		{"Payment rejected.", provenance.CodeValidation},
@@ -257,7 +258,7 @@ transitions:
 		s := provenance.NewStore(p)
 		it := add(t, s, provenance.KindToolOutput, "tool:x", tt.text)
 		_, err := s.Transform(it, provenance.KindEvidence)
-		var got provenance.Code
+		var got diag.Code
 		if err != nil {
 			got = provErr(t, err).Code
 		}

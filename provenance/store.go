@@ -120,7 +120,7 @@ func (s *Store) AddContext(ctx context.Context, c Item) (Item, error) {
 }
 
 func (s *Store) add(ctx context.Context, c Item, created time.Time) (Item, bool, error) {
-	refuse := func(code Code, hint, format string, args ...any) (Item, bool, error) {
+	refuse := func(code diag.Code, hint, format string, args ...any) (Item, bool, error) {
 		return Item{}, false, &Error{Diagnostic: diag.Diagnostic{Code: code, Message: fmt.Sprintf(format, args...), Hint: diag.Fix(hint)}, Op: string(OpAdd), Type: c.Kind, Source: c.Source}
 	}
 	if err := checkCandidate(c); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/provenance"
 )
 
@@ -24,7 +25,7 @@ func TestAddRefusals(t *testing.T) {
 		policy     string // "" for the default
 		first      reg
 		second     reg
-		wantCode   provenance.Code // "" when the second must be accepted
+		wantCode   diag.Code // "" when the second must be accepted
 		wantOrigin provenance.Kind
 		wantMsg    string
 	}{
@@ -242,8 +243,8 @@ func TestTransforms(t *testing.T) {
 		name      string
 		text      string
 		chain     []provenance.Kind
-		wantCode  provenance.Code // of the last step; "" for success
-		wantValid string          // the validator that refuses
+		wantCode  diag.Code // of the last step; "" for success
+		wantValid string    // the validator that refuses
 	}{
 		{name: "tool output to evidence", text: toolText, chain: []provenance.Kind{provenance.KindEvidence}},
 		{name: "two steps: tool output to evidence to memory", text: toolText, chain: []provenance.Kind{provenance.KindEvidence, provenance.KindMemory}},

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/internal/errkind"
 	"github.com/ka2/ka2/serve"
 )
 
@@ -84,7 +85,7 @@ func FuzzHandler(f *testing.F) {
 		if method == http.MethodHead {
 			return
 		}
-		var e serve.ErrorBody
+		var e errkind.Body
 		if err := json.Unmarshal(rec.Body.Bytes(), &e); err != nil {
 			t.Fatalf("%s %s: status %d with a body that is not a JSON error: %q", method, target, rec.Code, rec.Body)
 		}

@@ -64,14 +64,6 @@ const StatusClientClosedRequest = errkind.StatusClientClosedRequest
 // second is the least the header can say.
 const retryAfter = "1"
 
-// ErrorBody is the JSON body of every error response: errkind's one
-// body, the shape `ka2 --error-format json` prints on stderr.
-type ErrorBody = errkind.Body
-
-// ErrorDetail says what went wrong: a stable kind, the message, and the
-// budget accounting, the fit or the refused item where they apply.
-type ErrorDetail = errkind.Detail
-
 // route is one endpoint: its metric label, methods and handler. A handler
 // writes the whole response and returns its status code.
 type route struct {
@@ -121,19 +113,19 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, rt *route, sna
 				panic(v)
 			}
 			s.log.Error("panic in handler", "route", rt.name, "panic", fmt.Sprint(v))
-			code = writeError(w, snap, http.StatusInternalServerError, ErrorDetail{Kind: KindInternal, Message: "internal error; the server log has the details"})
+			code = writeError(w, snap, http.StatusInternalServerError, errkind.Detail{Kind: KindInternal, Message: "internal error; the server log has the details"})
 		}
 	}()
 	if snap == nil {
-		return writeError(w, nil, http.StatusServiceUnavailable, ErrorDetail{Kind: KindUnavailable, Message: "no corpus is loaded yet"})
+		return writeError(w, nil, http.StatusServiceUnavailable, errkind.Detail{Kind: KindUnavailable, Message: "no corpus is loaded yet"})
 	}
 	switch {
 	case rt.serve == nil:
-		return writeError(w, snap, http.StatusNotFound, ErrorDetail{Kind: KindNotFound,
+		return writeError(w, snap, http.StatusNotFound, errkind.Detail{Kind: KindNotFound,
 			Message: fmt.Sprintf("no endpoint %s; the endpoints are POST /v1/contract, GET /v1/select, GET /v1/show, POST /v1/verify, GET /healthz, GET /readyz, GET /metrics", r.URL.Path)})
 	case r.Method != rt.method && !(rt.method == http.MethodGet && r.Method == http.MethodHead):
 		w.Header().Set("Allow", rt.method)
-		return writeError(w, snap, http.StatusMethodNotAllowed, ErrorDetail{Kind: KindMethodNotAllowed,
+		return writeError(w, snap, http.StatusMethodNotAllowed, errkind.Detail{Kind: KindMethodNotAllowed,
 			Message: fmt.Sprintf("%s %s: use %s", r.Method, r.URL.Path, rt.method)})
 	}
 	if rt.limited {
@@ -144,7 +136,7 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, rt *route, sna
 		default:
 			s.metrics.rejected.Inc()
 			w.Header().Set("Retry-After", retryAfter)
-			return writeError(w, snap, http.StatusServiceUnavailable, ErrorDetail{Kind: KindOverloaded,
+			return writeError(w, snap, http.StatusServiceUnavailable, errkind.Detail{Kind: KindOverloaded,
 				Message: fmt.Sprintf("%d requests are in flight, the most this server answers at once; retry after %s s", cap(s.inFlight), retryAfter)})
 		}
 		s.metrics.inFlight.Inc()
@@ -169,8 +161,8 @@ func setSnapshotHeaders(h http.Header, snap *Snapshot) {
 }
 
 // writeError writes an error response and returns its status.
-func writeError(w http.ResponseWriter, snap *Snapshot, status int, d ErrorDetail) int {
-	body, err := marshal(ErrorBody{Error: d})
+func writeError(w http.ResponseWriter, snap *Snapshot, status int, d errkind.Detail) int {
+	body, err := marshal(errkind.Body{Error: d})
 	if err != nil {
 		body = []byte(`{"error":{"kind":"internal","message":"cannot encode the error"}}` + "\n")
 		status = http.StatusInternalServerError
@@ -205,7 +197,7 @@ func marshal(v any) ([]byte, error) {
 func writeJSON(w http.ResponseWriter, snap *Snapshot, status int, v any) int {
 	body, err := marshal(v)
 	if err != nil {
-		return writeError(w, snap, http.StatusInternalServerError, ErrorDetail{Kind: KindInternal, Message: "encode response: " + err.Error()})
+		return writeError(w, snap, http.StatusInternalServerError, errkind.Detail{Kind: KindInternal, Message: "encode response: " + err.Error()})
 	}
 	writeBody(w, snap, status, "application/json", body)
 	return status
@@ -213,7 +205,7 @@ func writeJSON(w http.ResponseWriter, snap *Snapshot, status int, v any) int {
 
 // classify maps a build error to its status and error detail, as the CLI
 // maps it to an exit code and kind.
-func classify(err error) (int, ErrorDetail) {
+func classify(err error) (int, errkind.Detail) {
 	// Every error of a build, a selection or a show is a problem of the
 	// input a question meets (errkind's bad_input is the service's
 	// bad_request): a build reads no file and holds no resource, so no
@@ -267,7 +259,7 @@ func (s *Server) serveContract(w http.ResponseWriter, r *http.Request, snap *Sna
 		}
 	}()
 	if err := readBody(w, r, s.cfg.MaxBodyBytes, buf); err != nil {
-		return writeError(w, snap, http.StatusBadRequest, ErrorDetail{Kind: KindBadRequest, Message: err.Error()})
+		return writeError(w, snap, http.StatusBadRequest, errkind.Detail{Kind: KindBadRequest, Message: err.Error()})
 	}
 	// The same steps as `ka2 build --request`: parse, Settings.Apply and
 	// Request, Builder.Build, Result.WriteTo. The build stops when the client goes away or the
@@ -308,11 +300,11 @@ func (s *Server) serveContract(w http.ResponseWriter, r *http.Request, snap *Sna
 		switch {
 		case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
 			s.log.Info("build stopped: the client went away", "error", err.Error(), "digest", snap.Digest())
-			return writeError(w, snap, StatusClientClosedRequest, ErrorDetail{Kind: KindCanceled,
+			return writeError(w, snap, StatusClientClosedRequest, errkind.Detail{Kind: KindCanceled,
 				Message: "the client went away before the contract was built"})
 		case errors.Is(err, context.DeadlineExceeded):
 			s.log.Warn("build stopped: the request timeout passed", "timeout", s.cfg.RequestTimeout, "error", err.Error(), "digest", snap.Digest())
-			return writeError(w, snap, http.StatusServiceUnavailable, ErrorDetail{Kind: KindTimeout,
+			return writeError(w, snap, http.StatusServiceUnavailable, errkind.Detail{Kind: KindTimeout,
 				Message: fmt.Sprintf("the contract was not built within the server's request timeout of %s; send a smaller request", s.cfg.RequestTimeout)})
 		}
 		status, d := classify(err)
@@ -358,7 +350,7 @@ func (s *Server) serveSelect(w http.ResponseWriter, r *http.Request, snap *Snaps
 }
 
 func badRequest(w http.ResponseWriter, snap *Snapshot, msg string) int {
-	return writeError(w, snap, http.StatusBadRequest, ErrorDetail{Kind: KindBadRequest, Message: msg})
+	return writeError(w, snap, http.StatusBadRequest, errkind.Detail{Kind: KindBadRequest, Message: msg})
 }
 
 // showResponse is GET /v1/show's body: the quote an address names, in the
@@ -394,7 +386,7 @@ func (s *Server) serveShow(w http.ResponseWriter, r *http.Request, snap *Snapsho
 		if errors.As(err, &ce) && ce.Code == corpus.CodeUnknownSource {
 			status, kind = http.StatusNotFound, KindNotFound
 		}
-		return writeError(w, snap, status, ErrorDetail{Kind: kind, Message: fmt.Sprintf("%s: %s", a, diag.Phrase(err, queryParam))})
+		return writeError(w, snap, status, errkind.Detail{Kind: kind, Message: fmt.Sprintf("%s: %s", a, diag.Phrase(err, queryParam))})
 	}
 	return writeJSON(w, snap, http.StatusOK, showResponse{
 		Address: corpus.Address{SourceID: src.ID, Range: rng}.String(), SourceID: src.ID, Version: src.Version,

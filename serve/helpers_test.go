@@ -18,6 +18,7 @@ import (
 
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/errkind"
 	"github.com/ka2/ka2/serve"
 )
 
@@ -105,9 +106,9 @@ func (r *running) get(t testing.TB, path string) response {
 // is also checked to name no CLI flag: a client cannot pass one, so a
 // message that says "--capacity" or "--lang" gives it advice it cannot
 // follow (the service words hints as query parameters and request fields).
-func errorBody(t testing.TB, data []byte) serve.ErrorDetail {
+func errorBody(t testing.TB, data []byte) errkind.Detail {
 	t.Helper()
-	var e serve.ErrorBody
+	var e errkind.Body
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&e); err != nil {
