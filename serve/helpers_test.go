@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -186,16 +187,49 @@ func expected(t testing.TB, dir string, settings contract.Settings, body string)
 	return buf.Bytes(), b.Index.Corpus().Digest
 }
 
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t testing.TB, what string, timeout time.Duration, cond func() bool) {
+// guard bounds a wait for an event that is due: past it the test fails
+// rather than hangs. It is not a wait; nothing sleeps for it to pass.
+const guard = 30 * time.Second
+
+// awaitReload receives reload statuses (see Hooks.Reloaded) until cond
+// holds after one of them.
+func awaitReload(t testing.TB, statuses <-chan serve.ReloadStatus, what string, cond func(serve.ReloadStatus) bool) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", timeout, what)
+	for {
+		select {
+		case st := <-statuses:
+			if cond(st) {
+				return
+			}
+		case <-time.After(guard):
+			t.Fatalf("no reload brought %s", what)
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// await receives from ch, or fails the test once guard passes.
+func await[T any](t testing.TB, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(guard):
+		t.Fatalf("waited in vain for %s", what)
+		panic("unreachable")
+	}
+}
+
+// closeNotifier is a listener that says when it is closed, as the HTTP
+// server's Shutdown does first.
+type closeNotifier struct {
+	net.Listener
+	once   sync.Once
+	closed chan struct{}
+}
+
+func (l *closeNotifier) Close() error {
+	l.once.Do(func() { close(l.closed) })
+	return l.Listener.Close()
 }
 
 // sample builds from the embedded sample corpus, named explicitly: a

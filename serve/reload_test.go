@@ -93,6 +93,7 @@ func TestReloadUnderLoad(t *testing.T) {
 
 	const workers = 4
 	stop := make(chan struct{})
+	served := make(chan struct{}, 1) // a response was checked
 	var wg sync.WaitGroup
 	seen := make([]map[string]int, workers)
 	for w := range workers {
@@ -126,6 +127,10 @@ func TestReloadUnderLoad(t *testing.T) {
 				}
 				lastGen = gen
 				seen[w][digest]++
+				select {
+				case served <- struct{}{}:
+				default:
+				}
 			}
 		})
 	}
@@ -136,7 +141,13 @@ func TestReloadUnderLoad(t *testing.T) {
 		if err != nil || st.Outcome != serve.ReloadOK {
 			t.Fatalf("Reload() = %+v, %v", st, err)
 		}
-		time.Sleep(5 * time.Millisecond)
+		// Let the workers answer from this corpus before the next swap:
+		// one response checked since the reload.
+		select {
+		case <-served:
+		default:
+		}
+		await(t, served, "a response after the reload")
 	}
 	close(stop)
 	wg.Wait()
@@ -209,7 +220,8 @@ func TestWatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	watching := make(chan struct{}, 8)
-	serve.SetHooks(srv, serve.Hooks{Watching: func() { watching <- struct{}{} }})
+	reloaded := make(chan serve.ReloadStatus, 64)
+	serve.SetHooks(srv, serve.Hooks{Watching: func() { watching <- struct{}{} }, Reloaded: func(st serve.ReloadStatus) { reloaded <- st }})
 	r := serveOn(t, srv)
 	ctx, cancel := context.WithCancel(context.Background())
 	watchDone := make(chan error, 1)
@@ -230,7 +242,7 @@ func TestWatch(t *testing.T) {
 		writeFile(t, dir, fmt.Sprintf("extra/note-%d.md", i),
 			fmt.Sprintf("---\nsource_id: note-%d\nversion: v1\nsubjects: [notes]\nvalid_from: 2026-01-01\n---\nNote %d.\n", i, i))
 	}
-	waitFor(t, "the burst to be loaded", 10*time.Second, func() bool {
+	awaitReload(t, reloaded, "the burst", func(serve.ReloadStatus) bool {
 		return readiness(t, r).Corpus.Sources == 17
 	})
 	if n := reloads(t, r.srv, serve.ReloadOK); n > 3 {
@@ -243,8 +255,8 @@ func TestWatch(t *testing.T) {
 
 	// A broken file in the new folder: reported, not served.
 	writeFile(t, dir, "extra/broken.md", "---\nsource_id: Broken!\n---\n")
-	waitFor(t, "the broken file to be reported", 10*time.Second, func() bool {
-		return readiness(t, r).LastReload.Outcome == serve.ReloadFailed
+	awaitReload(t, reloaded, "the broken file's report", func(st serve.ReloadStatus) bool {
+		return st.Outcome == serve.ReloadFailed
 	})
 	ready := readiness(t, r)
 	if ready.Corpus.Digest != afterBurst || !strings.Contains(ready.LastReload.Error, "extra/broken.md") || ready.LastReload.Trigger != "watch" {
@@ -259,7 +271,7 @@ func TestWatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeFile(t, dir, "en/travel-v2.md", travelV2(t, 800))
-	waitFor(t, "the fixed corpus to be served", 10*time.Second, func() bool {
+	awaitReload(t, reloaded, "the fixed corpus", func(serve.ReloadStatus) bool {
 		got := r.post(t, "/v1/contract", lodging2026)
 		return strings.Contains(string(got.body), "800 CNY")
 	})
@@ -269,18 +281,28 @@ func TestWatch(t *testing.T) {
 }
 
 // startRaw serves srv on a free loopback port without the cleanup of
-// serveOn, for tests that stop it themselves.
-func startRaw(t *testing.T, srv *serve.Server) (addr string, stop context.CancelFunc, done chan error) {
+// serveOn, for tests that stop it themselves. closed is closed when the
+// server closes its listener.
+func startRaw(t *testing.T, srv *serve.Server) (addr string, stop context.CancelFunc, done chan error, closed <-chan struct{}) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
+	ln := &closeNotifier{Listener: l, closed: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	done = make(chan error, 1)
 	go func() { done <- srv.Serve(ctx, ln) }()
 	t.Cleanup(cancel)
-	return ln.Addr().String(), cancel, done
+	return l.Addr().String(), cancel, done, ln.closed
+}
+
+// inHandlerHook returns a hook that reports each API request the server
+// has taken in hand, before it reads the body.
+func inHandlerHook(srv *serve.Server) <-chan string {
+	entered := make(chan string, 16)
+	serve.SetHooks(srv, serve.Hooks{InHandler: func(route string) { entered <- route }})
+	return entered
 }
 
 // inFlight sends the headers and the first half of a contract request and
@@ -307,7 +329,8 @@ func TestDrain(t *testing.T) {
 		t.Fatal(err)
 	}
 	want, _ := expected(t, contract.SampleCorpus, settings, lodging2026)
-	addr, stop, done := startRaw(t, srv)
+	entered := inHandlerHook(srv)
+	addr, stop, done, closed := startRaw(t, srv)
 	var conns []net.Conn
 	var rests []string
 	var readers []*bufio.Reader
@@ -315,15 +338,15 @@ func TestDrain(t *testing.T) {
 		c, rest, rd := inFlight(t, addr, lodging2026)
 		conns, rests, readers = append(conns, c), append(rests, rest), append(readers, rd)
 	}
-	time.Sleep(50 * time.Millisecond) // the server has read the headers
-	stop()                            // as SIGTERM does
-	waitFor(t, "the listener to close", 5*time.Second, func() bool {
-		c, err := net.DialTimeout("tcp", addr, 100*time.Millisecond)
-		if err == nil {
-			c.Close()
-		}
-		return err != nil
-	})
+	for range 3 {
+		await(t, entered, "a request in the handler") // the server has read the headers
+	}
+	stop() // as SIGTERM does
+	await(t, closed, "the listener to close")
+	if c, err := net.Dial("tcp", addr); err == nil {
+		c.Close()
+		t.Error("a new connection was accepted while draining")
+	}
 	select {
 	case err := <-done:
 		t.Fatalf("Serve() returned %v with requests in flight", err)
@@ -360,9 +383,10 @@ func TestDrainDeadline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr, stop, done := startRaw(t, srv)
+	entered := inHandlerHook(srv)
+	addr, stop, done, _ := startRaw(t, srv)
 	inFlight(t, addr, lodging2026)
-	time.Sleep(50 * time.Millisecond)
+	await(t, entered, "the request in the handler")
 	stop()
 	select {
 	case err := <-done:
