@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -113,7 +114,11 @@ func TestGolden(t *testing.T) {
 			if err := write(&buf, rep); err != nil {
 				t.Fatalf("write %s: %v", name, err)
 			}
-			g.Assert(t, "fixtures."+name, buf.Bytes())
+			if name == "sarif" {
+				assertSARIF(t, g, buf.Bytes())
+			} else {
+				g.Assert(t, "fixtures."+name, buf.Bytes())
+			}
 
 			var again bytes.Buffer
 			if err := write(&again, lintFixtures(t)); err != nil {
@@ -124,6 +129,69 @@ func TestGolden(t *testing.T) {
 			}
 		})
 	}
+}
+
+// assertSARIF pins a SARIF log in parts a person can read: a golden per
+// rule (sarif/RULE.golden) with its descriptor and then its results, each
+// exactly as written, and the log around them (sarif/log.golden) with each
+// rule and result replaced by its name, which pins their order.
+func assertSARIF(t *testing.T, g *goldie.Goldie, out []byte) {
+	t.Helper()
+	var log struct {
+		Runs []struct {
+			Tool struct {
+				Driver struct{ Rules []json.RawMessage }
+			}
+			Results []json.RawMessage
+		}
+	}
+	if err := json.Unmarshal(out, &log); err != nil || len(log.Runs) != 1 {
+		t.Fatalf("SARIF log with %d runs: %v", len(log.Runs), err)
+	}
+	skeleton := out
+	replace := func(raw json.RawMessage, name string) {
+		if n := bytes.Count(skeleton, raw); n != 1 {
+			t.Fatalf("%s stands %d times in the log, want once", name, n)
+		}
+		skeleton = bytes.Replace(skeleton, raw, []byte(strconvQuote(name)), 1)
+	}
+	parts := map[string][]byte{}
+	var order []string
+	for _, raw := range log.Runs[0].Tool.Driver.Rules {
+		var r struct{ ID string }
+		if err := json.Unmarshal(raw, &r); err != nil || r.ID == "" {
+			t.Fatalf("rule without an id: %s", raw)
+		}
+		parts[r.ID] = append(slices.Clip(raw), '\n')
+		order = append(order, r.ID)
+		replace(raw, "rule "+r.ID)
+	}
+	for i, raw := range log.Runs[0].Results {
+		var r struct{ RuleID string }
+		if err := json.Unmarshal(raw, &r); err != nil || parts[r.RuleID] == nil {
+			t.Fatalf("result %d of no listed rule: %s", i, raw)
+		}
+		parts[r.RuleID] = append(append(parts[r.RuleID], raw...), '\n')
+		replace(raw, fmt.Sprintf("result %d of %s", i, r.RuleID))
+	}
+	g.Assert(t, "sarif/log", skeleton)
+	for _, id := range order {
+		g.Assert(t, "sarif/"+id, parts[id])
+	}
+	// A golden of a rule that is gone would be approved by nobody.
+	files, _ := filepath.Glob("testdata/golden/sarif/*.golden")
+	for _, f := range files {
+		id := strings.TrimSuffix(filepath.Base(f), ".golden")
+		if _, ok := parts[id]; !ok && id != "log" {
+			t.Errorf("%s: no rule %s in the log; delete the golden", f, id)
+		}
+	}
+}
+
+// strconvQuote quotes s as a JSON string.
+func strconvQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }
 
 // sarifSchema compiles the official OASIS SARIF 2.1.0 schema (Errata 01),
