@@ -1,35 +1,19 @@
 package cli_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/sebdah/goldie/v2"
-	"github.com/spf13/cobra"
 
 	"github.com/ka2/ka2/cmd/ka2/internal/cli"
 	"github.com/ka2/ka2/provenance"
 )
-
-// run executes ka2 with args in the current directory and returns the
-// exit code, stdout and stderr.
-func runKA2(t *testing.T, stdin string, args ...string) (int, string, string) {
-	t.Helper()
-	var out, errOut bytes.Buffer
-	f := &cli.Factory{
-		In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut,
-		Now: func() time.Time { return time.Date(2026, 9, 14, 9, 0, 0, 0, time.UTC) },
-	}
-	code := cli.Run(t.Context(), f, args)
-	return code, out.String(), errOut.String()
-}
 
 const (
 	reqItems = `{
@@ -295,17 +279,11 @@ func TestNewCmdBuildFlags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var got [3]string
-			var cmd *cobra.Command = cli.NewCmdBuild(&cli.Factory{}, func(o *cli.BuildOptions) error {
-				got = [3]string{o.Request, o.Policy, o.Audit}
-				return nil
-			})
-			cmd.SetArgs(tt.args)
-			cmd.SetOut(&bytes.Buffer{})
-			if err := cmd.Execute(); err != nil {
+			o, err := parseFlags(cli.NewCmdBuild, tt.args)
+			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
+			if diff := cmp.Diff(tt.want, [3]string{o.Request, o.Policy, o.Audit}); diff != "" {
 				t.Errorf("options mismatch (-want +got):\n%s", diff)
 			}
 		})

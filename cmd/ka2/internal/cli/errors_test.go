@@ -32,11 +32,11 @@ func TestErrorWording(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, stdout, stderr := pipelineCLI(t, "", tt.args...)
+			code, stdout, stderr := runKA2(t, "", tt.args...)
 			if code != tt.wantCode || stdout != "" || !strings.Contains(stderr, tt.text) {
 				t.Errorf("exit %d, stdout %q, stderr %q; want exit %d and %q", code, stdout, stderr, tt.wantCode, tt.text)
 			}
-			code, _, stderr = pipelineCLI(t, "", append([]string{"--error-format", "json"}, tt.args...)...)
+			code, _, stderr = runKA2(t, "", append([]string{"--error-format", "json"}, tt.args...)...)
 			var body struct {
 				Error struct{ Kind, Message string }
 			}

@@ -25,7 +25,7 @@ func scriptPath(t *testing.T, name string) string {
 func TestPipelineREADMEExample(t *testing.T) {
 	const dir = "../../../../examples/pipeline"
 	snaps := t.TempDir()
-	code, out, errOut := pipelineCLI(t, "", "pipeline", "run", dir+"/pipeline.yaml", "--input", dir+"/question.json", "--snapshots", snaps)
+	code, out, errOut := runKA2(t, "", "pipeline", "run", dir+"/pipeline.yaml", "--input", dir+"/question.json", "--snapshots", snaps)
 	if code != 0 {
 		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
 	}
@@ -40,12 +40,12 @@ func TestPipelineREADMEExample(t *testing.T) {
 	if !strings.Contains(string(verify), `"verification": {`) || !strings.Contains(string(verify), `"ok": true`) {
 		t.Errorf("the verify snapshot records no passing verification:\n%s", verify)
 	}
-	code, out, errOut = pipelineCLI(t, "", "pipeline", "check", dir+"/pipeline.yaml")
+	code, out, errOut = runKA2(t, "", "pipeline", "check", dir+"/pipeline.yaml")
 	if code != 0 || !strings.Contains(out, "ok: 4 stage(s), flow build >> verify >> answer >> check") {
 		t.Errorf("check: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	// The same replayed from its snapshot: equal.
-	code, out, errOut = pipelineCLI(t, "", "pipeline", "replay", snaps, "answer")
+	code, out, errOut = runKA2(t, "", "pipeline", "replay", snaps, "answer")
 	if code != 0 || !strings.Contains(out, `"citation":"travel-v2:3-3"`) {
 		t.Errorf("replay: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
@@ -76,7 +76,7 @@ func TestPipelineResumeCommand(t *testing.T) {
 		return strings.Join(s, " ")
 	}
 	write(fmt.Sprintf("  s3: {exec: [%s, broken]}\n", scriptPath(t, "veto")))
-	code, out, errOut := pipelineCLI(t, "", "pipeline", "run", file, "--input-text", "q", "--snapshots", snaps)
+	code, out, errOut := runKA2(t, "", "pipeline", "run", file, "--input-text", "q", "--snapshots", snaps)
 	if code != 6 || out != "" || !strings.Contains(errOut, "stage 's3'") {
 		t.Fatalf("broken run: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
@@ -84,7 +84,7 @@ func TestPipelineResumeCommand(t *testing.T) {
 		t.Fatalf("counts after the broken run: %s", got)
 	}
 	write(stage("s3", `{"output_text":"three"}`))
-	code, out, errOut = pipelineCLI(t, "", "pipeline", "run", file, "--input-text", "q", "--snapshots", snaps, "--resume")
+	code, out, errOut = runKA2(t, "", "pipeline", "run", file, "--input-text", "q", "--snapshots", snaps, "--resume")
 	if code != 0 || out != "three\n" {
 		t.Fatalf("resumed run: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
@@ -112,22 +112,22 @@ func TestPipelineReplayCommand(t *testing.T) {
 	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, errOut := pipelineCLI(t, "", "pipeline", "run", file, "--input-text", "q", "--snapshots", snaps); code != 0 {
+	if code, _, errOut := runKA2(t, "", "pipeline", "run", file, "--input-text", "q", "--snapshots", snaps); code != 0 {
 		t.Fatalf("run: exit %d: %s", code, errOut)
 	}
-	code, out, errOut := pipelineCLI(t, "", "pipeline", "replay", snaps, "show")
+	code, out, errOut := runKA2(t, "", "pipeline", "replay", snaps, "show")
 	if code != 0 || out != "first\n" || errOut != "" {
 		t.Errorf("equal replay: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	if err := os.WriteFile(value, []byte("second\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut = pipelineCLI(t, "", "pipeline", "replay", snaps, "show")
+	code, out, errOut = runKA2(t, "", "pipeline", "replay", snaps, "show")
 	if code != 1 || out != "second\n" || !strings.Contains(errOut, "-first") || !strings.Contains(errOut, "+second") ||
 		!strings.Contains(errOut, "stage 'show': the replayed output differs from the recorded one") {
 		t.Errorf("different replay: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	code, out, errOut = pipelineCLI(t, "", "pipeline", "replay", snaps, "nope")
+	code, out, errOut = runKA2(t, "", "pipeline", "replay", snaps, "nope")
 	if code != 2 || out != "" || !strings.Contains(errOut, "no snapshot of stage 'nope'") {
 		t.Errorf("unknown stage: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
@@ -142,11 +142,11 @@ func TestPipelineInputText(t *testing.T) {
 	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut := pipelineCLI(t, "", "pipeline", "run", file, "--input-text", "quantum computing 2024")
+	code, out, errOut := runKA2(t, "", "pipeline", "run", file, "--input-text", "quantum computing 2024")
 	if code != 0 || out != "echo: quantum computing 2024\n" {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	code, out, errOut = pipelineCLI(t, "", "pipeline", "run", "../../../../examples/pipeline/pipeline.yaml", "--input-text", "lodging?")
+	code, out, errOut = runKA2(t, "", "pipeline", "run", "../../../../examples/pipeline/pipeline.yaml", "--input-text", "lodging?")
 	if code != 2 || out != "" || !strings.Contains(errOut, "--input-text: bad run input: the pipeline's run input is ka2-request-v1") {
 		t.Errorf("request pipeline: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
@@ -159,7 +159,7 @@ func TestPipelineResumeBadSnapshot(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(snaps, "01-build.json"), []byte("{"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut := pipelineCLI(t, "", "pipeline", "run", "../../../../examples/pipeline/pipeline.yaml",
+	code, out, errOut := runKA2(t, "", "pipeline", "run", "../../../../examples/pipeline/pipeline.yaml",
 		"--input", "../../../../examples/pipeline/question.json", "--snapshots", snaps, "--resume")
 	if code != 2 || out != "" || !strings.Contains(errOut, "01-build.json") {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)

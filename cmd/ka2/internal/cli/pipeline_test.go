@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -15,17 +14,6 @@ import (
 
 	"github.com/ka2/ka2/cmd/ka2/internal/cli"
 )
-
-// pipelineCLI runs ka2 with args on fake streams and returns the exit
-// code, stdout and stderr.
-func pipelineCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
-	t.Helper()
-	var out, errOut bytes.Buffer
-	f := &cli.Factory{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut,
-		Now: func() time.Time { return time.Date(2026, 9, 14, 9, 0, 0, 0, time.UTC) }}
-	code := cli.Run(t.Context(), f, args)
-	return code, out.String(), errOut.String()
-}
 
 const pipelineFixtures = "../../../../pipeline/testdata"
 
@@ -45,20 +33,9 @@ func TestPipelineCheckFlags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var got *cli.PipelineCheckOptions
-			cmd := cli.NewCmdPipelineCheck(&cli.Factory{}, func(o *cli.PipelineCheckOptions) error { got = o; return nil })
-			cmd.SetArgs(tt.args)
-			cmd.SetOut(&bytes.Buffer{})
-			cmd.SetErr(&bytes.Buffer{})
-			err := cmd.Execute()
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("Execute() error = %v, want %q", err, tt.wantErr)
-				}
+			got, err := parseFlags(cli.NewCmdPipelineCheck, tt.args)
+			if flagsFailed(t, err, tt.wantErr, true) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if diff := cmp.Diff(tt.want, *got, cmp.AllowUnexported(cli.PipelineCheckOptions{}), cmp.FilterPath(func(p cmp.Path) bool {
 				return p.Last().String() == ".f"
@@ -95,20 +72,9 @@ func TestPipelineRunFlags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var got *cli.PipelineRunOptions
-			cmd := cli.NewCmdPipelineRun(&cli.Factory{}, func(o *cli.PipelineRunOptions) error { got = o; return nil })
-			cmd.SetArgs(tt.args)
-			cmd.SetOut(&bytes.Buffer{})
-			cmd.SetErr(&bytes.Buffer{})
-			err := cmd.Execute()
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("Execute() error = %v, want %q", err, tt.wantErr)
-				}
+			got, err := parseFlags(cli.NewCmdPipelineRun, tt.args)
+			if flagsFailed(t, err, tt.wantErr, true) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			g := opts{File: got.File, Input: got.Input, InputText: got.InputText, Snapshots: got.Snapshots, Resume: got.Resume,
 				Timeout: got.Timeout, Corpus: got.Corpus, Counter: got.Counter}
@@ -146,7 +112,7 @@ func TestPipelineCheckCommand(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, out, errOut := pipelineCLI(t, tt.stdin, tt.args...)
+			code, out, errOut := runKA2(t, tt.stdin, tt.args...)
 			if code != tt.wantCode {
 				t.Errorf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.wantCode, out, errOut)
 			}
@@ -226,7 +192,7 @@ func TestPipelineRunCommand(t *testing.T) {
 			for _, a := range tt.args {
 				args = append(args, strings.ReplaceAll(a, "SNAPS", snaps))
 			}
-			code, out, errOut := pipelineCLI(t, tt.stdin, args...)
+			code, out, errOut := runKA2(t, tt.stdin, args...)
 			if code != tt.wantCode {
 				t.Errorf("exit code %d, want %d\nstderr:\n%s", code, tt.wantCode, errOut)
 			}

@@ -10,18 +10,14 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/rogpeppe/go-internal/txtar"
-	"github.com/spf13/cobra"
 
 	"github.com/ka2/ka2/cmd/ka2/internal/cli"
 	"github.com/ka2/ka2/golden"
 )
-
-type regressCobraCommand = cobra.Command
 
 // regressResult is one ka2 invocation.
 type regressResult struct {
@@ -32,11 +28,8 @@ type regressResult struct {
 // regressCLI runs one command line through cli.Run with in as standard input.
 func regressCLI(t *testing.T, in string, args ...string) regressResult {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	f := &cli.Factory{In: strings.NewReader(in), Out: &out, ErrOut: &errOut,
-		Now: func() time.Time { return time.Date(2026, 9, 14, 9, 0, 0, 0, time.UTC) }}
-	code := cli.Run(t.Context(), f, args)
-	return regressResult{out.String(), errOut.String(), code}
+	code, stdout, stderr := runKA2(t, in, args...)
+	return regressResult{stdout, stderr, code}
 }
 
 // want checks the exit code, printing the streams when it differs.
@@ -120,20 +113,9 @@ func TestRegressFlags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var got *cli.RegressOptions
-			cmd := cli.NewCmdRegress(&cli.Factory{}, func(o *cli.RegressOptions) error { got = o; return nil })
-			cmd.SetArgs(tt.args)
-			cmd.SetOut(&bytes.Buffer{})
-			cmd.SetErr(&bytes.Buffer{})
-			err := cmd.Execute()
-			if tt.wantErr != "" {
-				if err == nil || err.Error() != tt.wantErr {
-					t.Fatalf("Execute() error = %v, want %s", err, tt.wantErr)
-				}
+			got, err := parseFlags(cli.NewCmdRegress, tt.args)
+			if flagsFailed(t, err, tt.wantErr, false) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if diff := cmp.Diff(&tt.want, got, cmpopts.IgnoreUnexported(cli.RegressOptions{})); diff != "" {
 				t.Errorf("RegressOptions mismatch (-want +got):\n%s", diff)
@@ -610,30 +592,17 @@ func TestReviewReportImpactFlags(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got capturedOptions
-			f := &cli.Factory{}
-			var cmd = map[string]func() *regressCobraCommand{
-				"review": func() *regressCobraCommand {
-					return cli.NewCmdReview(f, func(o *cli.ReviewOptions) error { got.review = o; return nil })
-				},
-				"report": func() *regressCobraCommand {
-					return cli.NewCmdReport(f, func(o *cli.ReportMergeOptions) error { got.merge = o; return nil })
-				},
-				"impact": func() *regressCobraCommand {
-					return cli.NewCmdImpact(f, func(o *cli.ImpactOptions) error { got.impact = o; return nil })
-				},
-			}[tt.args[0]]()
-			cmd.SetArgs(tt.args[1:])
-			cmd.SetOut(&bytes.Buffer{})
-			cmd.SetErr(&bytes.Buffer{})
-			err := cmd.Execute()
-			if tt.wantErr != "" {
-				if err == nil || err.Error() != tt.wantErr {
-					t.Fatalf("Execute() error = %v, want %s", err, tt.wantErr)
-				}
-				return
+			var err error
+			switch args := tt.args[1:]; tt.args[0] {
+			case "review":
+				got.review, err = parseFlags(cli.NewCmdReview, args)
+			case "report":
+				got.merge, err = parseFlags(cli.NewCmdReport, args)
+			case "impact":
+				got.impact, err = parseFlags(cli.NewCmdImpact, args)
 			}
-			if err != nil {
-				t.Fatal(err)
+			if flagsFailed(t, err, tt.wantErr, false) {
+				return
 			}
 			opts := cmp.Options{cmpopts.IgnoreUnexported(cli.ReviewOptions{}, cli.ReportMergeOptions{}, cli.ImpactOptions{}),
 				cmp.AllowUnexported(capturedOptions{})}

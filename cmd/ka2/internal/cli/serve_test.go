@@ -409,13 +409,8 @@ func TestServeFlags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := &cli.Factory{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard, Now: time.Now}
-			var got *cli.ServeOptions
-			cmd := cli.NewCmdServe(f, func(o *cli.ServeOptions) error { got = o; return nil })
-			cmd.SetArgs(tt.args)
-			cmd.SetOut(io.Discard)
-			cmd.SetErr(io.Discard)
-			if err := cmd.Execute(); err != nil {
+			got, err := parseFlags(cli.NewCmdServe, tt.args)
+			if err != nil {
 				t.Fatal(err)
 			}
 			tt.check(t, got)

@@ -11,7 +11,7 @@ import (
 // TestVerifyWordsItsHints: the lang problem's hint names the --lang flag
 // on the command line, in the text and in the JSON output alike.
 func TestVerifyWordsItsHints(t *testing.T) {
-	code, built, stderr := pipelineCLI(t, "", "build", "--subject", "lodging", "--date", "2026-09-14", "--question", "q")
+	code, built, stderr := runKA2(t, "", "build", "--subject", "lodging", "--date", "2026-09-14", "--question", "q")
 	if code != 0 {
 		t.Fatalf("build: exit %d: %s", code, stderr)
 	}
@@ -26,11 +26,11 @@ func TestVerifyWordsItsHints(t *testing.T) {
 		t.Fatal(err)
 	}
 	const want = "/instruction: lang: the instruction matches no language of the contract definition; pass --lang"
-	_, stdout, _ := pipelineCLI(t, "", "verify", file)
+	_, stdout, _ := runKA2(t, "", "verify", file)
 	if !strings.Contains(stdout, file+": "+want+"\n") {
 		t.Errorf("verify: stdout %q, want %q", stdout, want)
 	}
-	_, stdout, _ = pipelineCLI(t, "", "verify", "--format", "json", file)
+	_, stdout, _ = runKA2(t, "", "verify", "--format", "json", file)
 	var out struct {
 		Problems []struct{ Code, Where, Message string }
 	}
