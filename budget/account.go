@@ -3,10 +3,11 @@ package budget
 import (
 	"errors"
 	"fmt"
-	"github.com/ka2/ka2/internal/diag"
 	"io"
 	"math"
 	"strings"
+
+	"github.com/ka2/ka2/internal/diag"
 )
 
 // Limits are the budget's fixed terms, all in the counter's unit.

@@ -2,12 +2,12 @@ package contract
 
 import (
 	"fmt"
-	"github.com/ka2/ka2/internal/diag"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/ka2/ka2/budget"
+	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/provenance"
 )
 

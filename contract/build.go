@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ka2/ka2/internal/diag"
 	"slices"
 	"strings"
 	"time"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/provenance"
 	"github.com/ka2/ka2/selector"
 )

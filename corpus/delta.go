@@ -2,11 +2,12 @@ package corpus
 
 import (
 	"errors"
-	"github.com/ka2/ka2/internal/diag"
 	"io/fs"
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/ka2/ka2/internal/diag"
 )
 
 // Update returns the corpus c with the files at the paths in read read

@@ -2,7 +2,6 @@ package corpus_test
 
 import (
 	"bytes"
-	"github.com/ka2/ka2/internal/diag"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/diag"
 )
 
 // parseCodes are the problems Parse can report; Load, Lookup and Quote add

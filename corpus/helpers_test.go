@@ -3,7 +3,6 @@ package corpus_test
 import (
 	"errors"
 	"fmt"
-	"github.com/ka2/ka2/internal/diag"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/diag"
 )
 
 // dateCmp compares Dates, whose day number is unexported.

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/ka2/ka2/internal/diag"
 	"io/fs"
 	"path"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/internal/inputfile"
 )
 

@@ -3,7 +3,6 @@ package corpus_test
 import (
 	"bytes"
 	"fmt"
-	"github.com/ka2/ka2/internal/diag"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -20,6 +19,7 @@ import (
 	"github.com/sebdah/goldie/v2"
 
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/internal/inputfile"
 )
 

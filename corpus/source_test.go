@@ -3,7 +3,6 @@ package corpus_test
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"github.com/ka2/ka2/internal/diag"
 	"strings"
 	"testing"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/diag"
 )
 
 // doc returns a policy file: the front matter lines between '---' lines,

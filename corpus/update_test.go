@@ -12,20 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/testutil"
 )
-
-// writePolicy writes a valid policy with source_id id and the body line
-// body at name below dir.
-func writePolicy(t *testing.T, dir, name, id, body string) {
-	t.Helper()
-	data := fmt.Sprintf("---\nsource_id: %s\nversion: v1\nsubjects: [s]\nvalid_from: 2026-01-01\n---\n%s\n", id, body)
-	if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // TestUpdate: Update, told the paths that changed, gives what Load gives
 // for the tree: the same sources, digest and quotes, or the same errors.
@@ -38,20 +26,20 @@ func TestUpdate(t *testing.T) {
 	}{
 		{
 			name:   "edit",
-			change: func(t *testing.T, dir string) { writePolicy(t, dir, "a/p1.md", "p1", "Changed.") },
+			change: func(t *testing.T, dir string) { testutil.WritePolicy(t, dir, "a/p1.md", "p1", "Changed.") },
 			read:   []string{"a/p1.md"},
 		},
 		{
 			name: "add and remove",
 			change: func(t *testing.T, dir string) {
-				writePolicy(t, dir, "b/new.md", "new", "New.")
+				testutil.WritePolicy(t, dir, "b/new.md", "new", "New.")
 				os.Remove(filepath.Join(dir, "a/p2.md"))
 			},
 			read: []string{"b/new.md"}, removed: []string{"a/p2.md"},
 		},
 		{
 			name:   "clash",
-			change: func(t *testing.T, dir string) { writePolicy(t, dir, "b/p9.md", "p1", "Same id.") },
+			change: func(t *testing.T, dir string) { testutil.WritePolicy(t, dir, "b/p9.md", "p1", "Same id.") },
 			read:   []string{"b/p9.md"},
 			wantErr: "b/p9.md:2:1: source_id p1 is also used by a/p1.md; give each source its own source_id, " +
 				"or set a different lang on each translation",
@@ -78,7 +66,7 @@ func TestUpdate(t *testing.T) {
 			t.Run(fmt.Sprint(tt.name, " new=", fromNew), func(t *testing.T) {
 				dir := t.TempDir()
 				for i := range 4 {
-					writePolicy(t, dir, fmt.Sprintf("a/p%d.md", i), fmt.Sprintf("p%d", i), fmt.Sprintf("Rule %d.", i))
+					testutil.WritePolicy(t, dir, fmt.Sprintf("a/p%d.md", i), fmt.Sprintf("p%d", i), fmt.Sprintf("Rule %d.", i))
 				}
 				prev, err := loadDir(t, dir)
 				if err != nil {
@@ -127,9 +115,9 @@ func TestUpdate(t *testing.T) {
 // a file reached through a linked folder.
 func TestReload(t *testing.T) {
 	dir := t.TempDir()
-	writePolicy(t, dir, "a/p0.md", "p0", "Rule 0.")
-	writePolicy(t, dir, "a/p1.md", "p1", "Rule 1.")
-	writePolicy(t, dir, ".h/l/p2.md", "p2", "Rule 2.")
+	testutil.WritePolicy(t, dir, "a/p0.md", "p0", "Rule 0.")
+	testutil.WritePolicy(t, dir, "a/p1.md", "p1", "Rule 1.")
+	testutil.WritePolicy(t, dir, ".h/l/p2.md", "p2", "Rule 2.")
 	if err := os.Symlink(filepath.Join(".h", "l"), filepath.Join(dir, "l")); err != nil {
 		t.Skipf("cannot make symbolic links here: %v", err)
 	}
@@ -172,8 +160,8 @@ func TestReload(t *testing.T) {
 
 func TestHasFolder(t *testing.T) {
 	dir := t.TempDir()
-	writePolicy(t, dir, "a/b/p0.md", "p0", "Rule 0.")
-	writePolicy(t, dir, "ab.md", "p1", "Rule 1.")
+	testutil.WritePolicy(t, dir, "a/b/p0.md", "p0", "Rule 0.")
+	testutil.WritePolicy(t, dir, "ab.md", "p1", "Rule 1.")
 	c, err := loadDir(t, dir)
 	if err != nil {
 		t.Fatal(err)

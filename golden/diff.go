@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/ka2/ka2/internal/errkind"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -12,6 +11,7 @@ import (
 	"github.com/rogpeppe/go-internal/diff"
 
 	"github.com/ka2/ka2/budget"
+	"github.com/ka2/ka2/internal/errkind"
 )
 
 // Diff shows how got differs from want (a golden's bytes) so a person can

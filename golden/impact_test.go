@@ -2,7 +2,6 @@ package golden_test
 
 import (
 	"context"
-	"io/fs"
 	"path/filepath"
 	"regexp"
 	"testing"
@@ -12,26 +11,8 @@ import (
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/golden"
+	"github.com/ka2/ka2/internal/testutil"
 )
-
-// sampleCopy writes the embedded sample corpus to a folder.
-func sampleCopy(t *testing.T, dir string) {
-	t.Helper()
-	err := fs.WalkDir(corpus.Sample(), ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := fs.ReadFile(corpus.Sample(), p)
-		if err != nil {
-			return err
-		}
-		write(t, filepath.Join(dir, filepath.FromSlash(p)), string(data))
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
 
 func loadCorpus(t *testing.T, dir string) *corpus.Corpus {
 	t.Helper()
@@ -48,8 +29,8 @@ func loadCorpus(t *testing.T, dir string) *corpus.Corpus {
 func TestImpact(t *testing.T) {
 	dir := t.TempDir()
 	oldDir, newDir := filepath.Join(dir, "old"), filepath.Join(dir, "new")
-	sampleCopy(t, oldDir)
-	sampleCopy(t, newDir)
+	testutil.CopyFS(t, corpus.Sample(), oldDir)
+	testutil.CopyFS(t, corpus.Sample(), newDir)
 	edit(t, filepath.Join(newDir, "en", "travel-v1.md"), "valid_until: 2026-01-01", "valid_until: 2026-01-02")
 	next := loadCorpus(t, newDir)
 	s, err := golden.Load(context.Background(), []string{sampleCases}, golden.LoadOptions{Corpus: next})

@@ -20,29 +20,8 @@ import (
 
 	"github.com/ka2/ka2/golden"
 	"github.com/ka2/ka2/internal/diag"
+	"github.com/ka2/ka2/internal/testutil"
 )
-
-// copyDir copies a folder tree.
-func copyDir(t testing.TB, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
 
 // inSampleCopy copies the sample case set to a temporary folder "cases"
 // and makes that folder's parent the working directory, so report paths
@@ -54,7 +33,7 @@ func inSampleCopy(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	copyDir(t, src, filepath.Join(dir, "cases"))
+	testutil.CopyDir(t, src, filepath.Join(dir, "cases"))
 	t.Chdir(dir)
 	// The explicit-contract case names the repository's definition by a
 	// path relative to the sample set; point it at a copy.

@@ -3,14 +3,13 @@ package pipeline
 import (
 	"bytes"
 	"encoding/json"
-
 	"fmt"
-	"github.com/google/go-cmp/cmp"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/sebdah/goldie/v2"
 )
 

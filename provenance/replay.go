@@ -5,10 +5,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/ka2/ka2/internal/diag"
 	"io"
 	"time"
 
+	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/internal/jsontext"
 )
 

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/ka2/ka2/internal/diag"
 	"io"
 	"strings"
 	"sync"
@@ -13,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/diag"
 )
 
 // Store holds typed items under one policy. Every item enters through Add

@@ -4,13 +4,13 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"github.com/ka2/ka2/internal/diag"
 	"maps"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/internal/suggest"
 )
 

@@ -3,13 +3,13 @@ package serve
 import (
 	"errors"
 	"fmt"
-	"github.com/ka2/ka2/internal/diag"
 	"net/http"
 	"testing"
 
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/provenance"
 	"github.com/ka2/ka2/selector"
 )

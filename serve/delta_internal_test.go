@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/testutil"
 )
 
 // TestLoadChangedMatchesLoad applies random sequences of edits, adds,
@@ -170,7 +171,7 @@ func compareCorpora(t *testing.T, what string, full, delta *corpus.Corpus) {
 func TestLoadChangedFallsBack(t *testing.T) {
 	dir := t.TempDir()
 	for i := range 6 {
-		writePolicy(t, dir, fmt.Sprintf("d%d/p%d.md", i%2, i), fmt.Sprintf("p%d", i), "Rule.")
+		testutil.WritePolicy(t, dir, fmt.Sprintf("d%d/p%d.md", i%2, i), fmt.Sprintf("p%d", i), "Rule.")
 	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
@@ -184,7 +185,7 @@ func TestLoadChangedFallsBack(t *testing.T) {
 	if err := os.Rename(filepath.Join(dir, "d0"), filepath.Join(dir, "moved")); err != nil {
 		t.Fatal(err)
 	}
-	writePolicy(t, dir, "linked.txt", "linked", "Rule.")
+	testutil.WritePolicy(t, dir, "linked.txt", "linked", "Rule.")
 	if err := os.Symlink("linked.txt", filepath.Join(dir, "link.md")); err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -20,6 +19,7 @@ import (
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/internal/errkind"
+	"github.com/ka2/ka2/internal/testutil"
 	"github.com/ka2/ka2/serve"
 )
 
@@ -128,23 +128,7 @@ var cliFlag = regexp.MustCompile(`(^|[^-\w])--[a-z]`)
 func sampleDir(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
-	err := fs.WalkDir(corpus.Sample(), ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(dir, filepath.FromSlash(p))
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := fs.ReadFile(corpus.Sample(), p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.CopyFS(t, corpus.Sample(), dir)
 	return dir
 }
 

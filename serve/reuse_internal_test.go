@@ -10,18 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/testutil"
 )
-
-func writePolicy(t *testing.T, dir, name, id, body string) {
-	t.Helper()
-	data := fmt.Sprintf("---\nsource_id: %s\nversion: v1\nsubjects: [s]\nvalid_from: 2026-01-01\n---\n%s\n", id, body)
-	if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // loadedTree is a corpus and the file status its load took.
 type loadedTree struct {
@@ -54,7 +44,7 @@ func loadRoot(t *testing.T, dir string, prev *loadedTree, cutoff time.Time) (*lo
 func TestLoadReusing(t *testing.T) {
 	dir := t.TempDir()
 	for i := range 20 {
-		writePolicy(t, dir, fmt.Sprintf("d%d/p%02d.md", i%3, i), fmt.Sprintf("p%02d", i), fmt.Sprintf("Rule %d.", i))
+		testutil.WritePolicy(t, dir, fmt.Sprintf("d%d/p%02d.md", i%3, i), fmt.Sprintf("p%02d", i), fmt.Sprintf("Rule %d.", i))
 	}
 	first, err := loadRoot(t, dir, nil, time.Time{})
 	if err != nil {
@@ -69,9 +59,9 @@ func TestLoadReusing(t *testing.T) {
 	}
 	// Changes: the same size with other bytes, another size, a new file, a
 	// removed file.
-	writePolicy(t, dir, "d0/p00.md", "p00", "Rule X.")
-	writePolicy(t, dir, "d1/p01.md", "p01", "Rule 1, longer now.")
-	writePolicy(t, dir, "d2/new.md", "new", "New rule.")
+	testutil.WritePolicy(t, dir, "d0/p00.md", "p00", "Rule X.")
+	testutil.WritePolicy(t, dir, "d1/p01.md", "p01", "Rule 1, longer now.")
+	testutil.WritePolicy(t, dir, "d2/new.md", "new", "New rule.")
 	if err := os.Remove(filepath.Join(dir, "d2/p02.md")); err != nil {
 		t.Fatal(err)
 	}

@@ -3,13 +3,14 @@ package lint
 import (
 	"context"
 	"errors"
-	"github.com/ka2/ka2/internal/diag"
 	"os"
 	"path/filepath"
 	"testing"
 	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/ka2/ka2/internal/diag"
 )
 
 func TestParseConfig(t *testing.T) {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ka2/ka2/internal/diag"
 	"io"
 	"io/fs"
 	"os"
@@ -19,10 +18,12 @@ import (
 	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/ka2/ka2/corpus"
-	"github.com/ka2/ka2/internal/inputfile"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/sebdah/goldie/v2"
+
+	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/diag"
+	"github.com/ka2/ka2/internal/inputfile"
 )
 
 // fixtureToday is the --today of every fixture run: the worked example's

@@ -2,11 +2,11 @@ package lint
 
 import (
 	"cmp"
-	"github.com/ka2/ka2/internal/diag"
 	"slices"
 	"strings"
 
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/diag"
 )
 
 // pass holds what the rules that compare files need: every file, and the

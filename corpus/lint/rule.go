@@ -1,9 +1,10 @@
 package lint
 
 import (
-	"github.com/ka2/ka2/internal/diag"
 	"slices"
 	"strings"
+
+	"github.com/ka2/ka2/internal/diag"
 )
 
 // Rule is one check. Its ID is stable: configuration, inline disable

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ka2/ka2/internal/diag"
 	"io/fs"
 	"path"
 	"runtime"
@@ -14,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/internal/inputfile"
 )
 

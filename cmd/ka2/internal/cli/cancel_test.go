@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ka2/ka2/cmd/ka2/internal/cli"
+	"github.com/ka2/ka2/internal/testutil"
 )
 
 // TestInterrupted runs commands under a context that is already cancelled,
@@ -158,7 +159,7 @@ func (w *cancelOnWrite) Write(p []byte) (int, error) {
 // stops it with exit 130, the pending goldens left as they are.
 func TestReviewInterruptedAtPrompt(t *testing.T) {
 	setupRegressFixture(t)
-	replaceInRegressFile(t, firstFreeDay, "free for staff", "free for everyone")
+	testutil.ReplaceInFile(t, firstFreeDay, "free for staff", "free for everyone")
 	regressCLI(t, "", "regress", "--pending", "cases").want(t, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ka2/ka2/internal/errkind"
 	"io/fs"
 	"path/filepath"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/golden"
+	"github.com/ka2/ka2/internal/errkind"
 )
 
 // ImpactOptions are the inputs of `ka2 impact`.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ka2/ka2/internal/errkind"
 	"io"
 	"io/fs"
 	"os"
@@ -19,6 +18,7 @@ import (
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/corpus/lint"
 	"github.com/ka2/ka2/golden"
+	"github.com/ka2/ka2/internal/errkind"
 	"github.com/ka2/ka2/internal/inputfile"
 )
 

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ka2/ka2/internal/errkind"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -20,6 +19,7 @@ import (
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/golden"
 	"github.com/ka2/ka2/internal/atomicfile"
+	"github.com/ka2/ka2/internal/errkind"
 	"github.com/ka2/ka2/internal/inputfile"
 	"github.com/ka2/ka2/pipeline"
 )

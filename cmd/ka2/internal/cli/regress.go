@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/ka2/ka2/internal/errkind"
 	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ka2/ka2/golden"
 	"github.com/ka2/ka2/internal/atomicfile"
+	"github.com/ka2/ka2/internal/errkind"
 )
 
 // RegressOptions are the inputs of `ka2 regress`.

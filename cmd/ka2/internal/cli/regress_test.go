@@ -17,6 +17,7 @@ import (
 
 	"github.com/ka2/ka2/cmd/ka2/internal/cli"
 	"github.com/ka2/ka2/golden"
+	"github.com/ka2/ka2/internal/testutil"
 )
 
 // regressResult is one ka2 invocation.
@@ -57,7 +58,7 @@ func setupRegressFixture(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for _, f := range ar.Files {
-		writeRegressFile(t, filepath.Join(dir, f.Name), string(f.Data))
+		testutil.WriteFile(t, filepath.Join(dir, f.Name), string(f.Data))
 	}
 	t.Chdir(dir)
 	t.Setenv("CI", "")
@@ -65,28 +66,6 @@ func setupRegressFixture(t *testing.T) {
 	if got, want := r.lastLine(), "ka2 regress: 7 cases, 7 passed, 0 failed; 0 goldens updated, 7 created: ok"; got != want {
 		t.Fatalf("first --update: %s, want %s", got, want)
 	}
-}
-
-func writeRegressFile(t *testing.T, name, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func replaceInRegressFile(t *testing.T, name, old, new string) {
-	t.Helper()
-	data, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Contains(data, []byte(old)) {
-		t.Fatalf("%s does not contain %q", name, old)
-	}
-	writeRegressFile(t, name, strings.Replace(string(data), old, new, 1))
 }
 
 const firstFreeDay = "cases/testdata/golden/parking/parking-first-free-day.golden"
@@ -134,7 +113,7 @@ func TestRegressAllPass(t *testing.T) {
 
 func TestRegressEditedGoldenThenUpdate(t *testing.T) {
 	setupRegressFixture(t)
-	replaceInRegressFile(t, firstFreeDay, "free for staff", "free for everyone")
+	testutil.ReplaceInFile(t, firstFreeDay, "free for staff", "free for everyone")
 	r := regressCLI(t, "", "regress", "cases").want(t, 1)
 	for _, want := range []string{
 		"FAIL cases/parking.yaml:18 parking-first-free-day (golden differs)\n",
@@ -170,7 +149,7 @@ func TestRegressMissingGolden(t *testing.T) {
 func TestRegressStaleGolden(t *testing.T) {
 	setupRegressFixture(t)
 	// The case is renamed: its old golden is left behind.
-	replaceInRegressFile(t, "cases/parking.yaml", "name: parking-compare", "name: parking-2025-vs-2026")
+	testutil.ReplaceInFile(t, "cases/parking.yaml", "name: parking-compare", "name: parking-2025-vs-2026")
 	r := regressCLI(t, "", "regress", "cases").want(t, 1) // the renamed case has no golden yet
 	if !strings.Contains(r.stdout, "unreferenced golden cases/testdata/golden/parking/parking-compare.golden\n") {
 		t.Errorf("the stale golden is not reported:\n%s", r.stdout)
@@ -193,8 +172,8 @@ func TestRegressStaleGolden(t *testing.T) {
 
 func TestRegressUpdateKeepsFailedExpectation(t *testing.T) {
 	setupRegressFixture(t)
-	replaceInRegressFile(t, "cases/parking.yaml", "sources: [parking-v2]\n", "sources: [parking-v1]\n")
-	replaceInRegressFile(t, firstFreeDay, "free for staff", "free for nobody")
+	testutil.ReplaceInFile(t, "cases/parking.yaml", "sources: [parking-v2]\n", "sources: [parking-v1]\n")
+	testutil.ReplaceInFile(t, firstFreeDay, "free for staff", "free for nobody")
 	before, _ := os.ReadFile(firstFreeDay)
 	r := regressCLI(t, "", "regress", "--update", "cases").want(t, 1)
 	for _, want := range []string{
@@ -217,7 +196,7 @@ func TestRegressUpdateKeepsFailedExpectation(t *testing.T) {
 
 func TestRegressJobsGiveIdenticalReports(t *testing.T) {
 	setupRegressFixture(t)
-	replaceInRegressFile(t, firstFreeDay, "free for staff", "free for everyone")
+	testutil.ReplaceInFile(t, firstFreeDay, "free for staff", "free for everyone")
 	os.Remove("cases/equipment/testdata/golden/laptops/laptop-now.golden")
 	for _, format := range []string{"text", "json", "junit"} {
 		one := regressCLI(t, "", "regress", "--jobs", "1", "--format", format, "cases").want(t, 1)
@@ -230,7 +209,7 @@ func TestRegressJobsGiveIdenticalReports(t *testing.T) {
 
 func TestRegressShardsMergeToTheUnshardedReport(t *testing.T) {
 	setupRegressFixture(t)
-	replaceInRegressFile(t, firstFreeDay, "free for staff", "free for everyone")
+	testutil.ReplaceInFile(t, firstFreeDay, "free for staff", "free for everyone")
 	whole := regressCLI(t, "", "regress", "--format", "json", "cases").want(t, 1)
 	const n = 3
 	var files []string
@@ -300,7 +279,7 @@ func TestRegressShardsMergeToTheUnshardedReport(t *testing.T) {
 
 func TestRegressReportFile(t *testing.T) {
 	setupRegressFixture(t)
-	replaceInRegressFile(t, firstFreeDay, "free for staff", "free for everyone")
+	testutil.ReplaceInFile(t, firstFreeDay, "free for staff", "free for everyone")
 	r := regressCLI(t, "", "regress", "--format", "junit", "--report", "out/junit.xml", "cases")
 	if r.code != 2 || !strings.Contains(r.stderr, "--report: write out/junit.xml") {
 		t.Errorf("a report into a missing folder: exit %d, stderr %q", r.code, r.stderr)
@@ -344,7 +323,7 @@ func TestRegressReportFile(t *testing.T) {
 func TestRegressOnCI(t *testing.T) {
 	setupRegressFixture(t)
 	t.Setenv("CI", "true")
-	replaceInRegressFile(t, firstFreeDay, "free for staff", "free for everyone")
+	testutil.ReplaceInFile(t, firstFreeDay, "free for staff", "free for everyone")
 	r := regressCLI(t, "", "regress", "--update", "cases").want(t, 2)
 	// The library's hint names settings; the CLI words them as its flags.
 	if !strings.HasPrefix(r.stderr, "ka2: refusing to write goldens on CI: ") ||
@@ -363,8 +342,8 @@ func TestRegressOnCI(t *testing.T) {
 
 func TestReview(t *testing.T) {
 	setupRegressFixture(t)
-	replaceInRegressFile(t, firstFreeDay, "free for staff", "free for everyone")
-	replaceInRegressFile(t, "cases/testdata/golden/parking/parking-2025.golden", "20 CNY", "25 CNY")
+	testutil.ReplaceInFile(t, firstFreeDay, "free for staff", "free for everyone")
+	testutil.ReplaceInFile(t, "cases/testdata/golden/parking/parking-2025.golden", "20 CNY", "25 CNY")
 	os.Remove("cases/equipment/testdata/golden/laptops/laptop-now.golden")
 	regressCLI(t, "", "regress", "--pending", "cases").want(t, 1)
 
@@ -406,8 +385,8 @@ func TestReview(t *testing.T) {
 
 func TestRegressBrokenCaseFiles(t *testing.T) {
 	setupRegressFixture(t)
-	replaceInRegressFile(t, "cases/parking.yaml", "    dates: [2025-12-31]\n", "    dats: [2025-12-31]\n")
-	replaceInRegressFile(t, "cases/equipment/laptops.yaml", "corpus: ../../policies", "corpus: ../../no-such-folder")
+	testutil.ReplaceInFile(t, "cases/parking.yaml", "    dates: [2025-12-31]\n", "    dats: [2025-12-31]\n")
+	testutil.ReplaceInFile(t, "cases/equipment/laptops.yaml", "corpus: ../../policies", "corpus: ../../no-such-folder")
 	r := regressCLI(t, "", "regress", "cases").want(t, 2)
 	want := "ka2: cases/equipment/laptops.yaml:2:11: corpus no-such-folder cannot be loaded:\n" +
 		"\topen corpus: open no-such-folder: no such file or directory; check the folder the corpus setting names; fix the corpus (ka2 lint shows its problems), or the corpus path, which is relative to the case file\n" +
@@ -429,7 +408,7 @@ func TestImpact(t *testing.T) {
 	if err := os.CopyFS("policies-new", os.DirFS("policies")); err != nil {
 		t.Fatal(err)
 	}
-	replaceInRegressFile(t, "policies-new/parking-v1.md", "valid_until: 2026-01-01", "valid_until: 2026-01-02")
+	testutil.ReplaceInFile(t, "policies-new/parking-v1.md", "valid_until: 2026-01-01", "valid_until: 2026-01-02")
 	r := regressCLI(t, "", "impact", "--cases", "cases", "--corpus", "policies-new", "--base", "policies").want(t, 1)
 	want := `CHANGED cases/parking.yaml:6 parking-2025
     evidence ~parking-v1:1-2 (valid_until 2026-01-01 → 2026-01-02)
@@ -479,7 +458,7 @@ func TestImpactBaseRef(t *testing.T) {
 	git("init", "-q", ".")
 	git("add", "policies")
 	git("commit", "-q", "-m", "policies")
-	replaceInRegressFile(t, "policies/parking-v1.md", "valid_until: 2026-01-01", "valid_until: 2026-01-02")
+	testutil.ReplaceInFile(t, "policies/parking-v1.md", "valid_until: 2026-01-01", "valid_until: 2026-01-02")
 	r := regressCLI(t, "", "impact", "--cases", "cases", "--corpus", "policies", "--base-ref", "HEAD").want(t, 1)
 	if !strings.Contains(r.stdout, "CHANGED cases/parking.yaml:18 parking-first-free-day\n") || !strings.Contains(r.stdout, "    caused by parking-v1.md\n") {
 		t.Errorf("impact --base-ref:\n%s", r.stdout)
@@ -491,7 +470,7 @@ func TestImpactBaseRef(t *testing.T) {
 
 	// A revision git would read as an option is refused before git runs:
 	// --output=FILE once made git archive overwrite FILE.
-	writeRegressFile(t, "victim.txt", "keep me\n")
+	testutil.WriteFile(t, "victim.txt", "keep me\n")
 	for _, arg := range [][]string{{"--base-ref=--output=victim.txt"}, {"--base-ref", "--output=victim.txt"}, {"--base-ref=-h"}} {
 		r = regressCLI(t, "", append([]string{"impact", "--cases", "cases", "--corpus", "policies"}, arg...)...).want(t, 2)
 		if !strings.Contains(r.stderr, "a git revision cannot start with '-'") || r.stdout != "" {

@@ -3,13 +3,13 @@ package cli
 import (
 	"bytes"
 	"fmt"
-	"github.com/ka2/ka2/internal/errkind"
 	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ka2/ka2/golden"
 	"github.com/ka2/ka2/internal/atomicfile"
+	"github.com/ka2/ka2/internal/errkind"
 )
 
 // ReportMergeOptions are the inputs of `ka2 report merge`.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ka2/ka2/internal/errkind"
 	"log/slog"
 	"os"
 	"runtime/debug"
@@ -15,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/internal/errkind"
 	"github.com/ka2/ka2/serve"
 )
 

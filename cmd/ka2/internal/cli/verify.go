@@ -2,11 +2,11 @@ package cli
 
 import (
 	"fmt"
-	"github.com/ka2/ka2/internal/errkind"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/internal/errkind"
 	"github.com/ka2/ka2/internal/inputfile"
 )
 

@@ -1,0 +1,76 @@
+// Package testutil holds the file helpers ka2's tests share: writing a
+// file or a policy, editing one in place, and copying a file system (the
+// embedded sample corpus, a folder) to disk. Only tests import it; it
+// imports nothing of ka2, so any package's tests can.
+package testutil
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// WriteFile writes data to path, making the folders it needs.
+func WriteFile(t testing.TB, path, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// ReplaceInFile replaces the first old in the file at path with new,
+// failing the test when the file does not hold old.
+func ReplaceInFile(t testing.TB, path, old, new string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), old) {
+		t.Fatalf("%s does not contain %q", path, old)
+	}
+	WriteFile(t, path, strings.Replace(string(data), old, new, 1))
+}
+
+// WritePolicy writes a valid policy file at name below dir: source_id id,
+// subject s, valid from 2026-01-01, and one body line.
+func WritePolicy(t testing.TB, dir, name, id, body string) {
+	t.Helper()
+	WriteFile(t, filepath.Join(dir, filepath.FromSlash(name)),
+		fmt.Sprintf("---\nsource_id: %s\nversion: v1\nsubjects: [s]\nvalid_from: 2026-01-01\n---\n%s\n", id, body))
+}
+
+// CopyFS copies every folder and file of fsys below dir, and returns the
+// files' paths in fsys, in walk order.
+func CopyFS(t testing.TB, fsys fs.FS, dir string) []string {
+	t.Helper()
+	var names []string
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dir, filepath.FromSlash(p))
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		names = append(names, p)
+		return os.WriteFile(target, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return names
+}
+
+// CopyDir copies the folder tree src to dst.
+func CopyDir(t testing.TB, src, dst string) { CopyFS(t, os.DirFS(src), dst) }

@@ -1,0 +1,33 @@
+package testutil
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"testing/fstest"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestFiles(t *testing.T) {
+	src := fstest.MapFS{"a.md": {Data: []byte("a")}, "sub/deeper/b.md": {Data: []byte("b")}}
+	dir := t.TempDir()
+	if diff := cmp.Diff([]string{"a.md", "sub/deeper/b.md"}, CopyFS(t, src, dir)); diff != "" {
+		t.Errorf("CopyFS() mismatch (-want +got):\n%s", diff)
+	}
+	copied := t.TempDir()
+	CopyDir(t, dir, copied)
+	ReplaceInFile(t, filepath.Join(copied, "sub", "deeper", "b.md"), "b", "c")
+	WritePolicy(t, copied, "p/x.md", "x", "body")
+	want := map[string]string{
+		"a.md":            "a",
+		"sub/deeper/b.md": "c",
+		"p/x.md":          "---\nsource_id: x\nversion: v1\nsubjects: [s]\nvalid_from: 2026-01-01\n---\nbody\n",
+	}
+	for name, data := range want {
+		got, err := os.ReadFile(filepath.Join(copied, filepath.FromSlash(name)))
+		if err != nil || string(got) != data {
+			t.Errorf("%s = %q, %v; want %q", name, got, err, data)
+		}
+	}
+}
