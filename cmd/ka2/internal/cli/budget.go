@@ -26,13 +26,7 @@ instructions) are counted too; an item the policy refuses exits 5.`,
 		Example: `  ka2 budget --subject lodging --date 2026-09-14 --question "What is the lodging limit?"
   ka2 budget --counter cl100k_base --format json --subject lodging --date 2026-09-14 --question "…"`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Ctx = cmd.Context()
-			if runF != nil {
-				return runF(opts)
-			}
-			return runBudget(opts)
-		},
+		RunE: runE(opts, &opts.cmdContext, nil, nil, runF, runBudget),
 	}
 	// The same flags as build, bound to this command's options.
 	fs := cmd.Flags()

@@ -59,13 +59,7 @@ on standard output. --audit FILE writes the store's history as JSON Lines.`,
     "items":[{"type":"tool_output","source":"tool:order_lookup","text":"Order A-104: 720 CNY per room-night"}],
     "promote":[{"item":0,"to":"evidence"}]}' | ka2 build --request - --trace run.json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Ctx = cmd.Context()
-			if runF != nil {
-				return runF(opts)
-			}
-			return runBuild(opts)
-		},
+		RunE: runE(opts, &opts.cmdContext, nil, nil, runF, runBuild),
 	}
 	fs := cmd.Flags()
 	opts.queryFlags.register(fs, "en", "language of the instruction and the evidence: en or zh")

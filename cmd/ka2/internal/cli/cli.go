@@ -209,3 +209,25 @@ func writeJSON(w io.Writer, v any, indent bool) error {
 	}
 	return enc.Encode(v)
 }
+
+// runE is the RunE of a command whose options embed cmdContext: it gives
+// the options the command's context and, through take (nil for none), its
+// arguments; checks them with validate (nil for none); then runs them with
+// runF, a test's capture, or with run.
+func runE[O any](opts *O, c *cmdContext, take func(args []string), validate func() error, runF, run func(*O) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		c.Ctx = cmd.Context()
+		if take != nil {
+			take(args)
+		}
+		if validate != nil {
+			if err := validate(); err != nil {
+				return err
+			}
+		}
+		if runF != nil {
+			return runF(opts)
+		}
+		return run(opts)
+	}
+}

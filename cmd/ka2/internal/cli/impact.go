@@ -46,16 +46,7 @@ request), 2 on broken case files or corpora.`,
 		Example: `  ka2 impact --cases cases --corpus policies --base-ref origin/main
   ka2 impact --cases cases --corpus policies-edited --base policies --format json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Ctx = cmd.Context()
-			if err := opts.validate(); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return runImpact(opts)
-		},
+		RunE: runE(opts, &opts.cmdContext, nil, opts.validate, runF, runImpact),
 	}
 	fs := cmd.Flags()
 	fs.StringArrayVar(&opts.Cases, "cases", nil, "case files or folders of case files (repeat for several)")

@@ -234,17 +234,7 @@ is over its max_output_bytes or max_output_tokens.`,
   ka2 pipeline run answer.pipeline.yaml --input question.json --snapshots run/ --resume
   ka2 pipeline run research.pipeline.yaml --input-text "quantum computing 2024"`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.File = args[0]
-			opts.Ctx = cmd.Context()
-			if err := opts.validate(); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return runPipelineRun(opts)
-		},
+		RunE: runE(opts, &opts.cmdContext, func(args []string) { opts.File = args[0] }, opts.validate, runF, runPipelineRun),
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&opts.Input, "input", "", "the run input: a JSON file, as the pipeline's input_schema says (- for stdin)")

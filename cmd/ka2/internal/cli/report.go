@@ -52,14 +52,7 @@ merged.`,
 		Example: `  ka2 report merge --junit junit.xml shard-*.json
   ka2 report merge --format json shard-1.json shard-2.json > merged.json`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Files = args
-			opts.Ctx = cmd.Context()
-			if runF != nil {
-				return runF(opts)
-			}
-			return runReportMerge(opts)
-		},
+		RunE: runE(opts, &opts.cmdContext, func(args []string) { opts.Files = args }, nil, runF, runReportMerge),
 	}
 	fs := cmd.Flags()
 	enumVar(fs, &opts.Format, "format", "text", reportFormats, "output format")

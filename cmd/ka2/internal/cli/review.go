@@ -39,17 +39,7 @@ the remaining ones are left as they are.
   ka2 review --accept-all cases
   ka2 review --reject-all cases/lodging.yaml`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Paths = args
-			opts.Ctx = cmd.Context()
-			if err := opts.validate(); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return runReview(opts)
-		},
+		RunE: runE(opts, &opts.cmdContext, func(args []string) { opts.Paths = args }, opts.validate, runF, runReview),
 	}
 	fs := cmd.Flags()
 	fs.BoolVar(&opts.AcceptAll, "accept-all", false, "accept every pending golden without asking")

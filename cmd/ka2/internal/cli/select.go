@@ -34,13 +34,7 @@ date) are listed after the table.`,
 		Example: `  ka2 select --subject lodging --date 2026-09-14
   ka2 select --subject lodging --date 2025-09-14 --date 2026-09-14 --lang en --format json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Ctx = cmd.Context()
-			if runF != nil {
-				return runF(opts)
-			}
-			return runSelect(opts)
-		},
+		RunE: runE(opts, &opts.cmdContext, nil, nil, runF, runSelect),
 	}
 	fs := cmd.Flags()
 	opts.queryFlags.register(fs, "", "only sources in this language, and those without one (default: every language)")

@@ -31,14 +31,7 @@ addresses, each block is preceded by a "==> ADDRESS <==" header.`,
 		Example: `  ka2 show travel-v2:1-3
   ka2 show --lang zh travel-v1:3 travel-v2:3`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Addresses = args
-			opts.Ctx = cmd.Context()
-			if runF != nil {
-				return runF(opts)
-			}
-			return runShow(opts)
-		},
+		RunE: runE(opts, &opts.cmdContext, func(args []string) { opts.Addresses = args }, nil, runF, runShow),
 	}
 	opts.corpusFlags.register(cmd.Flags())
 	cmd.Flags().StringVar(&opts.Lang, "lang", "", "language of the source, when the source_id exists in several")

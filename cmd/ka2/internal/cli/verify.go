@@ -50,14 +50,7 @@ their sources through the policy.`,
 		Example: `  ka2 build --subject lodging --date 2026-09-14 --question "…" > contract.json
   ka2 verify contract.json`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.File = args[0]
-			opts.Ctx = cmd.Context()
-			if runF != nil {
-				return runF(opts)
-			}
-			return runVerify(opts)
-		},
+		RunE: runE(opts, &opts.cmdContext, func(args []string) { opts.File = args[0] }, nil, runF, runVerify),
 	}
 	fs := cmd.Flags()
 	opts.corpusFlags.register(fs)
