@@ -9,13 +9,12 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/internal/inputfile"
+	"github.com/ka2/ka2/internal/parallel"
 )
 
 // Corpus is a loaded, checked set of policy sources.
@@ -85,32 +84,15 @@ func load(ctx context.Context, fsys fs.FS, prev *Corpus, keep func(string, fs.Di
 	bodies := make([]string, len(paths))
 	perFile := make([]diag.List, len(paths))
 
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range min(runtime.GOMAXPROCS(0), max(len(paths), 1)) {
-		wg.Go(func() {
-			for i := range next {
-				if ctx.Err() != nil {
-					continue // stopped: drain the queue without reading
-				}
-				if keep != nil && keep(paths[i], entries[i]) {
-					if src := prev.at(paths[i]); src != nil {
-						sources[i], bodies[i] = src, prev.bodies[src]
-						continue
-					}
-				}
-				sources[i], bodies[i], perFile[i] = loadFile(fsys, paths[i])
+	parallel.Do(ctx, len(paths), 0, func(i int) {
+		if keep != nil && keep(paths[i], entries[i]) {
+			if src := prev.at(paths[i]); src != nil {
+				sources[i], bodies[i] = src, prev.bodies[src]
+				return
 			}
-		})
-	}
-	for i := range paths {
-		if ctx.Err() != nil {
-			break
 		}
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+		sources[i], bodies[i], perFile[i] = loadFile(fsys, paths[i])
+	})
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

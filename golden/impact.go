@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/parallel"
 	"github.com/ka2/ka2/selector"
 )
 
@@ -62,7 +63,7 @@ func Impact(ctx context.Context, s *Suite, base, next *corpus.Corpus, jobs int) 
 		isChanged[f.Path] = true
 	}
 	results := make([]*CaseImpact, len(s.Cases))
-	err := parallel(ctx, len(s.Cases), jobs, func(i int) {
+	err := parallel.Do(ctx, len(s.Cases), jobs, func(i int) {
 		c := s.Cases[i]
 		bb, nb := *c.builder, *c.builder
 		bb.Index, nb.Index = bix, nix

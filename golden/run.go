@@ -15,6 +15,7 @@ import (
 	"github.com/ka2/ka2/internal/atomicfile"
 	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/internal/inputfile"
+	"github.com/ka2/ka2/internal/parallel"
 )
 
 // Options control a run. The zero Options compare every case with its
@@ -103,7 +104,7 @@ func Run(ctx context.Context, s *Suite, opts Options) (*Report, error) {
 	results := make([]CaseReport, len(cases))
 	var mu sync.Mutex
 	done, failed := 0, 0
-	err := parallel(ctx, len(cases), opts.Jobs, func(i int) {
+	err := parallel.Do(ctx, len(cases), opts.Jobs, func(i int) {
 		results[i] = runCase(ctx, cases[i], opts)
 		if opts.Progress == nil {
 			return

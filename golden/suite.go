@@ -8,17 +8,15 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/internal/inputfile"
+	"github.com/ka2/ka2/internal/parallel"
 	"github.com/ka2/ka2/provenance"
 	"github.com/ka2/ka2/selector"
 )
@@ -69,7 +67,7 @@ func Load(ctx context.Context, paths []string, opts LoadOptions) (*Suite, error)
 	}
 	files := make([]*File, len(found))
 	perFile := make([]error, len(found))
-	err := parallel(ctx, len(found), 0, func(i int) {
+	err := parallel.Do(ctx, len(found), 0, func(i int) {
 		data, err := inputfile.ReadFile(filepath.FromSlash(found[i].path), inputfile.MaxSize)
 		if err != nil {
 			perFile[i] = diag.List{&diag.Diagnostic{Pos: diag.Pos{Path: found[i].path}, Code: CodeUnreadable, Message: "cannot read: " + unwrapPathError(err)}}
@@ -302,51 +300,4 @@ func (s *Suite) unreferenced(goldenDirs []string) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-// parallel calls fn(0) … fn(n-1) on up to jobs goroutines (all cores when
-// jobs ≤ 0). Callers write results by index, so the outcome never depends
-// on scheduling. Once ctx is done no further call starts (those under way
-// finish); parallel then returns ctx.Err() if any index was left out, and
-// nil when every one ran.
-func parallel(ctx context.Context, n, jobs int, fn func(i int)) error {
-	if jobs <= 0 {
-		jobs = runtime.GOMAXPROCS(0)
-	}
-	jobs = min(jobs, n)
-	if jobs <= 1 {
-		for i := range n {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			fn(i)
-		}
-		return nil
-	}
-	var wg sync.WaitGroup
-	var ran atomic.Int64
-	next := make(chan int, jobs)
-	for range jobs {
-		wg.Go(func() {
-			for i := range next {
-				if ctx.Err() != nil {
-					continue // drain the queue without running it
-				}
-				fn(i)
-				ran.Add(1)
-			}
-		})
-	}
-	for i := range n {
-		if ctx.Err() != nil {
-			break
-		}
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	if int(ran.Load()) < n {
-		return ctx.Err()
-	}
-	return nil
 }

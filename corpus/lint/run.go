@@ -6,15 +6,14 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/internal/inputfile"
+	"github.com/ka2/ka2/internal/parallel"
 )
 
 // Options say what Run lints and how. The zero Options lints every file
@@ -83,28 +82,11 @@ func Run(ctx context.Context, fsys fs.FS, opts Options) (Report, error) {
 	inScope := func(p string) bool { return scope == nil || scope[p] }
 
 	files := make([]*file, len(paths))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range min(runtime.GOMAXPROCS(0), max(len(paths), 1)) {
-		wg.Go(func() {
-			for i := range next {
-				if ctx.Err() != nil {
-					continue // stopped: drain the queue without reading
-				}
-				f := &file{path: paths[i], inScope: inScope(paths[i]), opts: &opts}
-				f.load(fsys)
-				files[i] = f
-			}
-		})
-	}
-	for i := range paths {
-		if ctx.Err() != nil {
-			break
-		}
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	parallel.Do(ctx, len(paths), 0, func(i int) {
+		f := &file{path: paths[i], inScope: inScope(paths[i]), opts: &opts}
+		f.load(fsys)
+		files[i] = f
+	})
 	if err := ctx.Err(); err != nil {
 		return Report{}, err
 	}
