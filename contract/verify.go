@@ -104,7 +104,7 @@ type wire struct {
 	Instruction string             `json:"instruction"`
 	Example     provenance.Example `json:"example"`
 	Memory      []wireText         `json:"memory"`
-	Evidence    []wireEvidence     `json:"evidence"`
+	Evidence    []EvidenceRecord     `json:"evidence"`
 	ToolOutput  []wireText         `json:"tool_output"`
 	Scope       *wireScope         `json:"scope"`
 	Question    string             `json:"question"`
@@ -116,7 +116,10 @@ type wireText struct {
 	Text   string `json:"text"`
 }
 
-type wireEvidence struct {
+// EvidenceRecord is one evidence record of a serialized contract, read
+// back: what Verify checks against the corpus and what a regression diff
+// compares.
+type EvidenceRecord struct {
 	SourceID   string `json:"source_id"`
 	Version    string `json:"version"`
 	ValidFrom  string `json:"valid_from"`
@@ -125,6 +128,11 @@ type wireEvidence struct {
 	LineStart  int    `json:"line_start"`
 	LineEnd    int    `json:"line_end"`
 	Quote      string `json:"quote"`
+}
+
+// Address is the record's citation address, "ID:START-END".
+func (r EvidenceRecord) Address() string {
+	return fmt.Sprintf("%s:%d-%d", r.SourceID, r.LineStart, r.LineEnd)
 }
 
 // CompiledSchema compiles the definition's output schema. It is compiled once per
@@ -502,7 +510,7 @@ var noTime time.Time
 // checkApplicability compares a record's validity and unit with its
 // source's: a record that says it applies at other times, or in another
 // unit, than the corpus says misleads however exact its quote is.
-func checkApplicability(add func(code diag.Code, where, format string, args ...any), where string, s *corpus.Source, e wireEvidence) {
+func checkApplicability(add func(code diag.Code, where, format string, args ...any), where string, s *corpus.Source, e EvidenceRecord) {
 	for _, f := range []struct {
 		key, got, want string
 	}{

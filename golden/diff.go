@@ -11,6 +11,7 @@ import (
 	"github.com/rogpeppe/go-internal/diff"
 
 	"github.com/ka2/ka2/budget"
+	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/internal/errkind"
 )
 
@@ -67,25 +68,11 @@ func pretty(b []byte) []byte {
 type parsedOutput struct {
 	valid    bool
 	contract map[string]json.RawMessage // a contract's top-level fields
-	evidence []record
+	evidence []contract.EvidenceRecord
 	err      *errkind.Detail // an error report
 	total    int             // the budget total: counted for a contract, reported for an error
 	hasTotal bool
 }
-
-// record is one evidence record of a contract.
-type record struct {
-	SourceID   string `json:"source_id"`
-	Version    string `json:"version"`
-	ValidFrom  string `json:"valid_from"`
-	ValidUntil string `json:"valid_until"`
-	Unit       string `json:"unit"`
-	LineStart  int    `json:"line_start"`
-	LineEnd    int    `json:"line_end"`
-	Quote      string `json:"quote"`
-}
-
-func (r record) address() string { return fmt.Sprintf("%s:%d-%d", r.SourceID, r.LineStart, r.LineEnd) }
 
 // parseOutput reads b as a contract or an error report. The budget total of
 // a contract is counted with c plus the wrapper, as the build counts it.
@@ -177,7 +164,7 @@ func describe(p parsedOutput, l budget.Limits) string {
 	}
 	addrs := make([]string, len(p.evidence))
 	for i, r := range p.evidence {
-		addrs[i] = r.address()
+		addrs[i] = r.Address()
 	}
 	s := "a contract with evidence " + list(addrs)
 	if p.hasTotal {
@@ -227,26 +214,26 @@ func compact(b []byte) []byte {
 }
 
 // evidenceChanges compares evidence lists. Records are matched by address
-// first, then by source ID (a record whose lines moved is "changed", not
+// first, then by source ID (a contract.EvidenceRecord whose lines moved is "changed", not
 // removed and added).
-func evidenceChanges(want, got []record) string {
+func evidenceChanges(want, got []contract.EvidenceRecord) string {
 	matchW, matchG := matchRecords(want, got)
 
 	var added, removed, changed []string
 	for j, b := range got {
 		if matchG[j] < 0 {
-			added = append(added, "+"+b.address())
+			added = append(added, "+"+b.Address())
 		}
 	}
 	for i, a := range want {
 		j := matchW[i]
 		if j < 0 {
-			removed = append(removed, "-"+a.address())
+			removed = append(removed, "-"+a.Address())
 			continue
 		}
 		b := got[j]
 		var what []string
-		if a.address() != b.address() {
+		if a.Address() != b.Address() {
 			what = append(what, fmt.Sprintf("lines %d-%d → %d-%d", a.LineStart, a.LineEnd, b.LineStart, b.LineEnd))
 		}
 		if a.Version != b.Version {
@@ -269,7 +256,7 @@ func evidenceChanges(want, got []record) string {
 			what = append(what, quoteChange(a, b))
 		}
 		if len(what) > 0 {
-			changed = append(changed, "~"+a.address()+" ("+strings.Join(what, ", ")+")")
+			changed = append(changed, "~"+a.Address()+" ("+strings.Join(what, ", ")+")")
 		}
 	}
 	// Reordered: the matched records do not keep their relative order.
@@ -294,9 +281,9 @@ func evidenceChanges(want, got []record) string {
 }
 
 // matchRecords pairs the records of want and got: by address first, then
-// by source ID. matchW[i] is the index in got of want[i]'s record, or -1,
+// by source ID. matchW[i] is the index in got of want[i]'s contract.EvidenceRecord, or -1,
 // and matchG the other way.
-func matchRecords(want, got []record) (matchW, matchG []int) {
+func matchRecords(want, got []contract.EvidenceRecord) (matchW, matchG []int) {
 	matchW = make([]int, len(want))
 	matchG = make([]int, len(got))
 	for i := range matchW {
@@ -305,7 +292,7 @@ func matchRecords(want, got []record) (matchW, matchG []int) {
 	for i := range matchG {
 		matchG[i] = -1
 	}
-	pair := func(same func(a, b record) bool) {
+	pair := func(same func(a, b contract.EvidenceRecord) bool) {
 		for i, a := range want {
 			if matchW[i] >= 0 {
 				continue
@@ -318,14 +305,14 @@ func matchRecords(want, got []record) (matchW, matchG []int) {
 			}
 		}
 	}
-	pair(func(a, b record) bool { return a.address() == b.address() })
-	pair(func(a, b record) bool { return a.SourceID == b.SourceID })
+	pair(func(a, b contract.EvidenceRecord) bool { return a.Address() == b.Address() })
+	pair(func(a, b contract.EvidenceRecord) bool { return a.SourceID == b.SourceID })
 	return matchW, matchG
 }
 
 // quoteChange names the body lines whose text differs between two quotes
 // of one source, e.g. "quote line 3" or "quote lines 2, 4".
-func quoteChange(a, b record) string {
+func quoteChange(a, b contract.EvidenceRecord) string {
 	la, lb := strings.Split(a.Quote, "\n"), strings.Split(b.Quote, "\n")
 	var lines []string
 	for i := range max(len(la), len(lb)) {

@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 
 	"github.com/ka2/ka2/budget"
+	"github.com/ka2/ka2/contract"
 )
 
-// Record is one evidence record of a contract, as a golden or a build
+// Record is one evidence contract.EvidenceRecord of a contract, as a golden or a build
 // holds it.
 type Record struct {
 	SourceID   string `json:"source_id"`
@@ -27,7 +28,7 @@ const (
 	RecordChanged = "changed"
 )
 
-// RecordChange pairs one evidence record of a golden with the build's:
+// RecordChange pairs one evidence contract.EvidenceRecord of a golden with the build's:
 // the same, added (only the build has it), removed (only the golden), or
 // changed, with the fields that differ.
 type RecordChange struct {
@@ -40,7 +41,7 @@ type RecordChange struct {
 }
 
 // RecordChanges compares the evidence of want (a golden; nil when there
-// is none) and got, record by record, matched as Summarize matches them:
+// is none) and got, contract.EvidenceRecord by contract.EvidenceRecord, matched as Summarize matches them:
 // by address, then by source ID. The build's records come first in its
 // order, each with its golden partner, then the removed ones in the
 // golden's order. Output that is not a contract has no records.
@@ -87,12 +88,12 @@ func RecordChanges(want, got []byte) []RecordChange {
 }
 
 // parseRecords reads the evidence of a contract; nil for anything else.
-func parseRecords(b []byte) []record {
+func parseRecords(b []byte) []contract.EvidenceRecord {
 	if b == nil {
 		return nil
 	}
 	var top struct {
-		Evidence []record `json:"evidence"`
+		Evidence []contract.EvidenceRecord `json:"evidence"`
 	}
 	if json.Unmarshal(b, &top) != nil {
 		return nil
@@ -100,7 +101,7 @@ func parseRecords(b []byte) []record {
 	return top.Evidence
 }
 
-func exportRecord(r record) *Record {
+func exportRecord(r contract.EvidenceRecord) *Record {
 	return &Record{SourceID: r.SourceID, Version: r.Version, ValidFrom: r.ValidFrom, ValidUntil: r.ValidUntil,
 		Unit: r.Unit, LineStart: r.LineStart, LineEnd: r.LineEnd, Quote: r.Quote}
 }

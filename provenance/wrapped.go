@@ -106,17 +106,8 @@ func (a *automaton) step(s int32, c byte, steps *int) int32 {
 		if s == 0 {
 			return a.root[c]
 		}
-		lo, hi := a.start[s], a.start[s+1]
-		for lo < hi {
-			m := lo + (hi-lo)/2
-			switch {
-			case a.labels[m] < c:
-				lo = m + 1
-			case a.labels[m] > c:
-				hi = m
-			default:
-				return a.next[m]
-			}
+		if t := a.child(s, c); t >= 0 {
+			return t
 		}
 		s = a.fail[s]
 	}

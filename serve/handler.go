@@ -224,6 +224,19 @@ func classify(err error) (int, errkind.Detail) {
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
+// borrowBuffer takes a body buffer from the pool, and returns it with the
+// function that gives it back; a buffer grown past 64 KiB is dropped
+// instead, so one large body does not keep its memory.
+func borrowBuffer() (*bytes.Buffer, func()) {
+	buf := bufPool.Get().(*bytes.Buffer)
+	return buf, func() {
+		if buf.Cap() <= 64<<10 {
+			buf.Reset()
+			bufPool.Put(buf)
+		}
+	}
+}
+
 // readBody reads the request body, at most limit bytes, into buf. A body
 // over the limit is a *bodyError.
 func readBody(w http.ResponseWriter, r *http.Request, limit int64, buf *bytes.Buffer) error {
@@ -251,13 +264,8 @@ func (e *bodyError) Error() string {
 // build --request`, applied over the server's settings, built from the
 // snapshot; the contract bytes exactly as `ka2 build` prints them.
 func (s *Server) serveContract(w http.ResponseWriter, r *http.Request, snap *Snapshot) int {
-	buf := bufPool.Get().(*bytes.Buffer)
-	defer func() {
-		if buf.Cap() <= 64<<10 {
-			buf.Reset()
-			bufPool.Put(buf)
-		}
-	}()
+	buf, release := borrowBuffer()
+	defer release()
 	if err := readBody(w, r, s.cfg.MaxBodyBytes, buf); err != nil {
 		return writeError(w, snap, http.StatusBadRequest, errkind.Detail{Kind: KindBadRequest, Message: err.Error()})
 	}
@@ -407,13 +415,8 @@ type verifyResponse struct {
 // problems. A contract with problems is still a 200: the check ran; ok
 // says whether it passed.
 func (s *Server) serveVerify(w http.ResponseWriter, r *http.Request, snap *Snapshot) int {
-	buf := bufPool.Get().(*bytes.Buffer)
-	defer func() {
-		if buf.Cap() <= 64<<10 {
-			buf.Reset()
-			bufPool.Put(buf)
-		}
-	}()
+	buf, release := borrowBuffer()
+	defer release()
 	if err := readBody(w, r, s.cfg.MaxBodyBytes, buf); err != nil {
 		return badRequest(w, snap, err.Error())
 	}
