@@ -357,6 +357,16 @@ func TestUnreadable(t *testing.T) {
 	if err := os.Symlink(path.Join(outside, "secret.md"), path.Join(dir, "link.md")); err != nil {
 		t.Skipf("cannot make a symbolic link: %v", err)
 	}
+	rep := runInFolder(t, dir)
+	want := []string{"link.md: error: symbolic link leads outside the corpus root, or to nothing; replace the link with a copy of its target, or make it a relative link to a target inside the corpus [unreadable]"}
+	if diff := cmp.Diff(want, findingStrings(rep)); diff != "" {
+		t.Errorf("Run() mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// runInFolder lints the folder dir, links resolved inside it only.
+func runInFolder(t *testing.T, dir string) Report {
+	t.Helper()
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -366,10 +376,7 @@ func TestUnreadable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"link.md: error: symbolic link leads outside the corpus root, or to nothing; replace the link with a copy of its target, or make it a relative link to a target inside the corpus [unreadable]"}
-	if diff := cmp.Diff(want, findingStrings(rep)); diff != "" {
-		t.Errorf("Run() mismatch (-want +got):\n%s", diff)
-	}
+	return rep
 }
 
 // TestLinkedFolders checks that lint reads a Kubernetes ConfigMap volume
@@ -396,15 +403,7 @@ func TestLinkedFolders(t *testing.T) {
 			t.Skipf("cannot make a symbolic link: %v", err)
 		}
 	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
-	rep, err := Run(context.Background(), root.FS(), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := runInFolder(t, dir)
 	if rep.Files != 2 {
 		t.Errorf("Run() linted %d files, want 2 (en/a.md, zh/b.md)", rep.Files)
 	}
@@ -514,19 +513,11 @@ func TestReport(t *testing.T) {
 	}
 }
 
-func TestSeverityText(t *testing.T) {
-	for _, s := range []Severity{SeverityOff, SeverityInfo, SeverityWarning, SeverityError} {
-		b, err := s.MarshalText()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var back Severity
-		if err := back.UnmarshalText(b); err != nil || back != s {
-			t.Errorf("round trip of %v gave %v, %v", s, back, err)
-		}
-	}
-	if _, err := Severity(7).MarshalText(); err == nil {
-		t.Error("MarshalText(7) succeeded")
+// TestParseSeverity: the configuration's severities are diag's (whose
+// tests cover their text form); a misspelt one is refused.
+func TestParseSeverity(t *testing.T) {
+	if s, err := ParseSeverity("warning"); err != nil || s != SeverityWarning {
+		t.Errorf(`ParseSeverity("warning") = %v, %v`, s, err)
 	}
 	if _, err := ParseSeverity("warn"); err == nil {
 		t.Error(`ParseSeverity("warn") succeeded`)
