@@ -291,7 +291,7 @@ func (w *walker) walk(real, logical string) {
 	err := fs.WalkDir(w.fsys, real, func(q string, d fs.DirEntry, err error) error {
 		p := name(q)
 		if err != nil {
-			w.errs = append(w.errs, &diag.Diagnostic{Pos: diag.Pos{Path: p}, Code: CodeUnreadable, Message: "cannot read: " + unwrapPathError(err), Hint: diag.Fix("check that the path exists and is readable")})
+			w.errs = append(w.errs, &diag.Diagnostic{Pos: diag.Pos{Path: p}, Code: CodeUnreadable, Message: "cannot read: " + inputfile.Reason(err), Hint: diag.Fix("check that the path exists and is readable")})
 			if d != nil && d.IsDir() {
 				return fs.SkipDir
 			}
@@ -340,7 +340,7 @@ func (w *walker) walk(real, logical string) {
 			// A named pipe or a device is refused by its entry, without
 			// opening it: opening a pipe blocks until someone writes.
 			if err := inputfile.CheckMode(p, d.Type()); err != nil {
-				w.errs = append(w.errs, unreadable(p, err))
+				w.errs = append(w.errs, Unreadable(p, err))
 				return nil
 			}
 		}
@@ -463,7 +463,7 @@ func resolveLinks(fsys fs.ReadLinkFS, p string) (string, error) {
 func loadFile(fsys fs.FS, p string) (*Source, string, diag.List) {
 	data, _, err := inputfile.ReadFS(fsys, p, inputfile.MaxSize)
 	if err != nil {
-		return nil, "", diag.List{unreadable(p, err)}
+		return nil, "", diag.List{Unreadable(p, err)}
 	}
 	s, text, err := parse(p, data, true) // data is not used again
 	if err != nil {
@@ -474,8 +474,9 @@ func loadFile(fsys fs.FS, p string) (*Source, string, diag.List) {
 	return s, text, nil
 }
 
-// unreadable is the problem for a policy file that cannot be read.
-func unreadable(p string, err error) *diag.Diagnostic {
+// Unreadable is the problem for a policy file at p that cannot be read:
+// Load reports it, and so does the linter.
+func Unreadable(p string, err error) *diag.Diagnostic {
 	hint := "check the file's permissions, and that links stay inside the corpus"
 	switch {
 	case errors.Is(err, inputfile.ErrNotRegular):
@@ -483,17 +484,7 @@ func unreadable(p string, err error) *diag.Diagnostic {
 	case errors.Is(err, inputfile.ErrTooLarge):
 		hint = "split the policy into several files"
 	}
-	return &diag.Diagnostic{Pos: diag.Pos{Path: p}, Code: CodeUnreadable, Message: "cannot read: " + unwrapPathError(err), Hint: diag.Fix(hint)}
-}
-
-// unwrapPathError drops the operation and path that fs errors repeat, since
-// our Error already carries the path.
-func unwrapPathError(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
+	return &diag.Diagnostic{Pos: diag.Pos{Path: p}, Code: CodeUnreadable, Message: "cannot read: " + inputfile.Reason(err), Hint: diag.Fix(hint)}
 }
 
 // Lookup returns the source with the given id for lang. An empty lang

@@ -203,7 +203,7 @@ func runCase(ctx context.Context, c *Case, opts Options) CaseReport {
 		if errors.Is(err, inputfile.ErrNotRegular) || errors.Is(err, inputfile.ErrTooLarge) {
 			hint = "delete it, and update the goldens to write it again"
 		}
-		r.Error = fmt.Sprintf("%s: read golden: %s; %s", c.Golden, unwrapPathError(err), hint)
+		r.Error = fmt.Sprintf("%s: read golden: %s; %s", c.Golden, inputfile.Reason(err), hint)
 	}
 	if r.State == StateDiffers || r.State == StateMissing {
 		switch {

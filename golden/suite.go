@@ -70,7 +70,7 @@ func Load(ctx context.Context, paths []string, opts LoadOptions) (*Suite, error)
 	err := parallel.Do(ctx, len(found), 0, func(i int) {
 		data, err := inputfile.ReadFile(filepath.FromSlash(found[i].path), inputfile.MaxSize)
 		if err != nil {
-			perFile[i] = diag.List{&diag.Diagnostic{Pos: diag.Pos{Path: found[i].path}, Code: CodeUnreadable, Message: "cannot read: " + unwrapPathError(err)}}
+			perFile[i] = diag.List{&diag.Diagnostic{Pos: diag.Pos{Path: found[i].path}, Code: CodeUnreadable, Message: "cannot read: " + inputfile.Reason(err)}}
 			return
 		}
 		files[i], perFile[i] = ParseFile(found[i].path, data)
@@ -134,7 +134,7 @@ func findFiles(paths []string) ([]caseFile, []string, diag.List) {
 		root = filepath.Clean(root)
 		info, err := os.Stat(root)
 		if err != nil {
-			errs = append(errs, &diag.Diagnostic{Pos: diag.Pos{Path: filepath.ToSlash(root)}, Code: CodeUnreadable, Message: "cannot read: " + unwrapPathError(err), Hint: diag.Fix("name folders or *.yaml case files that exist")})
+			errs = append(errs, &diag.Diagnostic{Pos: diag.Pos{Path: filepath.ToSlash(root)}, Code: CodeUnreadable, Message: "cannot read: " + inputfile.Reason(err), Hint: diag.Fix("name folders or *.yaml case files that exist")})
 			continue
 		}
 		if !info.IsDir() {
@@ -148,7 +148,7 @@ func findFiles(paths []string) ([]caseFile, []string, diag.List) {
 		}
 		err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
-				errs = append(errs, &diag.Diagnostic{Pos: diag.Pos{Path: filepath.ToSlash(p)}, Code: CodeUnreadable, Message: "cannot read: " + unwrapPathError(err)})
+				errs = append(errs, &diag.Diagnostic{Pos: diag.Pos{Path: filepath.ToSlash(p)}, Code: CodeUnreadable, Message: "cannot read: " + inputfile.Reason(err)})
 				return nil
 			}
 			name := d.Name()
@@ -175,14 +175,6 @@ func findFiles(paths []string) ([]caseFile, []string, diag.List) {
 	slices.SortFunc(files, func(a, b caseFile) int { return strings.Compare(a.path, b.path) })
 	slices.Sort(goldenDirs)
 	return files, slices.Compact(goldenDirs), errs
-}
-
-func unwrapPathError(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
 }
 
 // resolve loads every distinct contract definition and corpus once and

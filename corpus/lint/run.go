@@ -171,15 +171,6 @@ func walk(fsys fs.FS) ([]string, []Finding, error) {
 	return paths, findings, nil
 }
 
-// pathErrorText drops the operation and path an fs error repeats.
-func pathErrorText(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
-}
-
 // file is one policy file as the linter sees it: parsed when it could be,
 // and always with its raw lines when it is valid UTF-8.
 type file struct {
@@ -209,14 +200,8 @@ func (f *file) add(r *Rule, line, col int, msg, hint string, related ...Location
 func (f *file) load(fsys fs.FS) {
 	data, _, err := inputfile.ReadFS(fsys, f.path, inputfile.MaxSize)
 	if err != nil {
-		hint := "check the file's permissions, and that links stay inside the corpus"
-		switch {
-		case errors.Is(err, inputfile.ErrNotRegular):
-			hint = "replace it with a regular file, or rename it so that it does not end in .md"
-		case errors.Is(err, inputfile.ErrTooLarge):
-			hint = "split the policy into several files"
-		}
-		f.add(ruleUnreadable, 0, 0, "cannot read: "+pathErrorText(err), hint)
+		d := corpus.Unreadable(f.path, err)
+		f.add(ruleUnreadable, 0, 0, d.Message, d.Hint.Text)
 		return
 	}
 	f.scanRaw(data)

@@ -181,3 +181,13 @@ func readAll(r io.Reader, name string, max, size int64) ([]byte, error) {
 	}
 	return buf, nil
 }
+
+// Reason is what went wrong reading a file, without the operation and path
+// a *fs.PathError repeats: for a message that names the file itself.
+func Reason(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}

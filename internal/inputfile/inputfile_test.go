@@ -87,3 +87,13 @@ func TestSize(t *testing.T) {
 		}
 	}
 }
+
+func TestReason(t *testing.T) {
+	_, err := ReadFile(filepath.Join(t.TempDir(), "missing.md"), MaxSize)
+	if got := Reason(err); got == "" || strings.Contains(got, "missing.md") {
+		t.Errorf("Reason(%v) = %q, want the cause without the path", err, got)
+	}
+	if got := Reason(ErrTooLarge); got != ErrTooLarge.Error() {
+		t.Errorf("Reason(ErrTooLarge) = %q", got)
+	}
+}
