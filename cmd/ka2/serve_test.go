@@ -5,14 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/ka2/ka2/internal/testutil"
 )
 
 // serveProcess is `ka2 serve` running as a child process.
@@ -122,15 +122,7 @@ func TestServeSIGHUP(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := startProcess(t, "--corpus", dir, "--watch=false", "--settle", "0")
-	post := func() string {
-		resp, err := http.Post("http://"+p.addr+"/v1/contract", "application/json", strings.NewReader(request))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		return string(body)
-	}
+	post := func() string { return testutil.Post(t, "http://"+p.addr+"/v1/contract", request).Body }
 	if got := post(); !strings.Contains(got, "750 CNY") {
 		t.Fatalf("before: %s", got)
 	}
@@ -146,13 +138,7 @@ func TestServeSIGHUP(t *testing.T) {
 	if got := post(); !strings.Contains(got, "780 CNY") {
 		t.Fatalf("after SIGHUP: %s", got)
 	}
-	resp, err := http.Get("http://" + p.addr + "/readyz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if !strings.Contains(string(body), `"trigger":"sighup","outcome":"ok"`) {
+	if body := testutil.Get(t, "http://"+p.addr+"/readyz").Body; !strings.Contains(body, `"trigger":"sighup","outcome":"ok"`) {
 		t.Errorf("readyz = %s", body)
 	}
 	p.cmd.Process.Signal(syscall.SIGINT)

@@ -1,6 +1,10 @@
 package testutil
 
 import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -29,5 +33,20 @@ func TestFiles(t *testing.T) {
 		if err != nil || string(got) != data {
 			t.Errorf("%s = %q, %v; want %q", name, got, err, data)
 		}
+	}
+}
+
+func TestHTTP(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		w.WriteHeader(http.StatusTeapot)
+		fmt.Fprintf(w, "%s %s %s", r.Method, r.Header.Get("Content-Type"), body)
+	}))
+	defer srv.Close()
+	if got, want := Get(t, srv.URL), (Response{http.StatusTeapot, "GET  "}); got != want {
+		t.Errorf("Get() = %+v, want %+v", got, want)
+	}
+	if got, want := Post(t, srv.URL, "{}"), (Response{http.StatusTeapot, "POST application/json {}"}); got != want {
+		t.Errorf("Post() = %+v, want %+v", got, want)
 	}
 }

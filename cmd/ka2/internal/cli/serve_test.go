@@ -20,6 +20,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ka2/ka2/cmd/ka2/internal/cli"
+	"github.com/ka2/ka2/internal/testutil"
 	"github.com/ka2/ka2/serve"
 )
 
@@ -201,13 +202,7 @@ func TestServeHangup(t *testing.T) {
 	url := "http://" + ln.Addr().String()
 	post := func() string {
 		const request = `{"subject":"lodging","dates":["2026-09-14"],"question":"What is the Beijing lodging limit?"}`
-		resp, err := http.Post(url+"/v1/contract", "application/json", strings.NewReader(request))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		return string(body)
+		return testutil.Post(t, url+"/v1/contract", request).Body
 	}
 	if got := post(); !strings.Contains(got, "750 CNY") {
 		t.Fatalf("before: %s", got)
@@ -222,15 +217,9 @@ func TestServeHangup(t *testing.T) {
 	if got := post(); !strings.Contains(got, "780 CNY") {
 		t.Fatalf("after the reload request: %s", got)
 	}
-	resp, err := http.Get(url + "/readyz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
 	// One new corpus, from a reload request; the second request finds the
 	// corpus unchanged, before or after this look.
-	if !strings.Contains(string(body), `"generation":2,`) || !strings.Contains(string(body), `"trigger":"sighup"`) {
+	if body := testutil.Get(t, url+"/readyz").Body; !strings.Contains(body, `"generation":2,`) || !strings.Contains(body, `"trigger":"sighup"`) {
 		t.Errorf("readyz = %s", body)
 	}
 	cancel()
