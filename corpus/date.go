@@ -34,6 +34,16 @@ func MustDate(y int, m time.Month, d int) Date {
 	return fromTime(t)
 }
 
+// MustParseDate is ParseDate for dates written in code and tests: it
+// panics if s is not a date.
+func MustParseDate(s string) Date {
+	d, err := ParseDate(s)
+	if err != nil {
+		panic("corpus.MustParseDate: " + err.Error())
+	}
+	return d
+}
+
 func fromTime(t time.Time) Date {
 	return Date{n: int32(t.Unix()/86400-unixDayOfYear1) + 1}
 }

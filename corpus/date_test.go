@@ -122,7 +122,7 @@ func TestDateArithmetic(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := mustDate(t, tt.from)
+			d := corpus.MustParseDate(tt.from)
 			got := d.AddDays(tt.days)
 			if diff := cmp.Diff(tt.want, got.String()); diff != "" {
 				t.Errorf("AddDays(%d) mismatch (-want +got):\n%s", tt.days, diff)
@@ -136,8 +136,8 @@ func TestDateArithmetic(t *testing.T) {
 
 func TestDateCompare(t *testing.T) {
 	var zero corpus.Date
-	v1End := mustDate(t, "2025-12-31")
-	v2Start := mustDate(t, "2026-01-01")
+	v1End := corpus.MustParseDate("2025-12-31")
+	v2Start := corpus.MustParseDate("2026-01-01")
 	tests := []struct {
 		name       string
 		a, b       corpus.Date
@@ -146,8 +146,8 @@ func TestDateCompare(t *testing.T) {
 	}{
 		{name: "earlier", a: v1End, b: v2Start, want: -1, wantBefore: true},
 		{name: "later", a: v2Start, b: v1End, want: 1},
-		{name: "equal", a: v2Start, b: mustDate(t, "2026-01-01"), want: 0},
-		{name: "zero is before any date", a: zero, b: mustDate(t, "0001-01-01"), want: -1, wantBefore: true},
+		{name: "equal", a: v2Start, b: corpus.MustParseDate("2026-01-01"), want: 0},
+		{name: "zero is before any date", a: zero, b: corpus.MustParseDate("0001-01-01"), want: -1, wantBefore: true},
 		{name: "zero equals zero", a: zero, b: zero, want: 0},
 	}
 	for _, tt := range tests {
@@ -170,14 +170,14 @@ func TestDateZero(t *testing.T) {
 	if got := d.String(); got != "" {
 		t.Errorf("zero Date: String() = %q, want \"\"", got)
 	}
-	if mustDate(t, "0001-01-01").IsZero() {
+	if corpus.MustParseDate("0001-01-01").IsZero() {
 		t.Error("0001-01-01: IsZero() = true")
 	}
 }
 
 func TestMustDate(t *testing.T) {
 	got := corpus.MustDate(2026, time.January, 1)
-	if want := mustDate(t, "2026-01-01"); got != want {
+	if want := corpus.MustParseDate("2026-01-01"); got != want {
 		t.Errorf("MustDate(2026, January, 1) = %v, want %v", got, want)
 	}
 	if got, want := got.Time(), time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC); !got.Equal(want) || got.Location() != time.UTC {
@@ -209,9 +209,9 @@ func TestDateJSON(t *testing.T) {
 		in   record
 		want string
 	}{
-		{name: "both dates", in: record{From: mustDate(t, "2025-01-01"), Until: mustDate(t, "2026-01-01")},
+		{name: "both dates", in: record{From: corpus.MustParseDate("2025-01-01"), Until: corpus.MustParseDate("2026-01-01")},
 			want: `{"from":"2025-01-01","until":"2026-01-01"}`},
-		{name: "open-ended", in: record{From: mustDate(t, "2026-01-01")},
+		{name: "open-ended", in: record{From: corpus.MustParseDate("2026-01-01")},
 			want: `{"from":"2026-01-01","until":""}`},
 	}
 	for _, tt := range tests {
@@ -285,4 +285,16 @@ func FuzzParseDate(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestMustParseDate(t *testing.T) {
+	if got := corpus.MustParseDate("2026-09-14"); got != corpus.MustDate(2026, 9, 14) {
+		t.Errorf("MustParseDate() = %v", got)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("MustParseDate(2026-02-30) did not panic")
+		}
+	}()
+	corpus.MustParseDate("2026-02-30")
 }

@@ -21,15 +21,6 @@ import (
 var dateCmp = cmp.Comparer(func(a, b corpus.Date) bool { return a == b })
 
 // mustDate parses a date that a test knows to be valid.
-func mustDate(t testing.TB, s string) corpus.Date {
-	t.Helper()
-	d, err := corpus.ParseDate(s)
-	if err != nil {
-		t.Fatalf("ParseDate(%q): %v", s, err)
-	}
-	return d
-}
-
 // readArchive reads testdata/NAME, a txtar archive of corpus files.
 func readArchive(t testing.TB, name string) *txtar.Archive {
 	t.Helper()

@@ -728,7 +728,7 @@ func TestSourceAppliesOn(t *testing.T) {
 		{"9999-12-31", false, true, "open-ended"},
 	}
 	for _, tt := range tests {
-		d := mustDate(t, tt.date)
+		d := corpus.MustParseDate(tt.date)
 		if got := v1.AppliesOn(d); got != tt.wantV1 {
 			t.Errorf("%s (%s): v1.AppliesOn = %t, want %t", tt.date, tt.annotation, got, tt.wantV1)
 		}

@@ -22,14 +22,6 @@ func sampleIndex(t testing.TB) *selector.Index {
 	return selector.NewIndex(c)
 }
 
-func date(s string) corpus.Date {
-	d, err := corpus.ParseDate(s)
-	if err != nil {
-		panic(err)
-	}
-	return d
-}
-
 func ids(ss []*corpus.Source) []string {
 	var out []string
 	for _, s := range ss {
@@ -64,7 +56,7 @@ func TestSelectWorkedExample(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			q := selector.Query{Subjects: tt.subjects, Lang: tt.lang}
 			for _, d := range tt.dates {
-				q.Dates = append(q.Dates, date(d))
+				q.Dates = append(q.Dates, corpus.MustParseDate(d))
 			}
 			sel, err := ix.Select(q)
 			if err != nil {
@@ -96,7 +88,7 @@ func TestSelectWorkedExample(t *testing.T) {
 
 func TestExplainReasons(t *testing.T) {
 	ix := sampleIndex(t)
-	q := selector.Query{Subjects: []string{"lodging"}, Dates: []corpus.Date{date("2026-09-14")}, Lang: "en"}
+	q := selector.Query{Subjects: []string{"lodging"}, Dates: []corpus.Date{corpus.MustParseDate("2026-09-14")}, Lang: "en"}
 	decisions, err := ix.Explain(q)
 	if err != nil {
 		t.Fatal(err)
@@ -124,14 +116,14 @@ func TestExplainReasons(t *testing.T) {
 
 func TestExplainBeforeAndBetween(t *testing.T) {
 	ix := sampleIndex(t)
-	q := selector.Query{Subjects: []string{"lodging"}, Dates: []corpus.Date{date("2024-06-01")}, Lang: "en"}
+	q := selector.Query{Subjects: []string{"lodging"}, Dates: []corpus.Date{corpus.MustParseDate("2024-06-01")}, Lang: "en"}
 	decisions, _ := ix.Explain(q)
 	for _, d := range decisions {
 		if d.Source.ID == "travel-v1" && d.Source.Lang == "en" && d.Reason != selector.ReasonBeforeFrom {
 			t.Errorf("travel-v1 reason = %s, want %s", d.Reason, selector.ReasonBeforeFrom)
 		}
 	}
-	q.Dates = []corpus.Date{date("2024-06-01"), date("2026-06-01")}
+	q.Dates = []corpus.Date{corpus.MustParseDate("2024-06-01"), corpus.MustParseDate("2026-06-01")}
 	decisions, _ = ix.Explain(q)
 	for _, d := range decisions {
 		if d.Source.ID == "travel-v1" && d.Source.Lang == "en" && d.Reason != selector.ReasonBetweenDates {
@@ -141,9 +133,9 @@ func TestExplainBeforeAndBetween(t *testing.T) {
 }
 
 func src(id, lang, from, until string, subjects ...string) *corpus.Source {
-	s := &corpus.Source{ID: id, Version: "v1", Lang: lang, Subjects: subjects, ValidFrom: date(from), Path: id + ".md"}
+	s := &corpus.Source{ID: id, Version: "v1", Lang: lang, Subjects: subjects, ValidFrom: corpus.MustParseDate(from), Path: id + ".md"}
 	if until != "" {
-		s.ValidUntil = date(until)
+		s.ValidUntil = corpus.MustParseDate(until)
 	}
 	return s
 }
@@ -159,7 +151,7 @@ func TestOverlapsAreKeptAndReported(t *testing.T) {
 		t.Fatal(err)
 	}
 	ix := selector.NewIndex(c)
-	sel, err := ix.Select(selector.Query{Subjects: []string{"lodging"}, Dates: []corpus.Date{date("2026-04-01"), date("2026-05-15")}, Lang: "en"})
+	sel, err := ix.Select(selector.Query{Subjects: []string{"lodging"}, Dates: []corpus.Date{corpus.MustParseDate("2026-04-01"), corpus.MustParseDate("2026-05-15")}, Lang: "en"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,9 +206,9 @@ func TestSupplementsAreNoConflict(t *testing.T) {
 func TestBadQuery(t *testing.T) {
 	ix := sampleIndex(t)
 	for _, q := range []selector.Query{
-		{Dates: []corpus.Date{date("2026-01-01")}},
+		{Dates: []corpus.Date{corpus.MustParseDate("2026-01-01")}},
 		{Subjects: []string{"lodging"}},
-		{Subjects: []string{" "}, Dates: []corpus.Date{date("2026-01-01")}},
+		{Subjects: []string{" "}, Dates: []corpus.Date{corpus.MustParseDate("2026-01-01")}},
 	} {
 		if _, err := ix.Select(q); !errors.Is(err, selector.ErrBadQuery) {
 			t.Errorf("Select(%+v) error = %v, want ErrBadQuery", q, err)
@@ -286,7 +278,7 @@ func TestSelectUnknownSubject(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			q := selector.Query{Subjects: tt.subjects, Dates: []corpus.Date{date("2026-09-14")}, Lang: "en"}
+			q := selector.Query{Subjects: tt.subjects, Dates: []corpus.Date{corpus.MustParseDate("2026-09-14")}, Lang: "en"}
 			for _, run := range []func() error{
 				func() error { _, err := ix.Select(q); return err },
 				func() error { _, err := ix.Explain(q); return err },
@@ -307,7 +299,7 @@ func TestSelectUnknownSubject(t *testing.T) {
 	}
 	// A subject the corpus knows, asked on a date no source covers, still
 	// selects nothing, without an error.
-	sel, err := ix.Select(selector.Query{Subjects: []string{"lodging"}, Dates: []corpus.Date{date("2024-12-31")}, Lang: "en"})
+	sel, err := ix.Select(selector.Query{Subjects: []string{"lodging"}, Dates: []corpus.Date{corpus.MustParseDate("2024-12-31")}, Lang: "en"})
 	if err != nil || len(sel.Sources) != 0 {
 		t.Errorf("Select(known subject, no source on the date) = %v, %v; want no sources and no error", ids(sel.Sources), err)
 	}

@@ -72,7 +72,7 @@ func TestUpdateIndexMatchesNewIndex(t *testing.T) {
 		for _, subj := range append(subjects, "all", "z") {
 			for y := 2023; y <= 2028; y++ {
 				for _, m := range []string{"01", "05", "09"} {
-					q := selector.Query{Subjects: []string{subj}, Dates: []corpus.Date{date(fmt.Sprintf("%d-%s-01", y, m))}}
+					q := selector.Query{Subjects: []string{subj}, Dates: []corpus.Date{corpus.MustParseDate(fmt.Sprintf("%d-%s-01", y, m))}}
 					gs, err1 := got.Select(q)
 					ws, err2 := want.Select(q)
 					// A subject whose sources were all removed is unknown to
