@@ -3,7 +3,6 @@ package serve_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net"
@@ -109,10 +108,8 @@ func (r *running) get(t testing.TB, path string) response {
 // follow (the service words hints as query parameters and request fields).
 func errorBody(t testing.TB, data []byte) errkind.Detail {
 	t.Helper()
-	var e errkind.Body
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&e); err != nil {
+	e, err := errkind.ParseBody(data)
+	if err != nil {
 		t.Fatalf("error body %q: %v", data, err)
 	}
 	if cliFlag.MatchString(e.Error.Message) {

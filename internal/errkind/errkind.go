@@ -233,3 +233,15 @@ func (b Body) Encode(indent bool) ([]byte, error) {
 	}
 	return buf.Bytes(), nil
 }
+
+// ParseBody reads an error body as a client does, refusing fields it does
+// not have: a test of the CLI or the service reads what they print with it.
+func ParseBody(data []byte) (Body, error) {
+	var b Body
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&b); err != nil {
+		return Body{}, err
+	}
+	return b, nil
+}

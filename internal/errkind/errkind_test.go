@@ -89,3 +89,17 @@ func TestBodyEncode(t *testing.T) {
 		t.Errorf("last byte mismatch (-want +got):\n%s", diff)
 	}
 }
+
+func TestParseBody(t *testing.T) {
+	want := Body{Error: Detail{Kind: string(BadRequest), Message: "no <date>"}}
+	data, err := want.Encode(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := ParseBody(data); err != nil || got.Error.Kind != want.Error.Kind || got.Error.Message != want.Error.Message {
+		t.Errorf("ParseBody(%s) = %+v, %v", data, got, err)
+	}
+	if _, err := ParseBody([]byte(`{"error":{"kind":"bad_request","messag":"typo"}}`)); err == nil {
+		t.Error("ParseBody accepted an unknown field")
+	}
+}

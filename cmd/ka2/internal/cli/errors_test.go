@@ -1,11 +1,11 @@
 package cli_test
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/ka2/ka2/cmd/ka2/internal/cli"
+	"github.com/ka2/ka2/internal/errkind"
 )
 
 // TestErrorWording: the text output words a library's hints as flags;
@@ -37,10 +37,8 @@ func TestErrorWording(t *testing.T) {
 				t.Errorf("exit %d, stdout %q, stderr %q; want exit %d and %q", code, stdout, stderr, tt.wantCode, tt.text)
 			}
 			code, _, stderr = runKA2(t, "", append([]string{"--error-format", "json"}, tt.args...)...)
-			var body struct {
-				Error struct{ Kind, Message string }
-			}
-			if err := json.Unmarshal([]byte(stderr), &body); err != nil {
+			body, err := errkind.ParseBody([]byte(stderr))
+			if err != nil {
 				t.Fatalf("stderr %q: %v", stderr, err)
 			}
 			if code != tt.wantCode || body.Error.Kind != tt.kind || !strings.Contains(body.Error.Message, tt.json) {
