@@ -124,11 +124,7 @@ func runGrade(o *GradeOptions) error {
 		return fmt.Errorf("%s: the answer is not valid UTF-8", o.Answer)
 	}
 	if o.Corpus != "" {
-		dir := o.Corpus
-		if dir == contract.SampleCorpus {
-			dir = ""
-		}
-		corp, err := contract.LoadCorpusContext(o.ctx(), dir)
+		corp, err := contract.LoadCorpusContext(o.ctx(), o.Corpus)
 		if err != nil {
 			return err
 		}
