@@ -104,7 +104,7 @@ type wire struct {
 	Instruction string             `json:"instruction"`
 	Example     provenance.Example `json:"example"`
 	Memory      []wireText         `json:"memory"`
-	Evidence    []EvidenceRecord     `json:"evidence"`
+	Evidence    []EvidenceRecord   `json:"evidence"`
 	ToolOutput  []wireText         `json:"tool_output"`
 	Scope       *wireScope         `json:"scope"`
 	Question    string             `json:"question"`
