@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/internal/diag"
 )
 
 // hooks are the hooks that run before (before) or after a stage, in the
@@ -118,10 +119,12 @@ func (r *runner) checkLimits(st *Stage, text string) error {
 	return nil
 }
 
-// Verification is the "verification" artifact of a ka2.verify stage.
+// Verification is the "verification" artifact of a ka2.verify stage: the
+// problems as `ka2 verify --format json` lists them, their hints in
+// front-end-neutral words.
 type Verification struct {
-	OK       bool               `json:"ok"`
-	Problems []contract.Problem `json:"problems"`
+	OK       bool                   `json:"ok"`
+	Problems []contract.ProblemJSON `json:"problems"`
 }
 
 // verify checks the contract the stage is handed against the corpus, the
@@ -130,10 +133,7 @@ type Verification struct {
 // the snapshot is complete.
 func (r *runner) verify(st *Stage, sc *StageContext) (StageOutput, error) {
 	v := r.opts.Builder.Verify(sc.Input, "")
-	res := Verification{OK: v.OK(), Problems: v.Problems}
-	if res.Problems == nil {
-		res.Problems = []contract.Problem{}
-	}
+	res := Verification{OK: v.OK(), Problems: contract.ProblemsJSON(v.Problems, diag.SettingWords)}
 	art, err := marshal(res)
 	if err != nil {
 		return StageOutput{}, err
@@ -143,7 +143,7 @@ func (r *runner) verify(st *Stage, sc *StageContext) (StageOutput, error) {
 	if !res.OK && st.OnFail != OnFailContinue {
 		out.stop = &StageError{Stage: st.Name, Step: "run",
 			Err: fmt.Errorf("%w: %d problem(s), the first: %s; the verification artifact lists them all (on_fail: continue only records them)",
-				ErrVerification, len(res.Problems), res.Problems[0])}
+				ErrVerification, len(v.Problems), v.Problems[0])}
 	}
 	return out, nil
 }

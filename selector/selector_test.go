@@ -186,7 +186,7 @@ func TestSupplementsAreNoConflict(t *testing.T) {
 		t.Fatal(err)
 	}
 	sel, err := selector.NewIndex(c).Select(selector.Query{Subjects: []string{"meals-shanghai", "meals-chengdu"},
-		Dates: []corpus.Date{date("2026-03-01")}, Lang: "en"})
+		Dates: []corpus.Date{corpus.MustParseDate("2026-03-01")}, Lang: "en"})
 	if err != nil {
 		t.Fatal(err)
 	}
