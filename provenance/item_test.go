@@ -1,9 +1,11 @@
 package provenance_test
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
+	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/provenance"
 )
 
@@ -90,5 +92,36 @@ func TestParseKindAndSource(t *testing.T) {
 		if err := provenance.CheckSource(s); err == nil {
 			t.Errorf("CheckSource(%q) accepted", s)
 		}
+	}
+}
+
+// TestRefJSON: a reference round-trips through the contract's field names;
+// open-ended validity and no unit are left out.
+func TestRefJSON(t *testing.T) {
+	refs := []provenance.Ref{
+		{SourceID: "travel-v2", Version: "v2", Lang: "en", Lines: corpus.Range{Start: 1, End: 3},
+			ValidFrom: corpus.MustDate(2026, 1, 1), ValidUntil: corpus.MustDate(2027, 1, 1), Unit: "CNY per room-night"},
+		{SourceID: "tool:order_lookup", Version: "0123456789ab", Lines: corpus.Range{Start: 1, End: 1}},
+	}
+	wants := []string{
+		`{"source_id":"travel-v2","version":"v2","lang":"en","valid_from":"2026-01-01","valid_until":"2027-01-01","unit":"CNY per room-night","line_start":1,"line_end":3}`,
+		`{"source_id":"tool:order_lookup","version":"0123456789ab","line_start":1,"line_end":1}`,
+	}
+	for i, r := range refs {
+		b, err := json.Marshal(r)
+		if err != nil || string(b) != wants[i] {
+			t.Errorf("Marshal(%+v) = %s, %v; want %s", r, b, err, wants[i])
+		}
+		var back provenance.Ref
+		if err := json.Unmarshal(b, &back); err != nil || back != r {
+			t.Errorf("Unmarshal(%s) = %+v, %v; want %+v", b, back, err, r)
+		}
+	}
+	var r provenance.Ref
+	if err := json.Unmarshal([]byte(`{"source_id":"a","valid_from":"2026-02-30"}`), &r); err == nil {
+		t.Error("Unmarshal accepted 2026-02-30")
+	}
+	if err := json.Unmarshal([]byte(`[]`), &r); err == nil {
+		t.Error("Unmarshal accepted an array")
 	}
 }

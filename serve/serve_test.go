@@ -293,3 +293,24 @@ func TestVerifyWordsItsHints(t *testing.T) {
 		t.Errorf("the answer names a flag: %s", v.body)
 	}
 }
+
+// TestVerifyNotes: what verify could check only in part (promoted tool
+// output) comes back as notes, in the shape of `ka2 verify --format json`.
+func TestVerifyNotes(t *testing.T) {
+	r := start(t, serve.Config{Build: sample, Settings: contract.Settings{Lang: "en"}})
+	typed := `{"subject":"lodging","dates":["2026-09-14"],"question":"Is A-104 within the limit?","short":true,
+		"items":[{"type":"tool_output","source":"tool:order_lookup","text":"Order A-104: 720 CNY per room-night, confirmed."}],
+		"promote":[{"item":0,"to":"evidence"}]}`
+	built := r.post(t, "/v1/contract", typed)
+	if built.status != http.StatusOK {
+		t.Fatalf("build: %d %s", built.status, built.body)
+	}
+	v := r.post(t, "/v1/verify", string(built.body))
+	var out struct {
+		OK    bool
+		Notes []contract.ProblemJSON
+	}
+	if err := json.Unmarshal(v.body, &out); err != nil || !out.OK || len(out.Notes) == 0 || out.Notes[0].Code != "not_in_corpus" {
+		t.Errorf("verify of a contract with promoted output = %s (%v), want ok with a not_in_corpus note", v.body, err)
+	}
+}
