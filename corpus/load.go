@@ -250,7 +250,7 @@ func files(fsys fs.FS) ([]string, []fs.DirEntry, diag.List) {
 	for _, err := range w.ignore.errs {
 		var pe *fs.PathError
 		errors.As(err, &pe)
-		w.errs = append(w.errs, &diag.Diagnostic{Pos: diag.Pos{Path: pe.Path}, Code: CodeUnreadable, Message: "cannot read: " + unwrapPathError(err), Hint: diag.Fix("make the " + IgnoreFile + " file a readable regular file, or remove it")})
+		w.errs = append(w.errs, &diag.Diagnostic{Pos: diag.Pos{Path: pe.Path}, Code: CodeUnreadable, Message: "cannot read: " + inputfile.Reason(err), Hint: diag.Fix("make the " + IgnoreFile + " file a readable regular file, or remove it")})
 	}
 	return w.paths, w.entries, w.errs
 }

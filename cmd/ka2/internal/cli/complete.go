@@ -72,6 +72,9 @@ func completionCorpus(f *Factory, c *cobra.Command) *corpus.Corpus {
 		}
 		filter = f.corpusFilter()
 	}
+	if dir == "" {
+		dir = contract.SampleCorpus // as the command would, with no corpus named
+	}
 	corp, err := contract.LoadCorpusFiltered(context.Background(), dir, filter)
 	if err != nil {
 		return nil

@@ -159,7 +159,7 @@ func runInit(o *InitOptions) error {
 	}
 	if !rep.OK() {
 		var buf bytes.Buffer
-		rep.WriteText(&buf)
+		rep.WriteText(&buf, flagName)
 		return fmt.Errorf("the example cases fail:\n%s", buf.String())
 	}
 	for _, rel := range append(order, initGoldens...) {
