@@ -214,7 +214,7 @@ func compact(b []byte) []byte {
 }
 
 // evidenceChanges compares evidence lists. Records are matched by address
-// first, then by source ID (a contract.EvidenceRecord whose lines moved is "changed", not
+// first, then by source ID (a record whose lines moved is "changed", not
 // removed and added).
 func evidenceChanges(want, got []contract.EvidenceRecord) string {
 	matchW, matchG := matchRecords(want, got)
@@ -281,7 +281,7 @@ func evidenceChanges(want, got []contract.EvidenceRecord) string {
 }
 
 // matchRecords pairs the records of want and got: by address first, then
-// by source ID. matchW[i] is the index in got of want[i]'s contract.EvidenceRecord, or -1,
+// by source ID. matchW[i] is the index in got of want[i]'s record, or -1,
 // and matchG the other way.
 func matchRecords(want, got []contract.EvidenceRecord) (matchW, matchG []int) {
 	matchW = make([]int, len(want))

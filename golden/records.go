@@ -7,7 +7,7 @@ import (
 	"github.com/ka2/ka2/contract"
 )
 
-// Record is one evidence contract.EvidenceRecord of a contract, as a golden or a build
+// Record is one evidence record of a contract, as a golden or a build
 // holds it.
 type Record struct {
 	SourceID   string `json:"source_id"`
@@ -28,7 +28,7 @@ const (
 	RecordChanged = "changed"
 )
 
-// RecordChange pairs one evidence contract.EvidenceRecord of a golden with the build's:
+// RecordChange pairs one evidence record of a golden with the build's:
 // the same, added (only the build has it), removed (only the golden), or
 // changed, with the fields that differ.
 type RecordChange struct {
@@ -41,7 +41,7 @@ type RecordChange struct {
 }
 
 // RecordChanges compares the evidence of want (a golden; nil when there
-// is none) and got, contract.EvidenceRecord by contract.EvidenceRecord, matched as Summarize matches them:
+// is none) and got, record by record, matched as Summarize matches them:
 // by address, then by source ID. The build's records come first in its
 // order, each with its golden partner, then the removed ones in the
 // golden's order. Output that is not a contract has no records.

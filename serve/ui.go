@@ -8,6 +8,7 @@ import (
 
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/internal/diag"
+	"github.com/ka2/ka2/internal/errkind"
 	"github.com/ka2/ka2/selector"
 	"github.com/ka2/ka2/timeline"
 )
@@ -155,7 +156,7 @@ func (s *Server) serveTimeline(w http.ResponseWriter, r *http.Request, snap *Sna
 	case "", "svg":
 		var buf bytes.Buffer
 		if err := m.WriteSVG(&buf, width); err != nil {
-			return writeError(w, snap, http.StatusInternalServerError, ErrorDetail{Kind: KindInternal, Message: err.Error()})
+			return writeError(w, snap, http.StatusInternalServerError, errkind.Detail{Kind: KindInternal, Message: err.Error()})
 		}
 		setPageHeaders(w.Header())
 		writeBody(w, snap, http.StatusOK, "image/svg+xml; charset=utf-8", buf.Bytes())

@@ -36,7 +36,7 @@ func TestPreviewPage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := serve.New(serve.Config{UI: tt.ui, Now: now})
+			s, err := serve.New(serve.Config{Build: sample, UI: tt.ui, Now: now})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -54,7 +54,7 @@ func TestPreviewPage(t *testing.T) {
 		})
 	}
 	// The page is read-only: it answers only GET (and HEAD).
-	s, _ := serve.New(serve.Config{UI: true, Now: now})
+	s, _ := serve.New(serve.Config{Build: sample, UI: true, Now: now})
 	rec := httptest.NewRecorder()
 	s.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/", strings.NewReader("x")))
 	if rec.Code != http.StatusMethodNotAllowed {
@@ -65,7 +65,7 @@ func TestPreviewPage(t *testing.T) {
 // TestPreviewPageHasNoInlineCode checks what the Content-Security-Policy
 // would refuse: inline scripts, inline styles and external references.
 func TestPreviewPageHasNoInlineCode(t *testing.T) {
-	s, _ := serve.New(serve.Config{UI: true})
+	s, _ := serve.New(serve.Config{Build: sample, UI: true})
 	rec := httptest.NewRecorder()
 	s.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
 	page := rec.Body.String()

@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/internal/gencorpus"
 	"github.com/ka2/ka2/selector"
@@ -298,7 +299,7 @@ func TestRegressReportHTML(t *testing.T) {
 // selected source highlighted on the timeline and the budget drawn.
 func TestServePreview(t *testing.T) {
 	ctx, problems := browser(t)
-	s, err := serve.New(serve.Config{UI: true, Now: func() time.Time { return time.Date(2026, 9, 14, 9, 0, 0, 0, time.UTC) }})
+	s, err := serve.New(serve.Config{Build: contract.Config{Corpus: contract.SampleCorpus}, UI: true, Now: func() time.Time { return time.Date(2026, 9, 14, 9, 0, 0, 0, time.UTC) }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/ka2/ka2/internal/testutil"
 )
 
 // TestRegressHTMLReport writes the HTML report of a run with a failing
@@ -14,7 +16,7 @@ import (
 // and checks that merging the shards' JSON reports gives the same page.
 func TestRegressHTMLReport(t *testing.T) {
 	setupRegressFixture(t)
-	replaceInRegressFile(t, firstFreeDay, "free for staff", "free for everyone")
+	testutil.ReplaceInFile(t, firstFreeDay, "free for staff", "free for everyone")
 	if err := os.Mkdir("out", 0o755); err != nil {
 		t.Fatal(err)
 	}
