@@ -16,6 +16,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/ka2/ka2/internal/inputfile"
 )
 
 // The default output limits. More than MaxStdout bytes on stdout stops the
@@ -329,12 +331,4 @@ func (t *tailBuffer) String() string {
 
 // Size writes a byte count as people read a limit: "32 MiB", "64 KiB" or
 // "100 bytes".
-func Size(n int) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
-}
+func Size(n int) string { return inputfile.Size(int64(n)) }
