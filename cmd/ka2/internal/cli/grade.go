@@ -57,13 +57,7 @@ contract that does not match it is an input error (exit 2).`,
   echo "The limit is 750 CNY per room-night [travel-v2:3]." | ka2 grade --contract contract.json --answer -
   ka2 grade --contract contract.json --answer answer.txt --format json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Ctx = cmd.Context()
-			if runF != nil {
-				return runF(opts)
-			}
-			return runGrade(opts)
-		},
+		RunE: runE(opts, &opts.cmdContext, nil, nil, runF, runGrade),
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&opts.Contract, "contract", "", "the contract the answer was given (FILE, or - for standard input)")

@@ -42,13 +42,7 @@ Exit 0 after the client's shutdown and exit, 1 on exit without shutdown.`,
 		Example: `  ka2 lsp
   # Neovim: vim.lsp.start({name = "ka2", cmd = {"ka2", "lsp"}, root_dir = vim.fn.getcwd()})`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Ctx = cmd.Context()
-			if runF != nil {
-				return runF(opts)
-			}
-			return runLSP(opts)
-		},
+		RunE: runE(opts, &opts.cmdContext, nil, nil, runF, runLSP),
 	}
 	// Clients such as vscode-languageclient append --stdio; it is the only
 	// transport, so it is accepted and changes nothing.

@@ -72,14 +72,7 @@ part's cost. Render never sends anything.`,
   ka2 render --provider openai-chat --model gpt-4o contract.json
   ka2 render --provider openai-chat contract.json | curl -s http://127.0.0.1:8080/v1/chat/completions -H 'Content-Type: application/json' -d @-`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.File = args[0]
-			opts.Ctx = cmd.Context()
-			if runF != nil {
-				return runF(opts)
-			}
-			return runRender(opts)
-		},
+		RunE: runE(opts, &opts.cmdContext, func(args []string) { opts.File = args[0] }, nil, runF, runRender),
 	}
 	fs := cmd.Flags()
 	enumVar(fs, &opts.Provider, "provider", "", render.Names(), "the model API to render for")

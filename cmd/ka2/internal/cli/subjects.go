@@ -33,13 +33,7 @@ gets no evidence.`,
 		Example: `  ka2 subjects
   ka2 subjects --corpus policies --format json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Ctx = cmd.Context()
-			if runF != nil {
-				return runF(opts)
-			}
-			return runSubjects(opts)
-		},
+		RunE: runE(opts, &opts.cmdContext, nil, nil, runF, runSubjects),
 	}
 	fs := cmd.Flags()
 	opts.corpusFlags.register(fs)
