@@ -312,7 +312,7 @@ func (p *requestParser) request(root *yaml.Node) *RequestFile {
 	f := &RequestFile{}
 	var subjectsKey *yaml.Node
 	var promoteNodes []*yaml.Node
-	for _, e := range p.mapping(root, requestMap, "").Entries {
+	for _, e := range p.mapping(root, requestMap, "").All() {
 		k, v := e.Key, e.Value
 		switch e.Name {
 		case "subject":
@@ -369,7 +369,7 @@ func (p *requestParser) item(n *yaml.Node, field string) RequestItem {
 		return it
 	}
 	before := len(p.errs)
-	for _, e := range p.mapping(n, itemMap, field).Entries {
+	for _, e := range p.mapping(n, itemMap, field).All() {
 		sub := field + "." + e.Name
 		switch e.Name {
 		case "type":
@@ -404,7 +404,7 @@ func (p *requestParser) promotion(n *yaml.Node, field string) Promotion {
 		return pr
 	}
 	before := len(p.errs)
-	for _, e := range p.mapping(n, promoteMap, field).Entries {
+	for _, e := range p.mapping(n, promoteMap, field).All() {
 		sub := field + "." + e.Name
 		switch e.Name {
 		case "item":

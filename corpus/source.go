@@ -369,7 +369,7 @@ func (p *parser) frontMatter(text string) {
 	if f == nil {
 		return
 	}
-	for _, e := range f.Entries {
+	for _, e := range f.All() {
 		p.src.Keys.Set(e.Name, Pos{Line: e.Key.Line + 1, Col: e.Key.Column})
 	}
 	p.fields(f)

@@ -308,7 +308,7 @@ func (p *fileParser) mapping(n *yaml.Node, m *strict.Map) map[string]*yaml.Node 
 		return nil
 	}
 	values := map[string]*yaml.Node{}
-	for _, e := range f.Entries {
+	for _, e := range f.All() {
 		values[e.Name] = e.Value
 	}
 	return values

@@ -263,7 +263,7 @@ func (ps *parser) mapping(n *yaml.Node, m *strict.Map) ([]entry, bool) {
 		return nil, false
 	}
 	out := make([]entry, len(f.Entries))
-	for i, e := range f.Entries {
+	for i, e := range f.All() {
 		out[i] = entry{key: e.Name, k: e.Key, v: e.Value}
 	}
 	return out, true

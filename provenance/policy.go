@@ -396,7 +396,7 @@ func (pp *policyParser) mapping(n *yaml.Node, m *strict.Map) *strict.Fields {
 		return nil
 	}
 	kept := f.Entries[:0]
-	for _, e := range f.Entries {
+	for _, e := range f.All() {
 		if e.Value.Kind == yaml.AliasNode {
 			pp.errAt(e.Value, "write the value out", "%s: YAML aliases are not supported", m.What)
 			continue
@@ -565,7 +565,7 @@ func (pp *policyParser) sourceRules(n *yaml.Node) []SourceRule {
 		return nil
 	}
 	var out []SourceRule
-	for _, e := range m.Entries {
+	for _, e := range m.All() {
 		match := e.Key.Value
 		pattern := strings.TrimSuffix(match, "*")
 		if strings.HasSuffix(match, ":*") {
@@ -668,7 +668,7 @@ func (pp *policyParser) validators(n *yaml.Node, what string) []validator {
 			pp.errAt(check, "use one of "+validatorNames(), "%s: unknown check %q", w, check.Value)
 			continue
 		}
-		for _, e := range m.Entries {
+		for _, e := range m.All() {
 			if !slices.Contains(known, e.Name) {
 				pp.errAt(e.Key, check.Value+" takes "+strings.Join(known[1:], ", "), "%s: unknown key %q", w, e.Name)
 			}

@@ -199,7 +199,7 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 
 func parseRuleMap(d *strict.Decoder, n *yaml.Node) map[string]Severity {
 	out := map[string]Severity{}
-	for _, e := range d.Mapping(n, ruleMap).Entries {
+	for _, e := range d.Mapping(n, ruleMap).All() {
 		k, v := e.Key, e.Value
 		if _, ok := RuleByID(k.Value); !ok {
 			hint := diag.Fix("use a rule ID as ka2 lint prints it in brackets, e.g. instruction-text")

@@ -220,6 +220,16 @@ func (f *Fields) Key(name string) *yaml.Node {
 // Has reports whether name is written.
 func (f *Fields) Has(name string) bool { return f.entry(name) != nil }
 
+// All is the mapping's entries in order; none when the node was not a
+// mapping (Mapping returned nil and reported it), so callers can range
+// over it without a check of their own.
+func (f *Fields) All() []Entry {
+	if f == nil {
+		return nil
+	}
+	return f.Entries
+}
+
 func (f *Fields) entry(name string) *Entry {
 	if f == nil {
 		return nil

@@ -217,3 +217,22 @@ func TestMappingTypoOfRequired(t *testing.T) {
 		t.Errorf("Mapping() problems = %v, want only the unknown key", d.Diags)
 	}
 }
+
+// TestAllOfNoMapping: ranging over the fields of a node that was not a
+// mapping gives nothing (Mapping reported it) instead of a nil
+// dereference, which a lint configuration's `rules:` left empty once
+// caused.
+func TestAllOfNoMapping(t *testing.T) {
+	var n yaml.Node
+	if err := yaml.Unmarshal([]byte("rules:\n"), &n); err != nil {
+		t.Fatal(err)
+	}
+	d := &Decoder{Path: "c.yaml", Words: func(_ Issue, e *diag.Diagnostic) { e.Message = "not a mapping" }}
+	f := d.Mapping(n.Content[0].Content[1], &Map{})
+	if f != nil || len(f.All()) != 0 {
+		t.Fatalf("Mapping(null) = %v, want nil with no entries", f)
+	}
+	if len(d.Diags) != 1 {
+		t.Fatalf("Diags = %v, want one problem", d.Diags)
+	}
+}
