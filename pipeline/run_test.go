@@ -661,3 +661,40 @@ func TestRunReplay(t *testing.T) {
 		t.Errorf("replayed output %s, recorded %s", got, snap.OutputText)
 	}
 }
+
+// TestRequestRunInputJSON pins the bytes a request run input hands the
+// first stage (and that snapshots and digests record): compact, keys in
+// the order question, subjects, dates, lang, short, require_evidence,
+// "subject" folded into "subjects", lang defaulted, false flags left out.
+func TestRequestRunInputJSON(t *testing.T) {
+	p := parseString(t, "build.yaml", "stages: {build: {uses: ka2.build}}\nflow: build\n")
+	tests := []struct {
+		name, in, want string
+	}{
+		{name: "minimal",
+			in:   `{"dates": ["2026-09-14"], "subjects": ["lodging"], "question": "Limit?"}`,
+			want: `{"question":"Limit?","subjects":["lodging"],"dates":["2026-09-14"],"lang":"en"}`},
+		{name: "subject and every flag",
+			in:   `{"subject": "lodging", "question": "<b>&</b>", "dates": ["2026-09-14", "2025-01-01"], "lang": "zh", "short": true, "require_evidence": true}`,
+			want: `{"question":"<b>&</b>","subjects":["lodging"],"dates":["2026-09-14","2025-01-01"],"lang":"zh","short":true,"require_evidence":true}`},
+		{name: "false flags and null lang are left out",
+			in:   `{"question": "q", "subjects": ["a", "b"], "dates": ["2026-09-14"], "lang": null, "short": false, "require_evidence": false}`,
+			want: `{"question":"q","subjects":["a","b"],"dates":["2026-09-14"],"lang":"en"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in, err := p.ParseRunInput([]byte(tt.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, string(in.JSON)); diff != "" {
+				t.Errorf("ParseRunInput() JSON mismatch (-want +got):\n%s", diff)
+			}
+			// The first stage reads the same bytes as the input's own
+			// snapshot records.
+			if got := p.inputSnapshot(in).OutputText; got != tt.want {
+				t.Errorf("inputSnapshot().OutputText = %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
