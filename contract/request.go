@@ -25,14 +25,19 @@ import (
 //	{"subject": "lodging", "dates": ["2026-09-14"], "question": "…", "lang": "en",
 //	 "items": [{"type": "tool_output", "source": "tool:order_lookup", "text": "…"}],
 //	 "promote": [{"item": 0, "to": "evidence"}]}
+//
+// It is also the request document of `ka2 pipeline run` (package pipeline)
+// and what `ka2 eval` tells a generator (package eval). Both marshal it, so
+// the order of the fields is the order of the keys they write: question,
+// subjects, dates, lang, short, require_evidence.
 type RequestFile struct {
+	Question string `json:"question,omitempty"`
 	// Subject and Subjects name the question's subject(s); give one of them.
 	Subject  string   `json:"subject,omitempty"`
 	Subjects []string `json:"subjects,omitempty"`
 	// Dates are the asked dates, YYYY-MM-DD.
-	Dates    []string `json:"dates,omitempty"`
-	Question string   `json:"question,omitempty"`
-	Lang     string   `json:"lang,omitempty"`
+	Dates []string `json:"dates,omitempty"`
+	Lang  string   `json:"lang,omitempty"`
 	// Short and RequireEvidence are the --short and --require-evidence
 	// flags; nil leaves the flag as it is.
 	Short           *bool `json:"short,omitempty"`

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ka2/ka2/grade"
+	"github.com/ka2/ka2/internal/jsontext"
 )
 
 // Condition is one controlled change to a case's contract.
@@ -113,15 +114,5 @@ func variant(base []byte, c Condition, distractors []grade.Record, hostile strin
 	case Missing:
 		d.Evidence = []grade.Record{}
 	}
-	return marshal(d)
-}
-
-func marshal(v any) ([]byte, error) {
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return []byte(strings.TrimSuffix(b.String(), "\n")), nil
+	return jsontext.Marshal(d)
 }

@@ -14,13 +14,12 @@ import (
 )
 
 // Request is what a generator is told besides the contract: the question
-// and its scope, and the condition (for logs; a fair generator ignores it).
+// and its scope, as a build request states them, and the condition (for
+// logs; a fair generator ignores it). An Exec program reads it as
+// {"question", "subjects", "dates", "lang", "condition"}.
 type Request struct {
-	Question  string   `json:"question"`
-	Subjects  []string `json:"subjects"`
-	Dates     []string `json:"dates"`
-	Lang      string   `json:"lang"`
-	Condition string   `json:"condition"`
+	contract.RequestFile
+	Condition string `json:"condition"`
 }
 
 // Generator answers one contract. Implementations must be safe for
@@ -146,7 +145,8 @@ func Evaluate(ctx context.Context, cases []Case, gen Generator, opts Options) (*
 			if err != nil {
 				return nil, fmt.Errorf("case %s, %s: %w", c.Name, cond, err)
 			}
-			req := Request{Question: c.Request.Question, Subjects: c.Request.Query.Subjects, Lang: res.Lang, Condition: string(cond)}
+			req := Request{RequestFile: contract.RequestFile{Question: c.Request.Question, Subjects: c.Request.Query.Subjects, Lang: res.Lang},
+				Condition: string(cond)}
 			for _, d := range c.Request.Query.Dates {
 				req.Dates = append(req.Dates, d.String())
 			}

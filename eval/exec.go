@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/ka2/ka2/internal/jsontext"
 	"github.com/ka2/ka2/internal/procrun"
 )
 
@@ -55,7 +56,7 @@ func (e *Exec) Answer(ctx context.Context, contract []byte, req Request) (string
 	if err := json.Compact(&doc, contract); err != nil {
 		return "", fmt.Errorf("exec: the contract is not JSON: %w", err)
 	}
-	stdin, err := marshal(execInput{Contract: doc.Bytes(), Request: req})
+	stdin, err := jsontext.Marshal(execInput{Contract: doc.Bytes(), Request: req})
 	if err != nil {
 		return "", err
 	}

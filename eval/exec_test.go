@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/eval"
 )
 
@@ -26,8 +27,9 @@ func passed(time.Duration) <-chan time.Time {
 // answer reads in the report.
 func TestExec(t *testing.T) {
 	env := []string{"PATH=" + os.Getenv("PATH")}
-	contract := []byte("{\n  \"template\": \"t\",\n  \"evidence\": []\n}\n")
-	req := eval.Request{Question: "q?", Subjects: []string{"lodging"}, Dates: []string{"2026-09-14"}, Lang: "en", Condition: "base"}
+	doc := []byte("{\n  \"template\": \"t\",\n  \"evidence\": []\n}\n")
+	req := eval.Request{RequestFile: contract.RequestFile{Question: "q?", Subjects: []string{"lodging"}, Dates: []string{"2026-09-14"}, Lang: "en"},
+		Condition: "base"}
 	tests := []struct {
 		name    string
 		script  string
@@ -70,7 +72,7 @@ func TestExec(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			gen := &eval.Exec{Argv: []string{"sh", "-c", tt.script}, Env: env, After: tt.after}
-			got, err := gen.Answer(context.Background(), contract, req)
+			got, err := gen.Answer(context.Background(), doc, req)
 			if tt.wantErr != "" {
 				if err == nil || !strings.HasPrefix(err.Error(), tt.wantErr) {
 					t.Fatalf("Answer() = %q, %v, want error %q", got, err, tt.wantErr)

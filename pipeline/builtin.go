@@ -12,7 +12,7 @@ import (
 	"github.com/ka2/ka2/contract"
 )
 
-// RequestProtocol is the built-in protocol of a run's input (see Input):
+// RequestProtocol is the built-in protocol of a run's input (see ParseInput):
 // the question, subjects and dates a ka2.build stage builds a contract
 // for. The run input hands it to the first stage, and ka2.build stages read
 // it from upstream.
@@ -23,7 +23,8 @@ const RequestProtocol = "ka2-request-v1"
 const UsesBuild = "ka2.build"
 
 // requestProtocol declares RequestProtocol. It mirrors the json tags of
-// Input, which a test holds it to.
+// the canonical request a run input carries (see RequestInput), which a
+// test holds it to.
 func requestProtocol() *Protocol {
 	str, date := Type{Kind: KindString}, Type{Kind: KindDate}
 	return &Protocol{

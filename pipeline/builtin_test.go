@@ -2,7 +2,7 @@ package pipeline
 
 import (
 	"encoding/json"
-	"reflect"
+	"maps"
 	"strings"
 	"testing"
 
@@ -190,16 +190,27 @@ func TestProtocolsFromSchema(t *testing.T) {
 	}
 }
 
-// TestRequestProtocolMatchesInput holds ka2-request-v1 to the Input
-// struct it describes: the same JSON names, optional exactly where the
-// field is omitempty.
+// TestRequestProtocolMatchesInput holds ka2-request-v1 to the canonical
+// request a run input carries (RequestInput): the keys of a request that
+// sets everything, optional exactly where ParseInput accepts the request
+// without the key; and the canonical request validates.
 func TestRequestProtocolMatchesInput(t *testing.T) {
+	full := contract.RequestFile{Question: "q", Subject: "lodging", Dates: []string{"2026-09-14"},
+		Lang: "zh", Short: new(true), RequireEvidence: new(true)}
+	doc := RequestInput(full).JSON
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(doc, &m); err != nil {
+		t.Fatal(err)
+	}
 	var want []string
-	typ := reflect.TypeFor[Input]()
-	for i := range typ.NumField() {
-		tag := typ.Field(i).Tag.Get("json")
-		name, opts, _ := strings.Cut(tag, ",")
-		if opts == "omitempty" {
+	for name := range m {
+		without := maps.Clone(m)
+		delete(without, name)
+		b, err := json.Marshal(without)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ParseInput(b); err == nil {
 			name += "?"
 		}
 		want = append(want, name)
@@ -213,11 +224,10 @@ func TestRequestProtocolMatchesInput(t *testing.T) {
 		got = append(got, name)
 	}
 	if diff := cmp.Diff(want, got, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
-		t.Errorf("ka2-request-v1 fields mismatch (-Input +protocol):\n%s", diff)
+		t.Errorf("ka2-request-v1 fields mismatch (-request +protocol):\n%s", diff)
 	}
-	in := Input{Question: "q", Subjects: []string{"lodging"}, Dates: []string{"2026-09-14"}, Lang: "en", Short: true}
 	ps := Protocols{RequestProtocol: requestProtocol()}
-	if err := ps.Validate(RequestProtocol, in.JSON()); err != nil {
-		t.Errorf("an Input does not validate as %s: %v", RequestProtocol, err)
+	if err := ps.Validate(RequestProtocol, doc); err != nil {
+		t.Errorf("a request does not validate as %s: %v", RequestProtocol, err)
 	}
 }

@@ -30,7 +30,7 @@
 // list<T>, and protocol names. Built-in protocols are generated, never
 // retyped: ka2-context-v1 (and ka2-context-v1.example,
 // ka2-context-v1.evidence) from the output schema of the contract
-// definition, and ka2-request-v1, the run input (see Input).
+// definition, and ka2-request-v1, the run input (see ParseInput).
 //
 // A stage's optional context block declares source (upstream, the default;
 // fresh; shared:NAME), sink (downstream, the default; discard;

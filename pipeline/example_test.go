@@ -58,7 +58,7 @@ func ExamplePipeline_Run() {
 	if err != nil {
 		panic(err)
 	}
-	run, err := p.Run(context.Background(), in.RunInput(), pipeline.RunOptions{Builder: builder})
+	run, err := p.Run(context.Background(), pipeline.RequestInput(in), pipeline.RunOptions{Builder: builder})
 	if err != nil {
 		panic(err)
 	}

@@ -28,7 +28,7 @@ const (
 // ended, so that nothing a stage started outlives it. The snapshot keeps
 // stderr and the exit status.
 func (r *runner) exec(ctx context.Context, st *Stage, sc *StageContext, snap *Snapshot) (StageOutput, error) {
-	stdin, err := marshal(sc)
+	stdin, err := jsontext.Marshal(sc)
 	if err != nil {
 		return StageOutput{}, err
 	}

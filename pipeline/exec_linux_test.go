@@ -79,7 +79,7 @@ func TestRunEndsProcessGroup(t *testing.T) {
 			}
 			done := make(chan result, 1)
 			go func() {
-				run, err := p.Run(ctx, lodging2026.RunInput(), opts)
+				run, err := p.Run(ctx, RequestInput(lodging2026), opts)
 				done <- result{run, err}
 			}()
 			var pgid string

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ka2/ka2/grade"
+	"github.com/ka2/ka2/internal/jsontext"
 )
 
 // Grade is the "grade" artifact of a ka2.grade stage: whether the answer
@@ -40,7 +41,7 @@ func (r *runner) grade(st *Stage, sc *StageContext) (StageOutput, error) {
 	if res.Findings == nil {
 		res.Findings = []grade.Finding{}
 	}
-	art, err := marshal(res)
+	art, err := jsontext.Marshal(res)
 	if err != nil {
 		return StageOutput{}, err
 	}

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/ka2/ka2/internal/jsontext"
 )
 
 // The tests here run real exec stages and hooks: the shell scripts in
@@ -196,7 +198,7 @@ func TestVerifyStage(t *testing.T) {
 			}
 			stages += rawStage("verify", verify...) +
 				countStage(dir, "use", `{"output_text":"used"}`, "context: {input_schema: ka2-context-v1, inherit: [artifacts]}")
-			run, err := runScripts(t, "stages:\n"+stages+"flow: "+flow+"\n", lodging2026.RunInput(), nil)
+			run, err := runScripts(t, "stages:\n"+stages+"flow: "+flow+"\n", RequestInput(lodging2026), nil)
 			if tt.wantErr {
 				var se *StageError
 				if !errors.Is(err, ErrVerification) || !errors.As(err, &se) || se.Stage != "verify" {
@@ -275,7 +277,7 @@ func TestGradeStage(t *testing.T) {
 				countStage(dir, "answer", `{"output_text":"`+tt.answer+`"}`, answerCtx) +
 				rawStage("grade", gradeLines...) +
 				countStage(dir, "use", `{"output_text":"used"}`, "context: {inherit: [artifacts]}")
-			run, err := runScripts(t, "stages:\n"+stages+"flow: build >> answer >> grade >> use\n", lodging2026.RunInput(), nil)
+			run, err := runScripts(t, "stages:\n"+stages+"flow: build >> answer >> grade >> use\n", RequestInput(lodging2026), nil)
 			if tt.wantIs != nil {
 				var se *StageError
 				if !errors.Is(err, tt.wantIs) || !errors.As(err, &se) || se.Stage != "grade" {
@@ -333,7 +335,7 @@ func TestGradeStageResumeAndReplay(t *testing.T) {
 		rawStage("grade", "uses: ka2.grade", "context: {inherit: [artifacts]}", "on_fail: continue") +
 		"flow: build >> answer >> grade\n"
 	write("The limit is 750 CNY per room-night [travel-v2:3].")
-	first, err := runScripts(t, src, lodging2026.RunInput(), nil)
+	first, err := runScripts(t, src, RequestInput(lodging2026), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,7 +345,7 @@ func TestGradeStageResumeAndReplay(t *testing.T) {
 		resume[s.Stage] = s
 	}
 	delete(resume, "answer") // as if it had failed: it runs again, and answers otherwise
-	second, err := runScripts(t, src, lodging2026.RunInput(), resume)
+	second, err := runScripts(t, src, RequestInput(lodging2026), resume)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -376,7 +378,7 @@ func TestResume(t *testing.T) {
 		m := map[string]*Snapshot{}
 		for _, s := range run.Snapshots {
 			// Through JSON, as --snapshots writes and --resume reads them.
-			b, err := marshal(s)
+			b, err := jsontext.Marshal(s)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -587,7 +589,7 @@ func TestOutputLimits(t *testing.T) {
 				lines = append(lines, tt.input)
 			}
 			src := "stages:\n  build: {uses: ka2.build}\n" + countStage(dir, "a", `{"output_text":"`+tt.out+`"}`, lines...) + "flow: build >> a\n"
-			_, err := runScripts(t, src, lodging2026.RunInput(), nil)
+			_, err := runScripts(t, src, RequestInput(lodging2026), nil)
 			if tt.wantErr == "" {
 				if err != nil {
 					t.Fatal(err)

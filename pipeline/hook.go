@@ -12,6 +12,7 @@ import (
 
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/internal/diag"
+	"github.com/ka2/ka2/internal/jsontext"
 )
 
 // hooks are the hooks that run before (before) or after a stage, in the
@@ -134,7 +135,7 @@ type Verification struct {
 func (r *runner) verify(st *Stage, sc *StageContext) (StageOutput, error) {
 	v := r.opts.Builder.Verify(sc.Input, "")
 	res := Verification{OK: v.OK(), Problems: contract.ProblemsJSON(v.Problems, diag.SettingWords)}
-	art, err := marshal(res)
+	art, err := jsontext.Marshal(res)
 	if err != nil {
 		return StageOutput{}, err
 	}

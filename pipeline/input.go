@@ -1,7 +1,7 @@
 package pipeline
 
 import (
-	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,29 +10,21 @@ import (
 
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
-	"github.com/ka2/ka2/selector"
+	"github.com/ka2/ka2/internal/jsontext"
 )
 
-// Input is what a run starts from: one question and what a ka2.build
-// stage needs to build its contract. It is the JSON document given to
-// `ka2 pipeline run --input`, and its protocol is RequestProtocol:
+// A run input of RequestProtocol is a contract.RequestFile that asks one
+// complete question: the JSON document given to `ka2 pipeline run --input`,
 //
 //	{"question": "What is the Beijing lodging limit?",
 //	 "subjects": ["lodging"], "dates": ["2026-09-14"], "lang": "en"}
 //
 // "subject" with one string is accepted for "subjects". lang defaults to en;
 // short quotes only the author-declared cite ranges; require_evidence makes
-// a selection with no applicable source an error.
-type Input struct {
-	Question        string   `json:"question"`
-	Subjects        []string `json:"subjects"`
-	Dates           []string `json:"dates"`
-	Lang            string   `json:"lang,omitempty"`
-	Short           bool     `json:"short,omitempty"`
-	RequireEvidence bool     `json:"require_evidence,omitempty"`
-}
+// a selection with no applicable source an error. ParseInput reads it and
+// RequestInput turns it into the run input handed to the first stage.
 
-// DefaultLang is the language an Input without lang asks in.
+// DefaultLang is the language a request without lang asks in.
 const DefaultLang = "en"
 
 // ErrBadInput is matched by errors about a run input that cannot start a
@@ -42,41 +34,51 @@ var ErrBadInput = errors.New("bad run input")
 // ParseInput reads a run input document: a build request, read by
 // contract.ParseRequestFile, that asks one complete question. Unknown keys
 // are refused, so a typo such as "questoin" is an error, not a silently
-// missing field; "subject" with one string is accepted for "subjects".
-func ParseInput(data []byte) (Input, error) {
-	in, err := decodeInput(data, true)
-	if err != nil {
-		return Input{}, err
-	}
-	return in, nil
+// missing field. The request is returned in canonical form (see
+// RequestInput): "subject" becomes "subjects", lang is set, and short and
+// require_evidence are nil unless true.
+func ParseInput(data []byte) (contract.RequestFile, error) {
+	return decodeInput(data, true)
 }
 
 // decodeInput reads a request. The run input is strict; a request handed
 // off by an upstream stage may carry more fields, as a subtype may.
-func decodeInput(data []byte, strict bool) (Input, error) {
+func decodeInput(data []byte, strict bool) (contract.RequestFile, error) {
 	parse := contract.ParseRequestExtended
 	if strict {
 		parse = contract.ParseRequestFile
 	}
 	f, err := parse("input", data)
 	if err != nil {
-		return Input{}, fmt.Errorf("%w: %w", ErrBadInput, err)
+		return contract.RequestFile{}, fmt.Errorf("%w: %w", ErrBadInput, err)
 	}
 	if len(f.Items) > 0 || len(f.Promote) > 0 {
-		return Input{}, fmt.Errorf("%w: a pipeline run input takes no extra items yet; remove items and promote", ErrBadInput)
+		return contract.RequestFile{}, fmt.Errorf("%w: a pipeline run input takes no extra items yet; remove items and promote", ErrBadInput)
 	}
-	in := Input{Question: f.Question, Subjects: f.SubjectList(), Dates: f.Dates, Lang: f.Lang,
-		Short: f.Short != nil && *f.Short, RequireEvidence: f.RequireEvidence != nil && *f.RequireEvidence}
-	if in.Lang == "" {
-		in.Lang = DefaultLang
-	}
-	if err := in.check(); err != nil {
-		return Input{}, err
+	in := canonical(*f)
+	if err := checkRequest(in); err != nil {
+		return contract.RequestFile{}, err
 	}
 	return in, nil
 }
 
-func (in Input) check() error {
+// canonical is f as a run input carries it: "subject" folded into
+// "subjects", lang defaulted, and short and require_evidence nil unless
+// true, so that its JSON is the same for every spelling of one request.
+func canonical(f contract.RequestFile) contract.RequestFile {
+	f.Subjects, f.Subject = f.SubjectList(), ""
+	f.Lang = cmp.Or(f.Lang, DefaultLang)
+	if f.Short != nil && !*f.Short {
+		f.Short = nil
+	}
+	if f.RequireEvidence != nil && !*f.RequireEvidence {
+		f.RequireEvidence = nil
+	}
+	return f
+}
+
+// checkRequest refuses a request that does not ask one complete question.
+func checkRequest(in contract.RequestFile) error {
 	if strings.TrimSpace(in.Question) == "" {
 		return fmt.Errorf("%w: question is empty", ErrBadInput)
 	}
@@ -94,40 +96,8 @@ func (in Input) check() error {
 	return nil
 }
 
-// query is the selector query the input asks.
-func (in Input) query() selector.Query {
-	q := selector.Query{Subjects: in.Subjects, Lang: in.Lang}
-	for _, s := range in.Dates {
-		d, _ := corpus.ParseDate(s) // checked by check
-		q.Dates = append(q.Dates, d)
-	}
-	return q
-}
-
-// JSON is the input's canonical serialization: compact, keys in field
-// order, no HTML escaping.
-func (in Input) JSON() []byte {
-	b, err := marshal(in)
-	if err != nil {
-		panic(err) // an Input always marshals
-	}
-	return b
-}
-
-// marshal writes v as compact JSON without HTML escaping and without a
-// final newline.
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
-
 // RunInput is what a run starts from: a JSON value or plain text. Which
-// it may be is the pipeline's RunInputSchema: ka2-request-v1 (an Input),
+// it may be is the pipeline's RunInputSchema: ka2-request-v1 (a contract.RequestFile),
 // another protocol (a JSON object conforming to it), string (plain text,
 // or a JSON string), or none (any JSON value, or plain text).
 type RunInput struct {
@@ -140,12 +110,16 @@ type RunInput struct {
 // TextInputOf is a plain-text run input.
 func TextInputOf(text string) RunInput { return RunInput{Text: text} }
 
-// RunInput is the request as a run input.
-func (in Input) RunInput() RunInput {
-	if in.Lang == "" {
-		in.Lang = DefaultLang
+// RequestInput is the request in as a run input: its canonical JSON,
+// compact, keys in the order of contract.RequestFile's fields, no HTML
+// escaping. A request that does not ask a complete question still makes a
+// run input; the ka2.build stage that reads it refuses it.
+func RequestInput(in contract.RequestFile) RunInput {
+	b, err := jsontext.Marshal(canonical(in))
+	if err != nil {
+		panic(err) // a RequestFile always marshals
 	}
-	return RunInput{JSON: in.JSON()}
+	return RunInput{JSON: b}
 }
 
 // IsText reports whether the input is plain text.
@@ -171,7 +145,7 @@ func (p *Pipeline) ParseRunInput(data []byte) (RunInput, error) {
 		if err != nil {
 			return RunInput{}, err
 		}
-		return in.RunInput(), nil
+		return RequestInput(in), nil
 	}
 	if err := checkText(data); err != nil {
 		return RunInput{}, fmt.Errorf("%w: %v", ErrBadInput, err)
@@ -217,7 +191,7 @@ func (p *Pipeline) checkInput(in RunInput) (RunInput, error) {
 		if err != nil {
 			return RunInput{}, err
 		}
-		return req.RunInput(), nil
+		return RequestInput(req), nil
 	case schema != "":
 		if err := p.Protocols.Validate(schema, in.JSON); err != nil {
 			return RunInput{}, fmt.Errorf("%w: it breaks the pipeline's input_schema '%s': %w", ErrBadInput, schema, err)
@@ -241,9 +215,9 @@ func (p *Pipeline) inputSnapshot(in RunInput) *Snapshot {
 	msg := in.text()
 	art := in.JSON
 	if in.IsText() {
-		art, _ = marshal(in.Text)
+		art, _ = jsontext.Marshal(in.Text)
 	} else if snap.OutputSchema == RequestProtocol {
-		var req Input
+		var req contract.RequestFile
 		if json.Unmarshal(in.JSON, &req) == nil {
 			msg = req.Question
 		}

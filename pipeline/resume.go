@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/internal/jsontext"
 )
 
 // StageDefinition is what decides a stage's output besides its input, as
@@ -74,7 +75,7 @@ type Digests struct {
 
 // digestJSON is "sha256:" and the hex SHA-256 of v's compact JSON.
 func digestJSON(v any) string {
-	b, err := marshal(v)
+	b, err := jsontext.Marshal(v)
 	if err != nil {
 		panic(err) // the definition and context types always marshal
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/internal/jsontext"
 )
 
 // Message is one turn of a conversation.
@@ -385,7 +386,7 @@ func (r *runner) stage(ctx context.Context, st *Stage, from *Snapshot) (*Snapsho
 	if st.Uses == UsesGrade {
 		// In the context, so that the digest covers the answer and a
 		// replay has it.
-		answer, err := marshal(from.OutputText)
+		answer, err := jsontext.Marshal(from.OutputText)
 		if err != nil {
 			return snap, false, err
 		}
@@ -403,7 +404,7 @@ func (r *runner) stage(ctx context.Context, st *Stage, from *Snapshot) (*Snapsho
 		}
 	}
 	for _, h := range r.hooks(st, true) {
-		stdin, err := marshal(sc)
+		stdin, err := jsontext.Marshal(sc)
 		if err != nil {
 			return snap, false, err
 		}
@@ -455,7 +456,7 @@ func (r *runner) stage(ctx context.Context, st *Stage, from *Snapshot) (*Snapsho
 		return snap, false, out.stop
 	}
 	for _, h := range r.hooks(st, false) {
-		stdin, err := marshal(StageResult{Stage: st.Name, OutputText: snap.OutputText, Messages: snap.Messages,
+		stdin, err := jsontext.Marshal(StageResult{Stage: st.Name, OutputText: snap.OutputText, Messages: snap.Messages,
 			ToolResults: snap.ToolResults, Artifacts: snap.Artifacts, ExitCode: snap.ExitCode})
 		if err != nil {
 			return snap, false, err
@@ -517,9 +518,13 @@ func (r *runner) build(ctx context.Context, st *Stage, sc *StageContext) (StageO
 	if err != nil {
 		return StageOutput{}, &StageError{Stage: st.Name, Step: "input", Err: err}
 	}
-	res, err := r.opts.Builder.Build(ctx, contract.Request{
-		Query: in.query(), Question: in.Question, Short: in.Short, RequireEvidence: in.RequireEvidence,
-	})
+	// decodeInput refused items and promotions, so the settings are the
+	// whole request.
+	req, err := contract.Settings{}.Apply(&in).Request(nil)
+	if err != nil {
+		return StageOutput{}, &StageError{Stage: st.Name, Step: "input", Err: fmt.Errorf("%w: %w", ErrBadInput, err)}
+	}
+	res, err := r.opts.Builder.Build(ctx, req)
 	if err != nil {
 		return StageOutput{}, &StageError{Stage: st.Name, Step: "run", Err: err}
 	}

@@ -57,24 +57,24 @@ func sampleBuilder(t testing.TB, capacity int) *contract.Builder {
 }
 
 // lodging2026 is the question of SPEC.md's worked example.
-var lodging2026 = Input{Question: "What is the Beijing lodging limit for a trip on 2026-09-14?",
+var lodging2026 = contract.RequestFile{Question: "What is the Beijing lodging limit for a trip on 2026-09-14?",
 	Subjects: []string{"lodging"}, Dates: []string{"2026-09-14"}, Lang: "en"}
 
 // runPipeline parses src, wants it clean, and runs it on in with the test
 // stage programs.
-func runPipeline(t *testing.T, src string, in Input) (*Run, error) {
+func runPipeline(t *testing.T, src string, in contract.RequestFile) (*Run, error) {
 	t.Helper()
 	return runPipelineAfter(t, src, in, nil)
 }
 
 // runPipelineAfter is runPipeline with RunOptions.After set to after.
-func runPipelineAfter(t *testing.T, src string, in Input, after func(time.Duration) <-chan time.Time) (*Run, error) {
+func runPipelineAfter(t *testing.T, src string, in contract.RequestFile, after func(time.Duration) <-chan time.Time) (*Run, error) {
 	t.Helper()
 	p := parseString(t, "run.yaml", src)
 	if err := p.Diagnostics.Err(); err != nil {
 		t.Fatalf("check: %v\n%s", err, diagnosticsText(p.Diagnostics))
 	}
-	return p.Run(context.Background(), in.RunInput(), RunOptions{Builder: sampleBuilder(t, 0), Dir: stageBin(t), Timeout: 20 * time.Second, After: after})
+	return p.Run(context.Background(), RequestInput(in), RunOptions{Builder: sampleBuilder(t, 0), Dir: stageBin(t), Timeout: 20 * time.Second, After: after})
 }
 
 // expired is a RunOptions.After whose time limits have always passed.
@@ -125,22 +125,22 @@ func TestRunThreeStage(t *testing.T) {
 	src := readFile(t, "testdata/pipelines/answer.yaml")
 	tests := []struct {
 		name       string
-		in         Input
+		in         contract.RequestFile
 		wantAnswer string
 		wantCite   string
 	}{
 		{name: "2026", in: lodging2026,
 			wantAnswer: "The lodging limit is 750 CNY per room-night. [travel-v2:3-3]", wantCite: "travel-v2:3-3"},
-		{name: "2025", in: Input{Question: "Lodging limit in 2025?", Subjects: []string{"lodging"}, Dates: []string{"2025-09-14"}},
+		{name: "2025", in: contract.RequestFile{Question: "Lodging limit in 2025?", Subjects: []string{"lodging"}, Dates: []string{"2025-09-14"}},
 			wantAnswer: "The lodging limit is 600 CNY per room-night. [travel-v1:3-3]", wantCite: "travel-v1:3-3"},
-		{name: "zh", in: Input{Question: "2026 年住宿标准是多少？", Subjects: []string{"lodging"}, Dates: []string{"2026-09-14"}, Lang: "zh"},
+		{name: "zh", in: contract.RequestFile{Question: "2026 年住宿标准是多少？", Subjects: []string{"lodging"}, Dates: []string{"2026-09-14"}, Lang: "zh"},
 			wantAnswer: "住宿标准上限为每间夜 750 元。 [travel-v2:3-3]", wantCite: "travel-v2:3-3"},
-		{name: "short quotes", in: Input{Question: "Limit?", Subjects: []string{"lodging"}, Dates: []string{"2026-01-01"}, Short: true},
+		{name: "short quotes", in: contract.RequestFile{Question: "Limit?", Subjects: []string{"lodging"}, Dates: []string{"2026-01-01"}, Short: new(true)},
 			wantAnswer: "The lodging limit is 750 CNY per room-night. [travel-v2:3-3]", wantCite: "travel-v2:3-3"},
 		// The whole bodies of both versions do not fit the default budget;
 		// the cite ranges do.
-		{name: "comparison: the current version comes first", in: Input{Question: "How did the limit change?",
-			Subjects: []string{"lodging"}, Dates: []string{"2025-09-14", "2026-09-14"}, Short: true},
+		{name: "comparison: the current version comes first", in: contract.RequestFile{Question: "How did the limit change?",
+			Subjects: []string{"lodging"}, Dates: []string{"2025-09-14", "2026-09-14"}, Short: new(true)},
 			wantAnswer: "The lodging limit is 750 CNY per room-night. [travel-v2:3-3]", wantCite: "travel-v2:3-3"},
 	}
 	for _, tt := range tests {
@@ -248,7 +248,7 @@ func TestRunInherit(t *testing.T) {
 	const upOut = `{"output_text":"up-text","messages":[{"role":"assistant","content":"a1"},{"role":"tool","content":"t1"}],` +
 		`"tool_results":[{"tool":"search","content":{"hits":1}}],"artifacts":{"clash":"from-up","u":1}}`
 	const downOut = `{"output_text":"down-text","tool_results":[{"tool":"calc","content":2}],"artifacts":{"clash":"from-down","d":2}}`
-	input := json.RawMessage(lodging2026.JSON())
+	input := json.RawMessage(RequestInput(lodging2026).JSON)
 	for mask := range 8 {
 		var parts []string
 		msgs, arts, tools := mask&1 != 0, mask&2 != 0, mask&4 != 0
@@ -319,7 +319,7 @@ func TestRunMaxHistoryTurns(t *testing.T) {
 	const upOut = `{"output_text":"up-text","messages":[{"role":"assistant","content":"a0"},{"role":"user","content":"u1"},` +
 		`{"role":"assistant","content":"a1"},{"role":"user","content":"u2"},{"role":"assistant","content":"a2"},` +
 		`{"role":"user","content":"u3"},{"role":"tool","content":"t3"}]}`
-	all := []Message{{"user", string(lodging2026.JSON())}, {"assistant", "a0"}, {"user", "u1"}, {"assistant", "a1"},
+	all := []Message{{"user", string(RequestInput(lodging2026).JSON)}, {"assistant", "a0"}, {"user", "u1"}, {"assistant", "a1"},
 		{"user", "u2"}, {"assistant", "a2"}, {"user", "u3"}, {"tool", "t3"}}
 	sys := Message{"system", "sys"}
 	tests := []struct {
@@ -375,8 +375,8 @@ func TestRunSharedAndDiscard(t *testing.T) {
 		got = append(got, seen{s.Stage, s.Context.Source, s.Context.From, s.Context.Messages[0].Content, s.Sink})
 	}
 	want := []seen{
-		{"a", "upstream", "input", string(lodging2026.JSON()), "shared:notes"},
-		{"b", "fresh", "input", string(lodging2026.JSON()), "discard"},
+		{"a", "upstream", "input", string(RequestInput(lodging2026).JSON), "shared:notes"},
+		{"b", "fresh", "input", string(RequestInput(lodging2026).JSON), "discard"},
 		{"c", "shared:notes", "a", "from-a", "downstream"},
 		{"d", "upstream", "c", "from-c", "shared:notes"},
 		{"e", "shared:notes", "d", "from-d", "discard"}, // d overwrote a's notes
@@ -542,21 +542,21 @@ func TestRunCutsStderr(t *testing.T) {
 // stage and stay matchable.
 func TestRunBuildErrors(t *testing.T) {
 	p := parseString(t, "b.yaml", "stages:\n  build: {uses: ka2.build}\n  next: {exec: [./emit]}\nflow: build >> next\n")
-	_, err := p.Run(context.Background(), lodging2026.RunInput(), RunOptions{Builder: sampleBuilder(t, 300), Dir: stageBin(t)})
+	_, err := p.Run(context.Background(), RequestInput(lodging2026), RunOptions{Builder: sampleBuilder(t, 300), Dir: stageBin(t)})
 	var se *StageError
 	if !errors.Is(err, budget.ErrOverBudget) || !errors.As(err, &se) || se.Stage != "build" {
 		t.Errorf("over budget: Run() = %v, want the build stage's budget error", err)
 	}
 	in := lodging2026
 	// A known subject on a date no source covers.
-	in.Dates, in.RequireEvidence = []string{"2024-09-14"}, true
-	_, err = p.Run(context.Background(), in.RunInput(), RunOptions{Builder: sampleBuilder(t, 0), Dir: stageBin(t)})
+	in.Dates, in.RequireEvidence = []string{"2024-09-14"}, new(true)
+	_, err = p.Run(context.Background(), RequestInput(in), RunOptions{Builder: sampleBuilder(t, 0), Dir: stageBin(t)})
 	if !errors.Is(err, contract.ErrNoEvidence) {
 		t.Errorf("no evidence: Run() = %v, want ErrNoEvidence", err)
 	}
 	in = lodging2026
 	in.Subjects = []string{"parking"}
-	_, err = p.Run(context.Background(), in.RunInput(), RunOptions{Builder: sampleBuilder(t, 0), Dir: stageBin(t)})
+	_, err = p.Run(context.Background(), RequestInput(in), RunOptions{Builder: sampleBuilder(t, 0), Dir: stageBin(t)})
 	var ue *selector.UnknownSubjectError
 	if !errors.As(err, &ue) || ue.Subject != "parking" {
 		t.Errorf("unknown subject: Run() = %v, want an *UnknownSubjectError for parking", err)
@@ -567,14 +567,14 @@ func TestRunBuildErrors(t *testing.T) {
 // builder or a bad input.
 func TestRunRefuses(t *testing.T) {
 	bad := parseString(t, "bad.yaml", "stages:\n  a: {exec: [./emit]}\nflow: a >> b\n")
-	if _, err := bad.Run(context.Background(), lodging2026.RunInput(), RunOptions{}); !errors.Is(err, ErrCheck) {
+	if _, err := bad.Run(context.Background(), RequestInput(lodging2026), RunOptions{}); !errors.Is(err, ErrCheck) {
 		t.Errorf("pipeline with errors: Run() = %v, want ErrCheck", err)
 	}
 	build := parseString(t, "build.yaml", "stages:\n  build: {uses: ka2.build}\nflow: build\n")
-	if _, err := build.Run(context.Background(), lodging2026.RunInput(), RunOptions{}); err == nil || !strings.Contains(err.Error(), "RunOptions.Builder") {
+	if _, err := build.Run(context.Background(), RequestInput(lodging2026), RunOptions{}); err == nil || !strings.Contains(err.Error(), "RunOptions.Builder") {
 		t.Errorf("no builder: Run() = %v", err)
 	}
-	if _, err := build.Run(context.Background(), Input{Question: "q"}.RunInput(), RunOptions{Builder: sampleBuilder(t, 0)}); !errors.Is(err, ErrBadInput) {
+	if _, err := build.Run(context.Background(), RequestInput(contract.RequestFile{Question: "q"}), RunOptions{Builder: sampleBuilder(t, 0)}); !errors.Is(err, ErrBadInput) {
 		t.Errorf("bad input: Run() = %v, want ErrBadInput", err)
 	}
 }
@@ -583,13 +583,13 @@ func TestParseInput(t *testing.T) {
 	tests := []struct {
 		name    string
 		in      string
-		want    Input
+		want    contract.RequestFile
 		wantErr string
 	}{
 		{name: "full", in: `{"question":"q","subjects":["lodging"],"dates":["2026-09-14"],"lang":"zh","short":true,"require_evidence":true}`,
-			want: Input{Question: "q", Subjects: []string{"lodging"}, Dates: []string{"2026-09-14"}, Lang: "zh", Short: true, RequireEvidence: true}},
+			want: contract.RequestFile{Question: "q", Subjects: []string{"lodging"}, Dates: []string{"2026-09-14"}, Lang: "zh", Short: new(true), RequireEvidence: new(true)}},
 		{name: "subject and default lang", in: `{"question":"q","subject":"lodging","dates":["2026-09-14","2025-09-14"]}`,
-			want: Input{Question: "q", Subjects: []string{"lodging"}, Dates: []string{"2026-09-14", "2025-09-14"}, Lang: "en"}},
+			want: contract.RequestFile{Question: "q", Subjects: []string{"lodging"}, Dates: []string{"2026-09-14", "2025-09-14"}, Lang: "en"}},
 		{name: "typo", in: `{"questoin":"q","subjects":["x"],"dates":["2026-09-14"]}`, wantErr: `input:1:2: unknown key "questoin"; the keys are dates, items`},
 		{name: "both subject spellings", in: `{"question":"q","subject":"a","subjects":["b"],"dates":["2026-09-14"]}`, wantErr: `subjects: give "subject" or "subjects", not both`},
 		{name: "extra items", in: `{"question":"q","subjects":["x"],"dates":["2026-09-14"],"items":[{"type":"memory","source":"memory:p","text":"t"}]}`, wantErr: "takes no extra items"},

@@ -3,7 +3,6 @@ package serve
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -20,6 +19,7 @@ import (
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/internal/errkind"
+	"github.com/ka2/ka2/internal/jsontext"
 	"github.com/ka2/ka2/provenance"
 	"github.com/ka2/ka2/selector"
 )
@@ -183,13 +183,11 @@ func writeBody(w http.ResponseWriter, snap *Snapshot, status int, contentType st
 
 // marshal encodes v as compact JSON without HTML escaping, and a newline.
 func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := jsontext.Marshal(v)
+	if err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	return append(b, '\n'), nil
 }
 
 // writeJSON writes v with status, or an internal error if v cannot be
