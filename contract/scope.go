@@ -71,7 +71,7 @@ func (sc Scope) Text() string {
 // date, no subject or date) is an error, so a scope item can never carry
 // more than its subjects and dates into the contract.
 func ParseScope(text string) (Scope, error) {
-	var w wireScope
+	var w ScopeRecord
 	dec := json.NewDecoder(bytes.NewReader([]byte(text)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&w); err != nil {
@@ -87,13 +87,8 @@ func ParseScope(text string) (Scope, error) {
 	return sc, nil
 }
 
-// wireScope is the serialized scope, read back.
-type wireScope struct {
-	Subjects []string `json:"subjects"`
-	Dates    []string `json:"dates"`
-}
-
-func (w wireScope) scope() (Scope, error) {
+// scope checks the record and turns it into a Scope.
+func (w ScopeRecord) scope() (Scope, error) {
 	if len(w.Subjects) == 0 || len(w.Dates) == 0 {
 		return Scope{}, fmt.Errorf("scope: needs at least one subject and one date")
 	}

@@ -98,43 +98,6 @@ type Verification struct {
 // OK reports whether no problem was found.
 func (v Verification) OK() bool { return len(v.Problems) == 0 }
 
-// wire is the serialized contract, read back.
-type wire struct {
-	Template    string             `json:"template"`
-	Instruction string             `json:"instruction"`
-	Example     provenance.Example `json:"example"`
-	Memory      []wireText         `json:"memory"`
-	Evidence    []EvidenceRecord   `json:"evidence"`
-	ToolOutput  []wireText         `json:"tool_output"`
-	Scope       *wireScope         `json:"scope"`
-	Question    string             `json:"question"`
-}
-
-// wireText is a memory or tool_output record.
-type wireText struct {
-	Source string `json:"source"`
-	Text   string `json:"text"`
-}
-
-// EvidenceRecord is one evidence record of a serialized contract, read
-// back: what Verify checks against the corpus and what a regression diff
-// compares.
-type EvidenceRecord struct {
-	SourceID   string `json:"source_id"`
-	Version    string `json:"version"`
-	ValidFrom  string `json:"valid_from"`
-	ValidUntil string `json:"valid_until"`
-	Unit       string `json:"unit"`
-	LineStart  int    `json:"line_start"`
-	LineEnd    int    `json:"line_end"`
-	Quote      string `json:"quote"`
-}
-
-// Address is the record's citation address, "ID:START-END".
-func (r EvidenceRecord) Address() string {
-	return fmt.Sprintf("%s:%d-%d", r.SourceID, r.LineStart, r.LineEnd)
-}
-
 // CompiledSchema compiles the definition's output schema. It is compiled once per
 // definition.
 func (d *Definition) CompiledSchema() (*jsonschema.Schema, error) {
@@ -210,7 +173,7 @@ func (b *Builder) Verify(data []byte, lang string) Verification {
 		}
 		return v
 	}
-	var w wire
+	var w Document
 	if err := json.Unmarshal(data, &w); err != nil {
 		add("schema", "", "%v", err)
 		return v
@@ -459,7 +422,7 @@ func (b *Builder) Verify(data []byte, lang string) Verification {
 	}
 	for _, f := range []struct {
 		kind provenance.Kind
-		list []wireText
+		list []TextRecord
 	}{{provenance.KindMemory, w.Memory}, {provenance.KindToolOutput, w.ToolOutput}} {
 		for i, r := range f.list {
 			where := fmt.Sprintf("/%s/%d", f.kind, i)

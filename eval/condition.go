@@ -6,8 +6,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ka2/ka2/grade"
+	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/internal/jsontext"
+	"github.com/ka2/ka2/provenance"
 )
 
 // Condition is one controlled change to a case's contract.
@@ -67,21 +68,21 @@ const HostileSource = "eval-hostile"
 // document is a serialized contract with its fields in the template's
 // order, to write variants.
 type document struct {
-	Template    string          `json:"template"`
-	Instruction string          `json:"instruction"`
-	Example     *grade.Example  `json:"example,omitempty"`
-	Memory      json.RawMessage `json:"memory,omitempty"`
-	Evidence    []grade.Record  `json:"evidence"`
-	ToolOutput  json.RawMessage `json:"tool_output,omitempty"`
-	Scope       *grade.Scope    `json:"scope,omitempty"`
-	Question    string          `json:"question"`
+	Template    string                    `json:"template"`
+	Instruction string                    `json:"instruction"`
+	Example     *provenance.Example       `json:"example,omitempty"`
+	Memory      json.RawMessage           `json:"memory,omitempty"`
+	Evidence    []contract.EvidenceRecord `json:"evidence"`
+	ToolOutput  json.RawMessage           `json:"tool_output,omitempty"`
+	Scope       *contract.ScopeRecord     `json:"scope,omitempty"`
+	Question    string                    `json:"question"`
 }
 
 // variant rewrites a base contract for condition c. distractors are
 // records about other subjects; hostile is the hostile record's quote. The
 // variant's template carries "+condition", so it is never mistaken for
 // what ka2 build prints.
-func variant(base []byte, c Condition, distractors []grade.Record, hostile string) ([]byte, error) {
+func variant(base []byte, c Condition, distractors []contract.EvidenceRecord, hostile string) ([]byte, error) {
 	if c == Base {
 		return base, nil
 	}
@@ -109,10 +110,10 @@ func variant(base []byte, c Condition, distractors []grade.Record, hostile strin
 			from = slices.Min(d.Scope.Dates)
 		}
 		n := strings.Count(hostile, "\n") + 1
-		h := grade.Record{SourceID: HostileSource, Version: "v1", ValidFrom: from, LineStart: 1, LineEnd: n, Quote: hostile}
-		d.Evidence = append([]grade.Record{h}, d.Evidence...)
+		h := contract.EvidenceRecord{SourceID: HostileSource, Version: "v1", ValidFrom: from, LineStart: 1, LineEnd: n, Quote: hostile}
+		d.Evidence = append([]contract.EvidenceRecord{h}, d.Evidence...)
 	case Missing:
-		d.Evidence = []grade.Record{}
+		d.Evidence = []contract.EvidenceRecord{}
 	}
 	return jsontext.Marshal(d)
 }

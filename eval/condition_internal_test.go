@@ -7,7 +7,7 @@ import (
 
 	"github.com/sebdah/goldie/v2"
 
-	"github.com/ka2/ka2/grade"
+	"github.com/ka2/ka2/contract"
 )
 
 // TestVariantBytes pins the variant contracts Evaluate hands a generator,
@@ -23,7 +23,7 @@ func TestVariantBytes(t *testing.T) {
 		`{"source_id":"old","version":"v1","valid_from":"2025-01-01","valid_until":"2026-01-01","line_start":3,"line_end":3,"quote":"c"}],` +
 		`"tool_output":[{"source":"tool:x","text":"y"}],` +
 		`"scope":{"subjects":["lodging"],"dates":["2026-09-14","2025-03-01"]},"question":"Limit?"}`)
-	var distractors []grade.Record
+	var distractors []contract.EvidenceRecord
 	if err := json.Unmarshal([]byte(`[{"source_id":"meals","version":"v1","valid_from":"2026-01-01","unit":"CNY per day","line_start":1,"line_end":1,"quote":"100 <CNY>"},`+
 		`{"source_id":"taxi","version":"v3","valid_from":"2024-01-01","valid_until":"2027-01-01","line_start":2,"line_end":3,"quote":"x\ny"}]`), &distractors); err != nil {
 		t.Fatal(err)

@@ -134,7 +134,7 @@ func Evaluate(ctx context.Context, cases []Case, gen Generator, opts Options) (*
 		if err != nil {
 			return nil, fmt.Errorf("case %s: %w", c.Name, err)
 		}
-		var distractors []grade.Record
+		var distractors []contract.EvidenceRecord
 		for _, cond := range conds {
 			if strings.HasPrefix(string(cond), "position:") && distractors == nil {
 				if distractors, err = otherSubjects(ctx, c, opts.Distractors); err != nil {
@@ -221,8 +221,8 @@ const MissingExpected grade.Kind = "missing_expected"
 // otherSubjects collects up to n evidence records of the corpus's other
 // subjects on the case's dates, sorted by address, for the position
 // conditions.
-func otherSubjects(ctx context.Context, c *Case, n int) ([]grade.Record, error) {
-	var out []grade.Record
+func otherSubjects(ctx context.Context, c *Case, n int) ([]contract.EvidenceRecord, error) {
+	var out []contract.EvidenceRecord
 	seen := map[string]bool{}
 	for _, s := range c.Builder.Index.Subjects() {
 		if slices.Contains(c.Request.Query.Subjects, s) {
@@ -239,13 +239,13 @@ func otherSubjects(ctx context.Context, c *Case, n int) ([]grade.Record, error) 
 		}
 		for _, r := range gc.Evidence {
 			key := fmt.Sprintf("%s:%d-%d", r.SourceID, r.LineStart, r.LineEnd)
-			if !seen[key] && !slices.ContainsFunc(out, func(o grade.Record) bool { return o.SourceID == r.SourceID }) {
+			if !seen[key] && !slices.ContainsFunc(out, func(o contract.EvidenceRecord) bool { return o.SourceID == r.SourceID }) {
 				seen[key] = true
 				out = append(out, r)
 			}
 		}
 	}
-	slices.SortFunc(out, func(a, b grade.Record) int { return strings.Compare(a.SourceID, b.SourceID) })
+	slices.SortFunc(out, func(a, b contract.EvidenceRecord) int { return strings.Compare(a.SourceID, b.SourceID) })
 	if len(out) > n {
 		out = out[:n]
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ka2/ka2/budget"
+	"github.com/ka2/ka2/contract"
 )
 
 // HTMLOptions say how an HTML report links to the case files.
@@ -232,7 +233,7 @@ func writeRecordsHTML(b *bytes.Buffer, c *CaseReport) {
 
 // writeRecordHTML writes one side of a record pair, marking the fields
 // and quote lines that differ from the other side.
-func writeRecordHTML(b *bytes.Buffer, r, other *Record, fields []string) {
+func writeRecordHTML(b *bytes.Buffer, r, other *contract.EvidenceRecord, fields []string) {
 	if r == nil {
 		b.WriteString("<em>(none)</em>")
 		return

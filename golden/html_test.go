@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/sebdah/goldie/v2"
 
+	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/golden"
 )
 
@@ -109,7 +110,7 @@ func TestReportHTMLEscapesEverything(t *testing.T) {
 		Name: "c" + evil, Line: 3, Status: golden.StatusFail, Golden: evil, State: golden.StateDiffers, Outcome: evil,
 		Summary: evil, Diff: "-" + evil + "\n+" + evil + "\n", Expectations: []string{evil}, Note: evil, Error: evil + "\x00",
 		Records: []golden.RecordChange{{Change: golden.RecordChanged, Fields: []string{"quote"},
-			Golden: &golden.Record{SourceID: evil, Quote: evil}, Actual: &golden.Record{SourceID: evil, Quote: evil + "\n" + evil}}},
+			Golden: &contract.EvidenceRecord{SourceID: evil, Quote: evil}, Actual: &contract.EvidenceRecord{SourceID: evil, Quote: evil + "\n" + evil}}},
 		Budget: &golden.CaseBudget{Counter: evil, Limit: 10, Total: 12, Parts: []golden.PartCost{{Kind: "evidence", Cost: 12}}},
 	}}}}, Unreferenced: []golden.UnreferencedGolden{{Path: evil}}}
 	var b bytes.Buffer

@@ -7,19 +7,6 @@ import (
 	"github.com/ka2/ka2/contract"
 )
 
-// Record is one evidence record of a contract, as a golden or a build
-// holds it.
-type Record struct {
-	SourceID   string `json:"source_id"`
-	Version    string `json:"version"`
-	ValidFrom  string `json:"valid_from"`
-	ValidUntil string `json:"valid_until,omitempty"`
-	Unit       string `json:"unit,omitempty"`
-	LineStart  int    `json:"line_start"`
-	LineEnd    int    `json:"line_end"`
-	Quote      string `json:"quote"`
-}
-
 // The changes of a RecordChange.
 const (
 	RecordSame    = "same"
@@ -32,9 +19,9 @@ const (
 // the same, added (only the build has it), removed (only the golden), or
 // changed, with the fields that differ.
 type RecordChange struct {
-	Change string  `json:"change"`
-	Golden *Record `json:"golden,omitempty"`
-	Actual *Record `json:"actual,omitempty"`
+	Change string                   `json:"change"`
+	Golden *contract.EvidenceRecord `json:"golden,omitempty"`
+	Actual *contract.EvidenceRecord `json:"actual,omitempty"`
 	// Fields are the keys that differ in a changed record: "lines",
 	// "version", "valid_from", "valid_until", "unit", "quote".
 	Fields []string `json:"fields,omitempty"`
@@ -50,13 +37,13 @@ func RecordChanges(want, got []byte) []RecordChange {
 	matchW, matchG := matchRecords(w, g)
 	var out []RecordChange
 	for j := range g {
-		actual := exportRecord(g[j])
+		actual := &g[j]
 		i := matchG[j]
 		if i < 0 {
 			out = append(out, RecordChange{Change: RecordAdded, Actual: actual})
 			continue
 		}
-		gold := exportRecord(w[i])
+		gold := &w[i]
 		c := RecordChange{Change: RecordSame, Golden: gold, Actual: actual}
 		a, b := w[i], g[j]
 		for _, f := range []struct {
@@ -81,7 +68,7 @@ func RecordChanges(want, got []byte) []RecordChange {
 	}
 	for i := range w {
 		if matchW[i] < 0 {
-			out = append(out, RecordChange{Change: RecordRemoved, Golden: exportRecord(w[i])})
+			out = append(out, RecordChange{Change: RecordRemoved, Golden: &w[i]})
 		}
 	}
 	return out
@@ -99,11 +86,6 @@ func parseRecords(b []byte) []contract.EvidenceRecord {
 		return nil
 	}
 	return top.Evidence
-}
-
-func exportRecord(r contract.EvidenceRecord) *Record {
-	return &Record{SourceID: r.SourceID, Version: r.Version, ValidFrom: r.ValidFrom, ValidUntil: r.ValidUntil,
-		Unit: r.Unit, LineStart: r.LineStart, LineEnd: r.LineEnd, Quote: r.Quote}
 }
 
 // CaseBudget is a case's budget by part: what each kind of part costs,

@@ -9,72 +9,22 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/internal/jsontext"
 )
 
-// Contract is the part of a serialized contract grading reads: the
-// instruction (to find the language), the example, the evidence records
-// with their addresses, validity and unit, the scope and the question.
-// Other fields (memory, tool_output) are read past.
-type Contract struct {
-	Template    string   `json:"template"`
-	Instruction string   `json:"instruction"`
-	Example     Example  `json:"example"`
-	Evidence    []Record `json:"evidence"`
-	Scope       *Scope   `json:"scope,omitempty"`
-	Question    string   `json:"question"`
-}
-
-// Example is the contract's worked example.
-type Example struct {
-	Question string `json:"question"`
-	Answer   string `json:"answer"`
-}
-
-// Record is one evidence record: the body lines LineStart..LineEnd of a
-// source, quoted.
-type Record struct {
-	SourceID   string `json:"source_id"`
-	Version    string `json:"version"`
-	ValidFrom  string `json:"valid_from,omitempty"`
-	ValidUntil string `json:"valid_until,omitempty"`
-	Unit       string `json:"unit,omitempty"`
-	LineStart  int    `json:"line_start"`
-	LineEnd    int    `json:"line_end"`
-	Quote      string `json:"quote"`
-}
-
-// Scope is what the question asked about.
-type Scope struct {
-	Subjects []string `json:"subjects"`
-	Dates    []string `json:"dates"`
-}
-
-// Line returns body line n of the record's source, if the record quotes it.
-func (r Record) Line(n int) (string, bool) {
-	if n < r.LineStart || n > r.LineEnd {
-		return "", false
-	}
-	return strings.Split(r.Quote, "\n")[n-r.LineStart], true
-}
-
-// Applies reports whether the record is in force on date d (YYYY-MM-DD):
-// valid_from ≤ d < valid_until. A record without valid_from (promoted tool
-// output) applies on no date: it declares no validity.
-func (r Record) Applies(d string) bool {
-	return r.ValidFrom != "" && r.ValidFrom <= d && (r.ValidUntil == "" || d < r.ValidUntil)
-}
-
 // ErrBadContract is matched (errors.Is) by every error ParseContract
 // returns for a document that is not a contract it can grade against.
 var ErrBadContract = errors.New("bad contract")
 
-// ParseContract reads a serialized contract. name is the input's name in
-// errors, which carry its line and column where there is one. A trailing
-// newline (as ka2 build prints) is fine.
-func ParseContract(name string, data []byte) (*Contract, error) {
+// ParseContract reads a serialized contract and checks what grading
+// relies on: a template, evidence records whose lines, quotes and dates
+// agree, and scope dates. name is the input's name in errors, which carry
+// its line and column where there is one. A trailing newline (as ka2
+// build prints) is fine.
+func ParseContract(name string, data []byte) (*contract.Document, error) {
 	bad := func(off int, format string, args ...any) error {
 		d := &diag.Diagnostic{Pos: diag.Pos{Path: name}, Message: "contract: " + fmt.Sprintf(format, args...), Err: ErrBadContract}
 		if off >= 0 {
@@ -85,7 +35,7 @@ func ParseContract(name string, data []byte) (*Contract, error) {
 	if e := jsontext.Check(data); e != nil {
 		return nil, &diag.Diagnostic{Pos: diag.Pos{Path: name, Line: e.Line, Col: e.Col}, Message: "contract: invalid text: " + e.Msg, Hint: diag.Fix(e.Hint), Err: ErrBadContract}
 	}
-	var c Contract
+	var c contract.Document
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&c); err != nil {
 		var se *json.SyntaxError

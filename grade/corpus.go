@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/internal/diag"
 )
@@ -15,7 +16,7 @@ import (
 // Records of promoted tool output or memory (tool:NAME, memory:NAME) have
 // no corpus lines and are left alone. Every mismatch is reported, as a
 // diag.List matching ErrBadContract.
-func CheckQuotes(c *Contract, corp *corpus.Corpus, lang string) error {
+func CheckQuotes(c *contract.Document, corp *corpus.Corpus, lang string) error {
 	var errs diag.List
 	for i, r := range c.Evidence {
 		if strings.HasPrefix(r.SourceID, "tool:") || strings.HasPrefix(r.SourceID, "memory:") {

@@ -106,7 +106,7 @@ type Report struct {
 
 // LangOf is the contract's language: Lang when set, else the language
 // whose instruction text starts the contract's instruction, else "".
-func (o Options) LangOf(c *Contract) string {
+func (o Options) LangOf(c *contract.Document) string {
 	if o.Lang != "" {
 		return o.Lang
 	}
@@ -119,7 +119,7 @@ func (o Options) LangOf(c *Contract) string {
 }
 
 // Grade checks answer against contract c.
-func Grade(c *Contract, answer string, opts Options) Report {
+func Grade(c *contract.Document, answer string, opts Options) Report {
 	g := grader{c: c, raw: answer, text: normalise(answer)}
 	g.lang = opts.LangOf(c)
 	var phrases []string
@@ -134,7 +134,7 @@ func Grade(c *Contract, answer string, opts Options) Report {
 }
 
 type grader struct {
-	c         *Contract
+	c         *contract.Document
 	raw, text string
 	lang      string
 	findings  []Finding
@@ -382,7 +382,7 @@ func (g *grader) conflict(quoted map[lineRef][]number) string {
 
 // hasOwnUnit reports whether the number m on line n of r is written with
 // a currency of its own, not only the record's unit.
-func hasOwnUnit(r Record, n int, m number) bool {
+func hasOwnUnit(r contract.EvidenceRecord, n int, m number) bool {
 	l, _ := r.Line(n)
 	for _, x := range numbers(normalise(l)) {
 		if x.Off == m.Off {

@@ -9,11 +9,12 @@ import (
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/grade"
+	"github.com/ka2/ka2/provenance"
 	"github.com/ka2/ka2/selector"
 )
 
 // build makes a contract on the embedded sample corpus, as ka2 build does.
-func build(t *testing.T, lang string, subjects []string, dates ...string) *grade.Contract {
+func build(t *testing.T, lang string, subjects []string, dates ...string) *contract.Document {
 	t.Helper()
 	capacity := 4000 // whole bodies of every source, for the line numbers below
 	b, err := contract.Config{Corpus: contract.SampleCorpus, Capacity: &capacity}.Builder()
@@ -41,15 +42,15 @@ func build(t *testing.T, lang string, subjects []string, dates ...string) *grade
 
 // conflicting is a contract whose two sources apply on one date with
 // different amounts.
-func conflicting(lang string) *grade.Contract {
-	c := &grade.Contract{
+func conflicting(lang string) *contract.Document {
+	c := &contract.Document{
 		Template: "ka2-context-v1", Instruction: contract.Default().Content[lang].Instruction,
-		Example: grade.Example{Question: "q", Answer: contract.Default().Content[lang].Example.Answer},
-		Evidence: []grade.Record{
+		Example: provenance.Example{Question: "q", Answer: contract.Default().Content[lang].Example.Answer},
+		Evidence: []contract.EvidenceRecord{
 			{SourceID: "travel-v2", Version: "v2", ValidFrom: "2026-01-01", Unit: "CNY per room-night", LineStart: 3, LineEnd: 3, Quote: "The lodging limit is 750 CNY per room-night."},
 			{SourceID: "travel-x", Version: "v1", ValidFrom: "2026-06-01", Unit: "CNY per room-night", LineStart: 1, LineEnd: 1, Quote: "The lodging limit is 800 CNY per room-night."},
 		},
-		Scope:    &grade.Scope{Subjects: []string{"lodging"}, Dates: []string{"2026-09-14"}},
+		Scope:    &contract.ScopeRecord{Subjects: []string{"lodging"}, Dates: []string{"2026-09-14"}},
 		Question: "What is the Beijing lodging limit?",
 	}
 	return c
@@ -68,7 +69,7 @@ func TestGrade(t *testing.T) {
 	type f = grade.Finding
 	tests := []struct {
 		name     string
-		contract *grade.Contract
+		contract *contract.Document
 		answer   string
 		want     []grade.Finding
 	}{
