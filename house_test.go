@@ -5,7 +5,6 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
-	"path"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -102,46 +101,43 @@ func libraryFiles(t *testing.T, f func(fset *token.FileSet, file string, af *ast
 	}
 }
 
-// aliasesAllowed are the type aliases of the one diagnostic model that
-// stay, by package and name, each with why.
-var aliasesAllowed = map[string]string{
-	"corpus/lint.Severity": "the lint configuration decoder (config.go) uses it and is being rewritten in a parallel change",
-	"pipeline.Severity":    "the pipeline file decoder (parse.go) uses it and is being rewritten in a parallel change",
-	"pipeline.Pos":         "the pipeline file decoder (parse.go) uses it and is being rewritten in a parallel change",
-}
-
 // TestNoAliasesOfTheDiagnosticModel: one diagnostic type and one error
-// body, named once. A library's alias of a diag or errkind type only keeps
-// an old name compiling and lets two names drift into two ideas.
+// body, named once. A library's alias of a diag or errkind type, or a
+// constant that only re-exports one of theirs, keeps an old name compiling
+// and lets two names drift into two ideas.
 func TestNoAliasesOfTheDiagnosticModel(t *testing.T) {
-	used := map[string]bool{}
+	// model reports whether e names something of package diag or errkind.
+	model := func(e ast.Expr) (*ast.SelectorExpr, bool) {
+		sel, ok := e.(*ast.SelectorExpr)
+		if !ok {
+			return nil, false
+		}
+		x, ok := sel.X.(*ast.Ident)
+		return sel, ok && (x.Name == "diag" || x.Name == "errkind")
+	}
 	libraryFiles(t, func(fset *token.FileSet, file string, f *ast.File) {
 		for _, decl := range f.Decls {
 			gd, ok := decl.(*ast.GenDecl)
-			if !ok || gd.Tok != token.TYPE {
+			if !ok {
 				continue
 			}
 			for _, spec := range gd.Specs {
-				ts := spec.(*ast.TypeSpec)
-				sel, ok := ts.Type.(*ast.SelectorExpr)
-				if !ts.Assign.IsValid() || !ok {
-					continue
+				switch s := spec.(type) {
+				case *ast.TypeSpec:
+					if sel, ok := model(s.Type); ok && s.Assign.IsValid() {
+						t.Errorf("%s: type %s is an alias of %s.%s; use that type by its own name", fset.Position(s.Pos()), s.Name.Name, sel.X, sel.Sel.Name)
+					}
+				case *ast.ValueSpec:
+					if gd.Tok != token.CONST || s.Type != nil {
+						continue
+					}
+					for k, v := range s.Values {
+						if sel, ok := model(v); ok && s.Names[k].IsExported() {
+							t.Errorf("%s: constant %s re-exports %s.%s; use that constant by its own name", fset.Position(s.Pos()), s.Names[k].Name, sel.X, sel.Sel.Name)
+						}
+					}
 				}
-				if x, ok := sel.X.(*ast.Ident); !ok || (x.Name != "diag" && x.Name != "errkind") {
-					continue
-				}
-				key := path.Dir(file) + "." + ts.Name.Name
-				if _, ok := aliasesAllowed[key]; ok {
-					used[key] = true
-					continue
-				}
-				t.Errorf("%s: type %s is an alias of %s.%s; use that type by its own name", fset.Position(ts.Pos()), ts.Name.Name, sel.X, sel.Sel.Name)
 			}
 		}
 	})
-	for key := range aliasesAllowed {
-		if !used[key] {
-			t.Errorf("alias %s is gone; remove it from aliasesAllowed", key)
-		}
-	}
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/corpus/lint"
+	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/project"
 )
 
@@ -736,9 +737,9 @@ func rangeAt(text string, line, col int) lspRange {
 func (s *Server) toDiagnostic(snap *snapshot, f lint.Finding) diagnostic {
 	sev := severityInformation
 	switch f.Severity {
-	case lint.SeverityError:
+	case diag.SeverityError:
 		sev = severityError
-	case lint.SeverityWarning:
+	case diag.SeverityWarning:
 		sev = severityWarning
 	}
 	msg := f.Message

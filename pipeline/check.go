@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/internal/suggest"
 )
 
@@ -60,7 +61,7 @@ func (ps *parser) check() {
 	}
 	for _, name := range ps.stageOrder {
 		if _, ok := inFlow[name]; !ok {
-			ps.report(SeverityWarning, CodeUnusedStage, p.Stages[name].Pos, "Add it to the flow or remove it",
+			ps.report(diag.SeverityWarning, CodeUnusedStage, p.Stages[name].Pos, "Add it to the flow or remove it",
 				"stage '%s' is declared but the flow never runs it", name)
 		}
 	}
@@ -133,7 +134,7 @@ func (ps *parser) check() {
 
 // noUpstream reports a stage reading upstream after a stage that sends its
 // context elsewhere.
-func (ps *parser) noUpstream(prev, st *Stage, pos Pos) {
+func (ps *parser) noUpstream(prev, st *Stage, pos diag.Pos) {
 	sink := prev.sink()
 	did := "discards its context (sink: discard)"
 	fix := fmt.Sprintf("Set %s.context.source to fresh or shared:NAME, or %s.context.sink to downstream", st.Name, prev.Name)
@@ -151,7 +152,7 @@ func (ps *parser) noUpstream(prev, st *Stage, pos Pos) {
 // input_schema) is a C-004 too, since nothing then says its output fits.
 // Plain text hand-off from a stage without a context block is never
 // checked.
-func (ps *parser) compatible(from *provider, st *Stage, pos Pos) {
+func (ps *parser) compatible(from *provider, st *Stage, pos diag.Pos) {
 	want := st.inputSchema(ps.p.def)
 	if want == "" || from.unknown {
 		return

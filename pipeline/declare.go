@@ -10,6 +10,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/internal/suggest"
 )
 
@@ -169,7 +170,7 @@ func (ps *parser) stage(st *Stage, se entry) {
 	if !ok {
 		return
 	}
-	var usesPos, execPos, timeoutPos, onFailPos, tokensPos Pos
+	var usesPos, execPos, timeoutPos, onFailPos, tokensPos diag.Pos
 	runnerOK := true // false when uses or exec is written but unreadable
 	for _, e := range entries {
 		switch e.key {
@@ -442,7 +443,7 @@ func (ps *parser) context(st *Stage, ce entry) *Context {
 }
 
 // endpoint parses a source (isSource) or a sink.
-func (ps *parser) endpoint(st *Stage, s string, pos Pos, isSource bool) (Endpoint, bool) {
+func (ps *parser) endpoint(st *Stage, s string, pos diag.Pos, isSource bool) (Endpoint, bool) {
 	what, valid := "sink", "downstream, discard or shared:NAME"
 	if isSource {
 		what, valid = "source", "upstream, fresh or shared:NAME"

@@ -47,21 +47,6 @@ const (
 	CodeUnusedStage diag.Code = "C-012"
 )
 
-// Severity says whether a diagnostic fails the check: SeverityError fails
-// it (Run refuses the pipeline), SeverityWarning is reported and never
-// fails.
-type Severity = diag.Severity
-
-// The severities a check reports.
-const (
-	SeverityError   = diag.SeverityError
-	SeverityWarning = diag.SeverityWarning
-)
-
-// Pos is a place in a pipeline file. Line and Col are 1-based; Col counts
-// characters, not bytes.
-type Pos = diag.Pos
-
 // Diagnostic is one finding of the check: what is wrong, where, and how to
 // fix it (the hint, which pipeline output calls the suggestion).
 type Diagnostic struct {
@@ -71,8 +56,8 @@ type Diagnostic struct {
 // diagnosticJSON is a diagnostic's JSON shape, which predates diag and
 // stays as it was.
 type diagnosticJSON struct {
-	Code     diag.Code `json:"code"`
-	Severity Severity  `json:"severity"`
+	Code     diag.Code     `json:"code"`
+	Severity diag.Severity `json:"severity"`
 	Pos      struct {
 		File string `json:"file"`
 		Line int    `json:"line"`
@@ -96,7 +81,7 @@ func (d Diagnostic) String() string {
 	var b strings.Builder
 	b.WriteString(d.Pos.String())
 	b.WriteString(": ")
-	if d.Severity == SeverityWarning {
+	if d.Severity == diag.SeverityWarning {
 		b.WriteString("warning: ")
 	}
 	b.WriteString(string(d.Code))
@@ -116,7 +101,7 @@ type Diagnostics []Diagnostic
 func (ds Diagnostics) Errors() int {
 	n := 0
 	for _, d := range ds {
-		if d.Severity == SeverityError {
+		if d.Severity == diag.SeverityError {
 			n++
 		}
 	}
@@ -158,7 +143,7 @@ func (e *CheckError) Error() string {
 	n := e.Diagnostics.Errors()
 	first := ""
 	for _, d := range e.Diagnostics {
-		if d.Severity == SeverityError {
+		if d.Severity == diag.SeverityError {
 			first = fmt.Sprintf(" (first: %s %s)", d.Code, d.Message)
 			break
 		}

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/ka2/ka2/internal/diag"
 )
 
 var yamlBreak = regexp.MustCompile("\r\n|\r|\n|\u0085|\u2028|\u2029")
@@ -41,7 +43,7 @@ func FuzzParse(f *testing.F) {
 			if d.Pos.Path != "fuzz.yaml" || d.Pos.Line < 1 || d.Pos.Col < 1 || d.Pos.Line > lines {
 				t.Errorf("diagnostic without a position in the file: %s", d)
 			}
-			if d.Code == "" || d.Message == "" || (d.Severity != SeverityError && d.Severity != SeverityWarning) {
+			if d.Code == "" || d.Message == "" || (d.Severity != diag.SeverityError && d.Severity != diag.SeverityWarning) {
 				t.Errorf("incomplete diagnostic: %+v", d)
 			}
 		}

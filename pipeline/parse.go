@@ -66,21 +66,21 @@ type parser struct {
 	stageOrder []string
 }
 
-func (ps *parser) at(n *yaml.Node) Pos {
-	return Pos{Path: ps.p.File, Line: n.Line, Col: n.Column}
+func (ps *parser) at(n *yaml.Node) diag.Pos {
+	return diag.Pos{Path: ps.p.File, Line: n.Line, Col: n.Column}
 }
 
-func (ps *parser) report(sev Severity, code diag.Code, pos Pos, suggestion, format string, args ...any) {
+func (ps *parser) report(sev diag.Severity, code diag.Code, pos diag.Pos, suggestion, format string, args ...any) {
 	if pos.Line <= 0 {
-		pos = Pos{Path: ps.p.File, Line: 1, Col: 1}
+		pos = diag.Pos{Path: ps.p.File, Line: 1, Col: 1}
 	}
 	ps.p.Diagnostics = append(ps.p.Diagnostics, Diagnostic{diag.Diagnostic{
 		Code: code, Severity: sev, Pos: pos, Message: fmt.Sprintf(format, args...), Hint: diag.Fix(suggestion),
 	}})
 }
 
-func (ps *parser) errorf(code diag.Code, pos Pos, suggestion, format string, args ...any) {
-	ps.report(SeverityError, code, pos, suggestion, format, args...)
+func (ps *parser) errorf(code diag.Code, pos diag.Pos, suggestion, format string, args ...any) {
+	ps.report(diag.SeverityError, code, pos, suggestion, format, args...)
 }
 
 // capitalize starts a suggestion with a capital letter, as pipeline
@@ -93,7 +93,7 @@ func capitalize(s string) string {
 }
 
 func (ps *parser) yamlError(err error) {
-	pos := Pos{Path: ps.p.File, Line: 1, Col: 1}
+	pos := diag.Pos{Path: ps.p.File, Line: 1, Col: 1}
 	n, msg := yamlerr.Locate(err, ps.src)
 	if n > 0 {
 		pos.Line = n
@@ -108,14 +108,14 @@ func (ps *parser) yamlError(err error) {
 
 func (ps *parser) parse() {
 	if !utf8.Valid(ps.src) {
-		ps.errorf(CodeSyntax, Pos{}, "Save the file as UTF-8", "the file is not valid UTF-8")
+		ps.errorf(CodeSyntax, diag.Pos{}, "Save the file as UTF-8", "the file is not valid UTF-8")
 		ps.fatal = true
 		return
 	}
 	doc, err := yamlerr.Decode(ps.src)
 	var ye *yamlerr.Error
 	if errors.As(err, &ye) {
-		ps.errorf(CodeSyntax, Pos{Path: ps.p.File, Line: ye.Line, Col: ye.Col}, capitalize(ye.Hint), "%s", ye.Msg)
+		ps.errorf(CodeSyntax, diag.Pos{Path: ps.p.File, Line: ye.Line, Col: ye.Col}, capitalize(ye.Hint), "%s", ye.Msg)
 		ps.fatal = true
 		return
 	}
@@ -124,7 +124,7 @@ func (ps *parser) parse() {
 		return
 	}
 	if doc.Kind == 0 || isNull(doc) {
-		ps.errorf(CodeSyntax, Pos{}, "Declare stages and a flow, e.g. stages: {build: {uses: ka2.build}} and flow: build",
+		ps.errorf(CodeSyntax, diag.Pos{}, "Declare stages and a flow, e.g. stages: {build: {uses: ka2.build}} and flow: build",
 			"the file is empty")
 		ps.fatal = true
 		return

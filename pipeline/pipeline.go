@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/internal/diag"
 )
 
 // Pipeline is a parsed and checked pipeline file. Parse always returns
@@ -23,7 +24,7 @@ type Pipeline struct {
 	// or "string" for a plain-text run input; "" when the file declares
 	// none (see RunInputSchema).
 	InputSchema    string
-	InputSchemaPos Pos
+	InputSchemaPos diag.Pos
 	// Hooks run around every stage: BeforeStage before each stage's own
 	// before hook, AfterStage after each stage's own after hook.
 	Hooks PipelineHooks
@@ -36,13 +37,13 @@ type Pipeline struct {
 // FlowStep is one stage name in the flow, and where it is written.
 type FlowStep struct {
 	Stage string
-	Pos   Pos
+	Pos   diag.Pos
 }
 
 // Stage is one declared stage.
 type Stage struct {
 	Name string
-	Pos  Pos
+	Pos  diag.Pos
 	// Uses names a runner ka2 provides: UsesBuild, UsesVerify or
 	// UsesGrade.
 	Uses string
@@ -81,7 +82,7 @@ type Hook struct {
 	// before_stage or after_stage (under the pipeline's hooks).
 	Kind string
 	Exec []string
-	Pos  Pos
+	Pos  diag.Pos
 }
 
 // PipelineHooks are the hooks that run around every stage.
@@ -100,15 +101,15 @@ const ReserveTokens = -1
 
 // Context is a stage's context declaration.
 type Context struct {
-	Pos             Pos
+	Pos             diag.Pos
 	Source          Endpoint // upstream (default), fresh or shared:NAME
-	SourcePos       Pos      // zero when not written
+	SourcePos       diag.Pos // zero when not written
 	Sink            Endpoint // downstream (default), discard or shared:NAME
-	SinkPos         Pos
+	SinkPos         diag.Pos
 	InputSchema     string // protocol name, or "" for none
-	InputSchemaPos  Pos
+	InputSchemaPos  diag.Pos
 	OutputSchema    string
-	OutputSchemaPos Pos
+	OutputSchemaPos diag.Pos
 	// MaxHistoryTurns, when positive, keeps the last N user turns of the
 	// handed-off messages and everything after the first of them.
 	MaxHistoryTurns int

@@ -13,6 +13,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/diag"
 )
 
 // TypeKind is the kind of a field type.
@@ -109,7 +110,7 @@ type Field struct {
 	// Schema, unless it is missing from "required").
 	Optional bool
 	// Pos is where the field's type is written; zero for built-in protocols.
-	Pos Pos
+	Pos diag.Pos
 }
 
 // Protocol is a named schema: fields, each with a type. A value conforms
@@ -119,7 +120,7 @@ type Protocol struct {
 	Name   string
 	Fields []Field
 	// Pos is where the protocol is declared; zero for built-in protocols.
-	Pos Pos
+	Pos diag.Pos
 	// Origin names the file a built-in protocol was generated from; empty
 	// for protocols declared in the pipeline file.
 	Origin string

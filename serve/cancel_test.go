@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/internal/errkind"
 	"github.com/ka2/ka2/serve"
 )
 
@@ -33,7 +34,7 @@ func TestContractStopped(t *testing.T) {
 	}{
 		{name: "client gone", timeout: time.Hour,
 			stop:       func(cancel context.CancelFunc, _ context.Context) { cancel() },
-			wantStatus: serve.StatusClientClosedRequest, wantKind: serve.KindCanceled, wantLog: "the client went away"},
+			wantStatus: errkind.StatusClientClosedRequest, wantKind: serve.KindCanceled, wantLog: "the client went away"},
 		{name: "deadline", timeout: time.Millisecond,
 			stop:       func(_ context.CancelFunc, ctx context.Context) { <-ctx.Done() },
 			wantStatus: http.StatusServiceUnavailable, wantKind: serve.KindTimeout, wantLog: "the request timeout passed"},

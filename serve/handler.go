@@ -55,10 +55,6 @@ const (
 	KindOverloaded = string(errkind.Overloaded)
 )
 
-// StatusClientClosedRequest is the status recorded for a request whose
-// client went away before its answer was ready (nginx's 499).
-const StatusClientClosedRequest = errkind.StatusClientClosedRequest
-
 // retryAfter is the Retry-After of an overloaded answer, in seconds: a
 // build takes milliseconds, so a slot is free again long before; one
 // second is the least the header can say.
@@ -306,7 +302,7 @@ func (s *Server) serveContract(w http.ResponseWriter, r *http.Request, snap *Sna
 		switch {
 		case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
 			s.log.Info("build stopped: the client went away", "error", err.Error(), "digest", snap.Digest())
-			return writeError(w, snap, StatusClientClosedRequest, errkind.Detail{Kind: KindCanceled,
+			return writeError(w, snap, errkind.StatusClientClosedRequest, errkind.Detail{Kind: KindCanceled,
 				Message: "the client went away before the contract was built"})
 		case errors.Is(err, context.DeadlineExceeded):
 			s.log.Warn("build stopped: the request timeout passed", "timeout", s.cfg.RequestTimeout, "error", err.Error(), "digest", snap.Digest())

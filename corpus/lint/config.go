@@ -30,7 +30,7 @@ type Config struct {
 	// Globs are matched against Base joined with a file's corpus path.
 	Base string
 	// Rules maps a rule ID to its severity, or SeverityOff.
-	Rules map[string]Severity
+	Rules map[string]diag.Severity
 	// Overrides apply in order; for a file that matches several, the last
 	// one that sets a rule wins.
 	Overrides []Override
@@ -43,12 +43,12 @@ type Override struct {
 	// segments, and a glob without a "/" matches a file name in any
 	// folder, as in .gitignore.
 	Files []string
-	Rules map[string]Severity
+	Rules map[string]diag.Severity
 }
 
 // severity returns the severity of rule r for the file at corpus path p, or
 // SeverityOff.
-func (c *Config) severity(r *Rule, p string) Severity {
+func (c *Config) severity(r *Rule, p string) diag.Severity {
 	sev := r.Severity
 	if c == nil {
 		return sev
@@ -165,7 +165,7 @@ func configWords(is strict.Issue, d *diag.Diagnostic) {
 // off, and malformed globs are errors, so that a typo never silently
 // leaves a rule on. The error is a diag.List of every problem found.
 func ParseConfig(name string, data []byte) (*Config, error) {
-	c := &Config{Path: name, Base: ".", Rules: map[string]Severity{}}
+	c := &Config{Path: name, Base: ".", Rules: map[string]diag.Severity{}}
 	doc, err := yamlerr.Decode(data)
 	var ye *yamlerr.Error
 	if errors.As(err, &ye) {
@@ -197,8 +197,8 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 	return c, nil
 }
 
-func parseRuleMap(d *strict.Decoder, n *yaml.Node) map[string]Severity {
-	out := map[string]Severity{}
+func parseRuleMap(d *strict.Decoder, n *yaml.Node) map[string]diag.Severity {
+	out := map[string]diag.Severity{}
 	for _, e := range d.Mapping(n, ruleMap).All() {
 		k, v := e.Key, e.Value
 		if _, ok := RuleByID(k.Value); !ok {
@@ -209,7 +209,7 @@ func parseRuleMap(d *strict.Decoder, n *yaml.Node) map[string]Severity {
 			d.Report(k, "", hint, "unknown rule "+quote(k.Value))
 			continue
 		}
-		sev, err := ParseSeverity(v.Value)
+		sev, err := diag.ParseSeverity(v.Value)
 		if v.Kind != yaml.ScalarNode || err != nil {
 			d.Report(v, "", diag.Fix("write error, warning, info or off"), fmt.Sprintf("%s: severity %s is not one of error, warning, info, off", k.Value, quote(v.Value)))
 			continue

@@ -20,16 +20,16 @@ func TestParseConfig(t *testing.T) {
 		want    *Config
 		wantErr string
 	}{
-		{name: "empty", yaml: "", want: &Config{Path: "c.yaml", Base: ".", Rules: map[string]Severity{}}},
-		{name: "comment only", yaml: "# nothing yet\n", want: &Config{Path: "c.yaml", Base: ".", Rules: map[string]Severity{}}},
+		{name: "empty", yaml: "", want: &Config{Path: "c.yaml", Base: ".", Rules: map[string]diag.Severity{}}},
+		{name: "comment only", yaml: "# nothing yet\n", want: &Config{Path: "c.yaml", Base: ".", Rules: map[string]diag.Severity{}}},
 		{
 			name: "rules and overrides",
 			yaml: "rules:\n  trailing-whitespace: off\n  coverage-gap: error\noverrides:\n  - files: [\"archive/**\", \"*.draft.md\"]\n    rules:\n      coverage-gap: off\n  - files: legacy/*.md\n    rules: {crlf: warning}\n",
 			want: &Config{Path: "c.yaml", Base: ".",
-				Rules: map[string]Severity{"trailing-whitespace": SeverityOff, "coverage-gap": SeverityError},
+				Rules: map[string]diag.Severity{"trailing-whitespace": diag.SeverityOff, "coverage-gap": diag.SeverityError},
 				Overrides: []Override{
-					{Files: []string{"archive/**", "*.draft.md"}, Rules: map[string]Severity{"coverage-gap": SeverityOff}},
-					{Files: []string{"legacy/*.md"}, Rules: map[string]Severity{"crlf": SeverityWarning}},
+					{Files: []string{"archive/**", "*.draft.md"}, Rules: map[string]diag.Severity{"coverage-gap": diag.SeverityOff}},
+					{Files: []string{"legacy/*.md"}, Rules: map[string]diag.Severity{"crlf": diag.SeverityWarning}},
 				}},
 		},
 		{name: "unknown rule", yaml: "rules:\n  overlaps: off\n", wantErr: `c.yaml:2:3: unknown rule "overlaps"; did you mean overlap?`},
@@ -209,7 +209,7 @@ func TestFindConfigOS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c == nil || c.Base != "policies/travel" || c.Rules["bom"] != SeverityOff {
+	if c == nil || c.Base != "policies/travel" || c.Rules["bom"] != diag.SeverityOff {
 		t.Fatalf("FindConfigOS() = %+v", c)
 	}
 	if want := filepath.ToSlash(filepath.Join(root, ConfigFile)); c.Path != want {

@@ -10,23 +10,6 @@ import (
 	"github.com/ka2/ka2/internal/jsontext"
 )
 
-// Severity says how much a finding matters. Errors fail `ka2 lint`;
-// warnings fail it only in strict mode; info never fails it. SeverityOff
-// appears only in configuration, where it turns a rule off.
-type Severity = diag.Severity
-
-// The severities, from least to most severe.
-const (
-	SeverityOff     = diag.SeverityOff
-	SeverityInfo    = diag.SeverityInfo
-	SeverityWarning = diag.SeverityWarning
-	SeverityError   = diag.SeverityError
-)
-
-// ParseSeverity reads a severity name: "error", "warning", "info", or "off"
-// (which turns a rule off).
-func ParseSeverity(s string) (Severity, error) { return diag.ParseSeverity(s) }
-
 // Location is a position in a file of the corpus. Line and Col are 1-based;
 // Col counts Unicode code points; 0 means unknown.
 type Location struct {
@@ -68,14 +51,14 @@ func (f Finding) Rule() string { return string(f.Code) }
 // findingJSON is a finding's JSON shape, which predates diag and stays as
 // it was: the rule, its severity, a flat position, the message and hint.
 type findingJSON struct {
-	Rule     string     `json:"rule"`     // the rule's stable ID, e.g. "overlap"
-	Severity Severity   `json:"severity"` // after configuration
-	Path     string     `json:"path"`     // slash-separated, relative to the corpus root
-	Line     int        `json:"line"`     // 1-based file line; 0 when the problem is the whole file
-	Col      int        `json:"col"`      // 1-based column in code points; 0 when unknown
-	Message  string     `json:"message"`  // what is wrong
-	Hint     string     `json:"hint,omitempty"`
-	Related  []Location `json:"related,omitempty"`
+	Rule     string        `json:"rule"`     // the rule's stable ID, e.g. "overlap"
+	Severity diag.Severity `json:"severity"` // after configuration
+	Path     string        `json:"path"`     // slash-separated, relative to the corpus root
+	Line     int           `json:"line"`     // 1-based file line; 0 when the problem is the whole file
+	Col      int           `json:"col"`      // 1-based column in code points; 0 when unknown
+	Message  string        `json:"message"`  // what is wrong
+	Hint     string        `json:"hint,omitempty"`
+	Related  []Location    `json:"related,omitempty"`
 }
 
 // MarshalJSON writes f in the JSON report's shape.
@@ -121,7 +104,7 @@ type Report struct {
 }
 
 // Count returns the number of findings of severity s.
-func (r Report) Count(s Severity) int {
+func (r Report) Count(s diag.Severity) int {
 	n := 0
 	for _, f := range r.Findings {
 		if f.Severity == s {
@@ -135,7 +118,7 @@ func (r Report) Count(s Severity) int {
 // error, or, when strict, a warning. Info findings never fail.
 func (r Report) HasErrors(strict bool) bool {
 	for _, f := range r.Findings {
-		if f.Severity == SeverityError || strict && f.Severity == SeverityWarning {
+		if f.Severity == diag.SeverityError || strict && f.Severity == diag.SeverityWarning {
 			return true
 		}
 	}
@@ -146,8 +129,8 @@ func (r Report) HasErrors(strict bool) bool {
 // files", for a person reading the text output.
 func (r Report) Summary() string {
 	return fmt.Sprintf("%s, %s, %d info in %s",
-		plural(r.Count(SeverityError), "error"), plural(r.Count(SeverityWarning), "warning"),
-		r.Count(SeverityInfo), plural(r.Files, "file"))
+		plural(r.Count(diag.SeverityError), "error"), plural(r.Count(diag.SeverityWarning), "warning"),
+		r.Count(diag.SeverityInfo), plural(r.Files, "file"))
 }
 
 func plural(n int, word string) string {

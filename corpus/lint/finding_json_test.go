@@ -15,7 +15,7 @@ import (
 // back.
 func TestFindingJSON(t *testing.T) {
 	f := Finding{Diagnostic: diag.Diagnostic{Pos: diag.Pos{Path: "a.md", Line: 3, Col: 1}, Code: "overlap",
-		Severity: SeverityWarning, Message: "A >> B & <c>", Hint: diag.Fix("split it")},
+		Severity: diag.SeverityWarning, Message: "A >> B & <c>", Hint: diag.Fix("split it")},
 		Related: []Location{{Path: "b.md", Line: 2}}}
 	b, err := jsontext.Marshal(f)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/internal/textsafe"
 )
 
@@ -79,8 +80,8 @@ type jsonReport struct {
 //
 // Findings are sorted as in WriteText; the output ends with a newline.
 func WriteJSON(w io.Writer, r Report) error {
-	out := jsonReport{Files: r.Files, Errors: r.Count(SeverityError), Warnings: r.Count(SeverityWarning),
-		Infos: r.Count(SeverityInfo), Findings: sorted(r)}
+	out := jsonReport{Files: r.Files, Errors: r.Count(diag.SeverityError), Warnings: r.Count(diag.SeverityWarning),
+		Infos: r.Count(diag.SeverityInfo), Findings: sorted(r)}
 	if out.Findings == nil {
 		out.Findings = []Finding{}
 	}
@@ -102,9 +103,9 @@ func WriteGitHub(w io.Writer, r Report) error {
 	for _, f := range sorted(r) {
 		level := "notice"
 		switch f.Severity {
-		case SeverityError:
+		case diag.SeverityError:
 			level = "error"
-		case SeverityWarning:
+		case diag.SeverityWarning:
 			level = "warning"
 		}
 		fmt.Fprintf(bw, "::%s file=%s", level, ghProperty(f.Path))

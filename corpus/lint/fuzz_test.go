@@ -10,6 +10,7 @@ import (
 	"testing/fstest"
 
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/diag"
 )
 
 // FuzzLint lints a corpus made of one clean file plus the fuzzed file,
@@ -62,7 +63,7 @@ func FuzzLint(f *testing.F) {
 			if _, ok := RuleByID(fd.Rule()); !ok {
 				t.Errorf("finding of unknown rule: %v", fd)
 			}
-			if fd.Severity < SeverityInfo || fd.Severity > SeverityError {
+			if fd.Severity < diag.SeverityInfo || fd.Severity > diag.SeverityError {
 				t.Errorf("finding with severity %v: %v", fd.Severity, fd)
 			}
 			if fd.Line < 0 || fd.Col < 0 || fsys[fd.Path] == nil {

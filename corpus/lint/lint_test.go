@@ -227,8 +227,8 @@ func TestSARIFSchema(t *testing.T) {
 	reports := map[string]Report{
 		"fixtures":                          lintFixtures(t),
 		"empty":                             {Findings: []Finding{}},
-		"rebased with spaces and non-ASCII": Report{Findings: []Finding{{Diagnostic: diag.Diagnostic{Pos: diag.Pos{Path: "政策 2026/a b.md", Line: 3, Col: 1}, Code: diag.Code("overlap"), Severity: SeverityWarning, Message: "m"}, Related: []Location{{Path: "政策 2026/c.md", Line: 5, Col: 2}, {Path: "d.md"}}}}}.Rebase("policies"),
-		"whole-file finding":                {Findings: []Finding{{Diagnostic: diag.Diagnostic{Pos: diag.Pos{Path: "x.md"}, Code: diag.Code("unreadable"), Severity: SeverityError, Message: "m"}}}},
+		"rebased with spaces and non-ASCII": Report{Findings: []Finding{{Diagnostic: diag.Diagnostic{Pos: diag.Pos{Path: "政策 2026/a b.md", Line: 3, Col: 1}, Code: diag.Code("overlap"), Severity: diag.SeverityWarning, Message: "m"}, Related: []Location{{Path: "政策 2026/c.md", Line: 5, Col: 2}, {Path: "d.md"}}}}}.Rebase("policies"),
+		"whole-file finding":                {Findings: []Finding{{Diagnostic: diag.Diagnostic{Pos: diag.Pos{Path: "x.md"}, Code: diag.Code("unreadable"), Severity: diag.SeverityError, Message: "m"}}}},
 	}
 	for name, rep := range reports {
 		t.Run(name, func(t *testing.T) {
@@ -303,7 +303,7 @@ func TestRules(t *testing.T) {
 			t.Errorf("rule %s has no Summary or Doc", r.ID)
 		}
 		switch r.Severity {
-		case SeverityError, SeverityWarning, SeverityInfo:
+		case diag.SeverityError, diag.SeverityWarning, diag.SeverityInfo:
 		default:
 			t.Errorf("rule %s has default severity %v", r.ID, r.Severity)
 		}
@@ -485,8 +485,8 @@ func TestChangedOnly(t *testing.T) {
 
 func TestReport(t *testing.T) {
 	r := Report{Files: 2, Findings: []Finding{
-		{Diagnostic: diag.Diagnostic{Pos: diag.Pos{Path: "a.md", Line: 1, Col: 1}, Code: diag.Code("bom"), Severity: SeverityInfo, Message: "m"}},
-		{Diagnostic: diag.Diagnostic{Pos: diag.Pos{Path: "b.md", Line: 5, Col: 1}, Code: diag.Code("overlap"), Severity: SeverityWarning, Message: "m"}, Related: []Location{{Path: "a.md", Line: 5, Col: 1}}},
+		{Diagnostic: diag.Diagnostic{Pos: diag.Pos{Path: "a.md", Line: 1, Col: 1}, Code: diag.Code("bom"), Severity: diag.SeverityInfo, Message: "m"}},
+		{Diagnostic: diag.Diagnostic{Pos: diag.Pos{Path: "b.md", Line: 5, Col: 1}, Code: diag.Code("overlap"), Severity: diag.SeverityWarning, Message: "m"}, Related: []Location{{Path: "a.md", Line: 5, Col: 1}}},
 	}}
 	if r.HasErrors(false) {
 		t.Error("HasErrors(false) with only a warning and info = true")
@@ -504,11 +504,11 @@ func TestReport(t *testing.T) {
 	if r.Findings[1].Related[0].Path != "a.md" {
 		t.Error("Rebase modified the original report")
 	}
-	info := Report{Findings: []Finding{{Diagnostic: diag.Diagnostic{Severity: SeverityInfo}}}}
+	info := Report{Findings: []Finding{{Diagnostic: diag.Diagnostic{Severity: diag.SeverityInfo}}}}
 	if info.HasErrors(true) {
 		t.Error("HasErrors(true) with only info = true")
 	}
-	if !(Report{Findings: []Finding{{Diagnostic: diag.Diagnostic{Severity: SeverityError}}}}).HasErrors(false) {
+	if !(Report{Findings: []Finding{{Diagnostic: diag.Diagnostic{Severity: diag.SeverityError}}}}).HasErrors(false) {
 		t.Error("HasErrors(false) with an error = false")
 	}
 }
@@ -516,11 +516,11 @@ func TestReport(t *testing.T) {
 // TestParseSeverity: the configuration's severities are diag's (whose
 // tests cover their text form); a misspelt one is refused.
 func TestParseSeverity(t *testing.T) {
-	if s, err := ParseSeverity("warning"); err != nil || s != SeverityWarning {
-		t.Errorf(`ParseSeverity("warning") = %v, %v`, s, err)
+	if s, err := diag.ParseSeverity("warning"); err != nil || s != diag.SeverityWarning {
+		t.Errorf(`diag.ParseSeverity("warning") = %v, %v`, s, err)
 	}
-	if _, err := ParseSeverity("warn"); err == nil {
-		t.Error(`ParseSeverity("warn") succeeded`)
+	if _, err := diag.ParseSeverity("warn"); err == nil {
+		t.Error(`diag.ParseSeverity("warn") succeeded`)
 	}
 }
 
@@ -633,7 +633,7 @@ func sarifOf(t *testing.T, r Report, o SARIFOptions) sarifView {
 // documentation.
 func TestSARIFRoot(t *testing.T) {
 	finding := func(p string) Report {
-		return Report{Findings: []Finding{{Diagnostic: diag.Diagnostic{Pos: diag.Pos{Path: p, Line: 3, Col: 1}, Code: diag.Code("overlap"), Severity: SeverityWarning, Message: "m"}, Related: []Location{{Path: path.Join(path.Dir(p), "other.md"), Line: 1}}}}}
+		return Report{Findings: []Finding{{Diagnostic: diag.Diagnostic{Pos: diag.Pos{Path: p, Line: 3, Col: 1}, Code: diag.Code("overlap"), Severity: diag.SeverityWarning, Message: "m"}, Related: []Location{{Path: path.Join(path.Dir(p), "other.md"), Line: 1}}}}}
 	}
 	tests := []struct {
 		name        string
@@ -688,7 +688,7 @@ func TestSARIFFingerprints(t *testing.T) {
 		}
 		return out
 	}
-	base := Finding{Diagnostic: diag.Diagnostic{Pos: diag.Pos{Path: "/r/p/a.md", Line: 4, Col: 9}, Code: diag.Code("trailing-whitespace"), Severity: SeverityInfo, Message: "trailing whitespace"}}
+	base := Finding{Diagnostic: diag.Diagnostic{Pos: diag.Pos{Path: "/r/p/a.md", Line: 4, Col: 9}, Code: diag.Code("trailing-whitespace"), Severity: diag.SeverityInfo, Message: "trailing whitespace"}}
 	moved := base
 	moved.Line, moved.Col = 40, 2
 	otherRule, otherPath, otherMsg := base, base, base
@@ -740,7 +740,7 @@ func TestSpecialFiles(t *testing.T) {
 // TestWriteTextEscapes: a finding that quotes a body line cannot write a
 // control sequence to the terminal, in the text and github formats.
 func TestWriteTextEscapes(t *testing.T) {
-	rep := Report{Findings: []Finding{{Diagnostic: diag.Diagnostic{Pos: diag.Pos{Path: "a.md", Line: 8, Col: 1}, Code: diag.Code("instruction-text"), Severity: SeverityWarning, Message: "line reads like an instruction (\"Ignore the question\x1b[2J\u202e\")", Hint: diag.Fix("rephrase")}}}}
+	rep := Report{Findings: []Finding{{Diagnostic: diag.Diagnostic{Pos: diag.Pos{Path: "a.md", Line: 8, Col: 1}, Code: diag.Code("instruction-text"), Severity: diag.SeverityWarning, Message: "line reads like an instruction (\"Ignore the question\x1b[2J\u202e\")", Hint: diag.Fix("rephrase")}}}}
 	for _, name := range []string{"text", "github"} {
 		write, _ := Formatter(name)
 		var b bytes.Buffer

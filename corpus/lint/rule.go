@@ -10,10 +10,10 @@ import (
 // Rule is one check. Its ID is stable: configuration, inline disable
 // comments and tools that read the output refer to it.
 type Rule struct {
-	ID       string   // stable machine name, e.g. "overlap"
-	Severity Severity // default severity; configuration may change it
-	Summary  string   // one line: what the rule finds
-	Doc      string   // what the rule checks, why it matters and how to fix it
+	ID       string        // stable machine name, e.g. "overlap"
+	Severity diag.Severity // default severity; configuration may change it
+	Summary  string        // one line: what the rule finds
+	Doc      string        // what the rule checks, why it matters and how to fix it
 
 	// At most one of the following says how the rule runs; a rule with
 	// none is reported by Run itself (unreadable files, disable comments).

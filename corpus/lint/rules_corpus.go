@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/internal/suggest"
 )
 
@@ -13,7 +14,7 @@ import (
 
 var ruleDuplicateSource = &Rule{
 	ID:       "duplicate-source",
-	Severity: SeverityError,
+	Severity: diag.SeverityError,
 	Summary:  "two files use the same source_id for one language",
 	Doc: `A source_id names one source per language: an address such as travel-v2:1-3
 must lead to exactly one file. Two files with the same source_id need different
@@ -24,7 +25,7 @@ any other file of its source_id.`,
 
 var ruleUnknownSupersedes = &Rule{
 	ID:       "unknown-supersedes",
-	Severity: SeverityError,
+	Severity: diag.SeverityError,
 	Summary:  "supersedes names a source_id no file declares",
 	Doc: `supersedes lists the source_ids a source replaces. An entry that names no source
 is usually a typo, and it hides the chain of versions from the linter. The hint
@@ -34,7 +35,7 @@ names the closest existing source_id.`,
 
 var ruleSupersedesCycle = &Rule{
 	ID:       "supersedes-cycle",
-	Severity: SeverityError,
+	Severity: diag.SeverityError,
 	Summary:  "supersedes entries form a cycle",
 	Doc: `A source cannot replace a source that, directly or through others, replaces it.
 The message shows the cycle; remove the entry that points backwards. It is
@@ -44,7 +45,7 @@ reported at every file in the cycle.`,
 
 var ruleOverlap = &Rule{
 	ID:       "overlap",
-	Severity: SeverityWarning,
+	Severity: diag.SeverityWarning,
 	Summary:  "two sources for one subject and language apply on the same dates",
 	Doc: `When two sources answer the same subject in the same language and their validity
 intervals overlap, a question about a date in the overlap selects both, and the
@@ -81,7 +82,7 @@ Good: shared.md says so.
 
 var ruleSupersedesBoundary = &Rule{
 	ID:       "supersedes-boundary",
-	Severity: SeverityWarning,
+	Severity: diag.SeverityWarning,
 	Summary:  "a superseded source does not end where its successor begins",
 	Doc: `When B supersedes A, A's valid_until should be B's valid_from: then every date
 belongs to exactly one of them (intervals are half-open). A later valid_until (or
@@ -103,7 +104,7 @@ Good: fuel-v2 starts on 2026-01-01 or later, and fuel-v1 ends that day.`,
 
 var ruleCoverageGap = &Rule{
 	ID:       "coverage-gap",
-	Severity: SeverityWarning,
+	Severity: diag.SeverityWarning,
 	Summary:  "a subject has dates between two versions that no source covers",
 	Doc: `For each subject and language, the sources' validity intervals should leave no
 hole between the first valid_from and the last valid_until: a question about a
@@ -126,7 +127,7 @@ Good: meals-v1.md ends where meals-v2.md begins (valid_until: 2025-09-01).`,
 
 var ruleTranslationMismatch = &Rule{
 	ID:       "translation-mismatch",
-	Severity: SeverityWarning,
+	Severity: diag.SeverityWarning,
 	Summary:  "translations of one source differ in validity, supersedes, amounts or currency",
 	Doc: `Files with the same source_id and different lang values are translations of one
 source. They must apply on the same dates (valid_from, valid_until) and replace

@@ -9,13 +9,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/diag"
 )
 
 // The rules that look at one file at a time.
 
 var ruleAmountWithoutUnit = &Rule{
 	ID:       "amount-without-unit",
-	Severity: SeverityWarning,
+	Severity: diag.SeverityWarning,
 	Summary:  "a body line states an amount with no unit in the line or the front matter",
 	Doc: `A quote must never lose its unit: "the limit is 750" means nothing without "CNY
 per room-night". The rule flags a body line that contains a number that looks
@@ -39,7 +40,7 @@ writing the unit next to the amount.`,
 
 var ruleMissingScopeOrDate = &Rule{
 	ID:       "missing-scope-or-date",
-	Severity: SeverityWarning,
+	Severity: diag.SeverityWarning,
 	Summary:  "the body has no line stating its scope, or none stating its effective date",
 	Doc: `Evidence is quoted line by line, so the body itself should say what it covers and
 from when: a quote must never lose its scope or date. The rule wants one line
@@ -51,7 +52,7 @@ YYYY年M月, or words such as "effective", "valid from", "生效", "施行").`,
 
 var ruleShortFormLosesScope = &Rule{
 	ID:       "short-form-loses-scope",
-	Severity: SeverityWarning,
+	Severity: diag.SeverityWarning,
 	Summary:  "the cite ranges leave out every line that states the source's scope",
 	Doc: `build --short quotes only a source's cite ranges. Each record still carries the
 source's validity and unit, but where the text applies lives only in the body,
@@ -68,7 +69,7 @@ those lines, names them, and gives a cite list that adds the first.`,
 
 var ruleInstructionText = &Rule{
 	ID:       "instruction-text",
-	Severity: SeverityWarning,
+	Severity: diag.SeverityWarning,
 	Summary:  "a body line reads like an instruction to the assistant or a request for an action",
 	Doc: `Sources are data. A line that addresses the assistant ("Assistant: …", "ignore
 the question", "you are now …", "请忽略用户的问题"), tells it to treat a value as
@@ -88,7 +89,7 @@ the rule in that file's front matter with a reason.`,
 
 var ruleLintDirective = &Rule{
 	ID:       "lint-directive",
-	Severity: SeverityWarning,
+	Severity: diag.SeverityWarning,
 	Summary:  "a ka2lint comment is malformed, names an unknown rule, or sits in the body",
 	Doc: `"# ka2lint:disable RULE-ID" in the front matter turns a rule off for one file.
 The rule reports a directive with another verb, one that names no rule or an
@@ -98,7 +99,7 @@ body, where it has no effect and would end up in quotes.`,
 
 var ruleTrailingWhitespace = &Rule{
 	ID:       "trailing-whitespace",
-	Severity: SeverityInfo,
+	Severity: diag.SeverityInfo,
 	Summary:  "a line ends with spaces or tabs",
 	Doc: `Body lines are quoted exactly, whitespace included, so trailing whitespace costs
 budget and makes quotes differ from what the author sees. Reported once per
@@ -108,7 +109,7 @@ line.`,
 
 var ruleCRLF = &Rule{
 	ID:       "crlf",
-	Severity: SeverityInfo,
+	Severity: diag.SeverityInfo,
 	Summary:  "the file uses CRLF line endings",
 	Doc: `ka2 reads CRLF and LF the same way, but mixed endings make diffs noisy. The
 finding points at the first line that ends in CRLF. Save the file with LF line
@@ -118,7 +119,7 @@ endings.`,
 
 var ruleBOM = &Rule{
 	ID:       "bom",
-	Severity: SeverityInfo,
+	Severity: diag.SeverityInfo,
 	Summary:  "the file starts with a UTF-8 byte order mark",
 	Doc: `ka2 drops a UTF-8 BOM, but other tools may not. Save the file as UTF-8 without
 BOM.`,
@@ -127,7 +128,7 @@ BOM.`,
 
 var ruleFutureSource = &Rule{
 	ID:       "future-source",
-	Severity: SeverityInfo,
+	Severity: diag.SeverityInfo,
 	Summary:  "a source takes effect after today",
 	Doc: `A source whose valid_from is after Options.Today (ka2 lint --today, by default
 the current date) is not selected for questions about today. This is usually

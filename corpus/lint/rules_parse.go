@@ -11,7 +11,7 @@ import (
 
 var ruleUnreadable = &Rule{
 	ID:       "unreadable",
-	Severity: SeverityError,
+	Severity: diag.SeverityError,
 	Summary:  "a policy file or folder cannot be read",
 	Doc: `A file or folder below the corpus root cannot be read, or a symbolic link leads
 outside the corpus root. ka2 refuses a corpus it cannot read completely, since a
@@ -22,7 +22,7 @@ link with a copy of its target.`,
 
 var ruleInvalidUTF8 = &Rule{
 	ID:       "invalid-utf8",
-	Severity: SeverityError,
+	Severity: diag.SeverityError,
 	Summary:  "the file is not valid UTF-8",
 	Doc: `Policy files must be UTF-8. The finding points at the first byte that is not.
 Save the file as UTF-8 in your editor.`,
@@ -31,7 +31,7 @@ Save the file as UTF-8 in your editor.`,
 
 var ruleFrontMatter = &Rule{
 	ID:       "front-matter",
-	Severity: SeverityError,
+	Severity: diag.SeverityError,
 	Summary:  "front matter is missing, never closed, not valid YAML, or repeats a key",
 	Doc: `Every policy file starts with a line '---', the keys (YAML), and another line
 '---'; the body follows. This rule reports a file without front matter, front
@@ -44,7 +44,7 @@ YAML tag such as !!binary or !!str.`,
 
 var ruleUnknownKey = &Rule{
 	ID:       "unknown-key",
-	Severity: SeverityError,
+	Severity: diag.SeverityError,
 	Summary:  "the front matter has a key ka2 does not know",
 	Doc: `ka2 refuses keys it does not know, so that a typo such as valid_untill never
 silently turns a bounded source into an open-ended one. The hint names the
@@ -54,7 +54,7 @@ closest known key.`,
 
 var ruleMissingKey = &Rule{
 	ID:       "missing-key",
-	Severity: SeverityError,
+	Severity: diag.SeverityError,
 	Summary:  "a required key is missing or empty",
 	Doc: `source_id, version, subjects (or subject) and valid_from are required and must
 not be empty.`,
@@ -63,7 +63,7 @@ not be empty.`,
 
 var ruleBadValue = &Rule{
 	ID:       "bad-value",
-	Severity: SeverityError,
+	Severity: diag.SeverityError,
 	Summary:  "a front matter value has the wrong shape",
 	Doc: `A value is not what its key needs: a source_id, a subject or a supersedes entry
 that is not lowercase letters, digits, '.', '_' and '-' (the hint suggests the list
@@ -79,7 +79,7 @@ send escape sequences to a terminal.`,
 
 var ruleInvalidDate = &Rule{
 	ID:       "invalid-date",
-	Severity: SeverityError,
+	Severity: diag.SeverityError,
 	Summary:  "valid_from or valid_until is not a calendar date YYYY-MM-DD",
 	Doc: `Dates are civil calendar dates written YYYY-MM-DD. A time or a zone offset
 (2026-01-01T00:00:00Z) is an error, not dropped, because ka2 compares days: a
@@ -89,7 +89,7 @@ boundary must never depend on a clock or a time zone.`,
 
 var ruleEmptyInterval = &Rule{
 	ID:       "empty-interval",
-	Severity: SeverityError,
+	Severity: diag.SeverityError,
 	Summary:  "valid_until is not after valid_from",
 	Doc: `valid_until is exclusive: a source applies from valid_from up to, but not
 including, valid_until. When valid_until is on or before valid_from the source
@@ -99,7 +99,7 @@ never applies. Set it after valid_from, or remove it for an open-ended source.`,
 
 var ruleCiteOutsideBody = &Rule{
 	ID:       "cite-outside-body",
-	Severity: SeverityError,
+	Severity: diag.SeverityError,
 	Summary:  "a cite range names lines the body does not have",
 	Doc: `cite lists the body line ranges that make up the source's short form. Body lines
 are numbered from 1 after the closing '---'. A range past the last line cannot be
@@ -109,7 +109,7 @@ quoted.`,
 
 var ruleEmptyBody = &Rule{
 	ID:       "empty-body",
-	Severity: SeverityError,
+	Severity: diag.SeverityError,
 	Summary:  "the body below the front matter is empty",
 	Doc: `A source exists to be quoted: its body, below the closing '---', must hold the
 policy text. An empty body (or one of blank lines only) would be selected for every
@@ -120,7 +120,7 @@ after the closing '---', where the text belongs.`,
 
 var ruleParseError = &Rule{
 	ID:       "parse-error",
-	Severity: SeverityError,
+	Severity: diag.SeverityError,
 	Summary:  "any other problem that stops the file from parsing",
 	Doc: `A problem corpus.Parse reports that no more specific rule covers. The message
 says what is wrong.`,

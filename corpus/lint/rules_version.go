@@ -8,11 +8,12 @@ import (
 	"strings"
 
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/diag"
 )
 
 var ruleVersionNotBumped = &Rule{
 	ID:       "version-not-bumped",
-	Severity: SeverityWarning,
+	Severity: diag.SeverityWarning,
 	Summary:  "the body changed since the base revision, but version did not",
 	Doc: `version labels what a contract quoted: two contracts that cite travel-v2 at
 version v2 must have quoted the same text. When a file's body differs from the

@@ -114,13 +114,13 @@ func Run(ctx context.Context, fsys fs.FS, opts Options) (Report, error) {
 			return
 		}
 		sev := opts.Config.severity(r, f.Path)
-		if sev == SeverityOff {
+		if sev == diag.SeverityOff {
 			return
 		}
 		// A finding about two files is as much the other file's: a
 		// disable comment or an override there silences it too.
 		for _, rel := range f.Related {
-			if fl := p.byPath[rel.Path]; fl != nil && fl.disabled[f.Rule()] || opts.Config.severity(r, rel.Path) == SeverityOff {
+			if fl := p.byPath[rel.Path]; fl != nil && fl.disabled[f.Rule()] || opts.Config.severity(r, rel.Path) == diag.SeverityOff {
 				return
 			}
 		}

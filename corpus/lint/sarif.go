@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/ka2/ka2/internal/diag"
 )
 
 // The SARIF 2.1.0 objects WriteSARIF emits: typed, so that field order and
@@ -125,11 +127,11 @@ type SARIFOptions struct {
 	ToolVersion string
 }
 
-func sarifLevel(s Severity) string {
+func sarifLevel(s diag.Severity) string {
 	switch s {
-	case SeverityError:
+	case diag.SeverityError:
 		return "error"
-	case SeverityWarning:
+	case diag.SeverityWarning:
 		return "warning"
 	}
 	return "note"

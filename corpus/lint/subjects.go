@@ -11,7 +11,7 @@ import (
 
 var ruleUnknownSubject = &Rule{
 	ID:       "unknown-subject",
-	Severity: SeverityError,
+	Severity: diag.SeverityError,
 	Summary:  "a case file or request names a subject no source has",
 	Doc: `A regression case (or a request) asks about subjects; a subject that no source
 of the corpus has selects nothing, and the build fails with an unknown-subject
@@ -51,7 +51,7 @@ func CheckSubjects(refs []SubjectRef, known []string, cfg *Config) []Finding {
 			continue
 		}
 		sev := cfg.severity(ruleUnknownSubject, ref.Path)
-		if sev == SeverityOff {
+		if sev == diag.SeverityOff {
 			continue
 		}
 		hint := diag.Fix("name a subject of a source; the corpus has " + listSome(known))
