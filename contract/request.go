@@ -308,6 +308,21 @@ func (p *requestParser) objects(key, v *yaml.Node, field string, each func(n *ya
 	}
 }
 
+// object reads the entries of one element of a list of objects, checked
+// against m, calling each with the entry and its path. It reports whether
+// the element was read without a problem, so that its own checks run only
+// on a clean one; null is an element with no keys, and is not clean.
+func (p *requestParser) object(n *yaml.Node, m *strict.Map, field string, each func(e strict.Entry, sub string)) bool {
+	if strict.IsNull(n) {
+		return false
+	}
+	before := len(p.errs)
+	for _, e := range p.mapping(n, m, field).All() {
+		each(e, field+"."+e.Name)
+	}
+	return len(p.errs) == before
+}
+
 // request reads the request object and checks what it says.
 func (p *requestParser) request(root *yaml.Node) *RequestFile {
 	if root.Kind != yaml.MappingNode {
@@ -370,12 +385,7 @@ func (p *requestParser) request(root *yaml.Node) *RequestFile {
 // item reads and checks one extra item.
 func (p *requestParser) item(n *yaml.Node, field string) RequestItem {
 	var it RequestItem
-	if strict.IsNull(n) {
-		return it
-	}
-	before := len(p.errs)
-	for _, e := range p.mapping(n, itemMap, field).All() {
-		sub := field + "." + e.Name
+	clean := p.object(n, itemMap, field, func(e strict.Entry, sub string) {
 		switch e.Name {
 		case "type":
 			s, _ := p.str(e.Key, e.Value, sub)
@@ -385,8 +395,8 @@ func (p *requestParser) item(n *yaml.Node, field string) RequestItem {
 		case "text":
 			it.Text, _ = p.str(e.Key, e.Value, sub)
 		}
-	}
-	if len(p.errs) > before {
+	})
+	if !clean {
 		return it
 	}
 	switch {
@@ -405,12 +415,7 @@ func (p *requestParser) item(n *yaml.Node, field string) RequestItem {
 // once every item is read.
 func (p *requestParser) promotion(n *yaml.Node, field string) Promotion {
 	var pr Promotion
-	if strict.IsNull(n) {
-		return pr
-	}
-	before := len(p.errs)
-	for _, e := range p.mapping(n, promoteMap, field).All() {
-		sub := field + "." + e.Name
+	clean := p.object(n, promoteMap, field, func(e strict.Entry, sub string) {
 		switch e.Name {
 		case "item":
 			switch v := e.Value; {
@@ -428,8 +433,8 @@ func (p *requestParser) promotion(n *yaml.Node, field string) Promotion {
 			s, _ := p.str(e.Key, e.Value, sub)
 			pr.To = provenance.Kind(s)
 		}
-	}
-	if len(p.errs) > before {
+	})
+	if !clean {
 		return pr
 	}
 	if _, err := provenance.ParseKind(string(pr.To)); err != nil {

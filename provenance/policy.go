@@ -247,21 +247,21 @@ func (t transition) describe() Transition {
 
 // transitionsTo lists the types that may become to.
 func (p *Policy) transitionsTo(to Kind) []Kind {
-	var out []Kind
-	for _, t := range p.transitions {
-		if t.to == to {
-			out = append(out, t.from)
-		}
-	}
-	return out
+	return p.ends(to, func(t transition) (near, far Kind) { return t.to, t.from })
 }
 
 // targets lists the types from may become, in the order of the file.
 func (p *Policy) targets(from Kind) []Kind {
+	return p.ends(from, func(t transition) (near, far Kind) { return t.from, t.to })
+}
+
+// ends lists, in the order of the file, the far end of every transition
+// whose near end is k; side says which end of a transition is which.
+func (p *Policy) ends(k Kind, side func(transition) (near, far Kind)) []Kind {
 	var out []Kind
 	for _, t := range p.transitions {
-		if t.from == from {
-			out = append(out, t.to)
+		if near, far := side(t); near == k {
+			out = append(out, far)
 		}
 	}
 	return out
