@@ -14,14 +14,8 @@ import (
 
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/eval"
+	"github.com/ka2/ka2/internal/testutil"
 )
-
-// passed is an Exec.After whose time limit has always passed.
-func passed(time.Duration) <-chan time.Time {
-	c := make(chan time.Time, 1)
-	c <- time.Time{}
-	return c
-}
 
 // TestExec: what an --exec program reads, and how each way of failing to
 // answer reads in the report.
@@ -50,7 +44,7 @@ func TestExec(t *testing.T) {
 		{
 			name:    "time limit",
 			script:  `sleep 5`,
-			after:   passed,
+			after:   testutil.Passed,
 			wantErr: "exec: sh did not finish within 2m0s; its process group was ended: time limit passed",
 		},
 		{

@@ -21,6 +21,7 @@ import (
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/internal/diag"
+	"github.com/ka2/ka2/internal/testutil"
 	"github.com/ka2/ka2/selector"
 )
 
@@ -75,13 +76,6 @@ func runPipelineAfter(t *testing.T, src string, in contract.RequestFile, after f
 		t.Fatalf("check: %v\n%s", err, diagnosticsText(p.Diagnostics))
 	}
 	return p.Run(context.Background(), RequestInput(in), RunOptions{Builder: sampleBuilder(t, 0), Dir: stageBin(t), Timeout: 20 * time.Second, After: after})
-}
-
-// expired is a RunOptions.After whose time limits have always passed.
-func expired(time.Duration) <-chan time.Time {
-	c := make(chan time.Time, 1)
-	c <- time.Time{}
-	return c
 }
 
 // snapshot finds a stage's snapshot.
@@ -469,7 +463,7 @@ func TestRunStops(t *testing.T) {
 			// a wait; no other limit here depends on time.
 			var after func(time.Duration) <-chan time.Time
 			if tt.wantIs == ErrTimeout {
-				after = expired
+				after = testutil.Passed
 			}
 			run, err := runPipelineAfter(t, tt.src, lodging2026, after)
 			var se *StageError

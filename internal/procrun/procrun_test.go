@@ -15,15 +15,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ka2/ka2/internal/procrun"
+	"github.com/ka2/ka2/internal/testutil"
 )
-
-// passed is a Spec.After whose time limit has always passed: the limit
-// passes once the program has started, without a wait.
-func passed(time.Duration) <-chan time.Time {
-	c := make(chan time.Time, 1)
-	c <- time.Time{}
-	return c
-}
 
 func TestRun(t *testing.T) {
 	env := []string{"PATH=" + os.Getenv("PATH")}
@@ -59,7 +52,7 @@ func TestRun(t *testing.T) {
 		},
 		{
 			name:   "time limit",
-			spec:   procrun.Spec{Argv: []string{"sh", "-c", "sleep 5"}, Env: env, Timeout: time.Second, After: passed},
+			spec:   procrun.Spec{Argv: []string{"sh", "-c", "sleep 5"}, Env: env, Timeout: time.Second, After: testutil.Passed},
 			wantIs: procrun.ErrTimeout, wantCode: -1,
 		},
 		{

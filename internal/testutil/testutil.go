@@ -1,6 +1,7 @@
-// Package testutil holds the file helpers ka2's tests share: writing a
-// file or a policy, editing one in place, and copying a file system (the
-// embedded sample corpus, a folder) to disk. Only tests import it; it
+// Package testutil holds the helpers ka2's tests share: writing a file or
+// a policy, editing one in place, copying a file system (the embedded
+// sample corpus, a folder) to disk, HTTP requests, and a time limit that
+// has always passed. Only tests import it; it
 // imports nothing of ka2, so any package's tests can.
 package testutil
 
