@@ -1,8 +1,8 @@
 // Package testutil holds the helpers ka2's tests share: writing a file or
 // a policy, editing one in place, copying a file system (the embedded
 // sample corpus, a folder) to disk, HTTP requests, and a time limit that
-// has always passed. Only tests import it; it
-// imports nothing of ka2, so any package's tests can.
+// has always passed. Only tests import it; it imports nothing of ka2, so
+// any package's tests can.
 package testutil
 
 import (
