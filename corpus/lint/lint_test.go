@@ -115,9 +115,12 @@ func TestGolden(t *testing.T) {
 			if err := write(&buf, rep); err != nil {
 				t.Fatalf("write %s: %v", name, err)
 			}
-			if name == "sarif" {
+			switch name {
+			case "sarif":
 				assertSARIF(t, g, buf.Bytes())
-			} else {
+			case "json":
+				assertJSON(t, g, buf.Bytes())
+			default:
 				g.Assert(t, "fixtures."+name, buf.Bytes())
 			}
 
@@ -149,41 +152,86 @@ func assertSARIF(t *testing.T, g *goldie.Goldie, out []byte) {
 	if err := json.Unmarshal(out, &log); err != nil || len(log.Runs) != 1 {
 		t.Fatalf("SARIF log with %d runs: %v", len(log.Runs), err)
 	}
-	skeleton := out
-	replace := func(raw json.RawMessage, name string) {
-		if n := bytes.Count(skeleton, raw); n != 1 {
-			t.Fatalf("%s stands %d times in the log, want once", name, n)
-		}
-		skeleton = bytes.Replace(skeleton, raw, []byte(strconvQuote(name)), 1)
-	}
-	parts := map[string][]byte{}
-	var order []string
+	var parts []logPart
 	for _, raw := range log.Runs[0].Tool.Driver.Rules {
 		var r struct{ ID string }
 		if err := json.Unmarshal(raw, &r); err != nil || r.ID == "" {
 			t.Fatalf("rule without an id: %s", raw)
 		}
-		parts[r.ID] = append(slices.Clip(raw), '\n')
-		order = append(order, r.ID)
-		replace(raw, "rule "+r.ID)
+		parts = append(parts, logPart{rule: r.ID, name: "rule " + r.ID, raw: raw, declares: true})
 	}
 	for i, raw := range log.Runs[0].Results {
 		var r struct{ RuleID string }
-		if err := json.Unmarshal(raw, &r); err != nil || parts[r.RuleID] == nil {
-			t.Fatalf("result %d of no listed rule: %s", i, raw)
+		if err := json.Unmarshal(raw, &r); err != nil || r.RuleID == "" {
+			t.Fatalf("result %d of no rule: %s", i, raw)
 		}
-		parts[r.RuleID] = append(append(parts[r.RuleID], raw...), '\n')
-		replace(raw, fmt.Sprintf("result %d of %s", i, r.RuleID))
+		parts = append(parts, logPart{rule: r.RuleID, name: fmt.Sprintf("result %d of %s", i, r.RuleID), raw: raw})
 	}
-	g.Assert(t, "sarif/log", skeleton)
+	assertParts(t, g, "sarif", out, parts)
+}
+
+// assertJSON pins a JSON report the same way: a golden per rule
+// (json/RULE.golden) with its findings, each exactly as written, and the
+// report around them (json/log.golden) with each finding replaced by its
+// name, which pins the counts and the order.
+func assertJSON(t *testing.T, g *goldie.Goldie, out []byte) {
+	t.Helper()
+	var rep struct{ Findings []json.RawMessage }
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatalf("JSON report: %v", err)
+	}
+	var parts []logPart
+	for i, raw := range rep.Findings {
+		var f struct{ Rule string }
+		if err := json.Unmarshal(raw, &f); err != nil || f.Rule == "" {
+			t.Fatalf("finding %d of no rule: %s", i, raw)
+		}
+		parts = append(parts, logPart{rule: f.Rule, name: fmt.Sprintf("finding %d of %s", i, f.Rule), raw: raw})
+	}
+	assertParts(t, g, "json", out, parts)
+}
+
+// logPart is one object of a log that a rule's golden holds: its rule,
+// the name that stands for it in the log's golden, its bytes, and whether
+// it declares the rule (a SARIF rule descriptor).
+type logPart struct {
+	rule, name string
+	raw        json.RawMessage
+	declares   bool
+}
+
+// assertParts pins out as dir/log.golden, out with each part replaced by
+// its quoted name, and dir/RULE.golden per rule, that rule's parts in
+// order, each followed by a newline. When some parts declare rules, a
+// part of a rule not declared before it is an error.
+func assertParts(t *testing.T, g *goldie.Goldie, dir string, out []byte, parts []logPart) {
+	t.Helper()
+	declared := slices.ContainsFunc(parts, func(p logPart) bool { return p.declares })
+	skeleton := out
+	byRule := map[string][]byte{}
+	var order []string
+	for _, p := range parts {
+		if _, ok := byRule[p.rule]; !ok {
+			if declared && !p.declares {
+				t.Fatalf("%s: of no listed rule", p.name)
+			}
+			order = append(order, p.rule)
+		}
+		byRule[p.rule] = append(append(byRule[p.rule], p.raw...), '\n')
+		if n := bytes.Count(skeleton, p.raw); n != 1 {
+			t.Fatalf("%s stands %d times in the log, want once", p.name, n)
+		}
+		skeleton = bytes.Replace(skeleton, p.raw, []byte(strconvQuote(p.name)), 1)
+	}
+	g.Assert(t, dir+"/log", skeleton)
 	for _, id := range order {
-		g.Assert(t, "sarif/"+id, parts[id])
+		g.Assert(t, dir+"/"+id, byRule[id])
 	}
 	// A golden of a rule that is gone would be approved by nobody.
-	files, _ := filepath.Glob("testdata/golden/sarif/*.golden")
+	files, _ := filepath.Glob("testdata/golden/" + dir + "/*.golden")
 	for _, f := range files {
 		id := strings.TrimSuffix(filepath.Base(f), ".golden")
-		if _, ok := parts[id]; !ok && id != "log" {
+		if _, ok := byRule[id]; !ok && id != "log" {
 			t.Errorf("%s: no rule %s in the log; delete the golden", f, id)
 		}
 	}
