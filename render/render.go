@@ -144,17 +144,16 @@ func Spans(text []byte, kinds map[string]budget.Kind) ([]budget.Span, error) {
 	return spans, nil
 }
 
+// label names a list element as a budget report does: an evidence
+// record by its address, a memory or tool output record by its source.
 func label(k budget.Kind, el []byte) string {
-	var r struct {
-		SourceID  string `json:"source_id"`
-		LineStart int    `json:"line_start"`
-		LineEnd   int    `json:"line_end"`
-		Source    string `json:"source"`
-	}
-	json.Unmarshal(el, &r)
 	if k == budget.KindEvidence {
-		return fmt.Sprintf("%s:%d-%d", r.SourceID, r.LineStart, r.LineEnd)
+		var r contract.EvidenceRecord
+		json.Unmarshal(el, &r)
+		return r.Address()
 	}
+	var r contract.TextRecord
+	json.Unmarshal(el, &r)
 	return r.Source
 }
 
