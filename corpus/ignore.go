@@ -1,15 +1,12 @@
 package corpus
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"io/fs"
 	"path"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
-
+	"github.com/ka2/ka2/internal/gitignore"
 	"github.com/ka2/ka2/internal/inputfile"
 )
 
@@ -40,20 +37,19 @@ func Exclude(fsys fs.FS, base string, patterns []string) fs.FS {
 	if base == ".." || strings.HasPrefix(base, "../") || path.IsAbs(base) {
 		return fsys
 	}
-	var prefix []string
+	prefix := ""
 	if base != "." {
-		prefix = strings.Split(base, "/")
+		prefix = base + "/"
 	}
-	x := &excludeFS{FS: fsys, prefix: prefix}
+	x := &excludeFS{FS: fsys}
 	if inner, ok := fsys.(*excludeFS); ok {
 		// Exclude of an Exclude: the patterns of both apply.
 		x.FS, x.extra = inner.FS, append([]prefixed(nil), inner.extra...)
 	}
-	for _, p := range patterns {
-		if p = strings.TrimSpace(p); p == "" || strings.HasPrefix(p, "#") {
-			continue
+	for _, line := range patterns {
+		if p, ok := gitignore.ParseLine(line, ""); ok {
+			x.extra = append(x.extra, prefixed{p, prefix})
 		}
-		x.extra = append(x.extra, prefixed{gitignore.ParsePattern(p, nil), prefix})
 	}
 	return x
 }
@@ -63,8 +59,7 @@ func Exclude(fsys fs.FS, base string, patterns []string) fs.FS {
 // opens files as fsys does.
 type excludeFS struct {
 	fs.FS
-	prefix []string
-	extra  []prefixed
+	extra []prefixed
 }
 
 // ReadLink and Lstat let the walk and Update resolve links as fsys does.
@@ -74,17 +69,15 @@ func (x *excludeFS) ReadLink(name string) (string, error) { return fs.ReadLink(x
 func (x *excludeFS) Lstat(name string) (fs.FileInfo, error) { return fs.Lstat(x.FS, name) }
 
 // prefixed is a pattern matched against a corpus path with prefix in
-// front: the corpus root's path in the folder the pattern is relative to.
+// front: the corpus root's path in the folder the pattern is relative to,
+// with a trailing slash ("" for an IgnoreFile's own patterns).
 type prefixed struct {
 	gitignore.Pattern
-	prefix []string
+	prefix string
 }
 
-func (p prefixed) match(parts []string, isDir bool) gitignore.MatchResult {
-	if len(p.prefix) == 0 {
-		return p.Match(parts, isDir)
-	}
-	return p.Match(append(append([]string(nil), p.prefix...), parts...), isDir)
+func (p prefixed) match(logical string, isDir bool) gitignore.Result {
+	return p.Match(p.prefix+logical, isDir)
 }
 
 // unwrapExclude returns the file system under an Exclude, and its
@@ -150,9 +143,8 @@ func (ig *ignorer) ignored(logical string, isDir bool) bool {
 	if len(ps) == 0 {
 		return false
 	}
-	parts := strings.Split(logical, "/")
 	for i := len(ps) - 1; i >= 0; i-- {
-		if m := ps[i].match(parts, isDir); m != gitignore.NoMatch {
+		if m := ps[i].match(logical, isDir); m != gitignore.NoMatch {
 			return m == gitignore.Exclude
 		}
 	}
@@ -180,19 +172,9 @@ func readIgnoreFile(fsys fs.FS, real, logical string) ([]prefixed, error) {
 	if err != nil {
 		return nil, &fs.PathError{Op: "read", Path: path.Join(logical, IgnoreFile), Err: err}
 	}
-	var domain []string
-	if logical != "." {
-		domain = strings.Split(logical, "/")
-	}
 	var ps []prefixed
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, inputfile.MaxSize+1)
-	for sc.Scan() {
-		line := strings.TrimSuffix(sc.Text(), "\r")
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		ps = append(ps, prefixed{Pattern: gitignore.ParsePattern(line, domain)})
+	for _, p := range gitignore.Parse(data, logical) {
+		ps = append(ps, prefixed{Pattern: p})
 	}
 	return ps, nil
 }

@@ -47,6 +47,21 @@ func TestIgnore(t *testing.T) {
 			want:  []string{"a.md", "drafts/keep.md", "x.md"},
 		},
 		{
+			name:  "trailing spaces an editor left are dropped, an escaped hash is a name, as in git",
+			files: fstest.MapFS{"a.md": policyFile("a"), "README.md": readme, "#notes.md": readme, ".ka2ignore": {Data: []byte("README.md  \n\\#notes.md\n")}},
+			want:  []string{"a.md"},
+		},
+		{
+			name:  "a class negated with ! and a ** after a literal, as git reads them",
+			files: fstest.MapFS{"a.md": policyFile("a"), "b.md": readme, "old/x/c.md": readme, ".ka2ignore": {Data: []byte("[!a].md\nold**/c.md\n")}},
+			want:  []string{"a.md"},
+		},
+		{
+			name:  "a file in an excluded folder cannot be re-included",
+			files: fstest.MapFS{"a.md": policyFile("a"), "drafts/keep.md": policyFile("keep"), ".ka2ignore": {Data: []byte("drafts/\n!drafts/keep.md\n")}},
+			want:  []string{"a.md"},
+		},
+		{
 			name:  "an ignored folder is not read",
 			files: fstest.MapFS{"a.md": policyFile("a"), "templates/t.md": readme, ".ka2ignore": {Data: []byte("templates/\n")}},
 			want:  []string{"a.md"},
