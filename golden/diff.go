@@ -41,6 +41,33 @@ func Diff(wantName string, want []byte, gotName string, got []byte) string {
 	return note + d
 }
 
+// ColorDiff colours the lines of a diff (from Diff) for a terminal with
+// ANSI escapes: removed lines red, added lines green, hunk headers cyan.
+// The lines themselves are left as they are: escape them first.
+func ColorDiff(d string) string {
+	var b strings.Builder
+	for line := range strings.SplitAfterSeq(d, "\n") {
+		body := strings.TrimSuffix(line, "\n")
+		var color string
+		switch {
+		case strings.HasPrefix(body, "---"), strings.HasPrefix(body, "+++"):
+			color = "\033[1m"
+		case strings.HasPrefix(body, "-"):
+			color = "\033[31m"
+		case strings.HasPrefix(body, "+"):
+			color = "\033[32m"
+		case strings.HasPrefix(body, "@@"):
+			color = "\033[36m"
+		}
+		if color == "" || body == "" {
+			b.WriteString(line)
+			continue
+		}
+		b.WriteString(color + body + "\033[0m" + line[len(body):])
+	}
+	return b.String()
+}
+
 // trimHeader drops the "diff A B" line go-internal's diff starts with; the
 // ---/+++ lines that follow name both sides.
 func trimHeader(d []byte) string {

@@ -37,6 +37,15 @@ type Report struct {
 	// StaleRemoved are temporary files that an earlier run killed
 	// mid-write left beside the goldens, removed by this writing run.
 	StaleRemoved []string `json:"stale_removed,omitempty"`
+	// Stopped is set when the run stopped at its failure limit
+	// (Options.MaxFailures) before every case ran.
+	Stopped *Stopped `json:"stopped,omitempty"`
+}
+
+// Stopped says that a run stopped early, and how many cases it did not run.
+type Stopped struct {
+	MaxFailures int `json:"max_failures"`
+	NotRun      int `json:"not_run"`
 }
 
 // ShardInfo says which shard a report covers and how many cases the whole
@@ -213,6 +222,16 @@ func ReadReport(rd io.Reader) (*Report, error) {
 // settings its advice names for the front end (the CLI passes flag
 // names); nil means diag.SettingWords.
 func (r *Report) WriteText(w io.Writer, name func(setting string) string) error {
+	return r.writeText(w, name, false)
+}
+
+// WriteColorText is WriteText with the diffs coloured for a terminal (see
+// ColorDiff).
+func (r *Report) WriteColorText(w io.Writer, name func(setting string) string) error {
+	return r.writeText(w, name, true)
+}
+
+func (r *Report) writeText(w io.Writer, name func(setting string) string, color bool) error {
 	var b bytes.Buffer
 	for _, f := range r.Files {
 		for _, c := range f.Cases {
@@ -251,7 +270,11 @@ func (r *Report) WriteText(w io.Writer, name func(setting string) string) error 
 			}
 			if c.Diff != "" && c.Status == StatusFail {
 				for _, line := range strings.Split(strings.TrimSuffix(c.Diff, "\n"), "\n") {
-					fmt.Fprintf(&b, "    %s\n", esc(line))
+					line = esc(line) + "\n"
+					if color {
+						line = ColorDiff(line)
+					}
+					b.WriteString("    " + line)
 				}
 			}
 		}
@@ -308,6 +331,9 @@ func (r *Report) SummaryLine() string {
 	}
 	if s.Pruned > 0 {
 		fmt.Fprintf(&b, "; %d pruned", s.Pruned)
+	}
+	if r.Stopped != nil {
+		fmt.Fprintf(&b, "; stopped at the limit of %s, %s not run", plural(r.Stopped.MaxFailures, "failure"), plural(r.Stopped.NotRun, "case"))
 	}
 	if r.OK() {
 		b.WriteString(": ok")
@@ -476,6 +502,12 @@ func Merge(reports []*Report) (*Report, error) {
 	}
 	if err := checkShards(reports); err != nil {
 		return nil, err
+	}
+	for _, r := range reports {
+		if r.Stopped != nil {
+			return nil, fmt.Errorf("%w: a report stopped at its limit of %s with %s not run, so the merged report would not hold every case; run the shards without a failure limit",
+				ErrMerge, plural(r.Stopped.MaxFailures, "failure"), plural(r.Stopped.NotRun, "case"))
+		}
 	}
 	out := &Report{Format: ReportFormat, Files: []FileReport{}, Unreferenced: []UnreferencedGolden{}}
 	byPath := map[string]*FileReport{}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ka2/ka2/internal/atomicfile"
 	"github.com/ka2/ka2/internal/diag"
@@ -45,6 +46,11 @@ type Options struct {
 	Shard Shard
 	// Progress, if not nil, is called after each case, one call at a time.
 	Progress func(Progress)
+	// MaxFailures, when above 0, stops the run once that many cases have
+	// failed: no further case starts (those under way finish), and the
+	// report says how many were not run. Which cases ran then depends on
+	// Jobs, unless Jobs is 1.
+	MaxFailures int
 }
 
 // Progress is how far a run is.
@@ -104,8 +110,15 @@ func Run(ctx context.Context, s *Suite, opts Options) (*Report, error) {
 	results := make([]CaseReport, len(cases))
 	var mu sync.Mutex
 	done, failed := 0, 0
+	var failures atomic.Int64 // read before a case starts, so without mu
 	err := parallel.Do(ctx, len(cases), opts.Jobs, func(i int) {
+		if opts.MaxFailures > 0 && failures.Load() >= int64(opts.MaxFailures) {
+			return // its result stays empty: not run
+		}
 		results[i] = runCase(ctx, cases[i], opts)
+		if results[i].Status == StatusFail {
+			failures.Add(1)
+		}
 		if opts.Progress == nil {
 			return
 		}
@@ -132,6 +145,13 @@ func Run(ctx context.Context, s *Suite, opts Options) (*Report, error) {
 	rep.StaleRemoved = stale
 	errs := staleErrs
 	for i, c := range cases {
+		if results[i].Name == "" {
+			if rep.Stopped == nil {
+				rep.Stopped = &Stopped{MaxFailures: opts.MaxFailures}
+			}
+			rep.Stopped.NotRun++
+			continue
+		}
 		if n := len(rep.Files); n == 0 || rep.Files[n-1].Path != c.File {
 			rep.Files = append(rep.Files, FileReport{Path: c.File})
 		}

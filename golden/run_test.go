@@ -108,6 +108,47 @@ func TestRunReportsAreTheSameForAnyJobs(t *testing.T) {
 	}
 }
 
+// MaxFailures stops the run: with one job, exactly the cases up to the
+// limit-th failure run, and the report counts the rest as not run.
+func TestRunMaxFailures(t *testing.T) {
+	inSampleCopy(t)
+	breakSome(t)
+	s := load(t, "cases")
+	all := run(t, s, golden.Options{Jobs: 1})
+	if all.Summary.Failed != 3 || all.Stopped != nil {
+		t.Fatalf("without a limit: %d failed, stopped %v; want 3, nil", all.Summary.Failed, all.Stopped)
+	}
+	for _, limit := range []int{1, 2} {
+		rep := run(t, s, golden.Options{Jobs: 1, MaxFailures: limit})
+		// The cases before the limit-th failure, in suite order.
+		ran, failed := 0, 0
+		for _, f := range all.Files {
+			for _, c := range f.Cases {
+				if failed < limit {
+					ran++
+					if c.Status == golden.StatusFail {
+						failed++
+					}
+				}
+			}
+		}
+		want := &golden.Stopped{MaxFailures: limit, NotRun: all.Summary.Cases - ran}
+		if diff := cmp.Diff(want, rep.Stopped); diff != "" {
+			t.Errorf("MaxFailures %d: Stopped mismatch (-want +got):\n%s", limit, diff)
+		}
+		if rep.Summary.Cases != ran || rep.Summary.Failed != limit || rep.OK() {
+			t.Errorf("MaxFailures %d: %d cases, %d failed, OK %v; want %d, %d, false", limit, rep.Summary.Cases, rep.Summary.Failed, rep.OK(), ran, limit)
+		}
+		if line := rep.SummaryLine(); !strings.Contains(line, fmt.Sprintf("; stopped at the limit of %s, %d cases not run: FAIL", map[int]string{1: "1 failure", 2: "2 failures"}[limit], want.NotRun)) {
+			t.Errorf("MaxFailures %d: SummaryLine() = %q", limit, line)
+		}
+	}
+	// A limit the run does not reach changes nothing.
+	if diff := cmp.Diff(jsonOf(t, all), jsonOf(t, run(t, s, golden.Options{Jobs: 4, MaxFailures: 4}))); diff != "" {
+		t.Errorf("MaxFailures 4 with 3 failures differs from no limit (-want +got):\n%s", diff)
+	}
+}
+
 func TestRunUpdate(t *testing.T) {
 	inSampleCopy(t)
 	breakSome(t)
@@ -423,6 +464,7 @@ func TestMergeRefuses(t *testing.T) {
 		{"repeated shard", []*golden.Report{shard(1, 2), shard(1, 2)}, "cannot merge reports: shard 1/2 is given twice"},
 		{"different runs", []*golden.Report{shard(1, 2), shard(2, 3)}, "cannot merge reports: shard 1/2 of a 32-case suite and shard 2/3 of a 32-case suite are from different runs"},
 		{"whole and shard", []*golden.Report{run(t, s, golden.Options{}), shard(1, 2)}, "cannot merge reports: an unsharded report covers the whole run; merge the reports of the runs sharded with the shard setting"},
+		{"stopped shard", []*golden.Report{shard(1, 2), {Format: golden.ReportFormat, Shard: shard(2, 2).Shard, Stopped: &golden.Stopped{MaxFailures: 1, NotRun: 3}}}, "cannot merge reports: a report stopped at its limit of 1 failure with 3 cases not run, so the merged report would not hold every case; run the shards without a failure limit"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

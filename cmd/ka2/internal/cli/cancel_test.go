@@ -105,7 +105,8 @@ func TestRegressInterruptedMidway(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	f, _, stderr := cli.TestFactory("")
-	f.Out, f.OutTTY = &cancelOnWrite{n: 2, cancel: cancel}, true
+	// The progress line on the terminal is written after each case.
+	f.ErrOut, f.ErrTTY = &cancelOnWrite{n: 2, cancel: cancel, w: stderr}, true
 	code := cli.Run(ctx, f, []string{"regress", "--update", "--jobs", "1", "cases"})
 	if code != cli.ExitInterrupted || !strings.Contains(stderr.String(), "run stopped after 2 of 7 cases, 2 golden file(s) written") {
 		t.Fatalf("exit %d, stderr %q; want 130 and how far the run got", code, stderr)
@@ -144,6 +145,8 @@ type cancelOnWrite struct {
 	mu     sync.Mutex
 	n      int
 	cancel func()
+	// w, if not nil, gets what is written.
+	w io.Writer
 }
 
 func (w *cancelOnWrite) Write(p []byte) (int, error) {
@@ -151,6 +154,9 @@ func (w *cancelOnWrite) Write(p []byte) (int, error) {
 	defer w.mu.Unlock()
 	if w.n--; w.n == 0 {
 		w.cancel()
+	}
+	if w.w != nil {
+		return w.w.Write(p)
 	}
 	return len(p), nil
 }

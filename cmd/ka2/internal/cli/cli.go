@@ -127,7 +127,25 @@ either, commands use the embedded sample corpus.`,
 		NewCmdEval(f, nil),
 	)
 	registerCompletions(f, root)
+	argsAreUsage(root)
 	return root
+}
+
+// argsAreUsage makes the argument check of every command in the tree a
+// usage error, so that a missing or extra argument is printed like a bad
+// flag: with the command's usage line and the Try: hint.
+func argsAreUsage(cmd *cobra.Command) {
+	if check := cmd.Args; check != nil {
+		cmd.Args = func(c *cobra.Command, args []string) error {
+			if err := check(c, args); err != nil {
+				return usageError{fmt.Errorf("%w (usage: %s)", err, strings.TrimSuffix(c.UseLine(), " [flags]"))}
+			}
+			return nil
+		}
+	}
+	for _, sub := range cmd.Commands() {
+		argsAreUsage(sub)
+	}
 }
 
 // usageError marks a mistake in the command line itself.

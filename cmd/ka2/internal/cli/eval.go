@@ -43,6 +43,7 @@ type EvalOptions struct {
 	MinPass     string
 	Format      string
 	Report      string
+	Quiet       bool
 	cmdContext
 
 	// gen replaces the generator in tests.
@@ -117,6 +118,7 @@ no answer is a failed run, reported with the last line of its stderr.`,
 	fs.StringVar(&opts.Conditions, "conditions", "base,position,no-example,hostile,missing", "conditions to run, comma-separated")
 	fs.IntVar(&opts.Repeat, "repeat", 1, "run each case under each condition N times, 1..100")
 	fs.IntVar(&opts.Jobs, "jobs", 1, "answers asked for at once, 1..64")
+	fs.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress line on standard error")
 	fs.IntVar(&opts.Distractors, "distractors", 6, "records of other subjects the position conditions add, 1..100")
 	fs.StringVar(&opts.Hostile, "hostile", "", "file holding the hostile record's text (default: an embedded one)")
 	fs.StringVar(&opts.MinPass, "min-pass", "0.9", "pass rate each condition must reach, 0..1; per condition as 0.9,hostile=1,missing=0.8")
@@ -282,7 +284,7 @@ func runEval(o *EvalOptions) error {
 	}
 	opts := eval.Options{Conditions: conds, Repeat: o.Repeat, Jobs: o.Jobs, Distractors: o.Distractors,
 		Hostile: hostile, MinPass: per, Grade: *gopts}
-	if o.f.ErrTTY {
+	if o.f.ErrTTY && !o.Quiet {
 		opts.Progress = func(done, total int) {
 			fmt.Fprintf(o.f.ErrOut, "\reval: %d/%d", done, total)
 			if done == total {

@@ -27,6 +27,9 @@ type RegressOptions struct {
 	Format       string
 	Report       string
 	Shard        string
+	MaxFailures  int
+	Quiet        bool
+	Color        string
 	cmdContext
 }
 
@@ -44,7 +47,12 @@ It also checks the cases' quick expectations (expect: sources, error).
 
 Exit status: 0 when every case matches; 1 when a case differs, has no golden
 or fails an expectation (or, with --unreferenced=reject, a golden has no
-case); 2 when the case files themselves are broken.
+case); 2 when the case files themselves are broken. --max-failures N stops
+after N failing cases (the cases under way finish; the report says how
+many were not run).
+
+On a terminal, a progress line is drawn on standard error (--quiet turns
+it off), and diffs are coloured (--color; NO_COLOR turns auto off).
 
 --update rewrites the goldens of cases that differ, atomically, and lists
 them; it never writes a case whose expectation fails. When the CI
@@ -85,6 +93,9 @@ golden, for ka2 review.`,
 	enumVar(fs, &opts.Format, "format", "text", reportFormats, "report format (html: one offline page, failing cases first)")
 	fs.StringVar(&opts.Report, "report", "", "write the report in --format to this file; the console then shows text")
 	fs.StringVar(&opts.Shard, "shard", "", "run only shard K of N (K/N, e.g. 2/4); shards are stable as cases are added")
+	fs.IntVar(&opts.MaxFailures, "max-failures", 0, "stop after this many failing cases (0: run them all)")
+	fs.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress line on standard error")
+	colorVar(fs, &opts.Color)
 	return cmd
 }
 
@@ -94,6 +105,9 @@ func (o *RegressOptions) validate() error {
 	}
 	if o.Force && !o.Update && !o.Prune {
 		return usageError{errors.New("--force only applies with --update or --prune")}
+	}
+	if o.MaxFailures < 0 {
+		return usageError{fmt.Errorf("--max-failures %d: must not be negative (0 means no limit)", o.MaxFailures)}
 	}
 	if o.Jobs < 0 {
 		return usageError{fmt.Errorf("--jobs %d: must not be negative (0 means all cores)", o.Jobs)}
@@ -128,9 +142,12 @@ func runRegress(o *RegressOptions) error {
 	opts := golden.Options{
 		Jobs: o.Jobs, Update: o.Update, Pending: o.Pending, Prune: o.Prune, Force: o.Force,
 		CI: ciSet(o.f.getenv), RejectUnreferenced: o.Unreferenced == "reject", Shard: shard,
+		MaxFailures: o.MaxFailures,
 	}
-	progress := &progressLine{w: o.f.Out}
-	if o.f.OutTTY {
+	// Progress goes to standard error, and only to a terminal, so that
+	// a report on standard output or in a CI log holds no redrawn lines.
+	progress := &progressLine{w: o.f.ErrOut}
+	if o.f.ErrTTY && !o.Quiet {
 		opts.Progress = progress.show
 	}
 	rep, runErr := golden.Run(o.ctx(), suite, opts)
@@ -161,10 +178,17 @@ func (o *RegressOptions) writeReport(rep *golden.Report) error {
 			return rep.WriteJUnit(w, flagName)
 		case "html":
 			return rep.WriteHTML(w, htmlReportOptions(o.Report))
+		case "console":
+			if o.f.color(o.Color) {
+				return rep.WriteColorText(w, flagName)
+			}
 		}
 		return rep.WriteText(w, flagName)
 	}
 	if o.Report == "" {
+		if o.Format == "text" {
+			return write(o.f.Out, "console")
+		}
 		return write(o.f.Out, o.Format)
 	}
 	var buf bytes.Buffer
@@ -174,7 +198,7 @@ func (o *RegressOptions) writeReport(rep *golden.Report) error {
 	if err := atomicfile.Write(o.ctx(), o.Report, buf.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("--report: %w", err)
 	}
-	return write(o.f.Out, "text")
+	return write(o.f.Out, "console")
 }
 
 // progressLine shows "cases done/total, failures" on one terminal line,

@@ -77,11 +77,11 @@ func TestRegressFlags(t *testing.T) {
 		want    cli.RegressOptions
 		wantErr string
 	}{
-		{"defaults", []string{"cases"}, cli.RegressOptions{Paths: []string{"cases"}, Unreferenced: "report", Format: "text"}, ""},
-		{"everything", []string{"--jobs", "3", "--pending", "--unreferenced=reject", "--format", "junit", "--report", "r.xml", "--shard", "2/4", "a", "b.yaml"},
-			cli.RegressOptions{Paths: []string{"a", "b.yaml"}, Jobs: 3, Pending: true, Unreferenced: "reject", Format: "junit", Report: "r.xml", Shard: "2/4"}, ""},
-		{"update with force and prune", []string{"--update", "--force", "--prune", "cases"},
-			cli.RegressOptions{Paths: []string{"cases"}, Update: true, Force: true, Prune: true, Unreferenced: "report", Format: "text"}, ""},
+		{"defaults", []string{"cases"}, cli.RegressOptions{Paths: []string{"cases"}, Unreferenced: "report", Format: "text", Color: "auto"}, ""},
+		{"everything", []string{"--jobs", "3", "--pending", "--unreferenced=reject", "--format", "junit", "--report", "r.xml", "--shard", "2/4", "--max-failures", "5", "--quiet", "--color", "never", "a", "b.yaml"},
+			cli.RegressOptions{Paths: []string{"a", "b.yaml"}, Jobs: 3, Pending: true, Unreferenced: "reject", Format: "junit", Report: "r.xml", Shard: "2/4", MaxFailures: 5, Quiet: true, Color: "never"}, ""},
+		{"update with force and prune", []string{"--update", "--force", "--prune", "-q", "cases"},
+			cli.RegressOptions{Paths: []string{"cases"}, Update: true, Force: true, Prune: true, Unreferenced: "report", Format: "text", Quiet: true, Color: "auto"}, ""},
 		{"no folder", nil, cli.RegressOptions{}, "name the case files or folders, e.g. ka2 regress cases, or set cases: in ka2.yaml"},
 		{"bad format", []string{"--format", "xml", "c"}, cli.RegressOptions{}, `invalid argument "xml" for "--format" flag: invalid value "xml" for --format: want one of text, json, junit, html`},
 		{"bad unreferenced", []string{"--unreferenced", "ignore", "c"}, cli.RegressOptions{}, `invalid argument "ignore" for "--unreferenced" flag: invalid value "ignore" for --unreferenced: want one of report, reject`},
@@ -89,6 +89,8 @@ func TestRegressFlags(t *testing.T) {
 		{"force alone", []string{"--force", "c"}, cli.RegressOptions{}, "--force only applies with --update or --prune"},
 		{"bad shard", []string{"--shard", "5/4", "c"}, cli.RegressOptions{}, `--shard: shard "5/4": write K/N with 1 ≤ K ≤ N, e.g. 2/4 for the second of four`},
 		{"negative jobs", []string{"--jobs", "-1", "c"}, cli.RegressOptions{}, "--jobs -1: must not be negative (0 means all cores)"},
+		{"negative max failures", []string{"--max-failures", "-1", "c"}, cli.RegressOptions{}, "--max-failures -1: must not be negative (0 means no limit)"},
+		{"bad color", []string{"--color", "yes", "c"}, cli.RegressOptions{}, `invalid argument "yes" for "--color" flag: invalid value "yes" for --color: want one of auto, always, never`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -266,6 +268,15 @@ func TestRegressShardsMergeToTheUnshardedReport(t *testing.T) {
 	}
 	if junit.Tests != 7 || junit.Failures != 1 || len(junit.Suites) != 2 {
 		t.Errorf("merged JUnit: %+v", junit)
+	}
+	// --report as regress has it: the file in --format, text on the
+	// console; the same JUnit as the older --junit.
+	viaReport := regressCLI(t, "", append([]string{"report", "merge", "--format", "junit", "--report", "merged2.xml"}, files...)...).want(t, 1)
+	if data2, err := os.ReadFile("merged2.xml"); err != nil || !bytes.Equal(data, data2) {
+		t.Errorf("report merge --report merged2.xml wrote %q, %v; want the --junit file", data2, err)
+	}
+	if got := viaReport.lastLine(); !strings.HasPrefix(got, "ka2 regress: 7 cases") {
+		t.Errorf("report merge --report: console shows %q, want the text report", got)
 	}
 	text := regressCLI(t, "", append([]string{"report", "merge"}, files...)...).want(t, 1)
 	if got := text.lastLine(); got != "ka2 regress: 7 cases, 6 passed, 1 failed (1 differ, 0 missing, 0 with failed expectations): FAIL" {
@@ -554,10 +565,12 @@ func TestReviewReportImpactFlags(t *testing.T) {
 		want    capturedOptions
 		wantErr string
 	}{
-		{"review", []string{"review", "--accept-all", "cases"}, capturedOptions{review: &cli.ReviewOptions{Paths: []string{"cases"}, AcceptAll: true}}, ""},
+		{"review", []string{"review", "--accept-all", "cases"}, capturedOptions{review: &cli.ReviewOptions{Paths: []string{"cases"}, AcceptAll: true, Color: "auto"}}, ""},
 		{"review both", []string{"review", "--accept-all", "--reject-all", "cases"}, capturedOptions{}, "--accept-all and --reject-all: choose one"},
 		{"merge", []string{"report", "merge", "--junit", "j.xml", "--json", "m.json", "a.json", "b.json"},
-			capturedOptions{merge: &cli.ReportMergeOptions{Files: []string{"a.json", "b.json"}, Format: "text", JUnit: "j.xml", JSON: "m.json"}}, ""},
+			capturedOptions{merge: &cli.ReportMergeOptions{Files: []string{"a.json", "b.json"}, Format: "text", JUnit: "j.xml", JSON: "m.json", Color: "auto"}}, ""},
+		{"merge as regress", []string{"report", "merge", "--format", "junit", "--report", "j.xml", "--color", "never", "a.json"},
+			capturedOptions{merge: &cli.ReportMergeOptions{Files: []string{"a.json"}, Format: "junit", Report: "j.xml", Color: "never"}}, ""},
 		{"merge without files", []string{"report", "merge"}, capturedOptions{}, "requires at least 1 arg(s), only received 0"},
 		{"impact", []string{"impact", "--cases", "c1", "--cases", "c2", "--corpus", "new", "--base-ref", "origin/main", "--jobs", "2"},
 			capturedOptions{impact: &cli.ImpactOptions{Cases: []string{"c1", "c2"}, Corpus: "new", BaseRef: "origin/main", Format: "text", Jobs: 2}}, ""},

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -17,8 +18,11 @@ type ReportMergeOptions struct {
 	f      *Factory
 	Files  []string
 	Format string
-	JUnit  string
-	JSON   string
+	Report string
+	// JUnit and JSON are the older --junit and --json, kept hidden.
+	JUnit string
+	JSON  string
+	Color string
 	cmdContext
 }
 
@@ -45,19 +49,25 @@ written with --shard K/N --format json) and combines them into the report
 the unsharded run would have given. It checks that every shard 1..N is
 there exactly once and that together they hold every case.
 
-It prints the merged report in --format (text by default) and can also
-write it as JUnit XML (--junit FILE) and JSON (--json FILE). Exit status: 0
-when every case passed, 1 when any failed, 2 when the reports cannot be
-merged.`,
-		Example: `  ka2 report merge --junit junit.xml shard-*.json
+It prints the merged report in --format (text by default), or, as ka2
+regress does, writes it in --format to the --report file and prints text.
+Exit status: 0 when every case passed, 1 when any failed, 2 when the
+reports cannot be merged.`,
+		Example: `  ka2 report merge --format junit --report junit.xml shard-*.json
   ka2 report merge --format json shard-1.json shard-2.json > merged.json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: runE(opts, &opts.cmdContext, func(args []string) { opts.Files = args }, nil, runF, runReportMerge),
 	}
 	fs := cmd.Flags()
-	enumVar(fs, &opts.Format, "format", "text", reportFormats, "output format")
+	enumVar(fs, &opts.Format, "format", "text", reportFormats, "report format (html: one offline page, failing cases first)")
+	fs.StringVar(&opts.Report, "report", "", "write the report in --format to this file; the console then shows text")
 	fs.StringVar(&opts.JUnit, "junit", "", "also write the merged report as JUnit XML to this file")
 	fs.StringVar(&opts.JSON, "json", "", "also write the merged report as JSON to this file")
+	// --junit and --json came before --report; scripts that use them
+	// keep working.
+	_ = fs.MarkHidden("junit")
+	_ = fs.MarkHidden("json")
+	colorVar(fs, &opts.Color)
 	return cmd
 }
 
@@ -80,38 +90,44 @@ func runReportMerge(o *ReportMergeOptions) error {
 		return err
 	}
 	for _, file := range []struct {
-		name  string
-		write func(*bytes.Buffer) error
-	}{
-		{o.JUnit, func(b *bytes.Buffer) error { return merged.WriteJUnit(b, flagName) }},
-		{o.JSON, func(b *bytes.Buffer) error { return merged.WriteJSON(b) }},
-	} {
+		name, format string
+	}{{o.JUnit, "junit"}, {o.JSON, "json"}, {o.Report, o.Format}} {
 		if file.name == "" {
 			continue
 		}
 		var buf bytes.Buffer
-		if err := file.write(&buf); err != nil {
+		if err := writeMergedReport(&buf, merged, file.format, file.name, false); err != nil {
 			return err
 		}
 		if err := atomicfile.Write(o.ctx(), file.name, buf.Bytes(), 0o644); err != nil {
-			return err
+			return fmt.Errorf("--report: %w", err)
 		}
 	}
-	switch o.Format {
-	case "json":
-		err = merged.WriteJSON(o.f.Out)
-	case "junit":
-		err = merged.WriteJUnit(o.f.Out, flagName)
-	case "html":
-		err = merged.WriteHTML(o.f.Out, htmlReportOptions(""))
-	default:
-		err = merged.WriteText(o.f.Out, flagName)
+	format := o.Format
+	if o.Report != "" {
+		format = "text"
 	}
-	if err != nil {
+	if err := writeMergedReport(o.f.Out, merged, format, "", o.f.color(o.Color)); err != nil {
 		return err
 	}
 	if !merged.OK() {
 		return exitError{errkind.CheckFailed, errReported}
 	}
 	return nil
+}
+
+// writeMergedReport writes r in format; file is where it goes ("" for the
+// console), for the HTML report's links.
+func writeMergedReport(w io.Writer, r *golden.Report, format, file string, color bool) error {
+	switch {
+	case format == "json":
+		return r.WriteJSON(w)
+	case format == "junit":
+		return r.WriteJUnit(w, flagName)
+	case format == "html":
+		return r.WriteHTML(w, htmlReportOptions(file))
+	case color:
+		return r.WriteColorText(w, flagName)
+	}
+	return r.WriteText(w, flagName)
 }

@@ -17,6 +17,7 @@ type ReviewOptions struct {
 	Paths     []string
 	AcceptAll bool
 	RejectAll bool
+	Color     string
 	cmdContext
 }
 
@@ -44,6 +45,7 @@ the remaining ones are left as they are.
 	fs := cmd.Flags()
 	fs.BoolVar(&opts.AcceptAll, "accept-all", false, "accept every pending golden without asking")
 	fs.BoolVar(&opts.RejectAll, "reject-all", false, "reject every pending golden without asking")
+	colorVar(fs, &opts.Color)
 	return cmd
 }
 
@@ -82,7 +84,11 @@ func runReview(o *ReviewOptions) error {
 		case o.RejectAll:
 			decision = "n"
 		default:
-			fmt.Fprint(out, p.Diff())
+			if d := p.Diff(); o.f.color(o.Color) {
+				fmt.Fprint(out, golden.ColorDiff(d))
+			} else {
+				fmt.Fprint(out, d)
+			}
 			decision = ask(o, in)
 		}
 		switch decision {
