@@ -48,7 +48,7 @@ func TestRunCancelled(t *testing.T) {
 		}
 		switch string(got) {
 		case old:
-		case string(c.Build().Bytes):
+		case string(c.Build().Stored()):
 			rewritten++
 		default:
 			t.Errorf("%s holds neither the old golden nor the new output:\n%s", c.Golden, got)

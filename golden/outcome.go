@@ -3,6 +3,7 @@ package golden
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"slices"
 
 	"github.com/ka2/ka2/budget"
@@ -13,10 +14,10 @@ import (
 
 // Outcome is what `ka2 build` prints for a case, and what decided it.
 type Outcome struct {
-	// Bytes are exactly what `ka2 build` prints: the contract and a newline
-	// on standard output, or for a failed build the error as
-	// `--error-format json` prints it on standard error. A golden file
-	// holds these bytes.
+	// Bytes are exactly what `ka2 build` prints: the contract (compact
+	// JSON) and a newline on standard output, or for a failed build the
+	// error as `--error-format json` prints it on standard error. A
+	// golden file holds them as Stored gives them.
 	Bytes []byte
 	// Kind is the error kind, or "" for a contract.
 	Kind ErrorKind
@@ -29,6 +30,43 @@ type Outcome struct {
 	// Budget is the accounting of the input; nil when the build failed
 	// before assembling it.
 	Budget *budget.Report
+}
+
+// Stored returns the bytes a golden file holds for the outcome. A contract
+// is indented, two spaces, one field or array element per line, keys in
+// contract order and every string exactly as built, so that a pull
+// request's diff shows which record or quote changed; Matches compacts it
+// back. An error is stored as Bytes, which are indented already.
+func (o Outcome) Stored() []byte {
+	if o.Kind != "" {
+		return o.Bytes
+	}
+	var b bytes.Buffer
+	// json.Indent moves tokens, never re-encodes them: no key order,
+	// escape or number can change. Bytes are always valid JSON here.
+	if err := json.Indent(&b, bytes.TrimSuffix(o.Bytes, []byte("\n")), "", "  "); err != nil {
+		return o.Bytes
+	}
+	b.WriteByte('\n')
+	return b.Bytes()
+}
+
+// Matches reports whether the bytes of a golden file hold the outcome. An
+// error must be byte for byte the same. A contract golden, compacted
+// (json.Compact: white space between tokens removed, nothing re-encoded),
+// and a newline must be byte for byte what `ka2 build` prints: the stored
+// indented form and a compact one written by hand both match, and a
+// changed escape, key order or number does not.
+func (o Outcome) Matches(golden []byte) bool {
+	if o.Kind != "" {
+		return bytes.Equal(golden, o.Bytes)
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, golden); err != nil {
+		return false
+	}
+	b.WriteByte('\n')
+	return bytes.Equal(b.Bytes(), o.Bytes)
 }
 
 // SourceIDs lists the selected source IDs in order.

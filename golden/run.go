@@ -206,7 +206,7 @@ func runCase(ctx context.Context, c *Case, opts Options) CaseReport {
 	counter, limits := c.builder.Counter, c.builder.Limits
 	want, err := inputfile.ReadFile(filepath.FromSlash(c.Golden), inputfile.MaxSize)
 	switch {
-	case err == nil && bytes.Equal(want, o.Bytes):
+	case err == nil && o.Matches(want):
 		r.State = StateMatch
 	case err == nil:
 		r.State = StateDiffers
@@ -225,12 +225,22 @@ func runCase(ctx context.Context, c *Case, opts Options) CaseReport {
 		}
 		r.Error = fmt.Sprintf("%s: read golden: %s; %s", c.Golden, inputfile.Reason(err), hint)
 	}
+	if r.State == StateMatch && opts.Update && len(r.Expectations) == 0 && !bytes.Equal(want, o.Stored()) {
+		// The same contract, not in the stored form (compact, written by
+		// hand or by an older ka2): --update writes it indented, and says
+		// so, as it says of every file it writes.
+		if err := writeGolden(ctx, c.Golden, o.Stored()); err != nil {
+			r.Error = err.Error()
+		} else {
+			r.State, r.Summary = StateUpdated, "same contract; rewritten in the stored form (indented, one field per line)"
+		}
+	}
 	if r.State == StateDiffers || r.State == StateMissing {
 		switch {
 		case opts.Update && len(r.Expectations) > 0:
 			r.Note = "not updated: a failed expectation is never written into a golden"
 		case opts.Update:
-			if err := writeGolden(ctx, c.Golden, o.Bytes); err != nil {
+			if err := writeGolden(ctx, c.Golden, o.Stored()); err != nil {
 				r.Error = err.Error()
 				break
 			}
@@ -243,7 +253,7 @@ func runCase(ctx context.Context, c *Case, opts Options) CaseReport {
 				r.State = StateUpdated
 			}
 		case opts.Pending:
-			if err := writeGolden(ctx, c.Golden+PendingSuffix, o.Bytes); err != nil {
+			if err := writeGolden(ctx, c.Golden+PendingSuffix, o.Stored()); err != nil {
 				r.Error = err.Error()
 				break
 			}
