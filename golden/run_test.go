@@ -587,3 +587,42 @@ func TestExpectedErrorMismatch(t *testing.T) {
 		t.Errorf("first-day-of-v2 expectations = %q", got)
 	}
 }
+
+func TestSuiteOnly(t *testing.T) {
+	s := load(t, sampleCases)
+	tests := []struct {
+		name    string
+		names   []string
+		want    []string
+		wantErr string
+	}{
+		{name: "one", names: []string{"mid-2026"}, want: []string{"mid-2026"}},
+		{name: "in suite order", names: []string{"mid-2026", "mid-2025"}, want: []string{"mid-2025", "mid-2026"}},
+		{name: "a typo", names: []string{"mid-2062"}, wantErr: `no such case: no case is named "mid-2062"; did you mean "mid-2026"?`},
+		{name: "nothing close", names: []string{"zzzzzzzz"}, wantErr: `no such case: no case is named "zzzzzzzz" in these case files`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := s.Only(tt.names)
+			if tt.wantErr != "" {
+				if !errors.Is(err, golden.ErrNoSuchCase) || err.Error() != tt.wantErr {
+					t.Fatalf("Only() error = %v, want %s", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, c := range got.Cases {
+				names = append(names, c.Name)
+			}
+			if diff := cmp.Diff(tt.want, names); diff != "" {
+				t.Errorf("Only() mismatch (-want +got):\n%s", diff)
+			}
+			if len(s.Cases) < 30 || !slices.Equal(got.Unreferenced, s.Unreferenced) {
+				t.Error("Only() changed the suite it was called on, or its unreferenced goldens")
+			}
+		})
+	}
+}

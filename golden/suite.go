@@ -17,6 +17,7 @@ import (
 	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/internal/inputfile"
 	"github.com/ka2/ka2/internal/parallel"
+	"github.com/ka2/ka2/internal/suggest"
 	"github.com/ka2/ka2/provenance"
 	"github.com/ka2/ka2/selector"
 )
@@ -33,6 +34,43 @@ type Suite struct {
 	// (NAME.golden.new) in the suite's golden folders that no case refers
 	// to, such as those of removed or renamed cases. Sorted, slash paths.
 	Unreferenced []string
+}
+
+// ErrNoSuchCase is returned by Only for a name no case of the suite has.
+var ErrNoSuchCase = errors.New("no such case")
+
+// Only returns the suite with only the cases named (in any case file), in
+// suite order; its files and unreferenced goldens are s's. A name no case
+// has is an error matching ErrNoSuchCase, with the closest name as a
+// suggestion.
+func (s *Suite) Only(names []string) (*Suite, error) {
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
+	}
+	out := *s
+	out.Cases = nil
+	have := map[string]bool{}
+	var all []string
+	for _, c := range s.Cases {
+		if !have[c.Name] {
+			have[c.Name] = true
+			all = append(all, c.Name)
+		}
+		if want[c.Name] {
+			out.Cases = append(out.Cases, c)
+		}
+	}
+	for _, n := range names {
+		if have[n] {
+			continue
+		}
+		if near := suggest.Closest(n, all); near != "" {
+			return nil, fmt.Errorf("%w: no case is named %q; did you mean %q?", ErrNoSuchCase, n, near)
+		}
+		return nil, fmt.Errorf("%w: no case is named %q in these case files", ErrNoSuchCase, n)
+	}
+	return &out, nil
 }
 
 // LoadOptions change how Load resolves cases.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/golden"
 )
 
 // registerCompletions gives every command of the tree shell completion of
@@ -53,6 +54,11 @@ func registerCompletions(f *Factory, cmd *cobra.Command) {
 			cmd.ValidArgsFunction = corpusNames(sourceIDs)
 		}
 	}
+	if cmd.Name() == "regress" && cmd.Flags().Lookup("case") != nil {
+		_ = cmd.RegisterFlagCompletionFunc("case", func(c *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
+			return caseNames(f, args, prefix), cobra.ShellCompDirectiveNoFileComp
+		})
+	}
 	for _, sub := range cmd.Commands() {
 		registerCompletions(f, sub)
 	}
@@ -80,6 +86,33 @@ func completionCorpus(f *Factory, c *cobra.Command) *corpus.Corpus {
 		return nil
 	}
 	return corp
+}
+
+// caseNames lists the names of the cases in the case files args name (the
+// project's cases when none), that start with prefix; nothing when they
+// cannot be loaded.
+func caseNames(f *Factory, args []string, prefix string) []string {
+	if len(args) == 0 {
+		if cfg, err := f.project(); err == nil && cfg != nil && cfg.Cases != "" {
+			args = []string{cfg.Cases}
+		}
+	}
+	if len(args) == 0 {
+		return nil
+	}
+	suite, err := golden.Load(context.Background(), args, golden.LoadOptions{Filter: f.corpusFilter()})
+	if err != nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, c := range suite.Cases {
+		if strings.HasPrefix(c.Name, prefix) && !seen[c.Name] {
+			seen[c.Name] = true
+			out = append(out, c.Name)
+		}
+	}
+	return out
 }
 
 func subjectNames(c *corpus.Corpus) []string {

@@ -27,6 +27,7 @@ type RegressOptions struct {
 	Format       string
 	Report       string
 	Shard        string
+	Cases        []string
 	MaxFailures  int
 	Quiet        bool
 	Color        string
@@ -61,6 +62,7 @@ given. --pending instead writes NAME.golden.new beside each differing
 golden, for ka2 review.`,
 		Example: `  ka2 regress cases
   ka2 regress --update cases
+  ka2 regress --case mid-2026 cases
   ka2 regress --unreferenced=reject --format junit --report junit.xml cases
   ka2 regress --shard 2/4 --format json --report shard-2.json cases`,
 		Args: cobra.ArbitraryArgs,
@@ -93,6 +95,7 @@ golden, for ka2 review.`,
 	enumVar(fs, &opts.Format, "format", "text", reportFormats, "report format (html: one offline page, failing cases first)")
 	fs.StringVar(&opts.Report, "report", "", "write the report in --format to this file; the console then shows text")
 	fs.StringVar(&opts.Shard, "shard", "", "run only shard K of N (K/N, e.g. 2/4); shards are stable as cases are added")
+	fs.StringArrayVar(&opts.Cases, "case", nil, "run only the case of this name (repeatable; completes from the case files)")
 	fs.IntVar(&opts.MaxFailures, "max-failures", 0, "stop after this many failing cases (0: run them all)")
 	fs.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress line on standard error")
 	colorVar(fs, &opts.Color)
@@ -134,6 +137,11 @@ func runRegress(o *RegressOptions) error {
 	suite, err := golden.Load(o.ctx(), o.Paths, golden.LoadOptions{Filter: o.f.corpusFilter()})
 	if err != nil {
 		return err
+	}
+	if len(o.Cases) > 0 {
+		if suite, err = suite.Only(o.Cases); err != nil {
+			return usageError{err}
+		}
 	}
 	shard, _ := golden.ParseShard(o.Shard)
 	if o.Shard == "" {
