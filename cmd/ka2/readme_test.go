@@ -15,14 +15,14 @@ import (
 // shows, if any.
 type readmeBlock struct {
 	line   int    // where the block starts
-	kind   string // "test": in an empty folder; "test-init": inside a ka2 init project
+	kind   string // "test": in an empty folder; "test-init": inside a ka2 init project; "test-repo": beside a copy of the repository's examples/
 	script string
 	output *string // the block right after it fenced "text output", if any
 }
 
 // readmeBlocks extracts the README's runnable examples: fenced blocks
-// whose info string is "sh test" or "sh test-init", each with the
-// "text output" block that follows it.
+// whose info string is "sh test", "sh test-init" or "sh test-repo", each
+// with the "text output" block that follows it.
 func readmeBlocks(t *testing.T, path string) []readmeBlock {
 	t.Helper()
 	f, err := os.Open(path)
@@ -56,7 +56,7 @@ func readmeBlocks(t *testing.T, path string) []readmeBlock {
 		text := cur.String()
 		cur = nil
 		switch info {
-		case "sh test", "sh test-init":
+		case "sh test", "sh test-init", "sh test-repo":
 			blocks = append(blocks, readmeBlock{line: start, kind: strings.TrimPrefix(info, "sh "), script: text})
 			lastEnd = n
 		case "text output":
@@ -84,8 +84,11 @@ func TestREADME(t *testing.T) {
 	for _, b := range blocks {
 		var s strings.Builder
 		fmt.Fprintf(&s, "# README.md:%d\n", b.line)
-		if b.kind == "test-init" {
+		switch b.kind {
+		case "test-init":
 			s.WriteString("exec ka2 init proj\ncd proj\n")
+		case "test-repo":
+			s.WriteString("copyexamples\n")
 		}
 		s.WriteString("exec sh -e $WORK/script.sh\n")
 		if b.output != nil {
@@ -102,6 +105,17 @@ func TestREADME(t *testing.T) {
 	}
 	testscript.Run(t, testscript.Params{
 		Dir:  dir,
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"exits": cmdExits},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"exits": cmdExits, "copyexamples": cmdCopyExamples},
 	})
+}
+
+// cmdCopyExamples copies the repository's examples folder into the
+// script's work folder, keeping the stage programs executable.
+func cmdCopyExamples(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: copyexamples")
+	}
+	src, err := filepath.Abs(filepath.Join("..", "..", "examples"))
+	ts.Check(err)
+	ts.Check(os.CopyFS(ts.MkAbs("examples"), os.DirFS(src)))
 }
