@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -77,8 +78,10 @@ func (r Result) String() string {
 // ErrNotLoopback refuses a target that is not on this machine.
 var ErrNotLoopback = errors.New("the load generator only sends to loopback addresses (127.0.0.0/8, ::1)")
 
-// checkLoopback resolves addr's host to literal loopback addresses only.
-func checkLoopback(addr string) error {
+// CheckLoopback accepts addr only if its host is a literal loopback
+// address or localhost, so a server meant for load runs listens on this
+// machine only.
+func CheckLoopback(addr string) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return err
@@ -96,7 +99,7 @@ func checkLoopback(addr string) error {
 // Run sends requests until the duration or the request count is reached,
 // or ctx is done.
 func Run(ctx context.Context, cfg Config) (Result, error) {
-	if err := checkLoopback(cfg.Addr); err != nil {
+	if err := CheckLoopback(cfg.Addr); err != nil {
 		return Result{}, err
 	}
 	if cfg.Connections <= 0 || cfg.Duration <= 0 || cfg.MaxRequests <= 0 || len(cfg.Bodies) == 0 {
@@ -113,18 +116,17 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		mu       sync.Mutex
 		res      = Result{Statuses: map[int]int{}, Digests: map[string]int{}}
 		lat      []time.Duration
-		budget   = make(chan struct{}, cfg.MaxRequests)
+		budget   atomic.Int64 // requests left to send
 		wg       sync.WaitGroup
 		startAll = time.Now()
 	)
-	for range cfg.MaxRequests {
-		budget <- struct{}{}
-	}
-	close(budget)
+	// A counter, not a channel filled with MaxRequests tokens: filling
+	// one of millions took longer than a short run.
+	budget.Store(int64(cfg.MaxRequests))
 	for w := range cfg.Connections {
 		wg.Go(func() {
 			st := worker{cfg: &cfg, reqs: reqs, next: w % len(reqs), statuses: map[int]int{}, digests: map[string]int{}}
-			st.run(ctx, budget)
+			st.run(ctx, &budget)
 			mu.Lock()
 			defer mu.Unlock()
 			res.Requests += st.n
@@ -173,20 +175,15 @@ func (w *worker) fail(format string, args ...any) {
 	}
 }
 
-func (w *worker) run(ctx context.Context, budget <-chan struct{}) {
+func (w *worker) run(ctx context.Context, budget *atomic.Int64) {
 	defer func() {
 		if w.conn != nil {
 			w.conn.Close()
 		}
 	}()
 	for {
-		select {
-		case <-ctx.Done():
+		if ctx.Err() != nil || budget.Add(-1) < 0 {
 			return
-		case _, ok := <-budget:
-			if !ok {
-				return
-			}
 		}
 		if w.conn == nil {
 			c, err := net.DialTimeout("tcp", w.cfg.Addr, 5*time.Second)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"sync/atomic"
@@ -63,5 +64,32 @@ func TestLoopbackOnly(t *testing.T) {
 		if !errors.Is(err, loadgen.ErrNotLoopback) {
 			t.Errorf("Run(%s) = %v, want ErrNotLoopback", addr, err)
 		}
+	}
+}
+
+// TestRunHugeMaxRequests: MaxRequests is only a bound; a run whose bound
+// is far beyond what its duration allows ends with the duration (it once
+// filled a channel with MaxRequests tokens first, which for math.MaxInt
+// could not even be made).
+func TestRunHugeMaxRequests(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "2")
+		w.Write([]byte("{}"))
+	})}
+	go srv.Serve(ln)
+	defer srv.Close()
+	res, err := loadgen.Run(context.Background(), loadgen.Config{
+		Addr: ln.Addr().String(), Path: "/", Bodies: [][]byte{[]byte(`{}`)},
+		Connections: 2, Duration: 200 * time.Millisecond, MaxRequests: math.MaxInt,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Requests == 0 || res.Failed != 0 {
+		t.Errorf("Run() = %v", res)
 	}
 }

@@ -43,7 +43,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: ka2perf gen|load|build|http [flags]")
+		fmt.Fprintln(os.Stderr, "usage: ka2perf ratios|gen|load|build|http|bare|readall|lint|regress|count [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -56,6 +56,18 @@ func main() {
 		err = build(os.Args[2:])
 	case "http":
 		err = httpLoad(os.Args[2:])
+	case "ratios":
+		err = ratios(os.Args[2:])
+	case "bare":
+		err = bare(os.Args[2:])
+	case "readall":
+		err = readAll(os.Args[2:])
+	case "lint":
+		err = lintRun(os.Args[2:])
+	case "regress":
+		err = regressRun(os.Args[2:])
+	case "count":
+		err = countRun(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown subcommand %q", os.Args[1])
 	}
@@ -133,6 +145,7 @@ func load(args []string) error {
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the loads")
 	heapprofile := fs.String("heapprofile", "", "write a heap profile after the loads")
 	reuse := fs.Bool("reuse", false, "after the first load, time reloads that reuse unchanged files (as ka2 serve's watch does)")
+	asJSON := fs.Bool("json", false, "print one JSON object (for ratios)")
 	fs.Parse(args)
 	size, files := dirBytes(*dir)
 	if *cpuprofile != "" {
@@ -193,6 +206,10 @@ func load(args []string) error {
 	}
 	sorted := slices.Clone(times)
 	slices.Sort(sorted)
+	if *asJSON {
+		return printJSON(loadFigures{Files: files, Bytes: size, Sources: len(ix.Corpus().Sources),
+			Seconds: sorted[len(sorted)/2].Seconds(), RSS: rssAfterFirst, HWM: procStatus("VmHWM")})
+	}
 	fmt.Printf("corpus %s: %d files, %.1f MB\n", *dir, files, float64(size)/1e6)
 	fmt.Printf("load+index times: %v; median %v\n", times, sorted[len(sorted)/2])
 	fmt.Printf("after one load + GC: RSS %.1f MB (%.2f× the corpus); peak RSS (VmHWM) %.1f MB (%.2f×); live heap %.1f MB; %d sources\n",
@@ -224,6 +241,7 @@ func build(args []string) error {
 	factor := fs.Int("capacity-factor", 4, "multiply the default capacity: the generated bodies are longer than the sample's")
 	short := fs.Bool("short", false, "quote cite ranges only")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the builds")
+	asJSON := fs.Bool("json", false, "print one JSON object (for ratios)")
 	fs.Parse(args)
 	c, err := contract.LoadCorpus(*dir)
 	if err != nil {
@@ -266,6 +284,10 @@ func build(args []string) error {
 	}
 	total := time.Since(t0)
 	slices.Sort(lat)
+	if *asJSON {
+		return printJSON(buildFigures{Sources: len(c.Sources), Counter: *counter, N: *n,
+			P50: lat[*n/2].Seconds(), P99: lat[*n*99/100].Seconds()})
+	}
 	fmt.Printf("%d sources, counter %s: %d contracts, mean %v, p50 %v, p90 %v, p99 %v\n", len(c.Sources), *counter, *n,
 		total/time.Duration(*n), lat[*n/2], lat[*n*9/10], lat[*n*99/100])
 	return nil

@@ -1,0 +1,849 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/gencorpus"
+	"github.com/ka2/ka2/internal/loadgen"
+)
+
+// ratios runs every comparison of the performance targets in one process
+// tree and prints one table: each figure of ka2 beside a reference
+// measured in the same run on the same machine, since absolute figures
+// move with the machine and its load while ratios hold.
+//
+// The generated corpora are kept in -work between runs (writing 1.1
+// million small files takes minutes); their generation is not part of
+// any figure.
+func ratios(args []string) error {
+	fs := flag.NewFlagSet("ratios", flag.ExitOnError)
+	quick := fs.Bool("quick", false, "a reduced run for CI (about a minute): the sample and 10k sources, fewer requests and cases, no 1M corpus")
+	work := fs.String("work", filepath.Join(os.TempDir(), "ka2perf"), "folder for the generated corpora (kept between runs) and the run's files")
+	baseline := fs.String("baseline", "", "a git revision whose in-process contract build is timed beside this tree's, in the same run (a git worktree of it)")
+	wrkFlag := fs.String("wrk", "auto", "load generator: auto (wrk if installed, else the built-in one), wrk, or builtin")
+	dur := fs.Duration("d", 0, "length of one load run (default 5s, 2s with -quick)")
+	conns := fs.Int("c", 16, "connections of the load generator")
+	fs.Parse(args)
+	r := &ratioRun{quick: *quick, work: *work, conns: *conns, dur: *dur, start: time.Now(), baseline: *baseline}
+	if r.dur == 0 {
+		r.dur = 5 * time.Second
+		if r.quick {
+			r.dur = 2 * time.Second
+		}
+	}
+	switch *wrkFlag {
+	case "auto":
+		r.wrk, _ = exec.LookPath("wrk")
+	case "wrk":
+		p, err := exec.LookPath("wrk")
+		if err != nil {
+			return fmt.Errorf("-wrk wrk: %w", err)
+		}
+		r.wrk = p
+	case "builtin":
+	default:
+		return fmt.Errorf("-wrk %q: use auto, wrk or builtin", *wrkFlag)
+	}
+	// The whole run is bounded: 5 minutes (90 s with -quick) once the
+	// corpora exist; a child still running then is stopped.
+	limit := 5 * time.Minute
+	if r.quick {
+		limit = 90 * time.Second
+	}
+	if err := os.MkdirAll(r.work, 0o755); err != nil {
+		return err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	r.self = self
+	if err := r.prepare(); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	r.ctx = ctx
+	r.measured = time.Now()
+	steps := []func() error{r.service, r.scale, r.lint, r.regress, r.count, r.build}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			r.notes = append(r.notes, "stopped: "+err.Error())
+			if ctx.Err() != nil {
+				break
+			}
+		}
+	}
+	r.print(os.Stdout)
+	return nil
+}
+
+type ratioRun struct {
+	ctx      context.Context
+	quick    bool
+	work     string
+	self     string // this program, run again for each measure
+	ka2      string // the ka2 binary built from this tree
+	wrk      string // wrk's path, or "" for the built-in load generator
+	conns    int
+	dur      time.Duration
+	start    time.Time
+	measured time.Time
+	baseline string // the -baseline revision, resolved to a short hash
+	rows     []row
+	notes    []string
+}
+
+type row struct {
+	measure, ka2, ref, ratio, target string
+	met                              *bool
+}
+
+func (r *ratioRun) add(measure, ka2, ref, ratio, target string, met bool) {
+	r.rows = append(r.rows, row{measure, ka2, ref, ratio, target, &met})
+}
+
+func (r *ratioRun) info(measure, ka2, ref, ratio string) {
+	r.rows = append(r.rows, row{measure: measure, ka2: ka2, ref: ref, ratio: ratio, target: "—"})
+}
+
+func (r *ratioRun) failed(measure, target string, err error) {
+	f := false
+	r.rows = append(r.rows, row{measure: measure, ka2: "failed: " + err.Error(), ref: "", ratio: "", target: target, met: &f})
+}
+
+// sizes of the run: the service's and the build's corpus, the scale
+// corpora, the cases.
+func (r *ratioRun) big() int {
+	if r.quick {
+		return 10_000
+	}
+	return 100_000
+}
+
+func (r *ratioRun) corpusDir(n int) string { return filepath.Join(r.work, fmt.Sprintf("gen-%d", n)) }
+
+// prepare builds ka2 and writes the generated corpora that are missing.
+func (r *ratioRun) prepare() error {
+	root, err := moduleRoot()
+	if err != nil {
+		return err
+	}
+	r.ka2 = filepath.Join(r.work, "ka2")
+	fmt.Fprintln(os.Stderr, "ka2perf: building ka2")
+	build := exec.Command("go", "build", "-o", r.ka2, "./cmd/ka2")
+	build.Dir, build.Stderr = root, os.Stderr
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("go build ./cmd/ka2: %w", err)
+	}
+	sizes := []int{r.big()}
+	if !r.quick {
+		sizes = append(sizes, 1_000_000)
+	}
+	for _, n := range sizes {
+		dir := r.corpusDir(n)
+		stamp := filepath.Join(dir, ".ka2perf-complete")
+		if _, err := os.Stat(stamp); err == nil {
+			continue
+		}
+		fmt.Fprintf(os.Stderr, "ka2perf: writing %d generated sources to %s (once; kept for later runs)\n", n, dir)
+		os.RemoveAll(dir)
+		if err := genDir(dir, n); err != nil {
+			return err
+		}
+		if err := os.WriteFile(stamp, nil, 0o644); err != nil {
+			return err
+		}
+	}
+	// The sample corpus, copied out so that the service can watch it
+	// change.
+	sample := filepath.Join(r.work, "sample")
+	os.RemoveAll(sample)
+	return os.CopyFS(sample, corpus.Sample())
+}
+
+// genDir writes n generated sources below dir, on every core: the file
+// system's cost of creating a file dominates.
+func genDir(dir string, n int) error {
+	workers := runtime.NumCPU()
+	errs := make(chan error, workers)
+	for w := range workers {
+		go func() {
+			for i := w; i < n; i += workers {
+				p, data := gencorpus.File(i)
+				full := filepath.Join(dir, filepath.FromSlash(p))
+				err := os.WriteFile(full, data, 0o644)
+				if errors.Is(err, fs.ErrNotExist) {
+					if err = os.MkdirAll(filepath.Dir(full), 0o755); err == nil {
+						err = os.WriteFile(full, data, 0o644)
+					}
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	var first error
+	for range workers {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+func moduleRoot() (string, error) {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", err
+	}
+	mod := strings.TrimSpace(string(out))
+	if mod == "" || mod == os.DevNull {
+		return "", errors.New("run ka2perf ratios inside the ka2 module")
+	}
+	return filepath.Dir(mod), nil
+}
+
+// child runs this program with args and decodes its JSON answer into v.
+func (r *ratioRun) child(v any, args ...string) error {
+	return r.childOf(r.self, "", v, args...)
+}
+
+func (r *ratioRun) childOf(prog, dir string, v any, args ...string) error {
+	cmd := exec.CommandContext(r.ctx, prog, args...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("%s: %v: %s", strings.Join(args, " "), err, lastLine(stderr.String()))
+	}
+	if v == nil {
+		return nil
+	}
+	if err := json.Unmarshal(out, v); err != nil {
+		return fmt.Errorf("%s: %v in %.200q", strings.Join(args, " "), err, out)
+	}
+	return nil
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+// ---- the service ----
+
+// loadResult is one load run, from either generator.
+type loadResult struct {
+	rps    float64
+	p99    time.Duration
+	failed int
+	n      int
+}
+
+// service compares ka2 serve with the bare handler on the sample corpus
+// and on generated sources, the corpus changing every second, and takes
+// ka2's peak resident memory on the larger one.
+func (r *ratioRun) service() error {
+	gen := "the built-in load generator (internal/loadgen)"
+	if r.wrk != "" {
+		gen = "wrk (" + r.wrk + ")"
+	}
+	r.notes = append(r.notes, fmt.Sprintf("Service: %d connections from %s on the same machine; runs of %s, ka2 and the bare handler taking turns, %d rounds, the median round kept; ka2 serve --settle 0 with a file of its corpus rewritten every second.",
+		r.conns, gen, r.dur, r.rounds()))
+	for _, c := range []struct {
+		name    string
+		dir     string
+		sources int
+	}{
+		{"sample corpus", filepath.Join(r.work, "sample"), 0},
+		{fmt.Sprintf("%dk sources", r.big()/1000), r.corpusDir(r.big()), r.big()},
+	} {
+		if err := r.serviceOn(c.name, c.dir, c.sources); err != nil {
+			r.failed("service, "+c.name, "≥ 0.6×", err)
+			if r.ctx.Err() != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (r *ratioRun) rounds() int {
+	if r.quick {
+		return 1
+	}
+	return 3
+}
+
+func (r *ratioRun) serviceOn(name, dir string, sources int) error {
+	os.Remove(filepath.Join(dir, "ka2perf-touch.md"))
+	size, _ := dirBytes(dir)
+	ka2Addr, bareAddr := freeAddr(), freeAddr()
+	args := []string{"serve", "--addr", ka2Addr, "--corpus", dir, "--settle", "0", "--log-level", "warn"}
+	if sources > 0 {
+		// The generated bodies are longer than the sample's, as build's
+		// -capacity-factor 4 says.
+		args = append(args, "--capacity", "6400")
+	}
+	srv := exec.CommandContext(r.ctx, r.ka2, args...)
+	srvLog, err := os.Create(filepath.Join(r.work, "serve.log"))
+	if err != nil {
+		return err
+	}
+	defer srvLog.Close()
+	srv.Stdout, srv.Stderr = srvLog, srvLog
+	if err := srv.Start(); err != nil {
+		return err
+	}
+	defer func() { srv.Process.Kill(); srv.Wait() }()
+	if err := waitReady(r.ctx, "http://"+ka2Addr+"/readyz", 2*time.Minute); err != nil {
+		return fmt.Errorf("ka2 serve: %w", err)
+	}
+	bodies := requestBodies(sources)
+	ans, err := answer(ka2Addr, bodies[0])
+	if err != nil {
+		return err
+	}
+	bodyFile := filepath.Join(r.work, "bare-answer.json")
+	data, _ := json.Marshal(ans)
+	if err := os.WriteFile(bodyFile, data, 0o644); err != nil {
+		return err
+	}
+	bareCmd := exec.CommandContext(r.ctx, r.self, "bare", "-addr", bareAddr, "-body", bodyFile)
+	bareCmd.Stderr = os.Stderr
+	if err := bareCmd.Start(); err != nil {
+		return err
+	}
+	defer func() { bareCmd.Process.Kill(); bareCmd.Wait() }()
+	if err := waitReady(r.ctx, "http://"+bareAddr+"/", 30*time.Second); err != nil {
+		return fmt.Errorf("bare handler: %w", err)
+	}
+	gen0 := generation(ka2Addr)
+	var ka2Runs, bareRuns []loadResult
+	for range r.rounds() {
+		b, err := r.drive(bareAddr, bodies, "")
+		if err != nil {
+			return err
+		}
+		k, err := r.drive(ka2Addr, bodies, dir)
+		if err != nil {
+			return err
+		}
+		bareRuns, ka2Runs = append(bareRuns, b), append(ka2Runs, k)
+	}
+	reloads := generation(ka2Addr) - gen0
+	hwm := procStatusOf(srv.Process.Pid, "VmHWM")
+	k, b := median(ka2Runs), median(bareRuns)
+	failed := 0
+	for _, x := range ka2Runs {
+		failed += x.failed
+	}
+	rpsRatio := k.rps / b.rps
+	p99Ratio := float64(k.p99) / float64(b.p99)
+	r.add(fmt.Sprintf("service, %s: contracts/s", name), fmt.Sprintf("%.0f/s", k.rps), fmt.Sprintf("%.0f/s bare handler", b.rps),
+		fmt.Sprintf("%.2f×", rpsRatio), "≥ 0.6×", rpsRatio >= 0.6)
+	r.add(fmt.Sprintf("service, %s: p99 latency", name), fmtDur(k.p99), fmtDur(b.p99)+" bare handler",
+		fmt.Sprintf("%.2f×", p99Ratio), "≤ 2×", p99Ratio <= 2)
+	total := 0
+	for _, x := range ka2Runs {
+		total += x.n
+	}
+	r.add(fmt.Sprintf("service, %s: failed requests, corpus reloads", name), fmt.Sprintf("%d of %d; %d reloads", failed, total, reloads),
+		"", "", "0 failed, ≥ 1 reload a second", failed == 0 && reloads >= int(r.dur.Seconds())*r.rounds()-r.rounds())
+	if sources > 0 {
+		ratio := float64(hwm) / float64(size)
+		r.add(fmt.Sprintf("memory of ka2 serve, %s, reloading every second: peak RSS", name), fmtMB(hwm), fmtMB(size)+" corpus",
+			fmt.Sprintf("%.2f×", ratio), "< 3×", ratio < 3)
+	}
+	return nil
+}
+
+// drive runs one load against addr; with touch, a file of that corpus
+// folder is rewritten every second meanwhile.
+func (r *ratioRun) drive(addr string, bodies [][]byte, touch string) (loadResult, error) {
+	ctx, cancel := context.WithCancel(r.ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if touch == "" {
+			return
+		}
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for i := 0; ; i++ {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				rewrite(touch, i)
+			}
+		}
+	}()
+	defer func() { cancel(); <-done }()
+	if r.wrk != "" {
+		return r.runWrk(ctx, addr, bodies)
+	}
+	res, err := loadgen.Run(ctx, loadgen.Config{Addr: addr, Path: "/v1/contract", Bodies: bodies, Connections: r.conns,
+		Duration: r.dur, MaxRequests: 50_000_000})
+	if err != nil {
+		return loadResult{}, err
+	}
+	if res.FirstError != "" {
+		r.notes = append(r.notes, "first failed request: "+res.FirstError)
+	}
+	return loadResult{rps: res.Throughput(), p99: res.P99, failed: res.Failed, n: res.Requests}, nil
+}
+
+var (
+	wrkRPS     = regexp.MustCompile(`Requests/sec:\s+([0-9.]+)`)
+	wrkP99     = regexp.MustCompile(`(?m)^\s+99%\s+([0-9.]+)(us|ms|s)\s*$`)
+	wrkTotal   = regexp.MustCompile(`(\d+) requests in`)
+	wrkNon2xx  = regexp.MustCompile(`Non-2xx or 3xx responses: (\d+)`)
+	wrkSockErr = regexp.MustCompile(`Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)`)
+)
+
+// runWrk drives addr with wrk, posting the bodies in turn.
+func (r *ratioRun) runWrk(ctx context.Context, addr string, bodies [][]byte) (loadResult, error) {
+	if err := loadgen.CheckLoopback(addr); err != nil {
+		return loadResult{}, err
+	}
+	var lua strings.Builder
+	lua.WriteString("local bodies = {\n")
+	for _, b := range bodies {
+		fmt.Fprintf(&lua, "  %q,\n", b)
+	}
+	lua.WriteString(`}
+local i = 0
+request = function()
+  i = i + 1
+  return wrk.format("POST", "/v1/contract", {["Content-Type"] = "application/json"}, bodies[(i % #bodies) + 1])
+end
+`)
+	script := filepath.Join(r.work, "wrk.lua")
+	if err := os.WriteFile(script, []byte(lua.String()), 0o644); err != nil {
+		return loadResult{}, err
+	}
+	cmd := exec.CommandContext(ctx, r.wrk, "-t", strconv.Itoa(runtime.NumCPU()), "-c", strconv.Itoa(r.conns),
+		"-d", fmt.Sprintf("%ds", int(r.dur.Seconds())), "--latency", "-s", script, "http://"+addr)
+	out, err := cmd.Output()
+	if err != nil {
+		return loadResult{}, fmt.Errorf("wrk: %v", err)
+	}
+	var res loadResult
+	m := wrkRPS.FindSubmatch(out)
+	p := wrkP99.FindSubmatch(out)
+	n := wrkTotal.FindSubmatch(out)
+	if m == nil || p == nil || n == nil {
+		return loadResult{}, fmt.Errorf("wrk: cannot read its report: %s", out)
+	}
+	res.rps, _ = strconv.ParseFloat(string(m[1]), 64)
+	res.p99, _ = time.ParseDuration(string(p[1]) + string(p[2]))
+	res.n, _ = strconv.Atoi(string(n[1]))
+	if x := wrkNon2xx.FindSubmatch(out); x != nil {
+		k, _ := strconv.Atoi(string(x[1]))
+		res.failed += k
+	}
+	if x := wrkSockErr.FindSubmatch(out); x != nil {
+		for _, s := range x[1:] {
+			k, _ := strconv.Atoi(string(s))
+			res.failed += k
+		}
+	}
+	return res, nil
+}
+
+func median(rs []loadResult) loadResult {
+	s := slices.Clone(rs)
+	slices.SortFunc(s, func(a, b loadResult) int { return int(a.rps - b.rps) })
+	m := s[len(s)/2]
+	p := make([]time.Duration, len(rs))
+	for i, x := range rs {
+		p[i] = x.p99
+	}
+	slices.Sort(p)
+	m.p99 = p[len(p)/2]
+	return m
+}
+
+// requestBodies are the requests of a load run: for generated sources,
+// each selects one source; for the sample, the lodging question on four
+// dates.
+func requestBodies(sources int) [][]byte {
+	var bodies [][]byte
+	if sources > 0 {
+		for _, rq := range requests(sources, 1000, false) {
+			bodies = append(bodies, fmt.Appendf(nil, `{"subject":%q,"dates":[%q],"question":%q}`,
+				rq.Query.Subjects[0], rq.Query.Dates[0].String(), rq.Question))
+		}
+		return bodies
+	}
+	for _, d := range []string{"2025-09-14", "2026-09-14", "2026-01-01", "2025-12-31"} {
+		bodies = append(bodies, fmt.Appendf(nil, `{"subject":"lodging","dates":[%q],"question":"What is the Beijing lodging limit?"}`, d))
+	}
+	return bodies
+}
+
+// answer posts body to ka2 and returns the answer for the bare handler.
+func answer(addr string, body []byte) (bareBody, error) {
+	resp, err := http.Post("http://"+addr+"/v1/contract", "application/json", bytes.NewReader(body))
+	if err != nil {
+		return bareBody{}, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return bareBody{}, fmt.Errorf("POST /v1/contract: %s %.200s", resp.Status, data)
+	}
+	return bareBody{Body: data, Digest: resp.Header.Get("Ka2-Corpus-Digest"), Generation: resp.Header.Get("Ka2-Corpus-Generation")}, nil
+}
+
+// generation reads ka2_corpus_generation from /metrics.
+func generation(addr string) int {
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		return 0
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "ka2_corpus_generation "); ok {
+			f, _ := strconv.ParseFloat(v, 64)
+			return int(f)
+		}
+	}
+	return 0
+}
+
+func freeAddr() string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "127.0.0.1:18080"
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// waitReady polls url until it answers 2xx or 4xx (the bare handler
+// answers any path), or d passes.
+func waitReady(ctx context.Context, url string, d time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	for {
+		if resp, err := http.Get(url); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode < 500 {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s not ready within %s", url, d)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// procStatusOf reads a kB figure of another process's /proc status.
+func procStatusOf(pid int, field string) int64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return -1
+	}
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, field+":"); ok {
+			if f := strings.Fields(rest); len(f) > 0 {
+				n, _ := strconv.ParseInt(f[0], 10, 64)
+				return n * 1024
+			}
+		}
+	}
+	return -1
+}
+
+// ---- corpus scale, lint, regress ----
+
+func (r *ratioRun) scale() error {
+	sizes := []int{r.big()}
+	if !r.quick {
+		sizes = append(sizes, 1_000_000)
+	}
+	for _, n := range sizes {
+		dir := r.corpusDir(n)
+		os.Remove(filepath.Join(dir, "ka2perf-touch.md"))
+		var floor rateFigures
+		var lf loadFigures
+		// The floor first: it also brings the files into the page cache,
+		// so that both read them from memory.
+		if err := r.child(&floor, "readall", "-dir", dir); err != nil {
+			r.failed(fmt.Sprintf("load %s sources", human(n)), "", err)
+			return err
+		}
+		if err := r.child(&lf, "load", "-dir", dir, "-repeat", "1", "-json"); err != nil {
+			r.failed(fmt.Sprintf("load %s sources", human(n)), "", err)
+			return err
+		}
+		target := time.Second
+		if n >= 1_000_000 {
+			target = 10 * time.Second
+		}
+		r.add(fmt.Sprintf("load + index %s sources (%s)", human(n), fmtMB(lf.Bytes)), fmtSec(lf.Seconds),
+			fmtSec(floor.Seconds)+" to read the files", fmt.Sprintf("%.1f×", lf.Seconds/floor.Seconds),
+			"< "+target.String(), lf.Seconds < target.Seconds())
+		ratio := float64(lf.RSS) / float64(lf.Bytes)
+		if n >= 1_000_000 {
+			r.add(fmt.Sprintf("RSS after loading %s sources", human(n)), fmtMB(lf.RSS), fmtMB(lf.Bytes)+" corpus",
+				fmt.Sprintf("%.2f×", ratio), "< 2.5×", ratio < 2.5)
+		} else {
+			r.info(fmt.Sprintf("RSS after loading %s sources", human(n)), fmtMB(lf.RSS), fmtMB(lf.Bytes)+" corpus", fmt.Sprintf("%.2f×", ratio))
+		}
+	}
+	return nil
+}
+
+func (r *ratioRun) lint() error {
+	dir := r.corpusDir(r.big())
+	var floor, lf rateFigures
+	if err := r.child(&floor, "readall", "-dir", dir); err != nil {
+		return err
+	}
+	if err := r.child(&lf, "lint", "-dir", dir); err != nil {
+		r.failed("lint", "≥ 30,000 files/s", err)
+		return err
+	}
+	rate, floorRate := float64(lf.Files)/lf.Seconds, float64(floor.Files)/floor.Seconds
+	r.add(fmt.Sprintf("lint %s files", human(lf.Files)), fmt.Sprintf("%.0f files/s", rate), fmt.Sprintf("%.0f files/s read", floorRate),
+		fmt.Sprintf("%.2f×", rate/floorRate), "≥ 30,000 files/s", rate >= 30_000)
+	return nil
+}
+
+func (r *ratioRun) regress() error {
+	n := 100_000
+	if r.quick {
+		n = 10_000
+	}
+	dir := filepath.Join(r.work, "cases")
+	os.RemoveAll(dir)
+	var rf rateFigures
+	if err := r.child(&rf, "regress", "-dir", dir, "-n", strconv.Itoa(n)); err != nil {
+		r.failed("regress", "< 3 s", err)
+		return err
+	}
+	target := 3.0 * float64(n) / 100_000
+	r.add(fmt.Sprintf("regress %s generated cases (load, build, compare, report)", human(n)), fmtSec(rf.Seconds), "", fmt.Sprintf("%.1f µs/case", rf.Seconds/float64(n)*1e6),
+		fmt.Sprintf("< %s", fmtSec(target)), rf.Seconds < target)
+	return nil
+}
+
+// ---- counting ----
+
+func (r *ratioRun) count() error {
+	size := int64(6 << 20)
+	if r.quick {
+		size = 1 << 20
+	}
+	for _, gen := range []bool{false, true} {
+		var cf countFigures
+		args := []string{"count", "-bytes", strconv.FormatInt(size, 10)}
+		if gen {
+			args = append(args, "-generated")
+		}
+		if err := r.child(&cf, args...); err != nil {
+			r.failed("counting", "≥ 10×", err)
+			return err
+		}
+		what := fmt.Sprintf("real text, %s in %d documents", fmtMB(cf.Bytes), cf.Docs)
+		if gen {
+			what = fmt.Sprintf("generated zh/en JSON, %s", fmtMB(cf.Bytes))
+		}
+		for _, c := range cf.Counters {
+			ratio := c.TikCPU / c.Ka2CPU
+			same := c.Ka2Tokens == c.TiktokenTokens
+			total := "same total"
+			if !same {
+				total = fmt.Sprintf("totals differ: %d vs %d", c.Ka2Tokens, c.TiktokenTokens)
+			}
+			r.add(fmt.Sprintf("count %s, %s (CPU time)", c.Name, what),
+				fmt.Sprintf("%.1f MB/s", float64(cf.Bytes)/1e6/c.Ka2CPU), fmt.Sprintf("%.1f MB/s tiktoken-go", float64(cf.Bytes)/1e6/c.TikCPU),
+				fmt.Sprintf("%.1f×, %s", ratio, total), "≥ 10×, same total", ratio >= 10 && same)
+			if !gen {
+				r.add(fmt.Sprintf("count %s, 2 MB over 1 MB of one letter run (CPU time)", c.Name), fmt.Sprintf("%.2f×", c.Linear), "", "",
+					"≤ 2.2× (linear)", c.Linear <= 2.2)
+			}
+		}
+	}
+	return nil
+}
+
+// ---- contract build ----
+
+var buildLine = regexp.MustCompile(`p50 ([0-9.]+[µmn]?s), p90 [0-9.]+[µmn]?s, p99 ([0-9.]+[µmn]?s)`)
+
+func (r *ratioRun) build() error {
+	dir := r.corpusDir(r.big())
+	n := 50_000
+	if r.quick {
+		n = 10_000
+	}
+	var base string
+	if b := r.baselineTree(); b != "" {
+		base = b
+	}
+	for _, c := range []struct {
+		counter     string
+		median, p99 time.Duration
+	}{{"codepoint", 15 * time.Microsecond, 40 * time.Microsecond}, {"o200k_base", 30 * time.Microsecond, 0}} {
+		args := []string{"build", "-dir", dir, "-counter", c.counter, "-n", strconv.Itoa(n)}
+		now, err := r.buildFigures(r.self, "", args)
+		if err != nil {
+			r.failed("contract build, "+c.counter, "", err)
+			return err
+		}
+		var old [2]time.Duration
+		ref := "—"
+		if base != "" {
+			if old, err = r.buildFigures("go", base, append([]string{"run", "./internal/tools/ka2perf"}, args...)); err != nil {
+				r.notes = append(r.notes, "baseline build: "+err.Error())
+			}
+		}
+		name := fmt.Sprintf("one contract in process, %s sources, %s", human(r.big()), c.counter)
+		refOf := func(d time.Duration, cur time.Duration) (string, string) {
+			if old[0] == 0 {
+				return ref, ""
+			}
+			return fmtDur(d) + " at " + r.baselineName(), fmt.Sprintf("%.2f×", float64(cur)/float64(d))
+		}
+		rs, rr := refOf(old[0], now[0])
+		r.add(name+": median", fmtDur(now[0]), rs, rr, "< "+fmtDur(c.median), now[0] < c.median)
+		rs, rr = refOf(old[1], now[1])
+		if c.p99 > 0 {
+			r.add(name+": p99", fmtDur(now[1]), rs, rr, "< "+fmtDur(c.p99), now[1] < c.p99)
+		} else {
+			r.info(name+": p99", fmtDur(now[1]), rs, rr)
+		}
+	}
+	return nil
+}
+
+func (r *ratioRun) baselineName() string { return r.baseline }
+
+// baselineTree makes a git worktree of the -baseline revision.
+func (r *ratioRun) baselineTree() string {
+	baselineRev := r.baseline
+	if baselineRev == "" {
+		return ""
+	}
+	dir := filepath.Join(r.work, "baseline")
+	exec.Command("git", "worktree", "remove", "--force", dir).Run()
+	os.RemoveAll(dir)
+	if out, err := exec.Command("git", "worktree", "add", "--detach", dir, baselineRev).CombinedOutput(); err != nil {
+		r.notes = append(r.notes, fmt.Sprintf("baseline %s: git worktree add: %v: %s", baselineRev, err, lastLine(string(out))))
+		return ""
+	}
+	if out, err := exec.Command("git", "-C", dir, "rev-parse", "--short", "HEAD").Output(); err == nil {
+		r.baseline = strings.TrimSpace(string(out))
+	}
+	return dir
+}
+
+// buildFigures runs a build measure and reads its median and p99 from
+// the line every version of `ka2perf build` prints.
+func (r *ratioRun) buildFigures(prog, dir string, args []string) ([2]time.Duration, error) {
+	cmd := exec.CommandContext(r.ctx, prog, args...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return [2]time.Duration{}, fmt.Errorf("%v: %s", err, lastLine(stderr.String()))
+	}
+	m := buildLine.FindSubmatch(out)
+	if m == nil {
+		return [2]time.Duration{}, fmt.Errorf("no figures in %.200q", out)
+	}
+	p50, _ := time.ParseDuration(string(m[1]))
+	p99, _ := time.ParseDuration(string(m[2]))
+	return [2]time.Duration{p50, p99}, nil
+}
+
+// ---- the table ----
+
+func (r *ratioRun) print(w io.Writer) {
+	mode := "full"
+	if r.quick {
+		mode = "quick"
+	}
+	fmt.Fprintf(w, "ka2perf ratios (%s), %s, %d cores, %s; measured in %s\n\n", mode, r.measured.UTC().Format(time.DateOnly),
+		runtime.NumCPU(), runtime.Version(), time.Since(r.measured).Round(time.Second))
+	fmt.Fprintln(w, "| measure | ka2 | reference | ratio | target | met |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	met, missed := 0, 0
+	for _, x := range r.rows {
+		m := ""
+		if x.met != nil {
+			if *x.met {
+				m = "yes"
+				met++
+			} else {
+				m = "**no**"
+				missed++
+			}
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", x.measure, x.ka2, x.ref, x.ratio, x.target, m)
+	}
+	fmt.Fprintf(w, "\n%d targets met, %d missed.\n", met, missed)
+	for _, n := range r.notes {
+		fmt.Fprintln(w, "- "+n)
+	}
+}
+
+func fmtDur(d time.Duration) string {
+	switch {
+	case d < time.Millisecond:
+		return fmt.Sprintf("%.1f µs", float64(d)/1e3)
+	case d < time.Second:
+		return fmt.Sprintf("%.2f ms", float64(d)/1e6)
+	}
+	return fmt.Sprintf("%.2f s", d.Seconds())
+}
+
+func fmtSec(s float64) string { return fmtDur(time.Duration(s * 1e9)) }
+
+func fmtMB(b int64) string { return fmt.Sprintf("%.0f MB", float64(b)/1e6) }
+
+func human(n int) string {
+	switch {
+	case n >= 1_000_000 && n%1_000_000 == 0:
+		return fmt.Sprintf("%dM", n/1_000_000)
+	case n >= 1000 && n%1000 == 0:
+		return fmt.Sprintf("%dk", n/1000)
+	}
+	return strconv.Itoa(n)
+}
