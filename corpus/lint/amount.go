@@ -267,7 +267,43 @@ var scopeLine = regexp.MustCompile(`(?i)\b(?:scope|applies\s+to|apply\s+to|appli
 var dateMarks = []string{"effective", "valid from", "valid until", "valid through", "takes effect", "in force",
 	"applies from", "as of", "生效", "施行", "起执行", "起实行", "有效期", "执行日期"}
 
-func statesScope(line string) bool { return scopeLine.MatchString(line) }
+func statesScope(line string) bool {
+	// Most lines state no scope; on an ASCII line, where (?i) folds
+	// ASCII letters only, scopeLine cannot match without one of these
+	// words, and finding them is far cheaper than the backtracking
+	// matcher. Other lines (the Chinese forms, and letters such as U+017F
+	// that (?i) folds into ASCII ones) go to the regexp.
+	if isASCII(line) && !containsAnyFold(line, scopeWords) {
+		return false
+	}
+	return scopeLine.MatchString(line)
+}
+
+// scopeWords are words one of which every ASCII match of scopeLine holds.
+var scopeWords = []string{"scope", "appl", "covers", "this"}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// containsAnyFold reports whether the ASCII string s holds one of the
+// lowercase ASCII words, ignoring ASCII case, without allocating.
+func containsAnyFold(s string, words []string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i] | 0x20 // lower case for letters; other bytes only need not match a letter
+		for _, w := range words {
+			if c == w[0] && len(s)-i >= len(w) && strings.EqualFold(s[i:i+len(w)], w) {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // statesDate reports whether line states a date: a calendar date written
 // YYYY-MM-DD, YYYY/MM/DD or YYYY年M月, or a word in dateMarks.

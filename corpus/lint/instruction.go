@@ -175,9 +175,9 @@ var instructionRegexps = func() []*regexp.Regexp {
 // column, or nil.
 func matchInstruction(line string) (p *InstructionPattern, text string, col int) {
 	best, bestAt, bestEnd := -1, len(line)+1, 0
-	lower := strings.ToLower(line)
+	present := keywordsIn(strings.ToLower(line))
 	for i, re := range instructionRegexps {
-		if !containsAny(lower, instructionPatterns[i].Keywords) {
+		if present&(1<<i) == 0 {
 			continue
 		}
 		for _, m := range re.FindAllStringSubmatchIndex(line, -1) {
@@ -216,6 +216,41 @@ func negated(before string, words []string) bool {
 		}
 	}
 	return false
+}
+
+// keywordsByByte lists, for each first byte, the instruction patterns'
+// keywords that start with it and the pattern each belongs to.
+var keywordsByByte = func() (t [256][]patternKeyword) {
+	if len(instructionPatterns) > 64 {
+		panic("lint: keywordsIn keeps a 64-bit set of instruction patterns")
+	}
+	for i, p := range instructionPatterns {
+		for _, w := range p.Keywords {
+			t[w[0]] = append(t[w[0]], patternKeyword{w, i})
+		}
+	}
+	return t
+}()
+
+type patternKeyword struct {
+	word    string
+	pattern int
+}
+
+// keywordsIn returns the set of instruction patterns (bit i for pattern
+// i) that have a keyword in lower, in one pass over it: what containsAny
+// for each pattern's keywords would say, without going over the line once
+// per keyword.
+func keywordsIn(lower string) uint64 {
+	var set uint64
+	for i := 0; i < len(lower); i++ {
+		for _, k := range keywordsByByte[lower[i]] {
+			if set&(1<<k.pattern) == 0 && strings.HasPrefix(lower[i:], k.word) {
+				set |= 1 << k.pattern
+			}
+		}
+	}
+	return set
 }
 
 func containsAny(s string, words []string) bool {

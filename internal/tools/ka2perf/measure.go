@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -154,7 +155,16 @@ func readAll(args []string) error {
 func lintRun(args []string) error {
 	fs := flag.NewFlagSet("lint", flag.ExitOnError)
 	dir := fs.String("dir", "", "corpus folder")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the run")
 	fs.Parse(args)
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			return err
+		}
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
 	t0 := time.Now()
 	rep, err := lint.Run(context.Background(), os.DirFS(*dir), lint.Options{Today: corpus.MustDate(2026, 9, 14)})
 	if err != nil {
