@@ -53,6 +53,9 @@ func (e *JSONError) Unwrap() error { return e.Err }
 // is positioned at its first character: a key at its opening quote, an
 // object at its '{'. It returns a document node.
 func ParseJSON(data []byte) (*yaml.Node, error) {
+	if n, ok := fastJSON(data); ok {
+		return n, nil
+	}
 	p := &jsonParser{data: data, dec: json.NewDecoder(bytes.NewReader(data))}
 	p.dec.UseNumber()
 	v, err := p.value()
