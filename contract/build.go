@@ -207,9 +207,15 @@ func (b *Builder) build(ctx context.Context, s *provenance.Store, req Request) (
 			return refused("evidence "+c.Ref.Address(), err)
 		}
 	}
+	var madeScope string
 	if b.Definition.field(provenance.KindScope) != nil {
-		if err := add(provenance.Item{Kind: provenance.KindScope, Source: provenance.SourceUser, Text: ScopeOf(req.Query).Text()}); err != nil {
+		sc := ScopeOf(req.Query)
+		text := sc.Text()
+		if err := add(provenance.Item{Kind: provenance.KindScope, Source: provenance.SourceUser, Text: text}); err != nil {
 			return refused("the scope", err)
+		}
+		if sc.writesCanonically() {
+			madeScope = text
 		}
 	}
 	if err := add(provenance.Item{Kind: provenance.KindQuestion, Source: provenance.SourceUser, Text: req.Question}); err != nil {
@@ -237,7 +243,7 @@ func (b *Builder) build(ctx context.Context, s *provenance.Store, req Request) (
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("build, before counting: %w", err)
 	}
-	res, err := b.Assemble(append(items, extras...), WithStore(s))
+	res, err := b.assembleIn(s, append(items, extras...), madeScope)
 	if res != nil {
 		res.Lang, res.Selection = lang, sel
 	}
@@ -299,7 +305,12 @@ func checkExtras(req Request) error {
 // refused with a provenance error of code not_held. Over budget, it
 // returns the Result with a *budget.OverError.
 func (b *Builder) Assemble(items []provenance.Item, opts ...Option) (*Result, error) {
-	s := optionsOf(opts).store
+	return b.assembleIn(optionsOf(opts).store, items, "")
+}
+
+// assembleIn is Assemble with the store given (nil for a new one) and the
+// text of the scope item the build made itself, if any (see assemble).
+func (b *Builder) assembleIn(s *provenance.Store, items []provenance.Item, madeScope string) (*Result, error) {
 	if s == nil {
 		s = b.NewStore()
 		held := make([]provenance.Item, len(items))
@@ -317,7 +328,7 @@ func (b *Builder) Assemble(items []provenance.Item, opts ...Option) (*Result, er
 	if err := b.Limits.Validate(); err != nil {
 		return nil, &ConfigError{SettingLimits, err}
 	}
-	text, spans, err := assemble(b.Definition, s, items)
+	text, spans, err := assemble(b.Definition, s, items, madeScope)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/provenance"
@@ -64,6 +65,27 @@ func (sc Scope) Text() string {
 		b = appendString(b, d.String())
 	}
 	return string(append(b, "]}"...))
+}
+
+// writesCanonically reports whether ParseScope reads sc.Text() back as
+// sc: at least one subject and one date, every subject valid UTF-8
+// (encoding/json would replace invalid bytes, so the text would not be
+// the form ka2 writes), every date set and written with four digits.
+func (sc Scope) writesCanonically() bool {
+	if len(sc.Subjects) == 0 || len(sc.Dates) == 0 {
+		return false
+	}
+	for _, s := range sc.Subjects {
+		if !utf8.ValidString(s) {
+			return false
+		}
+	}
+	for _, d := range sc.Dates {
+		if y := d.Time().Year(); d.IsZero() || y < 1 || y > 9999 {
+			return false
+		}
+	}
+	return true
 }
 
 // ParseScope reads the text of a scope item. Only the exact form Text

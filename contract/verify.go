@@ -441,7 +441,7 @@ func (b *Builder) Verify(data []byte, lang string) Verification {
 	if !registered {
 		return v
 	}
-	text, spans, err := assemble(b.Definition, st, items)
+	text, spans, err := assemble(b.Definition, st, items, "")
 	if err != nil {
 		add("schema", "", "%v", err)
 		return v

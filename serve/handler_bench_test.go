@@ -22,7 +22,7 @@ type discardWriter struct {
 	last []byte
 }
 
-func (w *discardWriter) Header() http.Header { return w.h }
+func (w *discardWriter) Header() http.Header  { return w.h }
 func (w *discardWriter) WriteHeader(code int) { w.code = code }
 func (w *discardWriter) Write(p []byte) (int, error) {
 	if w.code != http.StatusOK {
