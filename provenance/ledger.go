@@ -61,7 +61,12 @@ type lineEntry struct {
 // of at least minWrapped code points (none when 0) in items of the
 // checked types.
 func newLedger(minWrapped int, checked []Kind) *Ledger {
-	return &Ledger{origins: make(map[string]Origin, 8), min: minWrapped, checked: slices.Clone(checked)}
+	// Sized for a contract build, which registers a dozen or so items.
+	l := &Ledger{origins: make(map[string]Origin, 8), min: minWrapped, checked: slices.Clone(checked)}
+	if minWrapped > 0 {
+		l.pending = make([]pendingText, 0, 16)
+	}
+	return l
 }
 
 // findable reports whether a line of type k can be the answer of a check:
