@@ -39,6 +39,7 @@ type ServeOptions struct {
 	RequestTimeout  time.Duration
 	CPUProfile      string
 	UI              bool
+	MemoryLimit     string
 }
 
 // NewCmdServe makes `ka2 serve`. runF replaces the run step in tests.
@@ -115,6 +116,7 @@ passed with requests still open).`,
 	enumVar(fs, &opts.LogFormat, "log-format", "text", textJSON, "log format on standard error")
 	enumVar(fs, &opts.LogLevel, "log-level", "info", []string{"debug", "info", "warn", "error"}, "least severe log level")
 	fs.BoolVar(&opts.UI, "ui", true, "serve the preview page at GET / (--ui=false turns it off)")
+	fs.StringVar(&opts.MemoryLimit, "memory-limit", "auto", "soft limit of the process's memory: auto (1.4× the live heap, at least 64 MiB over it; GOMEMLIMIT wins), off, or a size such as 512MiB")
 	fs.StringVar(&opts.CPUProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (for performance work)")
 	return cmd
 }
@@ -128,6 +130,9 @@ func (o *ServeOptions) validate() error {
 	}
 	if o.Settle >= o.ReloadTimeout {
 		return usageError{fmt.Errorf("--settle %s must be shorter than --reload-timeout %s, or no changed file could ever be taken", o.Settle, o.ReloadTimeout)}
+	}
+	if _, err := parseMemoryLimit(o.MemoryLimit); err != nil {
+		return err
 	}
 	if o.MaxInFlight < 0 || o.MaxInFlight > maxInFlightLimit {
 		return usageError{fmt.Errorf("--max-in-flight %d: use 1 to %d, or 0 for 4 per CPU", o.MaxInFlight, maxInFlightLimit)}
@@ -210,6 +215,11 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 	// Loading made garbage several times the corpus's size; give it back
 	// to the system now rather than when the runtime gets round to it.
 	debug.FreeOSMemory()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	mem, _ := parseMemoryLimit(o.MemoryLimit) // checked by validate
+	mem.apply(ctx, o.f.getenv)
 	ln, err := o.f.listen(o.Addr)
 	if err != nil {
 		return usageError{fmt.Errorf("--addr %s: %w", o.Addr, err)}
@@ -224,9 +234,6 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 			return fmt.Errorf("--cpuprofile: %w", err)
 		}
 		defer pprof.StopCPUProfile()
-	}
-	if ctx == nil {
-		ctx = context.Background()
 	}
 	// ctx is the command's: Main cancels it on SIGTERM or SIGINT, which
 	// starts the drain. A reload request (SIGHUP) comes from the factory.

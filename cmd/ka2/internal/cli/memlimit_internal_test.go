@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestParseMemoryLimit(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    memoryLimit
+		wantErr bool
+	}{
+		{"auto", memoryLimit{auto: true}, false},
+		{"off", memoryLimit{}, false},
+		{"512MiB", memoryLimit{bytes: 512 << 20}, false},
+		{"2GiB", memoryLimit{bytes: 2 << 30}, false},
+		{"0MiB", memoryLimit{}, true},
+		{"-1GiB", memoryLimit{}, true},
+		{"512", memoryLimit{}, true},
+		{"512MB", memoryLimit{}, true},
+		{"9999999999999GiB", memoryLimit{}, true},
+		{"", memoryLimit{}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := parseMemoryLimit(tt.in)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("parseMemoryLimit(%q) error = %v, want error %v", tt.in, err, tt.wantErr)
+			}
+			var ue usageError
+			if err != nil && !errors.As(err, &ue) {
+				t.Errorf("parseMemoryLimit(%q) error %v is not a usage error", tt.in, err)
+			}
+			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(memoryLimit{})); diff != "" {
+				t.Errorf("parseMemoryLimit(%q) mismatch (-want +got):\n%s", tt.in, diff)
+			}
+		})
+	}
+}
+
+func TestAutoLimit(t *testing.T) {
+	tests := []struct {
+		live uint64
+		want int64
+	}{
+		{4 << 20, 68 << 20},        // a small corpus: the floor
+		{160 << 20, 224 << 20},     // 1.4 × 160 MiB = 224 MiB, the floor's value too
+		{1000 << 20, 1400 << 20},   // a large one: the headroom
+		{10 << 30, 14 * (1 << 30)}, // 10 GiB
+	}
+	for _, tt := range tests {
+		if got := autoLimit(tt.live); got != tt.want {
+			t.Errorf("autoLimit(%d) = %d, want %d", tt.live, got, tt.want)
+		}
+	}
+}
