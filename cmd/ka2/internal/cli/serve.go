@@ -116,7 +116,7 @@ passed with requests still open).`,
 	enumVar(fs, &opts.LogFormat, "log-format", "text", textJSON, "log format on standard error")
 	enumVar(fs, &opts.LogLevel, "log-level", "info", []string{"debug", "info", "warn", "error"}, "least severe log level")
 	fs.BoolVar(&opts.UI, "ui", true, "serve the preview page at GET / (--ui=false turns it off)")
-	fs.StringVar(&opts.MemoryLimit, "memory-limit", "auto", "soft limit of the process's memory: auto (1.4× the live heap, at least 64 MiB over it; GOMEMLIMIT wins), off, or a size such as 512MiB")
+	fs.StringVar(&opts.MemoryLimit, "memory-limit", "off", "soft limit of the process's memory: off (the Go runtime's default, or GOMEMLIMIT), auto (1.4× the live heap, at least 64 MiB over it; more garbage collection), or a size such as 512MiB")
 	fs.StringVar(&opts.CPUProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (for performance work)")
 	return cmd
 }
