@@ -6,8 +6,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"hash"
+	"hash/maphash"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 	"unsafe"
@@ -188,6 +190,38 @@ func ContentID(text string) string {
 // is empty. ASCII text is canonicalized and hashed in one pass, without
 // building the canonical string.
 func contentID(text string) (id string, empty bool) {
+	if len(text) > idCacheMaxText {
+		return computeContentID(text)
+	}
+	slot := &idCache[maphash.String(idCacheSeed, text)&(uint64(len(idCache))-1)]
+	if e := slot.Load(); e != nil && e.text == text {
+		return e.id, e.empty
+	}
+	id, empty = computeContentID(text)
+	slot.Store(&idCacheEntry{text: text, id: id, empty: empty})
+	return id, empty
+}
+
+// The same texts get content IDs again and again: a service registers the
+// same instruction, example and popular quotes in every contract it
+// builds. Canonical forms (Unicode normalization and case folding) and
+// SHA-256 cost far more than hashing and comparing the text, so recent
+// texts' IDs are kept in a direct-mapped cache: a slot per hash, the
+// later text taking the slot. It holds at most len(idCache) texts of at
+// most idCacheMaxText bytes each, 8 MiB in all.
+const idCacheMaxText = 4 << 10
+
+var (
+	idCache     [2048]atomic.Pointer[idCacheEntry]
+	idCacheSeed = maphash.MakeSeed()
+)
+
+type idCacheEntry struct {
+	text, id string
+	empty    bool
+}
+
+func computeContentID(text string) (id string, empty bool) {
 	if isASCII(text) {
 		return asciiContentID(text)
 	}

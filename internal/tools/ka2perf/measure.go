@@ -180,6 +180,7 @@ func regressRun(args []string) error {
 	fs := flag.NewFlagSet("regress", flag.ExitOnError)
 	dir := fs.String("dir", "", "folder for the case files (created)")
 	n := fs.Int("n", 100_000, "cases, in files of 100")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the timed run")
 	fs.Parse(args)
 	if err := writeCases(*dir, *n/100, 100); err != nil {
 		return err
@@ -193,6 +194,14 @@ func regressRun(args []string) error {
 		return fmt.Errorf("writing the goldens: %v", err)
 	}
 	runtime.GC()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			return err
+		}
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
 	t0, cpu := time.Now(), processCPU()
 	suite, err = golden.Load(ctx, []string{*dir}, golden.LoadOptions{})
 	if err != nil {
