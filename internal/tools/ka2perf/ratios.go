@@ -47,7 +47,7 @@ func ratios(args []string) error {
 	fs.Parse(args)
 	r := &ratioRun{quick: *quick, work: *work, conns: *conns, dur: *dur, start: time.Now(), baseline: *baseline}
 	if r.dur == 0 {
-		r.dur = 5 * time.Second
+		r.dur = 4 * time.Second
 		if r.quick {
 			r.dur = 2 * time.Second
 		}
@@ -90,7 +90,7 @@ func ratios(args []string) error {
 		name string
 		run  func() error
 	}
-	steps := []step{{"none", func() error { return nil }}, {"service", r.service}, {"build", r.build}, {"lint", r.lint}, {"regress", r.regress}, {"count", r.count}, {"scale", r.scale}}
+	steps := []step{{"none", func() error { return nil }}, {"service", r.service}, {"build", r.build}, {"scale", r.scale}, {"lint", r.lint}, {"regress", r.regress}, {"count", r.count}}
 	want := map[string]bool{}
 	for name := range strings.SplitSeq(*only, ",") {
 		if name == "" {
@@ -325,7 +325,7 @@ func (r *ratioRun) service() error {
 	if r.wrk != "" {
 		gen = "wrk (" + r.wrk + ")"
 	}
-	r.notes = append(r.notes, fmt.Sprintf("Service: %d connections from %s on the same machine; runs of %s, ka2 and the bare handler taking turns, %d rounds, the median round kept; ka2 serve --settle 0 with a file of its corpus rewritten every second.",
+	r.notes = append(r.notes, fmt.Sprintf("Service: %d connections from %s on the same machine; runs of %s, ka2 and the bare handler taking turns, %d rounds, the median of the rounds' throughputs and of their p99s kept; ka2 serve --settle 0 with a file of its corpus rewritten every second.",
 		r.conns, gen, r.dur, r.rounds()))
 	big := fmt.Sprintf("%dk sources", r.big()/1000)
 	for _, c := range []struct {
@@ -352,14 +352,16 @@ func (r *ratioRun) rounds() int {
 	if r.quick {
 		return 1
 	}
-	return 3
+	return 2
 }
 
 // serviceOn measures ka2 serve on one corpus beside the bare handler;
 // with limit, ka2 runs with --memory-limit auto, for one round, and only
 // its peak memory is a target.
 func (r *ratioRun) serviceOn(name, dir string, sources int, limit bool) error {
-	os.Remove(filepath.Join(dir, "ka2perf-touch.md"))
+	touched := filepath.Join(dir, "ka2perf-touch.md")
+	os.Remove(touched)
+	defer os.Remove(touched)
 	size, _ := dirBytes(dir)
 	ka2Addr, bareAddr := freeAddr(), freeAddr()
 	// --max-in-flight above the connections: the default (4 per CPU)
@@ -561,16 +563,21 @@ end
 	return res, nil
 }
 
+// median keeps the median throughput and the median p99 of the rounds
+// (for an even count, the mean of the middle two).
 func median(rs []loadResult) loadResult {
-	s := slices.Clone(rs)
-	slices.SortFunc(s, func(a, b loadResult) int { return int(a.rps - b.rps) })
-	m := s[len(s)/2]
-	p := make([]time.Duration, len(rs))
+	rps := make([]float64, len(rs))
+	p99 := make([]time.Duration, len(rs))
 	for i, x := range rs {
-		p[i] = x.p99
+		rps[i], p99[i] = x.rps, x.p99
 	}
-	slices.Sort(p)
-	m.p99 = p[len(p)/2]
+	slices.Sort(rps)
+	slices.Sort(p99)
+	h := len(rs) / 2
+	m := loadResult{rps: rps[h], p99: p99[h]}
+	if len(rs)%2 == 0 {
+		m.rps, m.p99 = (rps[h-1]+rps[h])/2, (p99[h-1]+p99[h])/2
+	}
 	return m
 }
 
