@@ -128,6 +128,7 @@ type ratioRun struct {
 	start    time.Time
 	measured time.Time
 	baseline string // the -baseline revision, resolved to a short hash
+	baseBin  string // its ka2perf, built in prepare
 	rows     []row
 	notes    []string
 }
@@ -191,6 +192,17 @@ func (r *ratioRun) prepare() error {
 		}
 		if err := os.WriteFile(stamp, nil, 0o644); err != nil {
 			return err
+		}
+	}
+	// The baseline's ka2perf, built now so that compiling it is not part
+	// of the bounded run.
+	if dir := r.baselineTree(); dir != "" {
+		r.baseBin = filepath.Join(r.work, "ka2perf-baseline")
+		cmd := exec.Command("go", "build", "-o", r.baseBin, "./internal/tools/ka2perf")
+		cmd.Dir, cmd.Stderr = dir, os.Stderr
+		if err := cmd.Run(); err != nil {
+			r.notes = append(r.notes, fmt.Sprintf("baseline %s: go build: %v", r.baseline, err))
+			r.baseBin = ""
 		}
 	}
 	// The sample corpus, copied out so that the service can watch it
@@ -784,7 +796,7 @@ func (r *ratioRun) count() error {
 				fmt.Sprintf("%.1f×, %s", ratio, total), "≥ 10×, same total", ratio >= 10 && same)
 			if !gen {
 				r.add(fmt.Sprintf("count %s, 2 MB over 1 MB of one letter run (CPU time)", c.Name), fmt.Sprintf("%.2f×", c.Linear), "", "",
-					"≤ 2.2× (linear)", c.Linear <= 2.2)
+					"≤ 3× (linear: 2×; quadratic: 4×)", c.Linear <= 3)
 			}
 		}
 	}
@@ -801,10 +813,6 @@ func (r *ratioRun) build() error {
 	if r.quick {
 		n = 10_000
 	}
-	var base string
-	if b := r.baselineTree(); b != "" {
-		base = b
-	}
 	for _, c := range []struct {
 		counter     string
 		median, p99 time.Duration
@@ -817,8 +825,8 @@ func (r *ratioRun) build() error {
 		}
 		var old [2]time.Duration
 		ref := "—"
-		if base != "" {
-			if old, err = r.buildFigures("go", base, append([]string{"run", "./internal/tools/ka2perf"}, args...)); err != nil {
+		if r.baseBin != "" {
+			if old, err = r.buildFigures(r.baseBin, "", args); err != nil {
 				r.notes = append(r.notes, "baseline build: "+err.Error())
 			}
 		}
