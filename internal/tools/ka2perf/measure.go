@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
@@ -326,7 +327,11 @@ func processCPU() time.Duration {
 func realText(limit int64) []string {
 	var docs []string
 	var goBytes int64
-	root := filepath.Join(runtime.GOROOT(), "src")
+	goroot := "/usr/local/go"
+	if out, err := exec.Command("go", "env", "GOROOT").Output(); err == nil {
+		goroot = strings.TrimSpace(string(out))
+	}
+	root := filepath.Join(goroot, "src")
 	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || goBytes >= limit/2 {
 			return fs.SkipDir
