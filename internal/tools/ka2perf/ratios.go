@@ -79,6 +79,8 @@ func ratios(args []string) error {
 		return err
 	}
 	r.self = self
+	// The baseline's worktree (see prepare) goes once the run is over.
+	defer exec.Command("git", "worktree", "remove", "--force", filepath.Join(r.work, "baseline")).Run()
 	if err := r.prepare(); err != nil {
 		return err
 	}
