@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,9 +17,13 @@ import (
 // settings, so only a real build shows this. The build uses -trimpath, as
 // releases do, so that it shares the build cache with other builds of the
 // same files wherever they lie.
+// long runs the tests that build ka2 again from scratch; .ci/run passes it
+// in the step that runs the exhaustive checks.
+var long = flag.Bool("long", false, "cmd/ka2: also build ka2 in a new git repository to check the revision it reports")
+
 func TestVersionShowsRevision(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds ka2 twice")
+	if !*long {
+		t.Skip("builds ka2 twice in a new git repository: run with -long (.ci/run does)")
 	}
 	gitPath, err := exec.LookPath("git")
 	if err != nil {

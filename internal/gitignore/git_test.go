@@ -190,9 +190,9 @@ func TestAgainstGit(t *testing.T) {
 			dirs = append(dirs, e.path)
 		}
 	}
-	trials := 300
-	if testing.Short() {
-		trials = 30
+	trials := 40
+	if *long {
+		trials = 300
 	}
 	failures, excluded, kept := 0, 0, 0
 	defer func() {
