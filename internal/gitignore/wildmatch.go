@@ -106,10 +106,6 @@ func (w *wild) dowild(s, t int) int {
 			if at(p, i) != tc {
 				return wmNoMatch
 			}
-		default:
-			if tc != pc {
-				return wmNoMatch
-			}
 		case '?':
 			if pathname && tc == '/' {
 				return wmNoMatch
@@ -265,6 +261,10 @@ func (w *wild) dowild(s, t int) int {
 				}
 			}
 			if matched == negated || (pathname && tc == '/') {
+				return wmNoMatch
+			}
+		default:
+			if tc != pc {
 				return wmNoMatch
 			}
 		}
