@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"iter"
 	"regexp"
 	"strings"
 	"unicode"
@@ -123,34 +124,9 @@ func lineHasUnit(line string) bool {
 // amount without a unit, and its 1-based column; col is 0 when there is
 // none.
 func findAmount(line string) (amount string, col int) {
-	if !strings.ContainsAny(line, "0123456789") {
-		return "", 0
-	}
 	money := -1 // aboutMoney(line), computed when first needed
-	for i := 0; i < len(line); {
-		if !isDigit(line[i]) {
-			_, size := utf8.DecodeRuneInString(line[i:])
-			i += size
-			continue
-		}
-		start := i
-		end, shaped := scanNumber(line, i)
-		i = end
-		if !standalone(line, start, end) {
-			continue
-		}
-		num := line[start:end]
-		if len(strings.TrimLeft(num, "0")) < 2 && !strings.Contains(num, ".") {
-			continue // 0-9: a count, not an amount
-		}
-		before, after := wordBefore(line[:start]), wordAfter(line[end:])
-		if ordinalWords[before] || before == "第" || countWords[after] || startsCount(line[end:]) {
-			continue
-		}
-		if isYear(num) && (yearWords[before] || strings.HasPrefix(strings.TrimLeft(line[end:], " "), "年")) {
-			continue
-		}
-		if !shaped {
+	for c := range amountCandidates(line) {
+		if !c.shaped {
 			if money < 0 {
 				money = 0
 				if aboutMoney(line) {
@@ -164,9 +140,55 @@ func findAmount(line string) (amount string, col int) {
 		if lineHasUnit(line) {
 			return "", 0
 		}
-		return num, utf8.RuneCountInString(line[:start]) + 1
+		return c.num, utf8.RuneCountInString(line[:c.start]) + 1
 	}
 	return "", 0
+}
+
+// candidate is a number of a line that could be an amount.
+type candidate struct {
+	num    string
+	start  int  // byte offset in the line
+	shaped bool // thousands groups or a decimal part, which only money has
+}
+
+// amountCandidates yields, in the order written, the numbers of line that
+// could be amounts: standalone, of two digits or more or with a decimal
+// part (0-9 is a count), and not an ordinal, a count, a label or a year.
+// Whether the line is about money is the caller's to decide.
+func amountCandidates(line string) iter.Seq[candidate] {
+	return func(yield func(candidate) bool) {
+		if !strings.ContainsAny(line, "0123456789") {
+			return
+		}
+		for i := 0; i < len(line); {
+			if !isDigit(line[i]) {
+				_, size := utf8.DecodeRuneInString(line[i:])
+				i += size
+				continue
+			}
+			start := i
+			end, shaped := scanNumber(line, i)
+			i = end
+			if !standalone(line, start, end) {
+				continue
+			}
+			num := line[start:end]
+			if len(strings.TrimLeft(num, "0")) < 2 && !strings.Contains(num, ".") {
+				continue
+			}
+			before, after := wordBefore(line[:start]), wordAfter(line[end:])
+			if ordinalWords[before] || before == "第" || countWords[after] || startsCount(line[end:]) {
+				continue
+			}
+			if isYear(num) && (yearWords[before] || strings.HasPrefix(strings.TrimLeft(line[end:], " "), "年")) {
+				continue
+			}
+			if !yield(candidate{num, start, shaped}) {
+				return
+			}
+		}
+	}
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
@@ -357,30 +379,11 @@ func moneyAmounts(line string) []string {
 	}
 	money := aboutMoney(line) || lineHasUnit(line)
 	var out []string
-	for i := 0; i < len(line); {
-		if !isDigit(line[i]) {
-			_, size := utf8.DecodeRuneInString(line[i:])
-			i += size
+	for c := range amountCandidates(line) {
+		if !c.shaped && !money {
 			continue
 		}
-		start := i
-		end, shaped := scanNumber(line, i)
-		i = end
-		if !standalone(line, start, end) || !shaped && !money {
-			continue
-		}
-		num := line[start:end]
-		if len(strings.TrimLeft(num, "0")) < 2 && !strings.Contains(num, ".") {
-			continue
-		}
-		before, after := wordBefore(line[:start]), wordAfter(line[end:])
-		if ordinalWords[before] || before == "第" || countWords[after] || startsCount(line[end:]) {
-			continue
-		}
-		if isYear(num) && (yearWords[before] || strings.HasPrefix(strings.TrimLeft(line[end:], " "), "年")) {
-			continue
-		}
-		num = strings.ReplaceAll(num, ",", "")
+		num := strings.ReplaceAll(c.num, ",", "")
 		if strings.Contains(num, ".") {
 			num = strings.TrimRight(strings.TrimRight(num, "0"), ".")
 		}
