@@ -43,31 +43,65 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
-// browser starts headless Chromium with a fresh profile and without the
-// background connections that fail on a machine with no network. The
-// returned context runs a tab; it ends with the test. Uncaught script
+// shared is the one headless Chromium of the package's tests: starting
+// it is most of a test's time, so each test opens a tab of its own in it
+// instead of a browser. TestMain ends it.
+var shared struct {
+	once   sync.Once
+	ctx    context.Context // the browser; a context made from it is a tab
+	cancel func()
+	err    error
+}
+
+// TestMain ends the shared browser and removes its profile after the
+// tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.cancel != nil {
+		shared.cancel()
+	}
+	os.Exit(code)
+}
+
+// browser returns a new tab of headless Chromium, started once with a
+// fresh profile and without the background connections that fail on a
+// machine with no network. The tab closes with the test. Uncaught script
 // errors and console errors (a Content-Security-Policy refusal among
 // them) are collected in problems.
 func browser(t *testing.T) (ctx context.Context, problems func() []string) {
 	t.Helper()
 	path := chromium(t)
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(path),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1300, 900),
-	)
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelC := chromedp.NewContext(actx)
+	shared.once.Do(func() {
+		profile, err := os.MkdirTemp("", "ka2-chromium-")
+		if err != nil {
+			shared.err = err
+			return
+		}
+		opts := append(chromedp.DefaultExecAllocatorOptions[:],
+			chromedp.ExecPath(path),
+			chromedp.Headless,
+			chromedp.NoSandbox,
+			chromedp.DisableGPU,
+			chromedp.NoFirstRun,
+			chromedp.Flag("disable-quic", true),
+			chromedp.Flag("disable-background-networking", true),
+			chromedp.Flag("disable-component-update", true),
+			chromedp.Flag("disable-sync", true),
+			chromedp.UserDataDir(profile),
+			chromedp.WindowSize(1300, 900),
+		)
+		actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+		bctx, cancelB := chromedp.NewContext(actx)
+		shared.ctx = bctx
+		shared.cancel = func() { cancelB(); cancelA(); os.RemoveAll(profile) }
+		_, shared.err = chromedp.Run(bctx, chromedp.Navigate("about:blank")) // starts the browser
+	})
+	if shared.err != nil {
+		t.Fatalf("start Chromium %s: %v", path, shared.err)
+	}
+	ctx, cancelC := chromedp.NewContext(shared.ctx)
 	ctx, cancelT := context.WithTimeout(ctx, 60*time.Second)
-	t.Cleanup(func() { cancelT(); cancelC(); cancelA() })
+	t.Cleanup(func() { cancelT(); cancelC() })
 	var mu sync.Mutex
 	var seen []string
 	err := chromedp.Listen(ctx, func(ev any) {
