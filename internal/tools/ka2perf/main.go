@@ -148,14 +148,11 @@ func load(args []string) error {
 	asJSON := fs.Bool("json", false, "print one JSON object (for ratios)")
 	fs.Parse(args)
 	size, files := dirBytes(*dir)
-	if *cpuprofile != "" {
-		f, err := os.Create(*cpuprofile)
-		if err != nil {
-			return err
-		}
-		pprof.StartCPUProfile(f)
-		defer pprof.StopCPUProfile()
+	stopProfile, err := startCPUProfile(*cpuprofile)
+	if err != nil {
+		return err
 	}
+	defer stopProfile()
 	var times []time.Duration
 	var ix *selector.Index
 	var rssAfterFirst int64
@@ -264,14 +261,11 @@ func build(args []string) error {
 			return err
 		}
 	}
-	if *cpuprofile != "" {
-		f, err := os.Create(*cpuprofile)
-		if err != nil {
-			return err
-		}
-		pprof.StartCPUProfile(f)
-		defer pprof.StopCPUProfile()
+	stopProfile, err := startCPUProfile(*cpuprofile)
+	if err != nil {
+		return err
 	}
+	defer stopProfile()
 	lat := make([]time.Duration, *n)
 	t0 := time.Now()
 	for i := range *n {
@@ -380,4 +374,21 @@ func rewrite(dir string, i int) error {
 		return err
 	}
 	return os.Rename(tmp, p)
+}
+
+// startCPUProfile writes a CPU profile to path until stop is called; with
+// no path it does nothing.
+func startCPUProfile(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }

@@ -15,7 +15,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -160,14 +159,11 @@ func lintRun(args []string) error {
 	dir := fs.String("dir", "", "corpus folder")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the run")
 	fs.Parse(args)
-	if *cpuprofile != "" {
-		f, err := os.Create(*cpuprofile)
-		if err != nil {
-			return err
-		}
-		pprof.StartCPUProfile(f)
-		defer pprof.StopCPUProfile()
+	stopProfile, err := startCPUProfile(*cpuprofile)
+	if err != nil {
+		return err
 	}
+	defer stopProfile()
 	t0, cpu := time.Now(), processCPU()
 	rep, err := lint.Run(context.Background(), os.DirFS(*dir), lint.Options{Today: corpus.MustDate(2026, 9, 14)})
 	if err != nil {
@@ -196,14 +192,11 @@ func regressRun(args []string) error {
 		return fmt.Errorf("writing the goldens: %v", err)
 	}
 	runtime.GC()
-	if *cpuprofile != "" {
-		f, err := os.Create(*cpuprofile)
-		if err != nil {
-			return err
-		}
-		pprof.StartCPUProfile(f)
-		defer pprof.StopCPUProfile()
+	stopProfile, err := startCPUProfile(*cpuprofile)
+	if err != nil {
+		return err
 	}
+	defer stopProfile()
 	t0, cpu := time.Now(), processCPU()
 	suite, err = golden.Load(ctx, []string{*dir}, golden.LoadOptions{})
 	if err != nil {

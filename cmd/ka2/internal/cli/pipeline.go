@@ -200,7 +200,7 @@ func NewCmdPipelineRun(f *Factory, runF func(*PipelineRunOptions) error) *cobra.
 	cmd := &cobra.Command{
 		Use:   "run FILE (--input INPUT | --input-text TEXT)",
 		Short: "Run a pipeline on one question",
-		Long: `Run checks the pipeline file (any error stops it, exit 1), then runs the flow
+		Long: `Run checks the pipeline file (any error stops it, exit 2), then runs the flow
 on the run input and prints the last stage's output text and a newline.
 
 The run input (--input FILE, or - for standard input) is what the pipeline's
