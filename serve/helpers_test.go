@@ -53,6 +53,10 @@ func serveOn(t testing.TB, srv *serve.Server) *running {
 		client: &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
 	go func() { r.done <- srv.Serve(ctx, ln) }()
 	t.Cleanup(func() {
+		// Idle client connections first: the server counts a connection
+		// that never sent a request as busy for five seconds, and the
+		// transport may have dialed one that lost the race to a reused one.
+		r.client.CloseIdleConnections()
 		cancel()
 		select {
 		case err := <-r.done:
@@ -62,7 +66,6 @@ func serveOn(t testing.TB, srv *serve.Server) *running {
 		case <-time.After(30 * time.Second):
 			t.Error("Serve() did not return after the context was cancelled")
 		}
-		r.client.CloseIdleConnections()
 	})
 	return r
 }
