@@ -250,14 +250,16 @@ func (p *parser) parse(data []byte) {
 	p.frontMatter(joinLines(text, lines, crlf, 1, end))
 	// A source is there to be quoted: without text, every question on its
 	// subject would select it and have nothing to quote.
-	if blankLines(p.src.Lines) {
+	if EmptyBody(p.src.Lines) {
 		p.errorf(p.src.BodyLine, 1, CodeEmptyBody, "write the policy text below the closing '---'",
 			"the body is empty; it must hold the policy text")
 	}
 }
 
-// blankLines reports whether every line is empty or blanks only.
-func blankLines(lines []string) bool {
+// EmptyBody reports whether a body's lines hold no text: every line is
+// empty or blanks only. A source with such a body does not load
+// (CodeEmptyBody).
+func EmptyBody(lines []string) bool {
 	for _, l := range lines {
 		if strings.TrimSpace(l) != "" {
 			return false

@@ -325,6 +325,15 @@ func invalidParams(err error) *rpcError {
 	return &rpcError{Code: codeInvalidParams, Message: err.Error()}
 }
 
+// answer decodes a request's params and answers it with f.
+func answer[P any](params json.RawMessage, f func(P) any) (any, *rpcError) {
+	var p P
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, invalidParams(err)
+	}
+	return f(p), nil
+}
+
 // handle answers one request or notification.
 func (s *Server) handle(ctx context.Context, m *message) (any, *rpcError) {
 	s.mu.Lock()
@@ -452,41 +461,17 @@ func (s *Server) handle(ctx context.Context, m *message) (any, *rpcError) {
 		}
 		return nil, nil
 	case "textDocument/hover":
-		var p positionParams
-		if err := json.Unmarshal(m.Params, &p); err != nil {
-			return nil, invalidParams(err)
-		}
-		return s.hover(p), nil
+		return answer(m.Params, s.hover)
 	case "textDocument/codeLens":
-		var p codeLensParams
-		if err := json.Unmarshal(m.Params, &p); err != nil {
-			return nil, invalidParams(err)
-		}
-		return s.codeLens(p), nil
+		return answer(m.Params, s.codeLens)
 	case "textDocument/completion":
-		var p positionParams
-		if err := json.Unmarshal(m.Params, &p); err != nil {
-			return nil, invalidParams(err)
-		}
-		return s.completion(p), nil
+		return answer(m.Params, s.completion)
 	case "textDocument/definition":
-		var p positionParams
-		if err := json.Unmarshal(m.Params, &p); err != nil {
-			return nil, invalidParams(err)
-		}
-		return s.definition(p), nil
+		return answer(m.Params, s.definition)
 	case "textDocument/references":
-		var p positionParams
-		if err := json.Unmarshal(m.Params, &p); err != nil {
-			return nil, invalidParams(err)
-		}
-		return s.references(p), nil
+		return answer(m.Params, s.references)
 	case "textDocument/codeAction":
-		var p codeActionParams
-		if err := json.Unmarshal(m.Params, &p); err != nil {
-			return nil, invalidParams(err)
-		}
-		return s.codeActions(p), nil
+		return answer(m.Params, s.codeActions)
 	}
 	if m.ID == nil {
 		return nil, nil // unknown notifications are ignored

@@ -448,29 +448,18 @@ func addConflicts(into map[string]*Conflict, subj string, d corpus.Date, here []
 	if len(here) < 2 {
 		return
 	}
-	var langs []string
-	for _, s := range here {
-		if s.Lang != "" && !slices.Contains(langs, s.Lang) {
-			langs = append(langs, s.Lang)
-		}
-	}
-	if len(langs) == 0 {
-		langs = []string{""}
-	}
-	for _, lang := range langs {
-		var ids []string
-		for _, s := range here {
-			if s.Lang == "" || s.Lang == lang {
-				ids = append(ids, s.ID)
-			}
-		}
-		if len(ids) < 2 {
+	for _, lane := range corpus.Lanes(here) {
+		if len(lane.Sources) < 2 {
 			continue
 		}
-		key := subj + "\x00" + lang + "\x00" + strings.Join(ids, "\x00")
+		ids := make([]string, len(lane.Sources))
+		for i, s := range lane.Sources {
+			ids[i] = s.ID
+		}
+		key := subj + "\x00" + lane.Lang + "\x00" + strings.Join(ids, "\x00")
 		c := into[key]
 		if c == nil {
-			c = &Conflict{Subject: subj, Lang: lang, Sources: ids}
+			c = &Conflict{Subject: subj, Lang: lane.Lang, Sources: ids}
 			into[key] = c
 		}
 		c.Dates = append(c.Dates, d)

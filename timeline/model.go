@@ -237,36 +237,16 @@ type laneSources struct {
 // them.
 func groups(c *corpus.Corpus, subj, lang string) []laneSources {
 	var ss []*corpus.Source
-	var langs []string
 	for _, s := range c.Sources {
 		if !s.HasSubject(subj) || (lang != "" && s.Lang != "" && s.Lang != lang) {
 			continue
 		}
 		ss = append(ss, s)
-		if s.Lang != "" && !slices.Contains(langs, s.Lang) {
-			langs = append(langs, s.Lang)
-		}
 	}
-	if len(ss) == 0 {
-		return nil
-	}
-	slices.Sort(langs)
-	if len(langs) == 0 {
-		langs = []string{""}
-	}
+	slices.SortFunc(ss, corpus.CompareOldestFirst)
 	var out []laneSources
-	for _, l := range langs {
-		g := laneSources{subject: subj, lang: l}
-		for _, s := range ss {
-			if s.Lang == l || s.Lang == "" {
-				g.sources = append(g.sources, s)
-			}
-		}
-		slices.SortFunc(g.sources, func(a, b *corpus.Source) int {
-			return cmp.Or(a.ValidFrom.Compare(b.ValidFrom), strings.Compare(a.ID, b.ID),
-				strings.Compare(a.Lang, b.Lang), strings.Compare(a.Path, b.Path))
-		})
-		out = append(out, g)
+	for _, l := range corpus.Lanes(ss) {
+		out = append(out, laneSources{subject: subj, lang: l.Lang, sources: l.Sources})
 	}
 	return out
 }

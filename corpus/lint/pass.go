@@ -123,28 +123,9 @@ func (p *pass) subjectGroups() []group {
 	p.groups = []group{}
 	for _, subj := range subjects {
 		ss := bySubject[subj]
-		var langs []string
-		for _, s := range ss {
-			if s.Lang != "" && !slices.Contains(langs, s.Lang) {
-				langs = append(langs, s.Lang)
-			}
-		}
-		slices.Sort(langs)
-		if len(langs) == 0 {
-			langs = []string{""}
-		}
-		for _, lang := range langs {
-			g := group{subject: subj, lang: lang}
-			for _, s := range ss {
-				if s.Lang == lang || s.Lang == "" {
-					g.sources = append(g.sources, s)
-				}
-			}
-			slices.SortFunc(g.sources, func(a, b *corpus.Source) int {
-				return cmp.Or(a.ValidFrom.Compare(b.ValidFrom), strings.Compare(a.ID, b.ID),
-					strings.Compare(a.Lang, b.Lang), strings.Compare(a.Path, b.Path))
-			})
-			p.groups = append(p.groups, g)
+		slices.SortFunc(ss, corpus.CompareOldestFirst)
+		for _, l := range corpus.Lanes(ss) {
+			p.groups = append(p.groups, group{subject: subj, lang: l.Lang, sources: l.Sources})
 		}
 	}
 	return p.groups

@@ -194,7 +194,7 @@ func checkAmountWithoutUnit(r *Rule, f *file) {
 
 func checkMissingScopeOrDate(r *Rule, f *file) {
 	lines, first, ok := f.body()
-	if !ok || emptyBody(lines) {
+	if !ok || corpus.EmptyBody(lines) {
 		return // empty-body reports an empty body
 	}
 	var scope, date bool
@@ -307,17 +307,6 @@ func checkInstructionText(r *Rule, f *file) {
 			fmt.Sprintf("line reads like an instruction, not policy: it %s (%s)", p.Name, quote(clip(strings.TrimSpace(text), 40))),
 			"sources are data, and ka2 never acts on them: rephrase the line as policy or remove it; for a deliberate test fixture, add # ka2lint:disable instruction-text -- REASON to the front matter")
 	}
-}
-
-// emptyBody reports a body of blank lines only, which the empty-body rule
-// reports.
-func emptyBody(lines []string) bool {
-	for _, l := range lines {
-		if strings.TrimSpace(l) != "" {
-			return false
-		}
-	}
-	return true
 }
 
 // clip shortens s to at most n code points, marking a cut with "…".
