@@ -52,10 +52,11 @@ type Pos struct {
 	Line, Col int
 }
 
+// Validity is the source's interval [ValidFrom, ValidUntil).
+func (s *Source) Validity() Span { return Span{From: s.ValidFrom, Until: s.ValidUntil} }
+
 // AppliesOn reports whether d lies in [ValidFrom, ValidUntil).
-func (s *Source) AppliesOn(d Date) bool {
-	return !d.Before(s.ValidFrom) && (s.ValidUntil.IsZero() || d.Before(s.ValidUntil))
-}
+func (s *Source) AppliesOn(d Date) bool { return s.Validity().Contains(d) }
 
 // HasSubject reports whether subject is one of the source's subjects.
 func (s *Source) HasSubject(subject string) bool {

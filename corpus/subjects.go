@@ -37,6 +37,27 @@ func (s Span) String() string {
 	return "[" + s.From.String() + ", " + until + ")"
 }
 
+// Contains reports whether d lies in the span.
+func (s Span) Contains(d Date) bool {
+	return !d.Before(s.From) && (s.Until.IsZero() || d.Before(s.Until))
+}
+
+// Cuts returns the dates on which a span of xs begins or ends, each once,
+// in date order; an open end adds none. Between two neighbouring cuts (and
+// after the last) the same spans hold.
+func Cuts[T interface{ Validity() Span }](xs []T) []Date {
+	var cuts []Date
+	for _, x := range xs {
+		v := x.Validity()
+		cuts = append(cuts, v.From)
+		if !v.Until.IsZero() {
+			cuts = append(cuts, v.Until)
+		}
+	}
+	slices.SortFunc(cuts, Date.Compare)
+	return slices.Compact(cuts)
+}
+
 // Subjects lists every subject of the corpus, sorted bytewise.
 func (c *Corpus) Subjects() []Subject {
 	by := map[string][]*Source{}
@@ -56,7 +77,7 @@ func (c *Corpus) Subjects() []Subject {
 			} else {
 				sub.Langs = append(sub.Langs, s.Lang)
 			}
-			spans = append(spans, Span{From: s.ValidFrom, Until: s.ValidUntil})
+			spans = append(spans, s.Validity())
 		}
 		slices.Sort(sub.Sources)
 		sub.Sources = slices.Compact(sub.Sources)

@@ -54,3 +54,35 @@ func mustParse(t *testing.T, s string) corpus.Date {
 	}
 	return d
 }
+
+func TestCutsAndContains(t *testing.T) {
+	d := func(s string) corpus.Date { return mustParse(t, s) }
+	src := func(from, until string) *corpus.Source {
+		s := &corpus.Source{ValidFrom: d(from)}
+		if until != "" {
+			s.ValidUntil = d(until)
+		}
+		return s
+	}
+	ss := []*corpus.Source{src("2026-01-01", ""), src("2025-01-01", "2026-01-01"), src("2025-06-01", "2025-07-01")}
+	want := []corpus.Date{d("2025-01-01"), d("2025-06-01"), d("2025-07-01"), d("2026-01-01")}
+	if diff := cmp.Diff(want, corpus.Cuts(ss), dateCmp); diff != "" {
+		t.Errorf("Cuts() mismatch (-want +got):\n%s", diff)
+	}
+	tests := []struct {
+		name string
+		span corpus.Span
+		day  string
+		want bool
+	}{
+		{"before from", ss[1].Validity(), "2024-12-31", false},
+		{"on from", ss[1].Validity(), "2025-01-01", true},
+		{"on until", ss[1].Validity(), "2026-01-01", false},
+		{"open, long after", ss[0].Validity(), "2099-01-01", true},
+	}
+	for _, tt := range tests {
+		if got := tt.span.Contains(d(tt.day)); got != tt.want {
+			t.Errorf("%s: %v.Contains(%s) = %v, want %v", tt.name, tt.span, tt.day, got, tt.want)
+		}
+	}
+}

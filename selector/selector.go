@@ -121,15 +121,7 @@ func NewIndex(c *corpus.Corpus) *Index {
 
 func newTimeline(sources []*corpus.Source) *timeline {
 	slices.SortFunc(sources, Compare)
-	var cuts []corpus.Date
-	for _, s := range sources {
-		cuts = append(cuts, s.ValidFrom)
-		if !s.ValidUntil.IsZero() {
-			cuts = append(cuts, s.ValidUntil)
-		}
-	}
-	slices.SortFunc(cuts, corpus.Date.Compare)
-	cuts = slices.Compact(cuts)
+	cuts := corpus.Cuts(sources)
 	t := &timeline{cuts: cuts, segments: make([][]*corpus.Source, len(cuts)), sources: sources}
 	for _, s := range sources { // in contract order, so every segment is too
 		first, last := t.span(s)

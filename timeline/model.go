@@ -364,15 +364,7 @@ func layLane(g laneSources, from, until corpus.Date, selected map[[2]string]bool
 // between two intervals that none covers (gaps).
 func sweep(bars []Bar) ([]Overlap, []Span) {
 	overlaps, gaps := []Overlap{}, []Span{}
-	var points []corpus.Date
-	for _, b := range bars {
-		points = append(points, b.ValidFrom)
-		if !b.ValidUntil.IsZero() {
-			points = append(points, b.ValidUntil)
-		}
-	}
-	slices.SortFunc(points, corpus.Date.Compare)
-	points = slices.Compact(points)
+	points := corpus.Cuts(bars)
 	for k, p := range points {
 		var next corpus.Date // zero: for ever
 		if k+1 < len(points) {
@@ -380,7 +372,7 @@ func sweep(bars []Bar) ([]Overlap, []Span) {
 		}
 		var here []int
 		for i, b := range bars {
-			if !p.Before(b.ValidFrom) && (b.ValidUntil.IsZero() || p.Before(b.ValidUntil)) {
+			if b.Validity().Contains(p) {
 				here = append(here, i)
 			}
 		}
@@ -410,6 +402,10 @@ func sweep(bars []Bar) ([]Overlap, []Span) {
 	}
 	return overlaps, gaps
 }
+
+// Validity is the bar's source's interval as written, [ValidFrom,
+// ValidUntil).
+func (b Bar) Validity() corpus.Span { return corpus.Span{From: b.ValidFrom, Until: b.ValidUntil} }
 
 // Pos is where d lies on the axis, from 0 (From) to 1 (Until), clamped.
 func (m *Model) Pos(d corpus.Date) float64 {
