@@ -2,6 +2,7 @@ package gitignore
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -140,21 +141,36 @@ func depth(dir string) int {
 }
 
 // The pinned cases say what git says: checked here against git itself.
+// Each case has a folder of its own in one repository, whose .gitignore
+// files speak only for what is below them, so that one git process
+// answers for every case.
 func TestPinnedAgreesWithGit(t *testing.T) {
-	for _, tt := range pinned {
+	r := newGitRepo(t)
+	files := map[string]string{}
+	var entries []entry
+	for i, tt := range pinned {
+		for d, text := range tt.files {
+			files[path.Join(caseDir(i), d)] = text
+		}
+		for _, e := range withParents(tt.entries()) {
+			entries = append(entries, entry{caseDir(i) + "/" + e.path, e.isDir})
+		}
+	}
+	r.mkTree(entries)
+	want := r.ignored(files, entries)
+	for i, tt := range pinned {
 		t.Run(tt.name, func(t *testing.T) {
-			r := newGitRepo(t)
-			entries := withParents(tt.entries())
-			r.mkTree(entries)
-			want := r.ignored(tt.files, entries)
 			for _, e := range tt.entries() {
-				if got := slices.Contains(tt.ignored, e.path); got != want[e.path] {
-					t.Errorf("pinned %s ignored = %v, git says %v (files %q)", e.path, got, want[e.path], tt.files)
+				if got, git := slices.Contains(tt.ignored, e.path), want[caseDir(i)+"/"+e.path]; got != git {
+					t.Errorf("pinned %s ignored = %v, git says %v (files %q)", e.path, got, git, tt.files)
 				}
 			}
 		})
 	}
 }
+
+// caseDir is the folder in which pinned case i is checked.
+func caseDir(i int) string { return fmt.Sprintf("case%03d", i) }
 
 // withParents adds the folders above every entry.
 func withParents(entries []entry) []entry {
