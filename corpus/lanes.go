@@ -35,7 +35,7 @@ func Lanes(ss []*Source) []Lane {
 	}
 	lanes := make([]Lane, len(langs))
 	for i, lang := range langs {
-		lanes[i].Lang = lang
+		lanes[i] = Lane{Lang: lang, Sources: make([]*Source, 0, len(ss))}
 		for _, s := range ss {
 			if s.Lang == lang || s.Lang == "" {
 				lanes[i].Sources = append(lanes[i].Sources, s)

@@ -86,11 +86,12 @@ func TestUpdateIndexMatchesNewIndex(t *testing.T) {
 						}
 						continue
 					}
-					if diff := cmp.Diff(ids(ws.Sources), ids(gs.Sources)); diff != "" {
-						t.Fatalf("step %d: %v: (-NewIndex +UpdateIndex):\n%s", step, q, diff)
+					// Diff only on a mismatch: the loop asks 25,000 queries.
+					if w, g := ids(ws.Sources), ids(gs.Sources); !slices.Equal(w, g) {
+						t.Fatalf("step %d: %v: (-NewIndex +UpdateIndex):\n%s", step, q, cmp.Diff(w, g))
 					}
-					if diff := cmp.Diff(fmt.Sprint(ws.Conflicts), fmt.Sprint(gs.Conflicts)); diff != "" {
-						t.Fatalf("step %d: %v: conflicts (-NewIndex +UpdateIndex):\n%s", step, q, diff)
+					if w, g := fmt.Sprint(ws.Conflicts), fmt.Sprint(gs.Conflicts); w != g {
+						t.Fatalf("step %d: %v: conflicts (-NewIndex +UpdateIndex):\n%s", step, q, cmp.Diff(w, g))
 					}
 				}
 			}
