@@ -12,7 +12,7 @@ import (
 
 func TestLanes(t *testing.T) {
 	src := func(id, lang, from string) *corpus.Source {
-		return &corpus.Source{ID: id, Lang: lang, Path: id + "-" + lang + ".md", ValidFrom: mustParse(t, from)}
+		return &corpus.Source{ID: id, Lang: lang, Path: id + "-" + lang + ".md", ValidFrom: corpus.MustParseDate(from)}
 	}
 	enNew, enOld, every, zh := src("b", "en", "2026-01-01"), src("a", "en", "2025-01-01"), src("c", "", "2025-06-01"), src("a", "zh", "2025-01-01")
 	ids := func(lanes []corpus.Lane) map[string][]string {
@@ -49,7 +49,7 @@ func TestLanes(t *testing.T) {
 
 func TestCompareOldestFirst(t *testing.T) {
 	src := func(id, lang, path, from string) *corpus.Source {
-		return &corpus.Source{ID: id, Lang: lang, Path: path, ValidFrom: mustParse(t, from)}
+		return &corpus.Source{ID: id, Lang: lang, Path: path, ValidFrom: corpus.MustParseDate(from)}
 	}
 	ss := []*corpus.Source{
 		src("a", "zh", "a2.md", "2025-01-01"),

@@ -56,7 +56,7 @@ func mustParse(t *testing.T, s string) corpus.Date {
 }
 
 func TestCutsAndContains(t *testing.T) {
-	d := func(s string) corpus.Date { return mustParse(t, s) }
+	d := corpus.MustParseDate
 	src := func(from, until string) *corpus.Source {
 		s := &corpus.Source{ValidFrom: d(from)}
 		if until != "" {
