@@ -31,7 +31,7 @@ func TestSubjects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := func(s string) corpus.Date { return mustParse(t, s) }
+	d := corpus.MustParseDate
 	want := []corpus.Subject{
 		{Name: "meals", Sources: []string{"a", "b", "c"}, Langs: []string{"en", "zh"}, AnyLang: true,
 			Coverage: []corpus.Span{{From: d("2025-01-01"), Until: d("2026-06-01")}, {From: d("2027-01-01")}}},
@@ -44,15 +44,6 @@ func TestSubjects(t *testing.T) {
 	if got := want[0].Coverage[1].String(); got != "[2027-01-01, open)" {
 		t.Errorf("Span.String() = %q", got)
 	}
-}
-
-func mustParse(t *testing.T, s string) corpus.Date {
-	t.Helper()
-	d, err := corpus.ParseDate(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
 }
 
 func TestCutsAndContains(t *testing.T) {
