@@ -18,13 +18,91 @@ import (
 )
 
 // SampleCorpus names the embedded sample corpus wherever a corpus location
-// is written down: in a Config, in traces, in messages and in regression
-// case files. The sample is only ever used when it is named.
+// is written down: in traces, in messages and in regression case files
+// (see Sample). The sample is only ever used when it is named.
 const SampleCorpus = "embedded:sample"
 
-// ErrNoCorpus is a Config that names no corpus: the zero Config.Corpus
-// never silently means the embedded sample.
+// ErrNoCorpus is a Config whose Corpus has no files: the zero Corpus never
+// silently means the embedded sample.
 var ErrNoCorpus = errors.New("no corpus given")
+
+// Corpus is the corpus a Config loads: its files, and the names traces and
+// problems give it. Folder and Sample make one; whoever makes it narrows
+// FS as it needs, for example with a project's exclusions (corpus.Exclude).
+type Corpus struct {
+	// FS holds the policy files. nil is a ConfigError that wraps
+	// ErrNoCorpus.
+	FS fs.FS
+	// Name is the corpus as traces record it (see Config.Location), and
+	// what the paths of its problems are joined to: the folder, slash
+	// separated, or SampleCorpus.
+	Name string
+	// Dir is the folder FS reads, or "" for files that are in no folder
+	// (the embedded sample): a server watches it for changes.
+	Dir string
+}
+
+// Sample is the embedded sample corpus, named SampleCorpus.
+func Sample() Corpus { return Corpus{FS: corpus.Sample(), Name: SampleCorpus} }
+
+// Folder is the corpus in folder dir. Its FS opens dir afresh on every
+// call, so that a server follows a link swapped in under it (a ConfigMap's
+// ..data, current -> v2), and resolves links inside dir only (os.Root), so
+// that a link that leaves it fails to open and is reported. Folder("")
+// names no folder: it is the zero Corpus, which does not load.
+func Folder(dir string) Corpus {
+	if dir == "" {
+		return Corpus{}
+	}
+	return Corpus{FS: folderFS(dir), Name: filepath.ToSlash(dir), Dir: dir}
+}
+
+// folderFS is the folder it names, opened with os.OpenRoot on every call:
+// the root is never held between calls (see Folder). It reads as
+// os.Root.FS does, links included (fs.ReadLinkFS).
+type folderFS string
+
+// root calls f with the file system of the folder as it is now.
+func root[T any](dir folderFS, f func(fs.FS) (T, error)) (T, error) {
+	r, err := os.OpenRoot(string(dir))
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	defer r.Close() // files opened from r stay open
+	return f(r.FS())
+}
+
+func (d folderFS) Open(name string) (fs.File, error) {
+	return root(d, func(fsys fs.FS) (fs.File, error) { return fsys.Open(name) })
+}
+
+func (d folderFS) Stat(name string) (fs.FileInfo, error) {
+	return root(d, func(fsys fs.FS) (fs.FileInfo, error) { return fs.Stat(fsys, name) })
+}
+
+func (d folderFS) Lstat(name string) (fs.FileInfo, error) {
+	return root(d, func(fsys fs.FS) (fs.FileInfo, error) { return fs.Lstat(fsys, name) })
+}
+
+func (d folderFS) ReadLink(name string) (string, error) {
+	return root(d, func(fsys fs.FS) (string, error) { return fs.ReadLink(fsys, name) })
+}
+
+func (d folderFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	return root(d, func(fsys fs.FS) ([]fs.DirEntry, error) { return fs.ReadDir(fsys, name) })
+}
+
+func (d folderFS) ReadFile(name string) ([]byte, error) {
+	return root(d, func(fsys fs.FS) ([]byte, error) { return fs.ReadFile(fsys, name) })
+}
+
+var _ interface {
+	fs.ReadLinkFS
+	fs.StatFS
+	fs.ReadDirFS
+	fs.ReadFileFS
+} = folderFS("")
 
 // Config is what a Builder is made from, named the way a person names it on
 // the command line (`ka2 build`) or in a regression case file: files by path,
@@ -32,11 +110,9 @@ var ErrNoCorpus = errors.New("no corpus given")
 // definition's default. Both front ends go through Config, so a case file
 // and a command line that say the same thing build the same bytes.
 type Config struct {
-	// Corpus is where the policy files are: a folder, opened afresh on
-	// every load (so a server follows a link swapped in under it), or
-	// SampleCorpus for the embedded sample. It must be set: "" is a
-	// ConfigError that wraps ErrNoCorpus.
-	Corpus string
+	// Corpus is the policy files (see Folder and Sample). It must be
+	// set: a nil Corpus.FS is a ConfigError that wraps ErrNoCorpus.
+	Corpus Corpus
 	// Contract is the definition file; its content file is looked up beside
 	// it. "" means the embedded ka2-context-contract-v1 definition.
 	Contract string
@@ -45,16 +121,7 @@ type Config struct {
 	// Capacity, Reserve and Wrapper replace the definition's limits for the
 	// counter when they are not nil.
 	Capacity, Reserve, Wrapper *int
-	// Filter, when not nil, narrows the files the corpus folder is read
-	// from (see CorpusFilter).
-	Filter CorpusFilter
 }
-
-// CorpusFilter narrows what a load reads of the corpus folder dir (as
-// given, not cleaned): it returns fsys, or fsys through corpus.Exclude
-// with a project's exclusions. The folder's own .ka2ignore files apply
-// either way. It is not called for the embedded sample.
-type CorpusFilter func(dir string, fsys fs.FS) fs.FS
 
 // Setting names the part of a Config that a ConfigError is about.
 type Setting string
@@ -89,7 +156,7 @@ func (c Config) Builder() (*Builder, error) {
 }
 
 // BuilderContext is Builder, with the corpus loaded under ctx (see
-// LoadCorpusContext): once ctx is done it returns ctx.Err().
+// LoadCorpus): once ctx is done it returns ctx.Err().
 func (c Config) BuilderContext(ctx context.Context) (*Builder, error) {
 	def, err := LoadDefinition(c.Contract)
 	if err != nil {
@@ -99,16 +166,15 @@ func (c Config) BuilderContext(ctx context.Context) (*Builder, error) {
 	if err != nil {
 		return nil, err
 	}
-	corp, err := LoadCorpusFiltered(ctx, c.Corpus, c.Filter)
+	corp, err := LoadCorpus(ctx, c.Corpus)
 	if err != nil {
 		return nil, err
 	}
 	return &Builder{Definition: def, Index: selector.NewIndex(corp), Counter: counter, Limits: limits}, nil
 }
 
-// Location names the corpus as traces record it: the folder, slash
-// separated, or SampleCorpus.
-func (c Config) Location() string { return filepath.ToSlash(c.Corpus) }
+// Location names the corpus as traces record it: Corpus.Name.
+func (c Config) Location() string { return c.Corpus.Name }
 
 // Budget resolves the counter and its limits: the named counter or the
 // definition's default, the definition's limits for it, then the overrides.
@@ -172,65 +238,49 @@ func LoadDefinition(file string) (*Definition, error) {
 	return d, nil
 }
 
-// LoadCorpus reads the corpus in folder dir, or the embedded sample when dir
-// is SampleCorpus; "" is an error (ErrNoCorpus). Links are resolved inside
-// the folder only, and problems name files as a person would type them: dir
-// joined with the path inside it.
-func LoadCorpus(dir string) (*corpus.Corpus, error) {
-	return LoadCorpusWith(dir, corpus.Load)
+// LoadCorpus reads the corpus c, stopping early once ctx is done (see
+// corpus.LoadContext); it then returns ctx.Err() and no corpus. A Corpus
+// without files is an error (ErrNoCorpus). Problems name files as a person
+// would type them: c.Name joined with the path inside the corpus.
+func LoadCorpus(ctx context.Context, c Corpus) (*corpus.Corpus, error) {
+	return LoadCorpusWith(c, func(fsys fs.FS) (*corpus.Corpus, error) { return corpus.LoadContext(ctx, fsys) })
 }
 
-// LoadCorpusContext is LoadCorpus, stopping early once ctx is done (see
-// corpus.LoadContext); it then returns ctx.Err() and no corpus.
-func LoadCorpusContext(ctx context.Context, dir string) (*corpus.Corpus, error) {
-	return LoadCorpusWith(dir, func(fsys fs.FS) (*corpus.Corpus, error) { return corpus.LoadContext(ctx, fsys) })
-}
-
-// LoadCorpusFiltered is LoadCorpusContext, reading the folder through
-// filter when it is not nil.
-func LoadCorpusFiltered(ctx context.Context, dir string, filter CorpusFilter) (*corpus.Corpus, error) {
-	return LoadCorpusWith(dir, func(fsys fs.FS) (*corpus.Corpus, error) {
-		if filter != nil {
-			fsys = filter(dir, fsys)
-		}
-		return corpus.LoadContext(ctx, fsys)
-	})
-}
-
-// LoadCorpusWith is LoadCorpus, reading the files with load: a server
-// passes a load that reuses what it read before. It is the one place that
-// opens a corpus folder and names the files of its problems.
-func LoadCorpusWith(dir string, load func(fs.FS) (*corpus.Corpus, error)) (*corpus.Corpus, error) {
-	switch dir {
-	case "":
+// LoadCorpusWith is LoadCorpus, reading c.FS with load: a server passes a
+// load that reuses what it read before. It is the one place that checks a
+// corpus folder and names the files of its problems.
+func LoadCorpusWith(c Corpus, load func(fs.FS) (*corpus.Corpus, error)) (*corpus.Corpus, error) {
+	if c.FS == nil {
 		return nil, &ConfigError{SettingCorpus, &diag.Diagnostic{Message: ErrNoCorpus.Error(), Err: ErrNoCorpus,
 			Hint: diag.Set("name a corpus folder in {corpus}, or " + SampleCorpus + " for the embedded sample")}}
-	case SampleCorpus:
-		return load(corpus.Sample())
 	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, &ConfigError{SettingCorpus, &diag.Diagnostic{Message: "open corpus: " + err.Error(), Err: err,
-			Hint: diag.Set("check the folder {corpus} names")}}
+	if c.Dir != "" {
+		// A folder that cannot be opened is one problem, said once, not
+		// one for every file the load would have read.
+		root, err := os.OpenRoot(c.Dir)
+		if err != nil {
+			return nil, &ConfigError{SettingCorpus, &diag.Diagnostic{Message: "open corpus: " + err.Error(), Err: err,
+				Hint: diag.Set("check the folder {corpus} names")}}
+		}
+		root.Close()
 	}
-	defer root.Close()
-	corp, err := load(root.FS())
+	corp, err := load(c.FS)
 	if err != nil {
-		return nil, corpusError(dir, err)
+		return nil, corpusError(c.Name, err)
 	}
 	return corp, nil
 }
 
 // corpusError names the files of a corpus problem as a person would type
-// them, dir joined with the path inside it; a cancellation stays as it is.
-func corpusError(dir string, err error) error {
+// them, name joined with the path inside it; a cancellation stays as it is.
+func corpusError(name string, err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
 	var list diag.List
 	if errors.As(err, &list) {
 		for _, e := range list {
-			e.Path = path.Join(filepath.ToSlash(dir), e.Path)
+			e.Path = path.Join(name, e.Path)
 		}
 	}
 	return &ConfigError{SettingCorpus, err}

@@ -101,7 +101,7 @@ var (
 func cases(t *testing.T) []eval.Case {
 	t.Helper()
 	capacity := 4000
-	b, err := contract.Config{Corpus: contract.SampleCorpus, Capacity: &capacity}.Builder()
+	b, err := contract.Config{Corpus: contract.Sample(), Capacity: &capacity}.Builder()
 	if err != nil {
 		t.Fatal(err)
 	}

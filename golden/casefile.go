@@ -388,7 +388,7 @@ func (p *fileParser) config(c *Case, own, defaults map[string]*yaml.Node) {
 	if n := lookup("corpus", own, defaults); n != nil {
 		mark("corpus", n)
 		if v, ok := p.setting(n, "corpus"); ok && v != SampleCorpus {
-			c.Config.Corpus = resolve(v)
+			c.Config.Corpus = contract.Folder(filepath.FromSlash(resolve(v)))
 		}
 	}
 	if n := lookup("contract", own, defaults); n != nil {

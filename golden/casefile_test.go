@@ -69,7 +69,7 @@ cases:
 				{
 					File: file, Line: 8, Name: "cap-2026", Question: "What is the cap?",
 					Subjects: []string{"lodging"}, Dates: []corpus.Date{date(t, "2026-09-14")}, Lang: "en",
-					Config: contract.Config{Corpus: "policies", Counter: "cl100k_base", Capacity: intp(900)},
+					Config: contract.Config{Corpus: contract.Folder("policies"), Counter: "cl100k_base", Capacity: intp(900)},
 					Expect: golden.Expect{CheckSources: true, Sources: []string{"travel-v2"}},
 					Golden: "suite/lodging/testdata/golden/caps/cap-2026.golden",
 				},
@@ -77,7 +77,7 @@ cases:
 					File: file, Line: 13, Name: "cap-zh", Question: "上限是多少？",
 					Subjects: []string{"lodging", "rail"}, Dates: []corpus.Date{date(t, "2025-09-14"), date(t, "2026-09-14")},
 					Lang: "zh", Short: true, RequireEvidence: true,
-					Config: contract.Config{Corpus: "policies", Contract: "/abs/contract.json", Counter: "cl100k_base",
+					Config: contract.Config{Corpus: contract.Folder("policies"), Contract: "/abs/contract.json", Counter: "cl100k_base",
 						Capacity: intp(1000), Reserve: intp(10), Wrapper: intp(0)},
 					Expect: golden.Expect{CheckSources: true, Sources: []string{}, Error: golden.KindBudgetExceeded},
 					Golden: "suite/lodging/testdata/golden/caps/cap-zh.golden",

@@ -16,7 +16,7 @@ import (
 
 func loadCorpus(t *testing.T, dir string) *corpus.Corpus {
 	t.Helper()
-	c, err := contract.LoadCorpus(dir)
+	c, err := contract.LoadCorpus(t.Context(), contract.Folder(dir))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -111,7 +111,7 @@ func TestSampleShuffledCorpus(t *testing.T) {
 		}
 		write(t, filepath.Join(dir, to), string(data))
 	}
-	shuffled, err := contract.LoadCorpus(dir)
+	shuffled, err := contract.LoadCorpus(t.Context(), contract.Folder(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestSampleShuffledCorpus(t *testing.T) {
 	}
 	checked := 0
 	for _, c := range suite.Cases {
-		if c.Config.Corpus != golden.SampleCorpus { // only the cases on the embedded sample
+		if c.Config.Corpus.Name != golden.SampleCorpus { // only the cases on the embedded sample
 			continue
 		}
 		o := c.Build()

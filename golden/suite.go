@@ -78,10 +78,10 @@ type LoadOptions struct {
 	// Corpus, when not nil, replaces the corpus of every case, and the
 	// corpus a case file names is not loaded. `ka2 impact` uses it.
 	Corpus *corpus.Corpus
-	// Filter narrows the files of each corpus folder the cases name (a
-	// project's exclusions); nil reads what the folder's own .ka2ignore
-	// files leave.
-	Filter contract.CorpusFilter
+	// OpenCorpus opens each corpus folder the cases name, as the front end
+	// does (with a project's exclusions); nil is contract.Folder, which
+	// reads what the folder's own .ka2ignore files leave.
+	OpenCorpus func(dir string) contract.Corpus
 }
 
 // Load reads every case file (*.yaml) in the given files and folders,
@@ -126,11 +126,14 @@ func Load(ctx context.Context, paths []string, opts LoadOptions) (*Suite, error)
 		}
 		for _, c := range files[i].Cases {
 			c.key = found[i].rel + "\x00" + c.Name
-			if c.Config.Corpus == "" {
+			switch {
+			case c.Config.Corpus.FS == nil:
 				// The case file names no corpus, or names SampleCorpus:
 				// the case format's default is the embedded sample, and
 				// the library has none, so say so.
-				c.Config.Corpus = SampleCorpus
+				c.Config.Corpus = contract.Sample()
+			case opts.OpenCorpus != nil:
+				c.Config.Corpus = opts.OpenCorpus(c.Config.Corpus.Dir)
 			}
 		}
 		s.Files = append(s.Files, files[i])
@@ -280,9 +283,9 @@ func (s *Suite) resolve(ctx context.Context, opts LoadOptions) (diag.List, error
 		}
 		ix := override
 		if ix == nil {
-			x, ok := indexes[c.Config.Corpus]
+			x, ok := indexes[c.Config.Corpus.Name]
 			if !ok {
-				corp, err := contract.LoadCorpusFiltered(ctx, filepath.FromSlash(c.Config.Corpus), opts.Filter)
+				corp, err := contract.LoadCorpus(ctx, c.Config.Corpus)
 				if cerr := ctx.Err(); cerr != nil {
 					return nil, cerr
 				}
@@ -290,7 +293,7 @@ func (s *Suite) resolve(ctx context.Context, opts LoadOptions) (diag.List, error
 				if err == nil {
 					x.v = selector.NewIndex(corp)
 				}
-				indexes[c.Config.Corpus] = x
+				indexes[c.Config.Corpus.Name] = x
 			}
 			if x.err != nil {
 				report(c, "corpus", CodeCorpus, "fix the corpus (ka2 lint shows its problems), or the corpus path, which is relative to the case file",

@@ -17,7 +17,7 @@ import (
 func build(t *testing.T, lang string, subjects []string, dates ...string) *contract.Document {
 	t.Helper()
 	capacity := 4000 // whole bodies of every source, for the line numbers below
-	b, err := contract.Config{Corpus: contract.SampleCorpus, Capacity: &capacity}.Builder()
+	b, err := contract.Config{Corpus: contract.Sample(), Capacity: &capacity}.Builder()
 	if err != nil {
 		t.Fatal(err)
 	}

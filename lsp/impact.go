@@ -8,7 +8,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/golden"
 )
@@ -106,11 +105,9 @@ func buildImpact(ctx context.Context, st Settings, rel, text string) (*impactRes
 		res.unavailable = "the corpus with this edit does not load: " + firstLine(err)
 		return res, nil
 	}
-	var filter contract.CorpusFilter
-	if st.project != nil {
-		filter = st.project.Filter
-	}
-	suite, err := golden.Load(ctx, st.Cases, golden.LoadOptions{Corpus: next, Filter: filter})
+	// next replaces every case's corpus, so the folders the cases name
+	// are not read.
+	suite, err := golden.Load(ctx, st.Cases, golden.LoadOptions{Corpus: next})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

@@ -38,7 +38,7 @@ func BenchmarkLoadChanged(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer root.Close()
-	c, stats, err := loadReusing(root.FS(), nil, nil, time.Time{})
+	c, stats, err := loadReusing(b.Context(), root.FS(), nil, nil, time.Time{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func BenchmarkLoadChanged(b *testing.B) {
 				}
 				b.StartTimer()
 				var next *corpus.Corpus
-				next, stats, err = loadChanged(root.FS(), c, stats, []string{name}, time.Time{})
+				next, stats, err = loadChanged(b.Context(), root.FS(), c, stats, []string{name}, time.Time{})
 				if err != nil {
 					b.Fatal(err)
 				}

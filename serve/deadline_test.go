@@ -61,7 +61,7 @@ func TestReloadDeadline(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		dir := sampleDir(t)
 		const timeout = time.Minute
-		srv, err := serve.New(serve.Config{Build: contract.Config{Corpus: dir}, Settings: contract.Settings{Lang: "en"},
+		srv, err := serve.New(serve.Config{Build: contract.Config{Corpus: contract.Folder(dir)}, Settings: contract.Settings{Lang: "en"},
 			ReloadTimeout: timeout})
 		if err != nil {
 			t.Fatal(err)
@@ -164,7 +164,7 @@ func TestSettle(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				dir := sampleDir(t)
-				srv, err := serve.New(serve.Config{Build: contract.Config{Corpus: dir}, Settings: contract.Settings{Lang: "en"}})
+				srv, err := serve.New(serve.Config{Build: contract.Config{Corpus: contract.Folder(dir)}, Settings: contract.Settings{Lang: "en"}})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -208,7 +208,7 @@ func TestSettle(t *testing.T) {
 func TestSettleRecheck(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		dir := sampleDir(t)
-		srv, err := serve.New(serve.Config{Build: contract.Config{Corpus: dir}, Settings: contract.Settings{Lang: "en"}})
+		srv, err := serve.New(serve.Config{Build: contract.Config{Corpus: contract.Folder(dir)}, Settings: contract.Settings{Lang: "en"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -237,7 +237,7 @@ func TestSettleRecheck(t *testing.T) {
 func TestSettleNeverSettles(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		dir := sampleDir(t)
-		srv, err := serve.New(serve.Config{Build: contract.Config{Corpus: dir}, Settings: contract.Settings{Lang: "en"},
+		srv, err := serve.New(serve.Config{Build: contract.Config{Corpus: contract.Folder(dir)}, Settings: contract.Settings{Lang: "en"},
 			ReloadTimeout: 10 * time.Second})
 		if err != nil {
 			t.Fatal(err)

@@ -56,7 +56,7 @@ type fileStats map[string]fileStat
 // than that granularity (reuseMargin), so that files changed around then
 // are always read. Links are always followed and read again. A nil prev
 // reads everything.
-func loadReusing(fsys fs.FS, prev *corpus.Corpus, prevStats fileStats, cutoff time.Time) (*corpus.Corpus, fileStats, error) {
+func loadReusing(ctx context.Context, fsys fs.FS, prev *corpus.Corpus, prevStats fileStats, cutoff time.Time) (*corpus.Corpus, fileStats, error) {
 	var mu sync.Mutex
 	stats := make(fileStats, len(prevStats))
 	keep := func(p string, d fs.DirEntry) bool {
@@ -72,8 +72,7 @@ func loadReusing(fsys fs.FS, prev *corpus.Corpus, prevStats fileStats, cutoff ti
 		mu.Unlock()
 		return prev != nil && known && st != (fileStat{}) && st == old && st.changed().Before(cutoff)
 	}
-	// The file system stops the load once the reload is cancelled (ctxFS).
-	c, err := corpus.Reload(context.Background(), fsys, prev, keep)
+	c, err := corpus.Reload(ctx, fsys, prev, keep)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -94,11 +93,11 @@ func loadReusing(fsys fs.FS, prev *corpus.Corpus, prevStats fileStats, cutoff ti
 // fsys that cannot tell links (fs.ReadLinkFS). Paths under a "."-named
 // file or folder, and paths of files that are not *.md, are ignored, as
 // Load ignores them.
-func loadChanged(fsys fs.FS, prev *corpus.Corpus, prevStats fileStats, changed []string, cutoff time.Time) (*corpus.Corpus, fileStats, error) {
+func loadChanged(ctx context.Context, fsys fs.FS, prev *corpus.Corpus, prevStats fileStats, changed []string, cutoff time.Time) (*corpus.Corpus, fileStats, error) {
 	if c, stats, err, ok := loadDelta(fsys, prev, prevStats, changed); ok {
 		return c, stats, err
 	}
-	return loadReusing(fsys, prev, prevStats, cutoff)
+	return loadReusing(ctx, fsys, prev, prevStats, cutoff)
 }
 
 // What a changed path asks of the corpus.

@@ -91,7 +91,7 @@ func checkDeltaSequence(t *testing.T, seed uint64, steps int) {
 	for i := range 8 {
 		write(deltaNames[i], fmt.Sprintf("---\nsource_id: init%d\nversion: v1\nsubjects: [s0]\nvalid_from: 2026-01-01\n---\nRule.\n", i))
 	}
-	prev, prevStats, err := loadReusing(fsys, nil, nil, time.Time{})
+	prev, prevStats, err := loadReusing(t.Context(), fsys, nil, nil, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func TestLoadChangedFallsBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer root.Close()
-	prev, prevStats, err := loadReusing(root.FS(), nil, nil, time.Time{})
+	prev, prevStats, err := loadReusing(t.Context(), root.FS(), nil, nil, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func TestLoadChangedFallsBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	delta, _, err := loadChanged(root.FS(), prev, prevStats, []string{"d0", "moved"}, time.Now().Add(-time.Second))
+	delta, _, err := loadChanged(t.Context(), root.FS(), prev, prevStats, []string{"d0", "moved"}, time.Now().Add(-time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,19 +226,19 @@ func TestLoadChangedIgnoreFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer root.Close()
-	c, stats, err := loadReusing(root.FS(), nil, nil, time.Time{})
+	c, stats, err := loadReusing(t.Context(), root.FS(), nil, nil, time.Time{})
 	if err != nil {
 		t.Fatalf("loadReusing() error = %v", err)
 	}
 	write("README.md", "# still not a policy\n")
-	c2, stats2, err := loadChanged(root.FS(), c, stats, []string{"README.md"}, time.Time{})
+	c2, stats2, err := loadChanged(t.Context(), root.FS(), c, stats, []string{"README.md"}, time.Time{})
 	if err != nil || len(c2.Sources) != 1 {
 		t.Fatalf("loadChanged(README.md) = %v, %v; want the one policy", c2, err)
 	}
 	if err := os.Remove(filepath.Join(dir, corpus.IgnoreFile)); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = loadChanged(root.FS(), c2, stats2, []string{corpus.IgnoreFile}, time.Time{})
+	_, _, err = loadChanged(t.Context(), root.FS(), c2, stats2, []string{corpus.IgnoreFile}, time.Time{})
 	_, want := corpus.Load(root.FS())
 	if err == nil || want == nil || err.Error() != want.Error() {
 		t.Errorf("loadChanged(.ka2ignore) error = %v, want Load's %v", err, want)

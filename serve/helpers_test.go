@@ -147,10 +147,10 @@ func writeFile(t testing.TB, dir, name, data string) {
 }
 
 // expected builds the contract bytes for a request in process, from the
-// corpus in dir (or the sample), as `ka2 build --request` would print them.
-func expected(t testing.TB, dir string, settings contract.Settings, body string) ([]byte, string) {
+// corpus src, as `ka2 build --request` would print them.
+func expected(t testing.TB, src contract.Corpus, settings contract.Settings, body string) ([]byte, string) {
 	t.Helper()
-	b, err := contract.Config{Corpus: dir}.Builder()
+	b, err := contract.Config{Corpus: src}.Builder()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,4 +218,4 @@ func (l *closeNotifier) Close() error {
 
 // sample builds from the embedded sample corpus, named explicitly: a
 // Config that names no corpus is an error.
-var sample = contract.Config{Corpus: contract.SampleCorpus}
+var sample = contract.Config{Corpus: contract.Sample()}

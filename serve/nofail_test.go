@@ -22,7 +22,7 @@ func TestNoServerError(t *testing.T) {
 		[]byte("---\nsource_id: empty\nversion: v1\nsubjects: [lodging]\nvalid_from: 2026-01-01\nlang: en\n---\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := serve.New(serve.Config{Build: contract.Config{Corpus: dir}, Settings: contract.Settings{Lang: "en"}})
+	srv, err := serve.New(serve.Config{Build: contract.Config{Corpus: contract.Folder(dir)}, Settings: contract.Settings{Lang: "en"}})
 	emptyLoaded := err == nil
 	if !emptyLoaded {
 		// Refused at load, so no request meets it: the rest still holds

@@ -30,8 +30,8 @@ var ErrReloadTimeout = errors.New("reload deadline passed")
 // load reads and indexes the corpus beside the serving one. With prev, the
 // files that did not change since prev was loaded are not read again
 // (see loadReusing); with changed too, only those paths are looked at
-// (see loadChanged). Once ctx is done, every file the load has not opened
-// yet fails to open, so the load ends soon after.
+// (see loadChanged). Once ctx is done, no file the load has not opened
+// yet is read (see corpus.Reload), so the load ends soon after.
 func (s *Server) load(ctx context.Context, prev *Snapshot, changed []string) (*Snapshot, error) {
 	start := s.now()
 	t0 := time.Now()
@@ -44,7 +44,7 @@ func (s *Server) load(ctx context.Context, prev *Snapshot, changed []string) (*S
 	if changed != nil && prev == nil {
 		changed = nil
 	}
-	corp, stats, err := loadCorpus(ctx, s.cfg.Build.Corpus, s.cfg.Build.Filter, prevCorpus, prevStats, changed, cutoff)
+	corp, stats, err := loadCorpus(ctx, s.cfg.Build.Corpus, prevCorpus, prevStats, changed, cutoff)
 	if err != nil {
 		return nil, err
 	}
@@ -59,21 +59,18 @@ func (s *Server) load(ctx context.Context, prev *Snapshot, changed []string) (*S
 }
 
 // loadCorpus is contract.LoadCorpus, through loadChanged when changed is
-// not nil and loadReusing otherwise, reading through a file system that
-// stops opening files once ctx is done.
-func loadCorpus(ctx context.Context, dir string, filter contract.CorpusFilter, prev *corpus.Corpus, prevStats fileStats, changed []string, cutoff time.Time) (*corpus.Corpus, fileStats, error) {
+// not nil and loadReusing otherwise. The load reads src.FS as its maker
+// narrowed it (a project's exclusions), so ctx stops the load, not a
+// wrapper of the file system: one would hide the exclusions.
+func loadCorpus(ctx context.Context, src contract.Corpus, prev *corpus.Corpus, prevStats fileStats, changed []string, cutoff time.Time) (*corpus.Corpus, fileStats, error) {
 	var stats fileStats
-	corp, err := contract.LoadCorpusWith(dir, func(root fs.FS) (*corpus.Corpus, error) {
-		var fsys fs.FS = ctxFS{ctx: ctx, fsys: root}
-		if filter != nil {
-			fsys = filter(dir, fsys)
-		}
+	corp, err := contract.LoadCorpusWith(src, func(fsys fs.FS) (*corpus.Corpus, error) {
 		var c *corpus.Corpus
 		var err error
 		if changed != nil && prev != nil {
-			c, stats, err = loadChanged(fsys, prev, prevStats, changed, cutoff)
+			c, stats, err = loadChanged(ctx, fsys, prev, prevStats, changed, cutoff)
 		} else {
-			c, stats, err = loadReusing(fsys, prev, prevStats, cutoff)
+			c, stats, err = loadReusing(ctx, fsys, prev, prevStats, cutoff)
 		}
 		return c, err
 	})
@@ -393,8 +390,8 @@ func (s *Server) settle(ctx context.Context, paths []string, doing *atomic.Point
 // start with "." as the loader does. Files it cannot see are missing, as
 // far as stamps go: the load reports them.
 func (s *Server) stamps(ctx context.Context, paths []string) (map[string]stamp, error) {
-	dir := s.cfg.Build.Corpus
-	if dir == contract.SampleCorpus {
+	dir := s.cfg.Build.Corpus.Dir
+	if dir == "" {
 		return nil, nil // embedded: never changes
 	}
 	root, err := os.OpenRoot(dir)

@@ -31,7 +31,7 @@ func loadRoot(t *testing.T, dir string, prev *loadedTree, cutoff time.Time) (*lo
 	if prev != nil {
 		c, stats = prev.Corpus, prev.stats
 	}
-	c, stats, err = loadReusing(root.FS(), c, stats, cutoff)
+	c, stats, err = loadReusing(t.Context(), root.FS(), c, stats, cutoff)
 	if err != nil {
 		return nil, err
 	}

@@ -39,7 +39,7 @@ func TestContract(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			want, digest := expected(t, contract.SampleCorpus, settings, tt.body)
+			want, digest := expected(t, contract.Sample(), settings, tt.body)
 			got := r.post(t, "/v1/contract", tt.body)
 			if got.status != http.StatusOK {
 				t.Fatalf("status %d, body %s", got.status, got.body)
@@ -251,7 +251,7 @@ func TestRequestDefaults(t *testing.T) {
 	settings := contract.Settings{Lang: "zh", Short: true, Subjects: []string{"lodging"}, Dates: []string{"2025-09-14"}}
 	r := start(t, serve.Config{Build: sample, Settings: settings})
 	body := `{"question":"住宿标准是多少？"}`
-	want, _ := expected(t, contract.SampleCorpus, settings, body)
+	want, _ := expected(t, contract.Sample(), settings, body)
 	got := r.post(t, "/v1/contract", body)
 	if diff := cmp.Diff(string(want), string(got.body)); diff != "" {
 		t.Errorf("mismatch (-want +got):\n%s", diff)

@@ -14,7 +14,6 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
-	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
 )
 
@@ -42,8 +41,8 @@ import (
 // corpus (see Reload); the next change tries again. Watch returns an
 // error only when it cannot start watching.
 func (s *Server) Watch(ctx context.Context) error {
-	dir := s.cfg.Build.Corpus
-	if dir == contract.SampleCorpus { // embedded: never changes
+	dir := s.cfg.Build.Corpus.Dir
+	if dir == "" { // embedded: never changes
 		<-ctx.Done()
 		return nil
 	}

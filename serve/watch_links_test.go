@@ -26,7 +26,7 @@ type watched struct {
 // ends; it returns once the watches are added.
 func startWatched(t *testing.T, path string) *watched {
 	t.Helper()
-	srv, err := serve.New(serve.Config{Build: contract.Config{Corpus: path}, Settings: contract.Settings{Lang: "en"},
+	srv, err := serve.New(serve.Config{Build: contract.Config{Corpus: contract.Folder(path)}, Settings: contract.Settings{Lang: "en"},
 		Debounce: 20 * time.Millisecond, Settle: testSettle})
 	if err != nil {
 		t.Fatalf("serve.New() = %v", err)

@@ -162,14 +162,14 @@ func load(args []string) error {
 		t0 := time.Now()
 		switch {
 		case !*reuse:
-			c, err := contract.LoadCorpus(*dir)
+			c, err := contract.LoadCorpus(context.Background(), contract.Folder(*dir))
 			if err != nil {
 				return err
 			}
 			ix = selector.NewIndex(c)
 		case srv == nil:
 			var err error
-			srv, err = serve.New(serve.Config{Build: contract.Config{Corpus: *dir}, Settle: -1})
+			srv, err = serve.New(serve.Config{Build: contract.Config{Corpus: contract.Folder(*dir)}, Settle: -1})
 			if err != nil {
 				return err
 			}
@@ -240,7 +240,7 @@ func build(args []string) error {
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the builds")
 	asJSON := fs.Bool("json", false, "print one JSON object (for ratios)")
 	fs.Parse(args)
-	c, err := contract.LoadCorpus(*dir)
+	c, err := contract.LoadCorpus(context.Background(), contract.Folder(*dir))
 	if err != nil {
 		return err
 	}

@@ -68,7 +68,6 @@ func registerCompletions(f *Factory, cmd *cobra.Command) {
 // when it cannot be loaded: a completion never prints an error.
 func completionCorpus(f *Factory, c *cobra.Command) *corpus.Corpus {
 	dir := ""
-	var filter contract.CorpusFilter
 	if fl := c.Flags().Lookup("corpus"); fl != nil && fl.Changed {
 		dir = fl.Value.String()
 	}
@@ -76,12 +75,9 @@ func completionCorpus(f *Factory, c *cobra.Command) *corpus.Corpus {
 		if dir == "" {
 			dir = cfg.Corpus
 		}
-		filter = f.corpusFilter()
 	}
-	if dir == "" {
-		dir = contract.SampleCorpus // as the command would, with no corpus named
-	}
-	corp, err := contract.LoadCorpusFiltered(context.Background(), dir, filter)
+	// With no corpus named, the sample, as the command would read it.
+	corp, err := contract.LoadCorpus(context.Background(), f.openCorpus(dir))
 	if err != nil {
 		return nil
 	}
@@ -100,7 +96,7 @@ func caseNames(f *Factory, args []string, prefix string) []string {
 	if len(args) == 0 {
 		return nil
 	}
-	suite, err := golden.Load(context.Background(), args, golden.LoadOptions{Filter: f.corpusFilter()})
+	suite, err := golden.Load(context.Background(), args, golden.LoadOptions{OpenCorpus: f.openCorpus})
 	if err != nil {
 		return nil
 	}

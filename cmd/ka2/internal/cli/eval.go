@@ -249,7 +249,7 @@ func runEval(o *EvalOptions) error {
 		gen = ep
 	}
 
-	suite, err := golden.Load(o.ctx(), o.Paths, golden.LoadOptions{})
+	suite, err := golden.Load(o.ctx(), o.Paths, golden.LoadOptions{OpenCorpus: o.f.openCorpus})
 	if err != nil {
 		return err
 	}
@@ -257,7 +257,7 @@ func runEval(o *EvalOptions) error {
 	var gopts *grade.Options
 	builders := map[string]*contract.Builder{}
 	for _, c := range suite.Cases {
-		key := fmt.Sprintf("%q %q %q %v %v %v", c.Config.Corpus, c.Config.Contract, c.Config.Counter, deref(c.Config.Capacity), deref(c.Config.Reserve), deref(c.Config.Wrapper))
+		key := fmt.Sprintf("%q %q %q %v %v %v", c.Config.Corpus.Name, c.Config.Contract, c.Config.Counter, deref(c.Config.Capacity), deref(c.Config.Reserve), deref(c.Config.Wrapper))
 		b := builders[key]
 		if b == nil {
 			if b, err = c.Config.BuilderContext(o.ctx()); err != nil {

@@ -118,7 +118,7 @@ func runGrade(o *GradeOptions) error {
 		return fmt.Errorf("%s: the answer is not valid UTF-8", o.Answer)
 	}
 	if o.Corpus != "" {
-		corp, err := contract.LoadCorpusContext(o.ctx(), o.Corpus)
+		corp, err := contract.LoadCorpus(o.ctx(), o.f.openCorpus(o.Corpus))
 		if err != nil {
 			return err
 		}

@@ -78,8 +78,7 @@ func (o *ImpactOptions) validate() error {
 
 func runImpact(o *ImpactOptions) error {
 	ctx := o.ctx()
-	filter := o.f.corpusFilter()
-	next, err := contract.LoadCorpusFiltered(ctx, o.Corpus, filter)
+	next, err := contract.LoadCorpus(ctx, o.f.openCorpus(o.Corpus))
 	if err != nil {
 		return fmt.Errorf("--corpus: %w", err)
 	}
@@ -87,7 +86,7 @@ func runImpact(o *ImpactOptions) error {
 	if o.BaseRef != "" {
 		base, err = o.corpusAt(ctx, o.BaseRef)
 	} else {
-		base, err = contract.LoadCorpusFiltered(ctx, o.Base, filter)
+		base, err = contract.LoadCorpus(ctx, o.f.openCorpus(o.Base))
 		if err != nil {
 			err = fmt.Errorf("--base: %w", err)
 		}
@@ -95,7 +94,7 @@ func runImpact(o *ImpactOptions) error {
 	if err != nil {
 		return err
 	}
-	suite, err := golden.Load(ctx, o.Cases, golden.LoadOptions{Corpus: next, Filter: filter})
+	suite, err := golden.Load(ctx, o.Cases, golden.LoadOptions{Corpus: next})
 	if err != nil {
 		return err
 	}

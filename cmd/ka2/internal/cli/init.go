@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ka2/ka2"
+	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/golden"
 	"github.com/ka2/ka2/internal/atomicfile"
 	"github.com/ka2/ka2/project"
@@ -148,8 +149,8 @@ func runInit(o *InitOptions) error {
 	if err != nil {
 		return err
 	}
-	filter := func(dir string, fsys fs.FS) fs.FS { return proj.Filter(dir, fsys) }
-	suite, err := golden.Load(o.ctx(), []string{filepath.Join(o.Dir, initCases)}, golden.LoadOptions{Filter: filter})
+	open := func(dir string) contract.Corpus { return openCorpus(dir, proj) }
+	suite, err := golden.Load(o.ctx(), []string{filepath.Join(o.Dir, initCases)}, golden.LoadOptions{OpenCorpus: open})
 	if err != nil {
 		return fmt.Errorf("the example cases: %w", err)
 	}

@@ -11,38 +11,45 @@ import (
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/project"
 	"github.com/ka2/ka2/selector"
 )
 
 // corpusFlags selects the corpus.
 type corpusFlags struct {
 	Corpus string
-	// Filter is the project file's exclusions (set before the run).
-	Filter contract.CorpusFilter
+	// proj is the project file, whose exclusions apply (set before the
+	// run; nil without one).
+	proj *project.Config
 }
 
 func (c *corpusFlags) register(fs *pflag.FlagSet) {
 	fs.Var(&corpusValue{c}, "corpus", "folder of policy files (default: the project's, else the embedded sample corpus)")
 }
 
-// source is the corpus the flags name: the folder given, or, with no
-// --corpus, the embedded sample, named explicitly (the library has no
-// default corpus).
-func (c *corpusFlags) source() string {
-	if c.Corpus == "" {
-		return contract.SampleCorpus
-	}
-	return c.Corpus
-}
+// source is the corpus the flags name (see openCorpus).
+func (c *corpusFlags) source() contract.Corpus { return openCorpus(c.Corpus, c.proj) }
 
 // location names the corpus for traces: the folder as given, or the sample.
-func (c *corpusFlags) location() string {
-	return contract.Config{Corpus: c.source()}.Location()
+func (c *corpusFlags) location() string { return c.source().Name }
+
+// load reads the corpus (see contract.LoadCorpus).
+func (c *corpusFlags) load(ctx context.Context) (*corpus.Corpus, error) {
+	return contract.LoadCorpus(ctx, c.source())
 }
 
-// load reads the corpus (see contract.LoadCorpusContext).
-func (c *corpusFlags) load(ctx context.Context) (*corpus.Corpus, error) {
-	return contract.LoadCorpusFiltered(ctx, c.source(), c.Filter)
+// openCorpus is the one place that turns a corpus named on the command
+// line, in the project file or in a case file into the files a command
+// reads: "" (nothing named: the library has no default corpus) or
+// contract.SampleCorpus is the embedded sample, anything else a folder,
+// narrowed by the exclusions of proj (nil: no project file).
+func openCorpus(dir string, proj *project.Config) contract.Corpus {
+	if dir == "" || dir == contract.SampleCorpus {
+		return contract.Sample()
+	}
+	c := contract.Folder(dir)
+	c.FS = proj.Filter(dir, c.FS)
+	return c
 }
 
 // budgetFlags choose the contract definition, the counter and the limits.
@@ -69,7 +76,7 @@ func (b *budgetFlags) register(fs *pflag.FlagSet) {
 // config turns the flags into the library's build configuration; flags
 // not given stay unset, so the definition's defaults apply.
 func (b *budgetFlags) config(c *corpusFlags) contract.Config {
-	cfg := contract.Config{Corpus: c.source(), Contract: b.Contract, Counter: b.Counter, Filter: c.Filter}
+	cfg := contract.Config{Corpus: c.source(), Contract: b.Contract, Counter: b.Counter}
 	if b.set("capacity") {
 		cfg.Capacity = &b.Capacity
 	}

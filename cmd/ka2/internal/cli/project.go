@@ -69,13 +69,18 @@ func (f *Factory) fromProject(name string) bool {
 }
 
 // corpusFilter is the project's exclusions for the corpus folders of this
-// run, or nil without a project file.
-func (f *Factory) corpusFilter() contract.CorpusFilter {
+// run, or nil without a project file, for files openCorpus does not open
+// (a folder as git has it, lint's).
+func (f *Factory) corpusFilter() func(dir string, fsys fs.FS) fs.FS {
 	if f.proj.cfg == nil || len(f.proj.cfg.Patterns()) == 0 {
 		return nil
 	}
-	return func(dir string, fsys fs.FS) fs.FS { return f.proj.cfg.Filter(dir, fsys) }
+	return f.proj.cfg.Filter
 }
+
+// openCorpus is the corpus dir names in this run, with the project's
+// exclusions (see openCorpus).
+func (f *Factory) openCorpus(dir string) contract.Corpus { return openCorpus(dir, f.proj.cfg) }
 
 // projectFlags maps the flags the project file can set to its keys. A
 // flag given on the command line wins; --lang is set only where its
@@ -153,7 +158,7 @@ func applyProject(cmd *cobra.Command, f *Factory) error {
 	}
 	if fl := fs.Lookup("corpus"); fl != nil {
 		if cv, ok := fl.Value.(*corpusValue); ok {
-			cv.c.Filter = f.corpusFilter()
+			cv.c.proj = f.proj.cfg
 		}
 	}
 	return nil

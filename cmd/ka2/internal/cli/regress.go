@@ -134,7 +134,7 @@ func ciSet(getenv func(string) string) bool {
 }
 
 func runRegress(o *RegressOptions) error {
-	suite, err := golden.Load(o.ctx(), o.Paths, golden.LoadOptions{Filter: o.f.corpusFilter()})
+	suite, err := golden.Load(o.ctx(), o.Paths, golden.LoadOptions{OpenCorpus: o.f.openCorpus})
 	if err != nil {
 		return err
 	}

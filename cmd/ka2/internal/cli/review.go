@@ -58,7 +58,7 @@ func (o *ReviewOptions) validate() error {
 
 func runReview(o *ReviewOptions) error {
 	ctx := o.ctx()
-	suite, err := golden.Load(ctx, o.Paths, golden.LoadOptions{Filter: o.f.corpusFilter()})
+	suite, err := golden.Load(ctx, o.Paths, golden.LoadOptions{OpenCorpus: o.f.openCorpus})
 	if err != nil {
 		return err
 	}
