@@ -439,11 +439,7 @@ func TestVerifyTypedContracts(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			v := b.Verify(tt.data, "en")
-			var codes []string
-			for _, p := range v.Problems {
-				codes = append(codes, string(p.Code))
-			}
-			if diff := cmp.Diff(tt.want, codes); diff != "" {
+			if diff := cmp.Diff(tt.want, problemCodes(v)); diff != "" {
 				t.Errorf("Verify() codes mismatch (-want +got):\n%s\n%v", diff, v.Problems)
 			}
 		})

@@ -119,11 +119,7 @@ func TestVerify(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			v := b.Verify(tt.data, "")
-			var got []string
-			for _, p := range v.Problems {
-				got = append(got, string(p.Code))
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
+			if diff := cmp.Diff(tt.want, problemCodes(v)); diff != "" {
 				t.Errorf("Verify() problem codes mismatch (-want +got):\n%s\nproblems: %v", diff, v.Problems)
 			}
 			for _, p := range v.Problems {
@@ -197,4 +193,13 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// problemCodes lists the codes of v's problems, in order; nil for none.
+func problemCodes(v contract.Verification) []string {
+	var codes []string
+	for _, p := range v.Problems {
+		codes = append(codes, string(p.Code))
+	}
+	return codes
 }
