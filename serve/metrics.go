@@ -46,9 +46,6 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	}
 	m := &metrics{reg: reg}
-	gauge := func(name, help string) prometheus.Gauge {
-		return prometheus.NewGauge(prometheus.GaugeOpts{Name: name, Help: help})
-	}
 	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "ka2_http_requests_total", Help: "HTTP requests answered, by route and status code.",
 	}, []string{"route", "code"})
@@ -66,22 +63,23 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 		Help:    "Total input over the limit W − R, per contract built; above 1 is over budget.",
 		Buckets: []float64{.1, .2, .3, .4, .5, .6, .7, .8, .9, .95, 1, 1.25, 1.5, 2},
 	})
-	m.corpusSources = gauge("ka2_corpus_sources",
-		"Sources in the corpus serving now.")
-	m.corpusGeneration = gauge("ka2_corpus_generation",
-		"Snapshots served so far; the serving one's number.")
-	m.corpusLoaded = gauge("ka2_corpus_loaded_timestamp_seconds",
-		"When the corpus serving now was loaded, in Unix seconds.")
-	m.lastReloadOK = gauge("ka2_corpus_last_reload_ok",
-		"1 when the last load succeeded, 0 when it failed or timed out and an older corpus serves.")
-	m.lastReload = gauge("ka2_corpus_last_reload_timestamp_seconds",
-		"When the last reload started, whatever its outcome, in Unix seconds.")
-	m.abandoned = gauge("ka2_corpus_abandoned_loads",
-		"Loads of reloads that timed out and are still running (a read that blocks stays here); their results are dropped.")
-	m.inFlight = gauge("ka2_http_requests_in_flight",
-		"API requests (/v1/…) being answered now.")
-	m.maxInFlight = gauge("ka2_http_requests_in_flight_max",
-		"The bound on API requests answered at once (the max-in-flight setting).")
+	// The gauges, each set where what it measures changes.
+	for _, g := range []struct {
+		to         *prometheus.Gauge
+		name, help string
+	}{
+		{&m.corpusSources, "ka2_corpus_sources", "Sources in the corpus serving now."},
+		{&m.corpusGeneration, "ka2_corpus_generation", "Snapshots served so far; the serving one's number."},
+		{&m.corpusLoaded, "ka2_corpus_loaded_timestamp_seconds", "When the corpus serving now was loaded, in Unix seconds."},
+		{&m.lastReloadOK, "ka2_corpus_last_reload_ok", "1 when the last load succeeded, 0 when it failed or timed out and an older corpus serves."},
+		{&m.lastReload, "ka2_corpus_last_reload_timestamp_seconds", "When the last reload started, whatever its outcome, in Unix seconds."},
+		{&m.abandoned, "ka2_corpus_abandoned_loads", "Loads of reloads that timed out and are still running (a read that blocks stays here); their results are dropped."},
+		{&m.inFlight, "ka2_http_requests_in_flight", "API requests (/v1/…) being answered now."},
+		{&m.maxInFlight, "ka2_http_requests_in_flight_max", "The bound on API requests answered at once (the max-in-flight setting)."},
+	} {
+		*g.to = prometheus.NewGauge(prometheus.GaugeOpts{Name: g.name, Help: g.help})
+		reg.MustRegister(*g.to)
+	}
 	m.rejected = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "ka2_http_requests_rejected_total", Help: "API requests answered 503 overloaded because as many as the max-in-flight setting allows were in flight."})
 	m.reloads = prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -90,9 +88,7 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 		Name: "ka2_corpus_load_duration_seconds", Help: "Time to load and index the corpus on a reload.",
 		Buckets: prometheus.ExponentialBuckets(0.001, 4, 10),
 	})
-	reg.MustRegister(m.requests, m.latency, m.evidence, m.utilised, m.corpusSources, m.corpusGeneration,
-		m.corpusLoaded, m.lastReloadOK, m.lastReload, m.abandoned, m.reloads, m.loadSeconds,
-		m.inFlight, m.maxInFlight, m.rejected)
+	reg.MustRegister(m.requests, m.latency, m.evidence, m.utilised, m.reloads, m.loadSeconds, m.rejected)
 	for _, o := range []ReloadOutcome{ReloadOK, ReloadUnchanged, ReloadFailed, ReloadTimedOut} {
 		m.reloads.WithLabelValues(string(o))
 	}

@@ -86,74 +86,34 @@ func (p *fastParser) value(depth int) (*yaml.Node, bool) {
 	case c == '{':
 		p.off++
 		m := p.node(yaml.MappingNode, "!!map", "", start)
-		p.space()
-		if p.off < len(p.data) && p.data[p.off] == '}' {
-			p.off++
-			return m, true
-		}
-		for {
-			p.space()
+		ok := p.items('}', func() bool {
 			kstart := p.off
 			key, ok := p.str()
 			if !ok {
-				return nil, false
+				return false
 			}
 			k := p.node(yaml.ScalarNode, "!!str", key, kstart)
 			k.Style = yaml.DoubleQuotedStyle
 			p.space()
 			if p.off >= len(p.data) || p.data[p.off] != ':' {
-				return nil, false
+				return false
 			}
 			p.off++
 			p.space()
 			v, ok := p.value(depth + 1)
-			if !ok {
-				return nil, false
-			}
 			m.Content = append(m.Content, k, v)
-			p.space()
-			if p.off >= len(p.data) {
-				return nil, false
-			}
-			switch p.data[p.off] {
-			case ',':
-				p.off++
-				continue
-			case '}':
-				p.off++
-				return m, true
-			}
-			return nil, false
-		}
+			return ok
+		})
+		return m, ok
 	case c == '[':
 		p.off++
 		s := p.node(yaml.SequenceNode, "!!seq", "", start)
-		p.space()
-		if p.off < len(p.data) && p.data[p.off] == ']' {
-			p.off++
-			return s, true
-		}
-		for {
-			p.space()
+		ok := p.items(']', func() bool {
 			v, ok := p.value(depth + 1)
-			if !ok {
-				return nil, false
-			}
 			s.Content = append(s.Content, v)
-			p.space()
-			if p.off >= len(p.data) {
-				return nil, false
-			}
-			switch p.data[p.off] {
-			case ',':
-				p.off++
-				continue
-			case ']':
-				p.off++
-				return s, true
-			}
-			return nil, false
-		}
+			return ok
+		})
+		return s, ok
 	case c == '"':
 		text, ok := p.str()
 		if !ok {
@@ -180,6 +140,36 @@ func (p *fastParser) value(depth int) (*yaml.Node, bool) {
 		}
 	}
 	return nil, false
+}
+
+// items reads the items of an object or array after its opening bracket,
+// each with item, through the closing bracket close: items separated by
+// commas, none after the last.
+func (p *fastParser) items(close byte, item func() bool) bool {
+	p.space()
+	if p.off < len(p.data) && p.data[p.off] == close {
+		p.off++
+		return true
+	}
+	for {
+		p.space()
+		if !item() {
+			return false
+		}
+		p.space()
+		if p.off >= len(p.data) {
+			return false
+		}
+		switch p.data[p.off] {
+		case ',':
+			p.off++
+		case close:
+			p.off++
+			return true
+		default:
+			return false
+		}
+	}
 }
 
 // str reads a string with no escape, no control character and valid
