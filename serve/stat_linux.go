@@ -1,15 +1,6 @@
 package serve
 
-import (
-	"io/fs"
-	"syscall"
-)
+import "syscall"
 
-// sysStat returns the inode and change time (Unix nanoseconds) of a file,
-// or zeros when info does not carry them.
-func sysStat(info fs.FileInfo) (ino uint64, ctime int64) {
-	if st, ok := info.Sys().(*syscall.Stat_t); ok {
-		return st.Ino, st.Ctim.Nano()
-	}
-	return 0, 0
-}
+// ctimespec is a file's change time, which Linux's Stat_t names Ctim.
+func ctimespec(st *syscall.Stat_t) syscall.Timespec { return st.Ctim }
