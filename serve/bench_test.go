@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/internal/gencorpus"
 	"github.com/ka2/ka2/selector"
 )
@@ -33,15 +32,8 @@ func BenchmarkLoadChanged(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer root.Close()
-	c, stats, err := loadReusing(b.Context(), root.FS(), nil, nil, time.Time{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	fsys := openRoot(b, dir)
+	c, stats := loadFull(b, fsys)
 	name, orig := gencorpus.File(0)
 	for _, index := range []bool{false, true} {
 		b.Run(fmt.Sprint("index=", index), func(b *testing.B) {
@@ -56,11 +48,11 @@ func BenchmarkLoadChanged(b *testing.B) {
 					b.Fatal(err)
 				}
 				b.StartTimer()
-				var next *corpus.Corpus
-				next, stats, err = loadChanged(b.Context(), root.FS(), c, stats, []string{name}, time.Time{})
+				next, nextStats, err := loadChanged(b.Context(), fsys, c, stats, []string{name}, time.Time{})
 				if err != nil {
 					b.Fatal(err)
 				}
+				stats = nextStats
 				if next.Digest == c.Digest {
 					b.Fatal("the change did not change the digest")
 				}

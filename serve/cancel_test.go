@@ -17,8 +17,6 @@ import (
 	"github.com/ka2/ka2/serve"
 )
 
-const lodgingRequest = `{"subject":"lodging","dates":["2026-09-14"],"question":"What is the limit?"}`
-
 // TestContractStopped: a build whose client goes away mid-build, or whose
 // request timeout passes, stops with the context's error; the first is
 // recorded as 499 (not a server error) and logged, the second answers
@@ -55,7 +53,7 @@ func TestContractStopped(t *testing.T) {
 				seen = bctx.Err()
 			})
 			rec := httptest.NewRecorder()
-			req := httptest.NewRequest(http.MethodPost, "/v1/contract", strings.NewReader(lodgingRequest)).WithContext(ctx)
+			req := httptest.NewRequest(http.MethodPost, "/v1/contract", strings.NewReader(lodging2026)).WithContext(ctx)
 			srv.Handler().ServeHTTP(rec, req)
 			if seen == nil {
 				t.Fatal("the build's context was not done when the hook returned")
@@ -98,7 +96,7 @@ func TestContractClientGoneLoopback(t *testing.T) {
 		seen <- bctx.Err()
 	})
 	r := serveOn(t, srv)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.url+"/v1/contract", strings.NewReader(lodgingRequest))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.url+"/v1/contract", strings.NewReader(lodging2026))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -69,12 +70,7 @@ func deltaPolicy(rng *rand.Rand) string {
 func checkDeltaSequence(t *testing.T, seed uint64, steps int) {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	dir := t.TempDir()
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
-	fsys := root.FS()
+	fsys := openRoot(t, dir)
 	write := func(name, data string) {
 		full := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
@@ -173,15 +169,8 @@ func TestLoadChangedFallsBack(t *testing.T) {
 	for i := range 6 {
 		testutil.WritePolicy(t, dir, fmt.Sprintf("d%d/p%d.md", i%2, i), fmt.Sprintf("p%d", i), "Rule.")
 	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
-	prev, prevStats, err := loadReusing(t.Context(), root.FS(), nil, nil, time.Time{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	fsys := openRoot(t, dir)
+	prev, prevStats := loadFull(t, fsys)
 	if err := os.Rename(filepath.Join(dir, "d0"), filepath.Join(dir, "moved")); err != nil {
 		t.Fatal(err)
 	}
@@ -190,15 +179,15 @@ func TestLoadChangedFallsBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, changed := range [][]string{{"d0"}, {"moved"}, {"."}, {"link.md"}, {"d0/p0.md"}} {
-		if _, _, _, ok := loadDelta(root.FS(), prev, prevStats, changed); ok {
+		if _, _, _, ok := loadDelta(fsys, prev, prevStats, changed); ok {
 			t.Errorf("loadDelta(%v) resolved a change it cannot", changed)
 		}
 	}
-	full, err := corpus.Load(root.FS())
+	full, err := corpus.Load(fsys)
 	if err != nil {
 		t.Fatal(err)
 	}
-	delta, _, err := loadChanged(t.Context(), root.FS(), prev, prevStats, []string{"d0", "moved"}, time.Now().Add(-time.Second))
+	delta, _, err := loadChanged(t.Context(), fsys, prev, prevStats, []string{"d0", "moved"}, time.Now().Add(-time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,26 +210,42 @@ func TestLoadChangedIgnoreFile(t *testing.T) {
 	write("a.md", "---\nsource_id: a\nversion: v1\nsubjects: [s]\nvalid_from: 2026-01-01\n---\nText.\n")
 	write("README.md", "# not a policy\n")
 	write(corpus.IgnoreFile, "README.md\n")
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
-	c, stats, err := loadReusing(t.Context(), root.FS(), nil, nil, time.Time{})
-	if err != nil {
-		t.Fatalf("loadReusing() error = %v", err)
-	}
+	fsys := openRoot(t, dir)
+	c, stats := loadFull(t, fsys)
 	write("README.md", "# still not a policy\n")
-	c2, stats2, err := loadChanged(t.Context(), root.FS(), c, stats, []string{"README.md"}, time.Time{})
+	c2, stats2, err := loadChanged(t.Context(), fsys, c, stats, []string{"README.md"}, time.Time{})
 	if err != nil || len(c2.Sources) != 1 {
 		t.Fatalf("loadChanged(README.md) = %v, %v; want the one policy", c2, err)
 	}
 	if err := os.Remove(filepath.Join(dir, corpus.IgnoreFile)); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = loadChanged(t.Context(), root.FS(), c2, stats2, []string{corpus.IgnoreFile}, time.Time{})
-	_, want := corpus.Load(root.FS())
+	_, _, err = loadChanged(t.Context(), fsys, c2, stats2, []string{corpus.IgnoreFile}, time.Time{})
+	_, want := corpus.Load(fsys)
 	if err == nil || want == nil || err.Error() != want.Error() {
 		t.Errorf("loadChanged(.ka2ignore) error = %v, want Load's %v", err, want)
 	}
+}
+
+// openRoot opens dir as a file system confined to it, for the test's
+// length.
+func openRoot(tb testing.TB, dir string) fs.FS {
+	tb.Helper()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { root.Close() })
+	return root.FS()
+}
+
+// loadFull loads the corpus in fsys from nothing, as a server's first
+// load does.
+func loadFull(tb testing.TB, fsys fs.FS) (*corpus.Corpus, fileStats) {
+	tb.Helper()
+	c, stats, err := loadReusing(tb.Context(), fsys, nil, nil, time.Time{})
+	if err != nil {
+		tb.Fatalf("loadReusing() error = %v", err)
+	}
+	return c, stats
 }
