@@ -18,7 +18,6 @@ import (
 
 	"github.com/ka2/ka2/internal/strict"
 	"github.com/ka2/ka2/internal/textsafe"
-	"github.com/ka2/ka2/internal/yamlerr"
 )
 
 // Source is one parsed policy file.
@@ -345,21 +344,15 @@ func (p *parser) frontMatter(text string) {
 	var doc yaml.Node
 	release, err := decodeFrontMatter(text, &doc)
 	defer release()
-	var ye *yamlerr.Error
-	if errors.As(err, &ye) {
-		p.errorf(ye.Line+1, ye.Col, CodeBadFrontMatter, ye.Hint, "front matter: %s", ye.Msg)
-		return
-	}
 	if err != nil {
-		line, col := 1, 1
-		n, msg := yamlerr.Locate(err, []byte(text))
-		if n > 0 {
-			// At most the closing '---' line, where the YAML ends.
-			line = min(n+1, strings.Count(text, "\n")+3)
-		} else if l, c, ok := firstControl(text); ok && msg == "control characters are not allowed" {
-			line, col = l+1, c
+		d := frontMatterYAML.Problem(p.src.Path, []byte(text), err)
+		if d.Line == 0 { // yaml.v3 names no line
+			d.Line, d.Col = 1, 1
+			if l, c, ok := firstControl(text); ok && d.Message == frontMatterYAML.Syntax+"control characters are not allowed" {
+				d.Line, d.Col = l+1, c
+			}
 		}
-		p.errorf(line, col, CodeBadFrontMatter, "fix the YAML syntax", "front matter is not valid YAML: %s", msg)
+		p.errs = append(p.errs, d)
 		return
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
@@ -377,6 +370,11 @@ func (p *parser) frontMatter(text string) {
 	}
 	p.fields(f)
 }
+
+// frontMatterYAML words front matter that is not one YAML document. The
+// document starts on file line 2.
+var frontMatterYAML = strict.YAMLWords{Code: CodeBadFrontMatter, LineOffset: 1, Refused: "front matter: ",
+	Syntax: "front matter is not valid YAML: ", Hint: diag.Fix("fix the YAML syntax"), LineStart: true}
 
 // frontMatterMap declares the front matter keys. Which of them are
 // required depends on one another (subject or subjects), so the parser

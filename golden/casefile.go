@@ -17,7 +17,6 @@ import (
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/internal/strict"
-	"github.com/ka2/ka2/internal/yamlerr"
 	"github.com/ka2/ka2/selector"
 )
 
@@ -199,22 +198,15 @@ func (p *fileParser) errorf(n *yaml.Node, code diag.Code, hint, format string, a
 }
 
 func (p *fileParser) parse(data []byte) *File {
-	doc, err := yamlerr.Decode(data)
-	var ye *yamlerr.Error
+	root, problem := strict.ParseYAML(p.path, data, strict.YAMLWords{Code: CodeSyntax,
+		Hint: diag.Fix("fix the YAML syntax; indent with spaces, and quote text that contains ': ' or starts with a special character")})
 	switch {
-	case errors.As(err, &ye):
-		p.errs = append(p.errs, &diag.Diagnostic{Pos: diag.Pos{Path: p.path, Line: ye.Line, Col: ye.Col}, Code: CodeSyntax, Message: ye.Msg, Hint: diag.Fix(ye.Hint)})
+	case problem != nil:
+		p.errs = append(p.errs, problem)
 		return nil
-	case err != nil:
-		p.syntax(err, data)
-		return nil
-	case doc.Kind == 0:
+	case root == nil:
 		p.errs = append(p.errs, &diag.Diagnostic{Pos: diag.Pos{Path: p.path}, Code: CodeSyntax, Message: "the case file is empty", Hint: diag.Fix("list cases under cases:, each with name, question, subject and dates")})
 		return nil
-	}
-	root := doc
-	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
-		root = root.Content[0]
 	}
 	top := p.mapping(root, topMap)
 	if top == nil {
@@ -253,13 +245,6 @@ func (p *fileParser) parse(data []byte) *File {
 		f.Cases = append(f.Cases, c)
 	}
 	return f
-}
-
-// syntax reports a YAML error at the line the parser names.
-func (p *fileParser) syntax(err error, data []byte) {
-	e := &diag.Diagnostic{Pos: diag.Pos{Path: p.path}, Code: CodeSyntax, Message: err.Error(), Hint: diag.Fix("fix the YAML syntax; indent with spaces, and quote text that contains ': ' or starts with a special character")}
-	e.Line, e.Message = yamlerr.Locate(err, data)
-	p.errs = append(p.errs, e)
 }
 
 func deref(n *yaml.Node) *yaml.Node {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/internal/strict"
-	"github.com/ka2/ka2/internal/yamlerr"
 )
 
 // InputStage is the name the run input goes by in the flow's hand-offs and
@@ -92,19 +91,10 @@ func capitalize(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-func (ps *parser) yamlError(err error) {
-	pos := diag.Pos{Path: ps.p.File, Line: 1, Col: 1}
-	n, msg := yamlerr.Locate(err, ps.src)
-	if n > 0 {
-		pos.Line = n
-	}
-	hint := "Fix the YAML syntax on this line"
-	if yamlerr.IsParserProblem(msg) {
-		hint = "Check the brackets and indentation of the block that starts on this line"
-	}
-	ps.errorf(CodeSyntax, pos, hint, "not valid YAML: %s", msg)
-	ps.fatal = true
-}
+// pipelineYAML words a pipeline file that is not one YAML document.
+var pipelineYAML = strict.YAMLWords{Code: CodeSyntax, Syntax: "not valid YAML: ", LineStart: true,
+	Hint:  diag.Fix("Fix the YAML syntax on this line"),
+	Block: diag.Fix("Check the brackets and indentation of the block that starts on this line")}
 
 func (ps *parser) parse() {
 	if !utf8.Valid(ps.src) {
@@ -112,28 +102,22 @@ func (ps *parser) parse() {
 		ps.fatal = true
 		return
 	}
-	doc, err := yamlerr.Decode(ps.src)
-	var ye *yamlerr.Error
-	if errors.As(err, &ye) {
-		ps.errorf(CodeSyntax, diag.Pos{Path: ps.p.File, Line: ye.Line, Col: ye.Col}, capitalize(ye.Hint), "%s", ye.Msg)
+	root, problem := strict.ParseYAML(ps.p.File, ps.src, pipelineYAML)
+	if problem != nil {
+		ps.errorf(problem.Code, problem.Pos, capitalize(problem.Hint.Text), "%s", problem.Message)
 		ps.fatal = true
 		return
 	}
-	if err != nil {
-		ps.yamlError(err)
-		return
-	}
-	if doc.Kind == 0 || isNull(doc) {
+	if root == nil || strict.IsNull(root) {
 		ps.errorf(CodeSyntax, diag.Pos{}, "Declare stages and a flow, e.g. stages: {build: {uses: ka2.build}} and flow: build",
 			"the file is empty")
 		ps.fatal = true
 		return
 	}
-	if ps.refuseAliases(doc) {
+	if ps.refuseAliases(root) {
 		ps.fatal = true
 		return
 	}
-	root := doc.Content[0]
 	entries, ok := ps.mapping(root, topMap)
 	if !ok {
 		ps.fatal = true
@@ -205,14 +189,6 @@ func pipelineWords(is strict.Issue, d *diag.Diagnostic) {
 			d.Hint = diag.Fix("Add a flow naming the stages in order, e.g. flow: build >> answer")
 		}
 	}
-}
-
-func isNull(doc *yaml.Node) bool {
-	if len(doc.Content) == 0 {
-		return true
-	}
-	n := doc.Content[0]
-	return n.Kind == yaml.ScalarNode && n.Tag == "!!null"
 }
 
 // refuseAliases reports every anchor and alias. They would make one value

@@ -27,7 +27,6 @@ import (
 	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/internal/inputfile"
 	"github.com/ka2/ka2/internal/strict"
-	"github.com/ka2/ka2/internal/yamlerr"
 )
 
 // FileName is the name of a project file.
@@ -168,16 +167,10 @@ var langPattern = regexp.MustCompile(`^[a-z]{2,8}(-[A-Za-z0-9]{1,8})*$`)
 func Parse(path string, data []byte) (*Config, error) {
 	name := filepath.ToSlash(path)
 	c := &Config{Path: path, Dir: filepath.Dir(path), Pos: map[string]diag.Pos{}}
-	doc, err := yamlerr.Decode(data)
-	var ye *yamlerr.Error
-	if errors.As(err, &ye) {
-		return nil, diag.List{{Pos: diag.Pos{Path: name, Line: ye.Line, Col: ye.Col}, Code: CodeSyntax, Message: ye.Msg, Hint: diag.Fix(ye.Hint)}}
+	root, problem := strict.ParseYAML(name, data, strict.YAMLWords{Code: CodeSyntax, Syntax: "not valid YAML: ", Hint: diag.Fix("fix the YAML syntax")})
+	if problem != nil {
+		return nil, diag.List{problem}
 	}
-	if err != nil {
-		line, msg := yamlerr.Locate(err, data)
-		return nil, diag.List{{Pos: diag.Pos{Path: name, Line: line}, Code: CodeSyntax, Message: "not valid YAML: " + msg, Hint: diag.Fix("fix the YAML syntax")}}
-	}
-	root := strict.Root(doc)
 	if len(bytes.TrimSpace(data)) == 0 || root == nil || strict.IsNull(root) {
 		return c, nil // an empty project file: every default
 	}

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"github.com/ka2/ka2/internal/diag"
 	"slices"
@@ -15,7 +14,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/ka2/ka2/internal/strict"
-	"github.com/ka2/ka2/internal/yamlerr"
 )
 
 // DefaultPolicyYAML is the embedded default policy file.
@@ -408,26 +406,14 @@ func (pp *policyParser) mapping(n *yaml.Node, m *strict.Map) *strict.Fields {
 }
 
 func (pp *policyParser) parse(data []byte) *Policy {
-	doc, err := yamlerr.Decode(data)
-	var ye *yamlerr.Error
+	root, problem := strict.ParseYAML(pp.d.Path, data, strict.YAMLWords{})
 	switch {
-	case errors.As(err, &ye):
-		pp.d.Diags = append(pp.d.Diags, &diag.Diagnostic{Pos: diag.Pos{Path: pp.d.Path, Line: ye.Line, Col: ye.Col}, Message: ye.Msg, Hint: diag.Fix(ye.Hint)})
+	case problem != nil:
+		pp.d.Diags = append(pp.d.Diags, problem)
 		return nil
-	case err != nil:
-		e := &diag.Diagnostic{Pos: diag.Pos{Path: pp.d.Path}, Message: err.Error()}
-		if line, msg := yamlerr.Locate(err, data); line > 0 {
-			e.Line, e.Message = line, msg
-		}
-		pp.d.Diags = append(pp.d.Diags, e)
-		return nil
-	case doc.Kind == 0:
+	case root == nil:
 		pp.errAt(nil, "start from the default: ka2's provenance/default_policy.yaml", "the policy file is empty")
 		return nil
-	}
-	root := doc
-	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
-		root = root.Content[0]
 	}
 	top := pp.mapping(root, policyMap)
 	if top == nil {

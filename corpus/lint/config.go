@@ -13,7 +13,6 @@ import (
 	"github.com/ka2/ka2/internal/inputfile"
 	"github.com/ka2/ka2/internal/strict"
 	"github.com/ka2/ka2/internal/suggest"
-	"github.com/ka2/ka2/internal/yamlerr"
 	"gopkg.in/yaml.v3"
 )
 
@@ -166,16 +165,10 @@ func configWords(is strict.Issue, d *diag.Diagnostic) {
 // leaves a rule on. The error is a diag.List of every problem found.
 func ParseConfig(name string, data []byte) (*Config, error) {
 	c := &Config{Path: name, Base: ".", Rules: map[string]diag.Severity{}}
-	doc, err := yamlerr.Decode(data)
-	var ye *yamlerr.Error
-	if errors.As(err, &ye) {
-		return nil, &diag.Diagnostic{Pos: diag.Pos{Path: name, Line: ye.Line, Col: ye.Col}, Message: ye.Msg, Hint: diag.Fix(ye.Hint)}
+	root, problem := strict.ParseYAML(name, data, strict.YAMLWords{Syntax: "not valid YAML: ", Hint: diag.Fix("fix the YAML syntax")})
+	if problem != nil {
+		return nil, problem
 	}
-	if err != nil {
-		line, msg := yamlerr.Locate(err, data)
-		return nil, &diag.Diagnostic{Pos: diag.Pos{Path: name, Line: line}, Message: "not valid YAML: " + msg, Hint: diag.Fix("fix the YAML syntax")}
-	}
-	root := strict.Root(doc)
 	if len(bytes.TrimSpace(data)) == 0 || root == nil || strict.IsNull(root) {
 		return c, nil
 	}

@@ -4,7 +4,9 @@
 // once (a Map) and the Decoder checks a yaml.Node tree against it,
 // collecting every problem as a diag.Diagnostic positioned at the node it
 // concerns. JSON documents are read into the same node tree (ParseJSON),
-// so requests are checked by the same code as YAML files.
+// so requests are checked by the same code as YAML files; YAML text is
+// read by ParseYAML, which reports text that is not one YAML document ka2
+// accepts as a positioned problem.
 //
 // The structure is the decoder's; the wording is the format's. Each
 // format words a structural problem (an Issue) in its own voice through
