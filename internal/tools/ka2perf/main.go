@@ -41,35 +41,39 @@ import (
 	"github.com/ka2/ka2/serve"
 )
 
+type subcommand struct {
+	name string
+	run  func(args []string) error
+}
+
+// subcommands lists each subcommand with its run, in the usage's order.
+var subcommands = []subcommand{
+	{"ratios", ratios},
+	{"gen", gen},
+	{"load", load},
+	{"build", build},
+	{"http", httpLoad},
+	{"bare", bare},
+	{"readall", readAll},
+	{"lint", lintRun},
+	{"regress", regressRun},
+	{"count", countRun},
+}
+
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: ka2perf ratios|gen|load|build|http|bare|readall|lint|regress|count [flags]")
+		names := make([]string, len(subcommands))
+		for i, c := range subcommands {
+			names[i] = c.name
+		}
+		fmt.Fprintf(os.Stderr, "usage: ka2perf %s [flags]\n", strings.Join(names, "|"))
 		os.Exit(2)
 	}
-	var err error
-	switch os.Args[1] {
-	case "gen":
-		err = gen(os.Args[2:])
-	case "load":
-		err = load(os.Args[2:])
-	case "build":
-		err = build(os.Args[2:])
-	case "http":
-		err = httpLoad(os.Args[2:])
-	case "ratios":
-		err = ratios(os.Args[2:])
-	case "bare":
-		err = bare(os.Args[2:])
-	case "readall":
-		err = readAll(os.Args[2:])
-	case "lint":
-		err = lintRun(os.Args[2:])
-	case "regress":
-		err = regressRun(os.Args[2:])
-	case "count":
-		err = countRun(os.Args[2:])
-	default:
-		err = fmt.Errorf("unknown subcommand %q", os.Args[1])
+	err := fmt.Errorf("unknown subcommand %q", os.Args[1])
+	for _, c := range subcommands {
+		if c.name == os.Args[1] {
+			err = c.run(os.Args[2:])
+		}
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "ka2perf:", err)
@@ -316,32 +320,21 @@ func httpLoad(args []string) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	changes := 0
-	done := make(chan struct{})
+	wait := func() {}
 	if *touch != "" || *hup != 0 {
-		go func() {
-			defer close(done)
-			tick := time.NewTicker(*every)
-			defer tick.Stop()
-			for i := 0; ; i++ {
-				select {
-				case <-ctx.Done():
-					return
-				case <-tick.C:
+		wait = everyTick(ctx, *every, func(i int) bool {
+			if *touch != "" {
+				if err := rewrite(*touch, i); err != nil {
+					fmt.Fprintln(os.Stderr, "ka2perf: touch:", err)
+					return false
 				}
-				if *touch != "" {
-					if err := rewrite(*touch, i); err != nil {
-						fmt.Fprintln(os.Stderr, "ka2perf: touch:", err)
-						return
-					}
-				}
-				if *hup != 0 {
-					syscall.Kill(*hup, syscall.SIGHUP)
-				}
-				changes++
 			}
-		}()
-	} else {
-		close(done)
+			if *hup != 0 {
+				syscall.Kill(*hup, syscall.SIGHUP)
+			}
+			changes++
+			return true
+		})
 	}
 	res, err := loadgen.Run(ctx, loadgen.Config{Addr: *addr, Path: "/v1/contract", Bodies: bodies, Connections: *conns,
 		Duration: *dur, MaxRequests: *maxReq, DigestHeader: "Ka2-Corpus-Digest",
@@ -352,7 +345,7 @@ func httpLoad(args []string) error {
 			return nil
 		}})
 	cancel()
-	<-done
+	wait()
 	if err != nil {
 		return err
 	}
@@ -374,6 +367,29 @@ func rewrite(dir string, i int) error {
 		return err
 	}
 	return os.Rename(tmp, p)
+}
+
+// everyTick calls step every period, with i counting the calls from 0,
+// until ctx ends or step returns false; wait returns once it has stopped,
+// so what step wrote may be read after it.
+func everyTick(ctx context.Context, period time.Duration, step func(i int) bool) (wait func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(period)
+		defer tick.Stop()
+		for i := 0; ; i++ {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			if !step(i) {
+				return
+			}
+		}
+	}()
+	return func() { <-done }
 }
 
 // startCPUProfile writes a CPU profile to path until stop is called; with

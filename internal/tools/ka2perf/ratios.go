@@ -400,13 +400,11 @@ func (r *ratioRun) serviceOn(name, dir string, sources int, limit bool) error {
 	}
 	defer srvLog.Close()
 	srv.Stdout, srv.Stderr = srvLog, srvLog
-	if err := srv.Start(); err != nil {
-		return err
-	}
-	defer func() { srv.Process.Kill(); srv.Wait() }()
-	if err := waitReady(r.ctx, "http://"+ka2Addr+"/readyz", 2*time.Minute); err != nil {
+	stopSrv, err := startReady(r.ctx, srv, "http://"+ka2Addr+"/readyz", 2*time.Minute)
+	if err != nil {
 		return fmt.Errorf("ka2 serve: %w", err)
 	}
+	defer stopSrv()
 	bodies := requestBodies(sources)
 	ans, err := answer(ka2Addr, bodies[0])
 	if err != nil {
@@ -419,13 +417,11 @@ func (r *ratioRun) serviceOn(name, dir string, sources int, limit bool) error {
 	}
 	bareCmd := exec.CommandContext(r.ctx, r.self, "bare", "-addr", bareAddr, "-body", bodyFile)
 	bareCmd.Stderr = os.Stderr
-	if err := bareCmd.Start(); err != nil {
-		return err
-	}
-	defer func() { bareCmd.Process.Kill(); bareCmd.Wait() }()
-	if err := waitReady(r.ctx, "http://"+bareAddr+"/", 30*time.Second); err != nil {
+	stopBare, err := startReady(r.ctx, bareCmd, "http://"+bareAddr+"/", 30*time.Second)
+	if err != nil {
 		return fmt.Errorf("bare handler: %w", err)
 	}
+	defer stopBare()
 	gen0 := generation(ka2Addr)
 	var ka2Runs, bareRuns []loadResult
 	for range rounds {
@@ -487,24 +483,14 @@ func (r *ratioRun) serviceOn(name, dir string, sources int, limit bool) error {
 // folder is rewritten every second meanwhile.
 func (r *ratioRun) drive(addr string, bodies [][]byte, touch string) (loadResult, error) {
 	ctx, cancel := context.WithCancel(r.ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if touch == "" {
-			return
-		}
-		tick := time.NewTicker(time.Second)
-		defer tick.Stop()
-		for i := 0; ; i++ {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-				rewrite(touch, i)
-			}
-		}
-	}()
-	defer func() { cancel(); <-done }()
+	wait := func() {}
+	if touch != "" {
+		wait = everyTick(ctx, time.Second, func(i int) bool {
+			rewrite(touch, i)
+			return true
+		})
+	}
+	defer func() { cancel(); wait() }()
 	if r.wrk != "" {
 		return r.runWrk(ctx, addr, bodies)
 	}
@@ -651,6 +637,20 @@ func freeAddr() string {
 	}
 	defer ln.Close()
 	return ln.Addr().String()
+}
+
+// startReady starts cmd and waits up to d for url to answer; stop kills
+// the process and reaps it. On an error the process has been stopped.
+func startReady(ctx context.Context, cmd *exec.Cmd, url string, d time.Duration) (stop func(), err error) {
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	stop = func() { cmd.Process.Kill(); cmd.Wait() }
+	if err := waitReady(ctx, url, d); err != nil {
+		stop()
+		return nil, err
+	}
+	return stop, nil
 }
 
 // waitReady polls url until it answers 2xx or 4xx (the bare handler

@@ -161,20 +161,29 @@ type rng struct{ lo, hi rune }
 // mjsString is the data string in decodeRanges('…') or Buffer.from('…').
 var mjsString = regexp.MustCompile(`(?:decodeRanges|Buffer\.from)\('([A-Za-z0-9+/=_-]*)'`)
 
+// mjsData reads the data string of the .mjs file at path; call names the
+// call that holds it (decodeRanges or Buffer.from), for the error.
+func mjsData(path, call string) (string, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	m := mjsString.FindSubmatch(src)
+	if m == nil {
+		return "", fmt.Errorf("%s: no %s('…') data", path, call)
+	}
+	return string(m[1]), nil
+}
+
 // readRanges decodes a ranges.mjs file of the package: base64 (URL
 // alphabet) variable-length numbers, alternately the gap before a range
 // and its length less one (the package's decode-ranges.mjs).
 func readRanges(path string) ([]rng, error) {
-	src, err := os.ReadFile(path)
+	in, err := mjsData(path, "decodeRanges")
 	if err != nil {
 		return nil, err
 	}
-	m := mjsString.FindSubmatch(src)
-	if m == nil {
-		return nil, fmt.Errorf("%s: no decodeRanges('…') data", path)
-	}
 	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
-	in := string(m[1])
 	digit := func(i int) (int, error) {
 		if i >= len(in) {
 			return 0, fmt.Errorf("%s: data ends inside a number", path)
@@ -241,15 +250,11 @@ func contractionFolds(root string) ([]fold, error) {
 	var out []fold
 	for _, status := range []string{"C", "S"} {
 		path := filepath.Join(root, "Case_Folding", status, "code-points.mjs")
-		src, err := os.ReadFile(path)
+		data64, err := mjsData(path, "Buffer.from")
 		if err != nil {
 			return nil, err
 		}
-		m := mjsString.FindSubmatch(src)
-		if m == nil {
-			return nil, fmt.Errorf("%s: no Buffer.from('…') data", path)
-		}
-		gz, err := base64.StdEncoding.DecodeString(string(m[1]))
+		gz, err := base64.StdEncoding.DecodeString(data64)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
