@@ -105,7 +105,8 @@ func (ps *parser) check() {
 		if from != nil {
 			ps.compatible(from, st, step.Pos)
 		}
-		out := &provider{name: st.Name, schema: st.outputSchema(p.def), declared: st.Context != nil || builtinRunner(st.Uses)}
+		_, outSchema := st.schemas(p.def)
+		out := &provider{name: st.Name, schema: outSchema, declared: st.Context != nil || builtinRunner(st.Uses)}
 		if (out.schema != "" && p.Protocols[out.schema] == nil) || (st.Uses != "" && !builtinRunner(st.Uses)) {
 			out.unknown = true
 		}
@@ -153,7 +154,7 @@ func (ps *parser) noUpstream(prev, st *Stage, pos diag.Pos) {
 // Plain text hand-off from a stage without a context block is never
 // checked.
 func (ps *parser) compatible(from *provider, st *Stage, pos diag.Pos) {
-	want := st.inputSchema(ps.p.def)
+	want, _ := st.schemas(ps.p.def)
 	if want == "" || from.unknown {
 		return
 	}

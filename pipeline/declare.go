@@ -221,17 +221,9 @@ func (ps *parser) stage(st *Stage, se entry) {
 			}
 			st.OnFail = s
 		case "max_output_bytes":
-			s, ok := ps.scalar(e.v, e.key, "Write a whole number of bytes, 1 or more")
-			if !ok {
-				continue
+			if n, ok := ps.positiveInt(e.v, e.key, st.Name, "bytes", "remove the key"); ok {
+				st.MaxOutputBytes = n
 			}
-			n, err := strconv.Atoi(s)
-			if err != nil || n < 1 {
-				ps.errorf(CodeBadValue, ps.at(e.v), "Write a whole number of bytes, 1 or more, or remove the key",
-					"max_output_bytes '%s' of stage '%s' is not a whole number of 1 or more", s, st.Name)
-				continue
-			}
-			st.MaxOutputBytes = n
 		case "max_output_tokens":
 			s, ok := ps.scalar(e.v, e.key, "Write reserve, or a whole number of units, 1 or more")
 			if !ok {
@@ -294,7 +286,7 @@ func (ps *parser) stage(st *Stage, se entry) {
 				"stage '%s' runs %s, which writes %s, not '%s'", st.Name, st.Uses, out, c.OutputSchema)
 		}
 	}
-	if st.MaxOutputTokens == ReserveTokens && st.inputSchema(ps.p.def) != ps.p.def.Template {
+	if in, _ := st.schemas(ps.p.def); st.MaxOutputTokens == ReserveTokens && in != ps.p.def.Template {
 		ps.errorf(CodeBadValue, tokensPos, "Declare input_schema: "+ps.p.def.Template+", or write a number of units",
 			"stage '%s' has max_output_tokens: reserve, but its input is not a %s contract, so there is no reserve to hold it to",
 			st.Name, ps.p.def.Template)
@@ -406,17 +398,9 @@ func (ps *parser) context(st *Stage, ce entry) *Context {
 				c.OutputSchema, c.OutputSchemaPos = s, pos
 			}
 		case "max_history_turns":
-			s, ok := ps.scalar(e.v, e.key, "Write a whole number of turns, 1 or more")
-			if !ok {
-				continue
+			if n, ok := ps.positiveInt(e.v, e.key, st.Name, "turns", "remove the key to keep every turn"); ok {
+				c.MaxHistoryTurns = n
 			}
-			n, err := strconv.Atoi(s)
-			if err != nil || n < 1 {
-				ps.errorf(CodeBadValue, ps.at(e.v), "Write a whole number of turns, 1 or more, or remove the key to keep every turn",
-					"max_history_turns '%s' of stage '%s' is not a whole number of 1 or more", s, st.Name)
-				continue
-			}
-			c.MaxHistoryTurns = n
 		case "inherit":
 			vals, nodes, _ := ps.scalarList(e.v, "inherit", "Write a list of messages, artifacts and tool_results")
 			for i, v := range vals {
@@ -478,4 +462,22 @@ func (ps *parser) endpoint(st *Stage, s string, pos diag.Pos, isSource bool) (En
 	}
 	ps.errorf(CodeBadEndpoint, pos, hint, "%s '%s' of stage '%s' is not %s", what, s, st.Name, valid)
 	return Endpoint{}, false
+}
+
+// positiveInt reads the value v of a stage's key as a whole number of 1 or
+// more units; ok is false, with the problem reported, when it is not.
+// orElse is the other way out the hint offers.
+func (ps *parser) positiveInt(v *yaml.Node, key, stage, unit, orElse string) (int, bool) {
+	want := "Write a whole number of " + unit + ", 1 or more"
+	s, ok := ps.scalar(v, key, want)
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		ps.errorf(CodeBadValue, ps.at(v), want+", or "+orElse,
+			"%s '%s' of stage '%s' is not a whole number of 1 or more", key, s, stage)
+		return 0, false
+	}
+	return n, true
 }

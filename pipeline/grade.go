@@ -41,15 +41,27 @@ func (r *runner) grade(st *Stage, sc *StageContext) (StageOutput, error) {
 	if res.Findings == nil {
 		res.Findings = []grade.Finding{}
 	}
+	var failed error
+	if !res.OK {
+		failed = fmt.Errorf("%w: %d finding(s), the first: %s", ErrGrade, len(res.Findings), res.Findings[0])
+	}
+	return checkOutput(st, answer, "grade", res, failed)
+}
+
+// checkOutput is the output of a stage that checks what it is handed
+// (ka2.grade, ka2.verify): text passed on unchanged, with res as the
+// artifact named artifact. A failed check (failed is not nil) stops the
+// run once the snapshot is complete, unless the stage says on_fail:
+// continue.
+func checkOutput(st *Stage, text, artifact string, res any, failed error) (StageOutput, error) {
 	art, err := jsontext.Marshal(res)
 	if err != nil {
 		return StageOutput{}, err
 	}
-	out := StageOutput{OutputText: &answer, Artifacts: map[string]json.RawMessage{"grade": art}}
-	if !res.OK && st.OnFail != OnFailContinue {
+	out := StageOutput{OutputText: &text, Artifacts: map[string]json.RawMessage{artifact: art}}
+	if failed != nil && st.OnFail != OnFailContinue {
 		out.stop = &StageError{Stage: st.Name, Step: "run",
-			Err: fmt.Errorf("%w: %d finding(s), the first: %s; the grade artifact lists them all (on_fail: continue only records them)",
-				ErrGrade, len(res.Findings), res.Findings[0])}
+			Err: fmt.Errorf("%w; the %s artifact lists them all (on_fail: continue only records them)", failed, artifact)}
 	}
 	return out, nil
 }

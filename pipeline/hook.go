@@ -41,6 +41,24 @@ type hookOutput struct {
 	Artifacts map[string]json.RawMessage `json:"artifacts"`
 }
 
+// runHooks runs the stage's before (or after) hooks in order, each
+// handed stdin as JSON, marshalled afresh so that it carries the
+// artifacts the hooks before it added to arts.
+func (r *runner) runHooks(ctx context.Context, st *Stage, before bool, stdin any, arts map[string]json.RawMessage, snap *Snapshot) error {
+	for _, h := range r.hooks(st, before) {
+		data, err := jsontext.Marshal(stdin)
+		if err != nil {
+			return err
+		}
+		added, err := r.hook(ctx, st, h, data, snap)
+		if err != nil {
+			return err
+		}
+		addArtifacts(arts, added, &snap.ArtifactClashes)
+	}
+	return nil
+}
+
 // hook runs one hook with stdin, under the stage's time limit and the
 // rules of an exec stage, and returns the artifacts it adds. A non-zero
 // exit vetoes the stage (ErrVetoed).
@@ -135,16 +153,9 @@ type Verification struct {
 func (r *runner) verify(st *Stage, sc *StageContext) (StageOutput, error) {
 	v := r.opts.Builder.Verify(sc.Input, "")
 	res := Verification{OK: v.OK(), Problems: contract.ProblemsJSON(v.Problems, diag.SettingWords)}
-	art, err := jsontext.Marshal(res)
-	if err != nil {
-		return StageOutput{}, err
+	var failed error
+	if !res.OK {
+		failed = fmt.Errorf("%w: %d problem(s), the first: %s", ErrVerification, len(v.Problems), v.Problems[0])
 	}
-	text := string(sc.Input)
-	out := StageOutput{OutputText: &text, Artifacts: map[string]json.RawMessage{"verification": art}}
-	if !res.OK && st.OnFail != OnFailContinue {
-		out.stop = &StageError{Stage: st.Name, Step: "run",
-			Err: fmt.Errorf("%w: %d problem(s), the first: %s; the verification artifact lists them all (on_fail: continue only records them)",
-				ErrVerification, len(v.Problems), v.Problems[0])}
-	}
-	return out, nil
+	return checkOutput(st, string(sc.Input), "verification", res, failed)
 }

@@ -189,7 +189,7 @@ func (p *Pipeline) StageSchemas(name string) (input, output string) {
 	if s == nil {
 		return "", ""
 	}
-	return s.inputSchema(p.def), s.outputSchema(p.def)
+	return s.schemas(p.def)
 }
 
 // UsesVerify is the uses value of a stage that verifies the contract it is
@@ -219,26 +219,16 @@ func builtinSchemas(uses string, def *contract.Definition) (in, out string, ok b
 	return "", "", false
 }
 
-// inputSchema is the protocol the stage's input must conform to, or "".
-func (s *Stage) inputSchema(def *contract.Definition) string {
-	if in, _, ok := builtinSchemas(s.Uses, def); ok {
-		return in
+// schemas are the protocols the stage's input and output must conform
+// to, "" where it declares none.
+func (s *Stage) schemas(def *contract.Definition) (in, out string) {
+	if in, out, ok := builtinSchemas(s.Uses, def); ok {
+		return in, out
 	}
 	if s.Context == nil {
-		return ""
+		return "", ""
 	}
-	return s.Context.InputSchema
-}
-
-// outputSchema is the protocol the stage's output must conform to, or "".
-func (s *Stage) outputSchema(def *contract.Definition) string {
-	if _, out, ok := builtinSchemas(s.Uses, def); ok {
-		return out
-	}
-	if s.Context == nil {
-		return ""
-	}
-	return s.Context.OutputSchema
+	return s.Context.InputSchema, s.Context.OutputSchema
 }
 
 // UsesBuild reports whether the flow runs a ka2.build stage.

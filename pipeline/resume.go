@@ -109,7 +109,7 @@ func (r *runner) definition(st *Stage) *StageDefinition {
 	for _, h := range r.hooks(st, false) {
 		d.After = append(d.After, h.Exec)
 	}
-	if ps := r.p.reachable(st.inputSchema(r.p.def), st.outputSchema(r.p.def)); ps != nil {
+	if ps := r.p.reachable(st.schemas(r.p.def)); ps != nil {
 		d.Protocols = digestJSON(ps)
 	}
 	if b := r.opts.Builder; b != nil && (st.Uses != "" || st.MaxOutputTokens != 0) {

@@ -376,9 +376,9 @@ func (r *runner) stage(ctx context.Context, st *Stage, from *Snapshot) (*Snapsho
 		snap.Runner = st.Uses
 	}
 	defer func() { slices.Sort(snap.ArtifactClashes); snap.ArtifactClashes = slices.Compact(snap.ArtifactClashes) }()
-	schema := st.inputSchema(r.p.def)
-	if schema != "" {
-		sc.InputSchema = schema
+	inSchema, outSchema := st.schemas(r.p.def)
+	if inSchema != "" {
+		sc.InputSchema = inSchema
 		if json.Valid([]byte(from.OutputText)) {
 			sc.Input = compactJSON([]byte(from.OutputText))
 		}
@@ -396,23 +396,15 @@ func (r *runner) stage(ctx context.Context, st *Stage, from *Snapshot) (*Snapsho
 	if prev := r.opts.Resume[st.Name]; reusable(prev, snap) {
 		return prev, true, nil
 	}
-	if schema != "" {
-		if err := r.p.Protocols.Validate(schema, []byte(from.OutputText)); err != nil {
+	if inSchema != "" {
+		if err := r.p.Protocols.Validate(inSchema, []byte(from.OutputText)); err != nil {
 			return snap, false, &StageError{Stage: st.Name, Step: "input",
 				Err: fmt.Errorf("its input from '%s' breaks input_schema '%s': %w; fix '%s' or the declared schema",
-					from.Stage, schema, err, from.Stage)}
+					from.Stage, inSchema, err, from.Stage)}
 		}
 	}
-	for _, h := range r.hooks(st, true) {
-		stdin, err := jsontext.Marshal(sc)
-		if err != nil {
-			return snap, false, err
-		}
-		arts, err := r.hook(ctx, st, h, stdin, snap)
-		if err != nil {
-			return snap, false, err
-		}
-		addArtifacts(sc.Artifacts, arts, &snap.ArtifactClashes)
+	if err := r.runHooks(ctx, st, true, sc, sc.Artifacts, snap); err != nil {
+		return snap, false, err
 	}
 
 	out, err := r.run(ctx, st, sc, snap)
@@ -442,11 +434,11 @@ func (r *runner) stage(ctx context.Context, st *Stage, from *Snapshot) (*Snapsho
 		}
 		snap.Artifacts[name] = v
 	}
-	if schema := st.outputSchema(r.p.def); schema != "" {
-		snap.OutputSchema = schema
-		if err := r.p.Protocols.Validate(schema, []byte(text)); err != nil {
+	if outSchema != "" {
+		snap.OutputSchema = outSchema
+		if err := r.p.Protocols.Validate(outSchema, []byte(text)); err != nil {
 			return snap, false, &StageError{Stage: st.Name, Step: "output",
-				Err: fmt.Errorf("its output breaks output_schema '%s': %w; fix the stage or its declared output_schema", schema, err)}
+				Err: fmt.Errorf("its output breaks output_schema '%s': %w; fix the stage or its declared output_schema", outSchema, err)}
 		}
 	}
 	if err := r.checkLimits(st, text); err != nil {
@@ -455,17 +447,12 @@ func (r *runner) stage(ctx context.Context, st *Stage, from *Snapshot) (*Snapsho
 	if out.stop != nil {
 		return snap, false, out.stop
 	}
-	for _, h := range r.hooks(st, false) {
-		stdin, err := jsontext.Marshal(StageResult{Stage: st.Name, OutputText: snap.OutputText, Messages: snap.Messages,
-			ToolResults: snap.ToolResults, Artifacts: snap.Artifacts, ExitCode: snap.ExitCode})
-		if err != nil {
-			return snap, false, err
-		}
-		arts, err := r.hook(ctx, st, h, stdin, snap)
-		if err != nil {
-			return snap, false, err
-		}
-		addArtifacts(snap.Artifacts, arts, &snap.ArtifactClashes)
+	// The artifacts map is shared, so each after hook reads what the
+	// hooks before it added.
+	res := StageResult{Stage: st.Name, OutputText: snap.OutputText, Messages: snap.Messages,
+		ToolResults: snap.ToolResults, Artifacts: snap.Artifacts, ExitCode: snap.ExitCode}
+	if err := r.runHooks(ctx, st, false, res, snap.Artifacts, snap); err != nil {
+		return snap, false, err
 	}
 	return snap, false, nil
 }
