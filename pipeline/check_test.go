@@ -1,8 +1,6 @@
 package pipeline
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -64,14 +62,7 @@ func TestCheckJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := parseString(t, "testdata/check/incompatible-pair.yaml", string(src))
-	var got bytes.Buffer
-	enc := json.NewEncoder(&got)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(p.Diagnostics); err != nil {
-		t.Fatal(err)
-	}
-	goldie.New(t, goldie.WithFixtureDir("testdata/golden")).Assert(t, "check-incompatible-pair-json", got.Bytes())
+	goldie.New(t, goldie.WithFixtureDir("testdata/golden")).Assert(t, "check-incompatible-pair-json", indentJSON(t, p.Diagnostics))
 }
 
 // TestCompatible compares two protocols through a two-stage pipeline,

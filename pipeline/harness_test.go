@@ -200,24 +200,15 @@ func TestVerifyStage(t *testing.T) {
 				countStage(dir, "use", `{"output_text":"used"}`, "context: {input_schema: ka2-context-v1, inherit: [artifacts]}")
 			run, err := runScripts(t, "stages:\n"+stages+"flow: "+flow+"\n", RequestInput(lodging2026), nil)
 			if tt.wantErr {
-				var se *StageError
-				if !errors.Is(err, ErrVerification) || !errors.As(err, &se) || se.Stage != "verify" {
-					t.Fatalf("Run() error = %v, want ErrVerification at stage verify", err)
-				}
+				wantStopped(t, err, ErrVerification, "verify", filepath.Join(dir, "use"))
 				if !strings.Contains(err.Error(), "quote") {
 					t.Errorf("error %q does not name the quote problem", err)
-				}
-				if counted(t, filepath.Join(dir, "use")) != 0 {
-					t.Errorf("the stage after a failed verification ran")
 				}
 			} else if err != nil {
 				t.Fatal(err)
 			}
 			v := snapshot(t, run, "verify")
-			var got Verification
-			if err := json.Unmarshal(v.Artifacts["verification"], &got); err != nil {
-				t.Fatalf("verification artifact %s: %v", v.Artifacts["verification"], err)
-			}
+			got := artifactOf[Verification](t, v, "verification")
 			if got.OK != tt.wantOK || got.OK != (len(got.Problems) == 0) {
 				t.Errorf("verification = %+v, want ok %v", got, tt.wantOK)
 			}
@@ -237,6 +228,30 @@ func TestVerifyStage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// wantStopped fails the test unless err is a *StageError of stage that
+// matches is, and the counting stage whose counter file is next did not
+// run after it.
+func wantStopped(t *testing.T, err, is error, stage, next string) {
+	t.Helper()
+	var se *StageError
+	if !errors.Is(err, is) || !errors.As(err, &se) || se.Stage != stage {
+		t.Fatalf("Run() error = %v, want %v at stage %s", err, is, stage)
+	}
+	if counted(t, next) != 0 {
+		t.Errorf("the stage after the stopped stage %s ran", stage)
+	}
+}
+
+// artifactOf decodes the artifact name of snap.
+func artifactOf[T any](t *testing.T, snap *Snapshot, name string) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal(snap.Artifacts[name], &v); err != nil {
+		t.Fatalf("%s artifact %s: %v", name, snap.Artifacts[name], err)
+	}
+	return v
 }
 
 // TestGradeStage: ka2.grade grades the answer of an exec stage against
@@ -279,13 +294,7 @@ func TestGradeStage(t *testing.T) {
 				countStage(dir, "use", `{"output_text":"used"}`, "context: {inherit: [artifacts]}")
 			run, err := runScripts(t, "stages:\n"+stages+"flow: build >> answer >> grade >> use\n", RequestInput(lodging2026), nil)
 			if tt.wantIs != nil {
-				var se *StageError
-				if !errors.Is(err, tt.wantIs) || !errors.As(err, &se) || se.Stage != "grade" {
-					t.Fatalf("Run() error = %v, want %v at stage grade", err, tt.wantIs)
-				}
-				if counted(t, filepath.Join(dir, "use")) != 0 {
-					t.Errorf("the stage after a failed grade ran")
-				}
+				wantStopped(t, err, tt.wantIs, "grade", filepath.Join(dir, "use"))
 				if tt.wantIs == ErrNoContract {
 					return
 				}
@@ -293,10 +302,7 @@ func TestGradeStage(t *testing.T) {
 				t.Fatal(err)
 			}
 			g := snapshot(t, run, "grade")
-			var got Grade
-			if err := json.Unmarshal(g.Artifacts["grade"], &got); err != nil {
-				t.Fatalf("grade artifact %s: %v", g.Artifacts["grade"], err)
-			}
+			got := artifactOf[Grade](t, g, "grade")
 			var kinds []string
 			for _, f := range got.Findings {
 				kinds = append(kinds, string(f.Kind))

@@ -99,14 +99,15 @@ func readFile(t *testing.T, name string) string {
 	return string(b)
 }
 
-// snapshotsJSON serializes a run's snapshots as --snapshots writes them.
-func snapshotsJSON(t *testing.T, run *Run) []byte {
+// indentJSON encodes v the way the CLI writes documents (--snapshots,
+// --format json): indented, HTML left unescaped.
+func indentJSON(t *testing.T, v any) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(run.Snapshots); err != nil {
+	if err := enc.Encode(v); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
@@ -193,8 +194,8 @@ func TestRunThreeStageGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := snapshotsJSON(t, run1)
-	if !bytes.Equal(got, snapshotsJSON(t, run2)) {
+	got := indentJSON(t, run1.Snapshots)
+	if !bytes.Equal(got, indentJSON(t, run2.Snapshots)) {
 		t.Error("two runs of the same pipeline on the same input gave different snapshots")
 	}
 	goldie.New(t, goldie.WithFixtureDir("testdata/golden")).Assert(t, "run-answer-snapshots", got)

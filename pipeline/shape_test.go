@@ -23,11 +23,7 @@ func TestParseShapeProblems(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var all []string
-			for _, d := range p.Diagnostics {
-				all = append(all, d.String())
-			}
-			got := strings.Join(all, "\n")
+			got := diagnosticsText(p.Diagnostics)
 			if !strings.Contains(got, tt.want) {
 				t.Errorf("Parse(%q) diagnostics:\n%s\nwant one starting %q", tt.src, got, tt.want)
 			}
