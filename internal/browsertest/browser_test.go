@@ -169,15 +169,19 @@ func get[T any](t *testing.T, ctx context.Context, a chromedp.Action[T]) T {
 }
 
 // screenshot saves the whole page as NAME.png and logs where.
-func screenshot(t *testing.T, ctx context.Context, name string) string {
+func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
-	png := get(t, ctx, chromedp.FullScreenshot(100))
+	savePNG(t, name, get(t, ctx, chromedp.FullScreenshot(100)))
+}
+
+// savePNG saves png in the screenshots folder as NAME.png and logs where.
+func savePNG(t *testing.T, name string, png []byte) {
+	t.Helper()
 	p := filepath.Join(screenshots(t), name+".png")
 	if err := os.WriteFile(p, png, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("screenshot: %s", p)
-	return p
 }
 
 // a11yScript lists basic accessibility problems of the page: no lang, no
@@ -224,12 +228,38 @@ func count(t *testing.T, ctx context.Context, selector string) int {
 	return get(t, ctx, chromedp.Evaluate[int](fmt.Sprintf("document.querySelectorAll(%q).length", selector)))
 }
 
-func fileURL(t *testing.T, p string) string {
+// wantCounts checks how many elements each selector matches.
+func wantCounts(t *testing.T, ctx context.Context, want map[string]int) {
+	t.Helper()
+	for sel, n := range want {
+		if got := count(t, ctx, sel); got != n {
+			t.Errorf("%s: %d elements, want %d", sel, got, n)
+		}
+	}
+}
+
+// wantNoProblems fails the test when the page logged script or console
+// errors.
+func wantNoProblems(t *testing.T, problems []string) {
+	t.Helper()
+	if len(problems) > 0 {
+		t.Errorf("the page logged errors: %v", problems)
+	}
+}
+
+// openFile writes data to a temporary file name, opens it in the tab and
+// runs wait, the step that says the page is drawn.
+func openFile(t *testing.T, ctx context.Context, name string, data []byte, wait chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	abs, err := filepath.Abs(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return "file://" + filepath.ToSlash(abs)
+	do(t, ctx, chromedp.Navigate("file://"+filepath.ToSlash(abs)), wait)
 }
 
 var today = corpus.MustDate(2026, time.September, 14)
@@ -253,16 +283,12 @@ func TestTimelineHTML(t *testing.T) {
 	if err := sampleTimeline(t).WriteHTML(&b, timeline.DefaultSVGWidth); err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(t.TempDir(), "timeline.html")
-	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	do(t, ctx, chromedp.Navigate(fileURL(t, p)), chromedp.WaitVisible("figure svg"))
+	openFile(t, ctx, "timeline.html", b.Bytes(), chromedp.WaitVisible("figure svg"))
 	title := get(t, ctx, chromedp.Evaluate[string](`document.getElementById("ka2-tl-title").textContent`))
 	if title != "Validity timeline 2025-01-01 to 2026-12-01, today 2026-09-14" {
 		t.Errorf("SVG title = %q", title)
 	}
-	for sel, want := range map[string]int{
+	wantCounts(t, ctx, map[string]int{
 		"figure svg g.lane":     5,
 		"figure svg g.bar":      7,
 		"figure svg g.bar.open": 5,
@@ -271,16 +297,10 @@ func TestTimelineHTML(t *testing.T) {
 		"figure svg g.today":   1,
 		"ul.legend li":         9,
 		"table tbody tr":       7,
-	} {
-		if got := count(t, ctx, sel); got != want {
-			t.Errorf("%s: %d elements, want %d", sel, got, want)
-		}
-	}
+	})
 	checkA11y(t, ctx, "timeline.html")
 	screenshot(t, ctx, "timeline-html")
-	if p := problems(); len(p) > 0 {
-		t.Errorf("the page logged errors: %v", p)
-	}
+	wantNoProblems(t, problems())
 }
 
 // TestRegressReportHTML opens the HTML report golden/report_test.go keeps
@@ -292,11 +312,7 @@ func TestRegressReportHTML(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(t.TempDir(), "report.html")
-	if err := os.WriteFile(p, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	do(t, ctx, chromedp.Navigate(fileURL(t, p)), chromedp.WaitVisible("#failing"))
+	openFile(t, ctx, "report.html", data, chromedp.WaitVisible("#failing"))
 	firstFail := get(t, ctx, chromedp.Text("section.case.fail h3"))
 	scriptQuote := get(t, ctx, chromedp.Evaluate[string](`[...document.querySelectorAll("td.golden pre.quote span.changed-line")].map(s => s.textContent).join("\n")`))
 	if firstFail != "FAILmid-2025" {
@@ -305,27 +321,21 @@ func TestRegressReportHTML(t *testing.T) {
 	if !strings.Contains(scriptQuote, `The lodging limit is <script>alert("x")</script> & 600 CNY`) {
 		t.Errorf("the hostile quote is not shown as text: %q", scriptQuote)
 	}
-	for sel, want := range map[string]int{
+	wantCounts(t, ctx, map[string]int{
 		"script":            0,
 		"section.case.fail": 4,
 		"tr.added":          1,
 		"tr.changed":        2,
 		"section.case.fail figure.budget svg rect.part.evidence": 4,
 		"section.case.fail svg line.limit":                       4,
-	} {
-		if got := count(t, ctx, sel); got != want {
-			t.Errorf("%s: %d elements, want %d", sel, got, want)
-		}
-	}
+	})
 	// The failing cases come before the others.
 	if !get(t, ctx, chromedp.Evaluate[bool](`(document.querySelector("section.case.fail").compareDocumentPosition(document.getElementById("passing")) & Node.DOCUMENT_POSITION_FOLLOWING) !== 0`)) {
 		t.Error("a failing case comes after the other cases")
 	}
 	checkA11y(t, ctx, "report")
 	screenshot(t, ctx, "regress-report")
-	if p := problems(); len(p) > 0 {
-		t.Errorf("the page logged errors: %v", p)
-	}
+	wantNoProblems(t, problems())
 }
 
 // TestServePreview runs ka2 serve's handler on a loopback port, fills the
@@ -368,17 +378,13 @@ func TestServePreview(t *testing.T) {
 	if status != "Built: 1 evidence records." {
 		t.Errorf("status = %q", status)
 	}
-	for sel, want := range map[string]int{
+	wantCounts(t, ctx, map[string]int{
 		`#timeline g.bar.selected`: 1,
 		`#timeline g.bar.selected[data-source="travel-v2"][data-lang="en"]`: 1,
 		`#timeline g.lane`:      1,
 		`#budget svg rect.part`: 6,
 		`#error:not([hidden])`:  0,
-	} {
-		if got := count(t, ctx, sel); got != want {
-			t.Errorf("%s: %d elements, want %d", sel, got, want)
-		}
-	}
+	})
 	checkA11y(t, ctx, "serve preview")
 	screenshot(t, ctx, "serve-preview")
 
@@ -411,9 +417,7 @@ func TestServePreview(t *testing.T) {
 			errs = append(errs, p)
 		}
 	}
-	if len(errs) > 0 {
-		t.Errorf("the page logged errors: %v", errs)
-	}
+	wantNoProblems(t, errs)
 }
 
 // TestTimelineScreenshots renders `ka2 timeline --format svg` of the
@@ -438,11 +442,7 @@ func TestTimelineScreenshots(t *testing.T) {
 		if err := tc.m.WriteSVG(&b, timeline.DefaultSVGWidth); err != nil {
 			t.Fatal(err)
 		}
-		p := filepath.Join(t.TempDir(), tc.name+".svg")
-		if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		do(t, ctx, chromedp.Navigate(fileURL(t, p)), chromedp.WaitReady("svg"))
+		openFile(t, ctx, tc.name+".svg", b.Bytes(), chromedp.WaitReady("svg"))
 		bars := count(t, ctx, "g.bar")
 		want := 7
 		if tc.name == "timeline-1000" {
@@ -452,11 +452,7 @@ func TestTimelineScreenshots(t *testing.T) {
 			t.Errorf("%s: %d bars, want %d", tc.name, bars, want)
 		}
 		png := get(t, ctx, chromedp.Screenshot("svg"))
-		out := filepath.Join(screenshots(t), tc.name+".png")
-		if err := os.WriteFile(out, png, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("screenshot: %s", out)
+		savePNG(t, tc.name, png)
 		if os.Getenv("GOLDIE_UPDATE") != "" {
 			if err := os.MkdirAll(filepath.Join("..", "..", "docs"), 0o755); err != nil {
 				t.Fatal(err)
