@@ -58,7 +58,7 @@ func (r *runner) program(ctx context.Context, st *Stage, argv []string, stdin []
 	}
 	res, runErr := procrun.Run(ctx, procrun.Spec{
 		Argv: append([]string{prog}, argv[1:]...), Dir: r.opts.Dir, Env: r.opts.Env, Stdin: stdin,
-		Timeout: limit, After: r.opts.After, MaxStdout: maxStdout, MaxStderr: maxStderr,
+		Timeout: limit, After: r.opts.After, MaxStdout: r.stdoutLimit(), MaxStderr: maxStderr,
 	})
 	*stderr = res.Stderr
 	*exitCode = res.ExitCode
@@ -72,7 +72,7 @@ func (r *runner) program(ctx context.Context, st *Stage, argv []string, stdin []
 		return res.Stdout, nil
 	case errors.Is(runErr, procrun.ErrStdoutLimit):
 		return fail("output", fmt.Errorf("%w: %s wrote more than %d MiB on stdout, the limit for a stage's output; it was stopped and %s",
-			ErrOutputLimit, argv[0], maxStdout>>20, ended))
+			ErrOutputLimit, argv[0], r.stdoutLimit()>>20, ended))
 	case errors.Is(runErr, procrun.ErrTimeout):
 		return fail("run", &diag.Diagnostic{Err: ErrTimeout, Hint: diag.Set("raise timeout: on the stage, or {timeout}"),
 			Message: fmt.Sprintf("%v: %s did not finish within %s; %s", ErrTimeout, strings.Join(argv, " "), limit, ended)})
@@ -87,6 +87,15 @@ func (r *runner) program(ctx context.Context, st *Stage, argv []string, stdin []
 	}
 	return fail("run", fmt.Errorf("%w: cannot run %s: %v; a program path with a slash is relative to the pipeline file's folder, a bare name is looked up on PATH",
 		ErrStageFailed, argv[0], runErr))
+}
+
+// stdoutLimit is how many bytes an exec program or hook may write on
+// stdout.
+func (r *runner) stdoutLimit() int {
+	if r.opts.maxStdout != 0 {
+		return r.opts.maxStdout
+	}
+	return maxStdout
 }
 
 // parseStageOutput reads and checks a StageOutput document.

@@ -137,6 +137,11 @@ type RunOptions struct {
 	// whose snapshot there completed with the same Digests is not run
 	// again: its snapshot stands for it (and Run.Resumed names it).
 	Resume map[string]*Snapshot
+
+	// maxStdout, when not zero, replaces the stdout limit of exec
+	// programs and hooks (maxStdout), in whole MiB: a test sets it small
+	// to reach the limit without writing 32 MiB.
+	maxStdout int
 }
 
 // HookRun is the record of one hook that ran.

@@ -65,17 +65,21 @@ var lodging2026 = contract.RequestFile{Question: "What is the Beijing lodging li
 // stage programs.
 func runPipeline(t *testing.T, src string, in contract.RequestFile) (*Run, error) {
 	t.Helper()
-	return runPipelineAfter(t, src, in, nil)
+	return runPipelineWith(t, src, in, nil)
 }
 
-// runPipelineAfter is runPipeline with RunOptions.After set to after.
-func runPipelineAfter(t *testing.T, src string, in contract.RequestFile, after func(time.Duration) <-chan time.Time) (*Run, error) {
+// runPipelineWith is runPipeline with the options set changes, if not nil.
+func runPipelineWith(t *testing.T, src string, in contract.RequestFile, set func(*RunOptions)) (*Run, error) {
 	t.Helper()
 	p := parseString(t, "run.yaml", src)
 	if err := p.Diagnostics.Err(); err != nil {
 		t.Fatalf("check: %v\n%s", err, diagnosticsText(p.Diagnostics))
 	}
-	return p.Run(context.Background(), RequestInput(in), RunOptions{Builder: sampleBuilder(t, 0), Dir: stageBin(t), Timeout: 20 * time.Second, After: after})
+	opts := RunOptions{Builder: sampleBuilder(t, 0), Dir: stageBin(t), Timeout: 20 * time.Second}
+	if set != nil {
+		set(&opts)
+	}
+	return p.Run(context.Background(), RequestInput(in), opts)
 }
 
 // snapshot finds a stage's snapshot.
@@ -388,6 +392,13 @@ func TestRunSharedAndDiscard(t *testing.T) {
 // schema stops the run, names the stage, and nothing after it runs.
 func TestRunStops(t *testing.T) {
 	const schemas = "protocols:\n  P: {x: string}\n"
+	// The stdout cases flood past a 1 MiB limit, or under -long past the
+	// real one (TestStdoutLimit checks it is 32 MiB).
+	stdoutLimit, limitMiB := 1<<20, 1
+	if *long {
+		stdoutLimit, limitMiB = 0, maxStdout>>20 // 0: the default
+	}
+	overLimit := fmt.Sprintf("more than %d MiB on stdout", limitMiB)
 	tests := []struct {
 		name      string
 		src       string
@@ -430,12 +441,12 @@ func TestRunStops(t *testing.T) {
 			name:   "50 MB on stdout is over the limit, not a JSON error",
 			src:    "stages:\n" + rawStage("big", "exec: [./emit, -flood-stdout, '5000000']") + emitStage("b", "{}") + "flow: big >> b\n",
 			wantIs: ErrOutputLimit, wantStage: "big", wantStep: "output", wantExit: -1, wantRan: 2,
-			wantErr: "stage 'big': stage output over its limit: ./emit wrote more than 32 MiB on stdout, the limit for a stage's output; it was stopped and its process group was ended",
+			wantErr: "stage 'big': stage output over its limit: ./emit wrote " + overLimit + ", the limit for a stage's output; it was stopped and its process group was ended",
 		},
 		{
 			name:   "stdout without end is stopped at the limit, not at the time-out",
 			src:    "stages:\n" + rawStage("yes", "exec: [./emit, -flood-stdout, '-1']") + "flow: yes\n",
-			wantIs: ErrOutputLimit, wantStage: "yes", wantStep: "output", wantExit: -1, wantRan: 2, wantErr: "more than 32 MiB on stdout",
+			wantIs: ErrOutputLimit, wantStage: "yes", wantStep: "output", wantExit: -1, wantRan: 2, wantErr: overLimit,
 		},
 		{
 			name:   "not a stage output document",
@@ -466,7 +477,7 @@ func TestRunStops(t *testing.T) {
 			if tt.wantIs == ErrTimeout {
 				after = testutil.Passed
 			}
-			run, err := runPipelineAfter(t, tt.src, lodging2026, after)
+			run, err := runPipelineWith(t, tt.src, lodging2026, func(o *RunOptions) { o.After, o.maxStdout = after, stdoutLimit })
 			var se *StageError
 			if !errors.Is(err, tt.wantIs) || !errors.As(err, &se) {
 				t.Fatalf("Run() error = %v, want a *StageError matching %v", err, tt.wantIs)
@@ -493,6 +504,17 @@ func TestRunStops(t *testing.T) {
 				t.Errorf("last snapshot is %s with error %q, want %s with the run's error", last.Stage, last.Error, tt.wantStage)
 			}
 		})
+	}
+}
+
+// TestStdoutLimit: an exec program may write 32 MiB on stdout unless a
+// test sets a smaller limit.
+func TestStdoutLimit(t *testing.T) {
+	if got := (&runner{}).stdoutLimit(); got != 32<<20 {
+		t.Errorf("stdout limit = %d, want 32 MiB", got)
+	}
+	if got := (&runner{opts: RunOptions{maxStdout: 1 << 20}}).stdoutLimit(); got != 1<<20 {
+		t.Errorf("stdout limit set to 1 MiB = %d", got)
 	}
 }
 
