@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"os/exec"
@@ -8,15 +9,6 @@ import (
 	"sync"
 	"testing"
 )
-
-// TestMain removes the folder of built stage programs after the tests.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if stageDir != "" {
-		os.RemoveAll(stageDir)
-	}
-	os.Exit(code)
-}
 
 var (
 	stageOnce sync.Once
@@ -27,12 +19,20 @@ var (
 // stageBin returns the folder holding the test stage programs (answer,
 // check and emit from testdata/stages), building them on first use with
 // the go command. Only tests that run exec stages build them, so fuzzing
-// never does.
+// never does. The folder is kept between runs, one per checkout: go build
+// leaves programs that are up to date as they are, so a later run does
+// not link them again.
 func stageBin(t testing.TB) string {
 	t.Helper()
 	stageOnce.Do(func() {
-		stageDir, stageErr = os.MkdirTemp("", "ka2-pipeline-stages-")
-		if stageErr != nil {
+		src, err := filepath.Abs("testdata/stages")
+		if err != nil {
+			stageErr = err
+			return
+		}
+		sum := sha256.Sum256([]byte(src))
+		stageDir = filepath.Join(os.TempDir(), fmt.Sprintf("ka2-pipeline-stages-%x", sum[:8]))
+		if stageErr = os.MkdirAll(stageDir, 0o755); stageErr != nil {
 			return
 		}
 		gocmd := "go"

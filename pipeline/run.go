@@ -139,8 +139,9 @@ type RunOptions struct {
 	Resume map[string]*Snapshot
 
 	// maxStdout, when not zero, replaces the stdout limit of exec
-	// programs and hooks (maxStdout), in whole MiB: a test sets it small
-	// to reach the limit without writing 32 MiB.
+	// programs and hooks (maxStdout): a test sets it small, a whole number
+	// of MiB as the error words it, to reach the limit without writing
+	// 32 MiB.
 	maxStdout int
 }
 
