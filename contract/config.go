@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/corpus"
@@ -27,82 +28,74 @@ const SampleCorpus = "embedded:sample"
 var ErrNoCorpus = errors.New("no corpus given")
 
 // Corpus is the corpus a Config loads: its files, and the names traces and
-// problems give it. Folder and Sample make one; whoever makes it narrows
-// FS as it needs, for example with a project's exclusions (corpus.Exclude).
+// problems give it. Folder, Sample and Files make one; Narrow filters the
+// files every load reads, for example through a project's exclusions
+// (corpus.Exclude).
 type Corpus struct {
-	// FS holds the policy files. nil is a ConfigError that wraps
-	// ErrNoCorpus.
+	// FS holds files that are in no folder (the embedded sample, a test's
+	// fstest.MapFS); nil for a Folder.
 	FS fs.FS
 	// Name is the corpus as traces record it (see Config.Location), and
 	// what the paths of its problems are joined to: the folder, slash
 	// separated, or SampleCorpus.
 	Name string
-	// Dir is the folder FS reads, or "" for files that are in no folder
-	// (the embedded sample): a server watches it for changes.
+	// Dir is the folder of a Folder corpus, "" otherwise: each load opens
+	// it afresh (a server watches it and follows a link swapped in under
+	// it) and reads all of its files through that one opening.
 	Dir string
+	// narrow filters the files of every load, in order (see Narrow).
+	narrow []func(fs.FS) fs.FS
 }
 
 // Sample is the embedded sample corpus, named SampleCorpus.
-func Sample() Corpus { return Corpus{FS: corpus.Sample(), Name: SampleCorpus} }
+func Sample() Corpus { return Files(SampleCorpus, corpus.Sample()) }
 
-// Folder is the corpus in folder dir. Its FS opens dir afresh on every
-// call, so that a server follows a link swapped in under it (a ConfigMap's
-// ..data, current -> v2), and resolves links inside dir only (os.Root), so
-// that a link that leaves it fails to open and is reported. Folder("")
-// names no folder: it is the zero Corpus, which does not load.
+// Files is the corpus of the files in fsys, named name.
+func Files(name string, fsys fs.FS) Corpus { return Corpus{FS: fsys, Name: name} }
+
+// Folder is the corpus in folder dir. Each load opens dir once, with
+// os.OpenRoot: it follows a link swapped in under dir since the last load
+// (a ConfigMap's ..data, current -> v2), reads every file of that one
+// folder even if the link is swapped again mid-load, and resolves links
+// inside the folder only, so that a link that leaves it fails to open and
+// is reported. Folder("") names no folder: it is the zero Corpus, which
+// does not load.
 func Folder(dir string) Corpus {
 	if dir == "" {
 		return Corpus{}
 	}
-	return Corpus{FS: folderFS(dir), Name: filepath.ToSlash(dir), Dir: dir}
+	return Corpus{Name: filepath.ToSlash(dir), Dir: dir}
 }
 
-// folderFS is the folder it names, opened with os.OpenRoot on every call:
-// the root is never held between calls (see Folder). It reads as
-// os.Root.FS does, links included (fs.ReadLinkFS).
-type folderFS string
+// Narrow returns c with f applied to the files every load reads, after
+// any filter c already has.
+func (c Corpus) Narrow(f func(fs.FS) fs.FS) Corpus {
+	c.narrow = append(slices.Clip(c.narrow), f)
+	return c
+}
 
-// root calls f with the file system of the folder as it is now.
-func root[T any](dir folderFS, f func(fs.FS) (T, error)) (T, error) {
-	r, err := os.OpenRoot(string(dir))
-	if err != nil {
-		var zero T
-		return zero, err
+// open returns the files of one load and what ends the load's use of them.
+func (c Corpus) open() (fs.FS, func(), error) {
+	fsys, done := c.FS, func() {}
+	switch {
+	case c.Dir != "":
+		root, err := os.OpenRoot(c.Dir)
+		if err != nil {
+			// A folder that cannot be opened is one problem, said once,
+			// not one for every file the load would have read.
+			return nil, nil, &ConfigError{SettingCorpus, &diag.Diagnostic{Message: "open corpus: " + err.Error(), Err: err,
+				Hint: diag.Set("check the folder {corpus} names")}}
+		}
+		fsys, done = root.FS(), func() { root.Close() }
+	case c.FS == nil:
+		return nil, nil, &ConfigError{SettingCorpus, &diag.Diagnostic{Message: ErrNoCorpus.Error(), Err: ErrNoCorpus,
+			Hint: diag.Set("name a corpus folder in {corpus}, or " + SampleCorpus + " for the embedded sample")}}
 	}
-	defer r.Close() // files opened from r stay open
-	return f(r.FS())
+	for _, f := range c.narrow {
+		fsys = f(fsys)
+	}
+	return fsys, done, nil
 }
-
-func (d folderFS) Open(name string) (fs.File, error) {
-	return root(d, func(fsys fs.FS) (fs.File, error) { return fsys.Open(name) })
-}
-
-func (d folderFS) Stat(name string) (fs.FileInfo, error) {
-	return root(d, func(fsys fs.FS) (fs.FileInfo, error) { return fs.Stat(fsys, name) })
-}
-
-func (d folderFS) Lstat(name string) (fs.FileInfo, error) {
-	return root(d, func(fsys fs.FS) (fs.FileInfo, error) { return fs.Lstat(fsys, name) })
-}
-
-func (d folderFS) ReadLink(name string) (string, error) {
-	return root(d, func(fsys fs.FS) (string, error) { return fs.ReadLink(fsys, name) })
-}
-
-func (d folderFS) ReadDir(name string) ([]fs.DirEntry, error) {
-	return root(d, func(fsys fs.FS) ([]fs.DirEntry, error) { return fs.ReadDir(fsys, name) })
-}
-
-func (d folderFS) ReadFile(name string) ([]byte, error) {
-	return root(d, func(fsys fs.FS) ([]byte, error) { return fs.ReadFile(fsys, name) })
-}
-
-var _ interface {
-	fs.ReadLinkFS
-	fs.StatFS
-	fs.ReadDirFS
-	fs.ReadFileFS
-} = folderFS("")
 
 // Config is what a Builder is made from, named the way a person names it on
 // the command line (`ka2 build`) or in a regression case file: files by path,
@@ -111,7 +104,7 @@ var _ interface {
 // and a command line that say the same thing build the same bytes.
 type Config struct {
 	// Corpus is the policy files (see Folder and Sample). It must be
-	// set: a nil Corpus.FS is a ConfigError that wraps ErrNoCorpus.
+	// set: the zero Corpus is a ConfigError that wraps ErrNoCorpus.
 	Corpus Corpus
 	// Contract is the definition file; its content file is looked up beside
 	// it. "" means the embedded ka2-context-contract-v1 definition.
@@ -246,25 +239,16 @@ func LoadCorpus(ctx context.Context, c Corpus) (*corpus.Corpus, error) {
 	return LoadCorpusWith(c, func(fsys fs.FS) (*corpus.Corpus, error) { return corpus.LoadContext(ctx, fsys) })
 }
 
-// LoadCorpusWith is LoadCorpus, reading c.FS with load: a server passes a
-// load that reuses what it read before. It is the one place that checks a
-// corpus folder and names the files of its problems.
+// LoadCorpusWith is LoadCorpus, reading c's files with load: a server
+// passes a load that reuses what it read before. It is the one place that
+// opens a corpus folder and names the files of its problems.
 func LoadCorpusWith(c Corpus, load func(fs.FS) (*corpus.Corpus, error)) (*corpus.Corpus, error) {
-	if c.FS == nil {
-		return nil, &ConfigError{SettingCorpus, &diag.Diagnostic{Message: ErrNoCorpus.Error(), Err: ErrNoCorpus,
-			Hint: diag.Set("name a corpus folder in {corpus}, or " + SampleCorpus + " for the embedded sample")}}
+	fsys, done, err := c.open()
+	if err != nil {
+		return nil, err
 	}
-	if c.Dir != "" {
-		// A folder that cannot be opened is one problem, said once, not
-		// one for every file the load would have read.
-		root, err := os.OpenRoot(c.Dir)
-		if err != nil {
-			return nil, &ConfigError{SettingCorpus, &diag.Diagnostic{Message: "open corpus: " + err.Error(), Err: err,
-				Hint: diag.Set("check the folder {corpus} names")}}
-		}
-		root.Close()
-	}
-	corp, err := load(c.FS)
+	defer done()
+	corp, err := load(fsys)
 	if err != nil {
 		return nil, corpusError(c.Name, err)
 	}

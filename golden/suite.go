@@ -127,7 +127,7 @@ func Load(ctx context.Context, paths []string, opts LoadOptions) (*Suite, error)
 		for _, c := range files[i].Cases {
 			c.key = found[i].rel + "\x00" + c.Name
 			switch {
-			case c.Config.Corpus.FS == nil:
+			case c.Config.Corpus.Dir == "":
 				// The case file names no corpus, or names SampleCorpus:
 				// the case format's default is the embedded sample, and
 				// the library has none, so say so.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -47,9 +48,7 @@ func openCorpus(dir string, proj *project.Config) contract.Corpus {
 	if dir == "" || dir == contract.SampleCorpus {
 		return contract.Sample()
 	}
-	c := contract.Folder(dir)
-	c.FS = proj.Filter(dir, c.FS)
-	return c
+	return contract.Folder(dir).Narrow(func(fsys fs.FS) fs.FS { return proj.Filter(dir, fsys) })
 }
 
 // budgetFlags choose the contract definition, the counter and the limits.
