@@ -87,7 +87,7 @@ type buildRun struct {
 // an item, the run has no contract (res.JSON is nil) and the error is the
 // refusal.
 func (o *BuildOptions) build() (*buildRun, error) {
-	rf, err := o.readRequest(o.f.In)
+	rf, err := o.readRequest(o.f)
 	if err != nil {
 		return nil, err
 	}

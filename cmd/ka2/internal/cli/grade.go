@@ -11,7 +11,6 @@ import (
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/grade"
 	"github.com/ka2/ka2/internal/errkind"
-	"github.com/ka2/ka2/internal/inputfile"
 )
 
 // GradeOptions are the inputs of `ka2 grade`.
@@ -79,14 +78,6 @@ func (o *GradeOptions) validate() error {
 		return usageError{errors.New("--contract and --answer cannot both be standard input (-)")}
 	}
 	return nil
-}
-
-// readInput reads a file, or standard input for "-", within the input cap.
-func readInput(f *Factory, name string) ([]byte, error) {
-	if name == "-" {
-		return inputfile.ReadAll(f.In, "<stdin>", inputfile.MaxSize)
-	}
-	return inputfile.ReadFile(name, inputfile.MaxSize)
 }
 
 func runGrade(o *GradeOptions) error {

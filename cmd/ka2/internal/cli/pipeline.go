@@ -39,20 +39,12 @@ flow, handing each stage exactly the context its declaration asks for.`,
 	return cmd
 }
 
-// readPipelineFile reads FILE, or standard input for "-".
-func readPipelineFile(f *Factory, file string) ([]byte, error) {
-	if file == "-" {
-		data, err := inputfile.ReadAll(f.In, "<stdin>", inputfile.MaxSize)
-		if err != nil {
-			return nil, fmt.Errorf("read pipeline from stdin: %w", err)
-		}
-		return data, nil
+// readInput reads a file, or standard input for "-", within the input cap.
+func readInput(f *Factory, name string) ([]byte, error) {
+	if name == "-" {
+		return inputfile.ReadAll(f.In, "<stdin>", inputfile.MaxSize)
 	}
-	data, err := inputfile.ReadFile(file, inputfile.MaxSize)
-	if err != nil {
-		return nil, fmt.Errorf("read pipeline: %w", err)
-	}
-	return data, nil
+	return inputfile.ReadFile(name, inputfile.MaxSize)
 }
 
 // displayName is how diagnostics name the file: as given, with slashes.
@@ -70,6 +62,7 @@ type PipelineCheckOptions struct {
 	Mode     string
 	Format   string
 	Contract string
+	cmdContext
 }
 
 // NewCmdPipelineCheck makes `ka2 pipeline check`. runF replaces the run
@@ -95,16 +88,7 @@ same and exits 0.`,
 		Example: `  ka2 pipeline check answer.pipeline.yaml
   ka2 pipeline check --mode warn --format json answer.pipeline.yaml`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.File = args[0]
-			if err := opts.validate(); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return runPipelineCheck(opts)
-		},
+		RunE: runE(opts, &opts.cmdContext, func(args []string) { opts.File = args[0] }, opts.validate, runF, runPipelineCheck),
 	}
 	fs := cmd.Flags()
 	enumVar(fs, &opts.Mode, "mode", "strict", []string{"strict", "warn"}, "strict: exit 1 on any error; warn: print and exit 0")
@@ -124,9 +108,12 @@ func parsePipeline(f *Factory, file, contractFile string) (*pipeline.Pipeline, *
 	if err != nil {
 		return nil, nil, err
 	}
-	data, err := readPipelineFile(f, file)
+	data, err := readInput(f, file)
 	if err != nil {
-		return nil, nil, err
+		if file == "-" {
+			return nil, nil, fmt.Errorf("read pipeline from stdin: %w", err)
+		}
+		return nil, nil, fmt.Errorf("read pipeline: %w", err)
 	}
 	p, err := pipeline.Parse(displayName(file), data, def)
 	if err != nil {
@@ -280,12 +267,7 @@ func runPipelineRun(o *PipelineRunOptions) error {
 			return fmt.Errorf("--input-text: %w", err)
 		}
 	} else {
-		var data []byte
-		if o.Input == "-" {
-			data, err = inputfile.ReadAll(o.f.In, "<stdin>", inputfile.MaxSize)
-		} else {
-			data, err = inputfile.ReadFile(o.Input, inputfile.MaxSize)
-		}
+		data, err := readInput(o.f, o.Input)
 		if err != nil {
 			return fmt.Errorf("read --input: %w", err)
 		}
@@ -448,23 +430,20 @@ flags, as ka2 build does.`,
 		Example: `  ka2 pipeline run answer.pipeline.yaml --input question.json --snapshots run/
   ka2 pipeline replay run/ answer`,
 		Args: cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Dir, opts.Stage = args[0], args[1]
-			opts.Ctx = cmd.Context()
-			if opts.Timeout <= 0 {
-				return usageError{fmt.Errorf("--timeout %s: give a positive duration such as 30s", opts.Timeout)}
-			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return runPipelineReplay(opts)
-		},
+		RunE: runE(opts, &opts.cmdContext, func(args []string) { opts.Dir, opts.Stage = args[0], args[1] }, opts.validate, runF, runPipelineReplay),
 	}
 	fs := cmd.Flags()
 	fs.DurationVar(&opts.Timeout, "timeout", pipeline.DefaultTimeout, "time limit of an exec stage whose snapshot records none")
 	opts.corpusFlags.register(fs)
 	opts.budgetFlags.register(fs)
 	return cmd
+}
+
+func (o *PipelineReplayOptions) validate() error {
+	if o.Timeout <= 0 {
+		return usageError{fmt.Errorf("--timeout %s: give a positive duration such as 30s", o.Timeout)}
+	}
+	return nil
 }
 
 func runPipelineReplay(o *PipelineReplayOptions) error {

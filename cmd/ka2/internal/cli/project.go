@@ -82,50 +82,31 @@ func (f *Factory) corpusFilter() func(dir string, fsys fs.FS) fs.FS {
 // exclusions (see openCorpus).
 func (f *Factory) openCorpus(dir string) contract.Corpus { return openCorpus(dir, f.proj.cfg) }
 
-// projectFlags maps the flags the project file can set to its keys. A
-// flag given on the command line wins; --lang is set only where its
-// default is a language (build's en), not where it means every language
-// (select) or "found from the contract" (verify).
-var projectFlags = []struct{ flag, key string }{
-	{"corpus", project.KeyCorpus},
-	{"cases", project.KeyCases},
-	{"contract", project.KeyContract},
-	{"policy", project.KeyPolicy},
-	{"counter", project.KeyCounter},
-	{"capacity", project.KeyCapacity},
-	{"reserve", project.KeyReserve},
-	{"lang", project.KeyLang},
+// projectFlags maps the flags the project file can set to its keys, and
+// reads what the file says for each ("" when it says nothing). A flag
+// given on the command line wins; --lang is set only where its default is
+// a language (build's en), not where it means every language (select) or
+// "found from the contract" (verify).
+var projectFlags = []struct {
+	flag, key string
+	value     func(*project.Config) string
+}{
+	{"corpus", project.KeyCorpus, func(c *project.Config) string { return c.Corpus }},
+	{"cases", project.KeyCases, func(c *project.Config) string { return c.Cases }},
+	{"contract", project.KeyContract, func(c *project.Config) string { return c.Contract }},
+	{"policy", project.KeyPolicy, func(c *project.Config) string { return c.Policy }},
+	{"counter", project.KeyCounter, func(c *project.Config) string { return c.Counter }},
+	{"capacity", project.KeyCapacity, func(c *project.Config) string { return optionalInt(c.Capacity) }},
+	{"reserve", project.KeyReserve, func(c *project.Config) string { return optionalInt(c.Reserve) }},
+	{"lang", project.KeyLang, func(c *project.Config) string { return c.Lang }},
 }
 
-// projectValue is what the project file says for key, and whether it
-// says anything.
-func projectValue(c *project.Config, key string) (string, bool) {
-	var v string
-	switch key {
-	case project.KeyCorpus:
-		v = c.Corpus
-	case project.KeyCases:
-		v = c.Cases
-	case project.KeyContract:
-		v = c.Contract
-	case project.KeyPolicy:
-		v = c.Policy
-	case project.KeyCounter:
-		v = c.Counter
-	case project.KeyLang:
-		v = c.Lang
-	case project.KeyCapacity:
-		if c.Capacity == nil {
-			return "", false
-		}
-		v = strconv.Itoa(*c.Capacity)
-	case project.KeyReserve:
-		if c.Reserve == nil {
-			return "", false
-		}
-		v = strconv.Itoa(*c.Reserve)
+// optionalInt is n as a flag value, or "" when the file leaves it out.
+func optionalInt(n *int) string {
+	if n == nil {
+		return ""
 	}
-	return v, v != ""
+	return strconv.Itoa(*n)
 }
 
 // applyProject sets the flags of cmd the command line left unset from the
@@ -147,8 +128,8 @@ func applyProject(cmd *cobra.Command, f *Factory) error {
 	fs := cmd.Flags()
 	for _, m := range projectFlags {
 		fl := fs.Lookup(m.flag)
-		v, ok := projectValue(cfg, m.key)
-		if fl == nil || fl.Changed || !ok || (m.flag == "lang" && fl.DefValue == "") {
+		v := m.value(cfg)
+		if fl == nil || fl.Changed || v == "" || (m.flag == "lang" && fl.DefValue == "") {
 			continue
 		}
 		if err := fs.Set(m.flag, v); err != nil {

@@ -66,24 +66,7 @@ golden, for ka2 review.`,
   ka2 regress --unreferenced=reject --format junit --report junit.xml cases
   ka2 regress --shard 2/4 --format json --report shard-2.json cases`,
 		Args: cobra.ArbitraryArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Paths = args
-			if len(args) == 0 {
-				cfg, _ := f.project() // its error stopped the run before
-				if cfg == nil || cfg.Cases == "" {
-					return usageError{errors.New("name the case files or folders, e.g. ka2 regress cases, or set cases: in ka2.yaml")}
-				}
-				opts.Paths = []string{cfg.Cases}
-			}
-			opts.Ctx = cmd.Context()
-			if err := opts.validate(); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return runRegress(opts)
-		},
+		RunE: runE(opts, &opts.cmdContext, func(args []string) { opts.Paths = args }, opts.validate, runF, runRegress),
 	}
 	fs := cmd.Flags()
 	fs.IntVar(&opts.Jobs, "jobs", 0, "cases run at once (default: all cores); the report is the same for any value")
@@ -102,7 +85,16 @@ golden, for ka2 review.`,
 	return cmd
 }
 
+// validate takes the project's cases folder when no path is given, then
+// checks the flags.
 func (o *RegressOptions) validate() error {
+	if len(o.Paths) == 0 {
+		cfg, _ := o.f.project() // its error stopped the run before
+		if cfg == nil || cfg.Cases == "" {
+			return usageError{errors.New("name the case files or folders, e.g. ka2 regress cases, or set cases: in ka2.yaml")}
+		}
+		o.Paths = []string{cfg.Cases}
+	}
 	if o.Update && o.Pending {
 		return usageError{errors.New("--update and --pending: choose one (--update writes goldens, --pending writes NAME.golden.new for review)")}
 	}

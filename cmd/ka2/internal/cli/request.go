@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/spf13/pflag"
 
@@ -25,21 +24,17 @@ func (t *typedFlags) register(fs *pflag.FlagSet) {
 }
 
 // readRequest reads and parses the --request file, or returns nil.
-func (t *typedFlags) readRequest(in io.Reader) (*contract.RequestFile, error) {
+func (t *typedFlags) readRequest(f *Factory) (*contract.RequestFile, error) {
 	if t.Request == "" {
 		return nil, nil
 	}
-	var data []byte
-	var err error
+	data, err := readInput(f, t.Request)
+	if err != nil {
+		return nil, fmt.Errorf("read request: %w; check the --request path, or pass - to read standard input", err)
+	}
 	name := t.Request
 	if name == "-" {
 		name = "<stdin>"
-		data, err = inputfile.ReadAll(in, name, inputfile.MaxSize)
-	} else {
-		data, err = inputfile.ReadFile(name, inputfile.MaxSize)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read request: %w; check the --request path, or pass - to read standard input", err)
 	}
 	return contract.ParseRequestFile(name, data)
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/internal/errkind"
-	"github.com/ka2/ka2/internal/inputfile"
 )
 
 // VerifyOptions are the inputs of `ka2 verify`.
@@ -72,13 +71,7 @@ type verifyJSON struct {
 }
 
 func runVerify(o *VerifyOptions) error {
-	var data []byte
-	var err error
-	if o.File == "-" {
-		data, err = inputfile.ReadAll(o.f.In, "<stdin>", inputfile.MaxSize)
-	} else {
-		data, err = inputfile.ReadFile(o.File, inputfile.MaxSize)
-	}
+	data, err := readInput(o.f, o.File)
 	if err != nil {
 		return fmt.Errorf("read contract: %w", err)
 	}
