@@ -56,17 +56,12 @@ From inside DIR, ka2 lint, ka2 build and ka2 regress then need no
   ka2 build --subject meals --date 2026-07-01 --question "What is the daily meal allowance?"
   ka2 regress`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: runE(opts, &opts.cmdContext, func(args []string) {
 			opts.Dir = "."
 			if len(args) == 1 {
 				opts.Dir = args[0]
 			}
-			opts.Ctx = cmd.Context()
-			if runF != nil {
-				return runF(opts)
-			}
-			return runInit(opts)
-		},
+		}, nil, runF, runInit),
 	}
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "overwrite files that exist")
 	return skipProject(cmd)

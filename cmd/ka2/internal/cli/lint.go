@@ -60,17 +60,12 @@ there are, 2 when the linter could not run.`,
   ka2 lint --format github --changed-since origin/main policies
   ka2 lint --format sarif policies > lint.sarif
   ka2 lint --cases cases policies`,
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: runE(opts, &opts.cmdContext, func(args []string) {
 			if len(args) > 0 && f.fromProject("corpus") {
 				opts.Corpus = nil // folders given as arguments replace the project's
 			}
 			opts.Paths = append(opts.Corpus, args...)
-			opts.Ctx = cmd.Context()
-			if runF != nil {
-				return runF(opts)
-			}
-			return runLint(opts)
-		},
+		}, nil, runF, runLint),
 	}
 	fs := cmd.Flags()
 	enumVar(fs, &opts.Format, "format", "text", lint.Formats(), "output format")
