@@ -56,7 +56,7 @@ contract that does not match it is an input error (exit 2).`,
   echo "The limit is 750 CNY per room-night [travel-v2:3]." | ka2 grade --contract contract.json --answer -
   ka2 grade --contract contract.json --answer answer.txt --format json`,
 		Args: cobra.NoArgs,
-		RunE: runE(opts, &opts.cmdContext, nil, nil, runF, runGrade),
+		RunE: runE(opts, &opts.cmdContext, nil, opts.validate, runF, runGrade),
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&opts.Contract, "contract", "", "the contract the answer was given (FILE, or - for standard input)")
@@ -81,9 +81,6 @@ func (o *GradeOptions) validate() error {
 }
 
 func runGrade(o *GradeOptions) error {
-	if err := o.validate(); err != nil {
-		return err
-	}
 	def, err := contract.LoadDefinition(o.Definition)
 	if err != nil {
 		return err
