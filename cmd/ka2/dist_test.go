@@ -13,6 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/ka2/ka2/cmd/ka2/internal/cli"
+	"github.com/ka2/ka2/internal/testutil"
 )
 
 // decodeStrict decodes a YAML file of the repository root into v,
@@ -140,9 +141,7 @@ func TestPreCommitHook(t *testing.T) {
 		t.Errorf("ka2 lint with a file name succeeded; if lint now accepts files, pass_filenames may be true")
 	}
 	// A policy error fails the commit.
-	if err := os.WriteFile(filepath.Join(dir, "policies", "broken.md"), []byte("---\nsource_id: [\n---\nbody\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteFile(t, filepath.Join(dir, "policies", "broken.md"), "---\nsource_id: [\n---\nbody\n")
 	if code, _, _ := runKa2(t, dir, argv...); code != cli.ExitProblems {
 		t.Errorf("hook on a broken policy file: exit %d, want %d", code, cli.ExitProblems)
 	}

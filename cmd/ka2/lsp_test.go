@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ka2/ka2/internal/testutil"
 )
 
 // rpcClient speaks JSON-RPC with Content-Length framing to a child process.
@@ -122,12 +124,8 @@ The limit is 600 per room-night.
 func writeLSPCorpus(t *testing.T) (dir, policy string) {
 	dir = t.TempDir()
 	policy = filepath.Join(dir, "hotel-v2.md")
-	if err := os.WriteFile(policy, []byte(lspPolicy), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "hotel-v1.md"), []byte(lspOld), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteFile(t, policy, lspPolicy)
+	testutil.WriteFile(t, filepath.Join(dir, "hotel-v1.md"), lspOld)
 	return dir, policy
 }
 
@@ -152,9 +150,7 @@ func TestLSPBinary(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dir, "cases"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "cases", "trips.yaml"), []byte("cases:\n  - {name: a-2025, question: q, subject: lodging, dates: [2025-09-14]}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteFile(t, filepath.Join(dir, "cases", "trips.yaml"), "cases:\n  - {name: a-2025, question: q, subject: lodging, dates: [2025-09-14]}\n")
 	init := c.call("initialize", map[string]any{"processId": nil, "rootUri": fileURL(dir), "capabilities": map[string]any{},
 		"initializationOptions": map[string]any{"cases": []string{"cases"}}}, nil)
 	if caps := init.(map[string]any)["capabilities"].(map[string]any); caps["definitionProvider"] != true || caps["codeLensProvider"] == nil {
@@ -204,9 +200,7 @@ func TestLSPBinary(t *testing.T) {
 
 	// Save the fixed file, then start hotel-v2 after the case's date: the
 	// code lens on valid_from names the case whose contract changes.
-	if err := os.WriteFile(policy, []byte(fixed), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteFile(t, policy, fixed)
 	c.send(map[string]any{"method": "textDocument/didSave", "params": map[string]any{"textDocument": map[string]any{"uri": uri}, "text": fixed}})
 	later := strings.Replace(fixed, "valid_from: 2025-06-01", "valid_from: 2025-10-01", 1)
 	c.send(map[string]any{"method": "textDocument/didChange", "params": map[string]any{
@@ -239,9 +233,7 @@ func TestLSPNeovim(t *testing.T) {
 	}
 	dir, policy := writeLSPCorpus(t)
 	script := filepath.Join(t.TempDir(), "check.lua")
-	if err := os.WriteFile(script, []byte(nvimScript), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteFile(t, script, nvimScript)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, nvim, "--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", "luafile "+script, policy)

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/ka2/ka2/internal/testutil"
 )
 
 // readmeBlock is a runnable shell example of the README and the output it
@@ -99,9 +101,7 @@ func TestREADME(t *testing.T) {
 			fmt.Fprintf(&s, "-- want.txt --\n%s", *b.output)
 		}
 		name := fmt.Sprintf("readme_line_%04d.txtar", b.line)
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(s.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		testutil.WriteFile(t, filepath.Join(dir, name), s.String())
 	}
 	testscript.Run(t, testscript.Params{
 		Dir:  dir,

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -118,17 +117,13 @@ func TestServeSIGHUP(t *testing.T) {
 	policy := func(amount int) string {
 		return fmt.Sprintf("---\nsource_id: travel-v2\nversion: v2\nsubjects: [lodging]\nvalid_from: 2026-01-01\nlang: en\n---\nThe lodging limit is %d CNY per room-night.\n", amount)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "travel.md"), []byte(policy(750)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteFile(t, filepath.Join(dir, "travel.md"), policy(750))
 	p := startProcess(t, "--corpus", dir, "--watch=false", "--settle", "0")
 	post := func() string { return testutil.Post(t, "http://"+p.addr+"/v1/contract", request).Body }
 	if got := post(); !strings.Contains(got, "750 CNY") {
 		t.Fatalf("before: %s", got)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "travel.md"), []byte(policy(780)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteFile(t, filepath.Join(dir, "travel.md"), policy(780))
 	if err := p.cmd.Process.Signal(syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}

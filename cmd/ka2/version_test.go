@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ka2/ka2/internal/testutil"
 )
 
 // TestVersionShowsRevision builds ka2 the way a user's `go build` in a
@@ -55,12 +57,7 @@ func TestVersionShowsRevision(t *testing.T) {
 			continue // deleted in the work tree
 		}
 		dst := filepath.Join(repo, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(dst, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		testutil.WriteFile(t, dst, string(data))
 	}
 	git := func(args ...string) string {
 		t.Helper()
@@ -107,9 +104,7 @@ func TestVersionShowsRevision(t *testing.T) {
 	if v["revision"] != head || v["dirty"] != false || v["date"] != "2026-09-14T09:00:00Z" {
 		t.Errorf("clean build: version %v, want revision %s, not dirty, date 2026-09-14T09:00:00Z", v, head)
 	}
-	if err := os.WriteFile(filepath.Join(repo, "cmd", "ka2", "extra.go"), []byte("package main\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteFile(t, filepath.Join(repo, "cmd", "ka2", "extra.go"), "package main\n")
 	v = version()
 	if v["revision"] != head || v["dirty"] != true {
 		t.Errorf("build with an uncommitted file: version %v, want revision %s and dirty", v, head)

@@ -12,6 +12,7 @@ import (
 	"github.com/sebdah/goldie/v2"
 
 	"github.com/ka2/ka2/cmd/ka2/internal/cli"
+	"github.com/ka2/ka2/internal/testutil"
 	"github.com/ka2/ka2/provenance"
 )
 
@@ -82,9 +83,7 @@ func TestBuildRequest(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for name, data := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		testutil.WriteFile(t, filepath.Join(dir, name), data)
 	}
 	t.Chdir(dir)
 	tests := []struct {

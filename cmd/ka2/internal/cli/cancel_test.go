@@ -21,9 +21,7 @@ import (
 func TestInterrupted(t *testing.T) {
 	dir := t.TempDir()
 	contract := filepath.Join(dir, "contract.json")
-	if err := os.WriteFile(contract, []byte("{}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteFile(t, contract, "{}\n")
 	tests := []struct {
 		name string
 		args []string

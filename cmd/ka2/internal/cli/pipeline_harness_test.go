@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ka2/ka2/internal/testutil"
 )
 
 // scriptPath is the absolute path of a test script in pipeline/testdata/scripts.
@@ -63,9 +65,7 @@ func TestPipelineResumeCommand(t *testing.T) {
 	head := "stages:\n" + stage("s1", `{"output_text":"one"}`) + stage("s2", `{"output_text":"two"}`)
 	file := filepath.Join(dir, "p.yaml")
 	write := func(s3 string) {
-		if err := os.WriteFile(file, []byte(head+s3+"flow: s1 >> s2 >> s3\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		testutil.WriteFile(t, file, head+s3+"flow: s1 >> s2 >> s3\n")
 	}
 	counts := func() string {
 		var s []string
@@ -104,14 +104,10 @@ func TestPipelineResumeCommand(t *testing.T) {
 func TestPipelineReplayCommand(t *testing.T) {
 	dir, snaps := t.TempDir(), t.TempDir()
 	value := filepath.Join(dir, "value")
-	if err := os.WriteFile(value, []byte("first\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteFile(t, value, "first\n")
 	file := filepath.Join(dir, "p.yaml")
 	src := fmt.Sprintf("stages:\n  show: {exec: [%s, %s]}\nflow: show\n", scriptPath(t, "showfile"), value)
-	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteFile(t, file, src)
 	if code, _, errOut := runKA2(t, "", "pipeline", "run", file, "--input-text", "q", "--snapshots", snaps); code != 0 {
 		t.Fatalf("run: exit %d: %s", code, errOut)
 	}
@@ -119,9 +115,7 @@ func TestPipelineReplayCommand(t *testing.T) {
 	if code != 0 || out != "first\n" || errOut != "" {
 		t.Errorf("equal replay: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	if err := os.WriteFile(value, []byte("second\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteFile(t, value, "second\n")
 	code, out, errOut = runKA2(t, "", "pipeline", "replay", snaps, "show")
 	if code != 1 || out != "second\n" || !strings.Contains(errOut, "-first") || !strings.Contains(errOut, "+second") ||
 		!strings.Contains(errOut, "stage 'show': the replayed output differs from the recorded one") {
@@ -139,9 +133,7 @@ func TestPipelineInputText(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "p.yaml")
 	src := fmt.Sprintf("input_schema: string\nstages:\n  research: {exec: [%s]}\nflow: research\n", scriptPath(t, "echo"))
-	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteFile(t, file, src)
 	code, out, errOut := runKA2(t, "", "pipeline", "run", file, "--input-text", "quantum computing 2024")
 	if code != 0 || out != "echo: quantum computing 2024\n" {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
@@ -156,9 +148,7 @@ func TestPipelineInputText(t *testing.T) {
 // error (exit 2) naming the file, and nothing runs.
 func TestPipelineResumeBadSnapshot(t *testing.T) {
 	snaps := t.TempDir()
-	if err := os.WriteFile(filepath.Join(snaps, "01-build.json"), []byte("{"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteFile(t, filepath.Join(snaps, "01-build.json"), "{")
 	code, out, errOut := runKA2(t, "", "pipeline", "run", "../../../../examples/pipeline/pipeline.yaml",
 		"--input", "../../../../examples/pipeline/question.json", "--snapshots", snaps, "--resume")
 	if code != 2 || out != "" || !strings.Contains(errOut, "01-build.json") {

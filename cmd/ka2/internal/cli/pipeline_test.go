@@ -14,6 +14,7 @@ import (
 	"github.com/sebdah/goldie/v2"
 
 	"github.com/ka2/ka2/cmd/ka2/internal/cli"
+	"github.com/ka2/ka2/internal/testutil"
 )
 
 const pipelineFixtures = "../../../../pipeline/testdata"
@@ -141,9 +142,7 @@ func TestPipelineRunCommand(t *testing.T) {
 	write := func(name, text string) string {
 		t.Helper()
 		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		testutil.WriteFile(t, p, text)
 		return p
 	}
 	good := write("answer.yaml", string(src))

@@ -3,26 +3,19 @@ package cli
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/ka2/ka2/internal/testutil"
 )
 
 // TestRegressProgressLine checks the progress line: drawn on standard
 // error when it is a terminal, erased before the report, absent otherwise,
 // with --quiet too; standard output never has it.
 func TestRegressProgressLine(t *testing.T) {
-	ar, err := txtar.ParseFile("testdata/regress.txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	t.Chdir(dir)
-	for _, f := range ar.Files {
-		writeRegressTestFile(t, f.Name, f.Data)
-	}
+	chdirRegressFixture(t)
 	for _, tt := range []struct {
 		terminal, quiet bool
 	}{{true, false}, {false, false}, {true, true}} {
@@ -45,18 +38,18 @@ func TestRegressProgressLine(t *testing.T) {
 	}
 }
 
-func writeRegressTestFile(t *testing.T, name string, data []byte) {
+// chdirRegressFixture writes the cases of testdata/regress.txtar, without
+// goldens, into a new folder and makes it the working folder.
+func chdirRegressFixture(t *testing.T) {
 	t.Helper()
-	if err := regressWriteFile(name, data); err != nil {
+	ar, err := txtar.ParseFile("testdata/regress.txtar")
+	if err != nil {
 		t.Fatal(err)
 	}
-}
-
-func regressWriteFile(name string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-		return err
+	t.Chdir(t.TempDir())
+	for _, f := range ar.Files {
+		testutil.WriteFile(t, f.Name, string(f.Data))
 	}
-	return os.WriteFile(name, data, 0o644)
 }
 
 // TestColor: --color auto colours on a terminal unless NO_COLOR is set;
@@ -90,14 +83,7 @@ func TestColor(t *testing.T) {
 // TestRegressColorDiff: a differing golden's diff is coloured with
 // --color always, and the report file never is.
 func TestRegressColorDiff(t *testing.T) {
-	ar, err := txtar.ParseFile("testdata/regress.txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Chdir(t.TempDir())
-	for _, f := range ar.Files {
-		writeRegressTestFile(t, f.Name, f.Data)
-	}
+	chdirRegressFixture(t)
 	f := &Factory{Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}, Getenv: func(string) string { return "" }}
 	if err := runRegress(&RegressOptions{f: f, Paths: []string{"cases"}, Update: true, Format: "text", Unreferenced: "report"}); err != nil {
 		t.Fatal(err)
@@ -111,7 +97,7 @@ func TestRegressColorDiff(t *testing.T) {
 	if bytes.Equal(changed, data) {
 		t.Fatalf("%s has no %q", golden, "laptop")
 	}
-	writeRegressTestFile(t, golden, changed)
+	testutil.WriteFile(t, golden, string(changed))
 	for _, mode := range []string{"always", "never"} {
 		var out bytes.Buffer
 		f.Out = &out

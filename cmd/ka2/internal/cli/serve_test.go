@@ -177,12 +177,10 @@ func TestServeDrainsOnInterrupt(t *testing.T) {
 // /readyz names the trigger, and the channel is released at exit.
 func TestServeHangup(t *testing.T) {
 	dir := t.TempDir()
-	policy := func(amount int) []byte {
-		return fmt.Appendf(nil, "---\nsource_id: travel-v2\nversion: v2\nsubjects: [lodging]\nvalid_from: 2026-01-01\nlang: en\n---\nThe lodging limit is %d CNY per room-night.\n", amount)
+	policy := func(amount int) string {
+		return fmt.Sprintf("---\nsource_id: travel-v2\nversion: v2\nsubjects: [lodging]\nvalid_from: 2026-01-01\nlang: en\n---\nThe lodging limit is %d CNY per room-night.\n", amount)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "travel.md"), policy(750), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteFile(t, filepath.Join(dir, "travel.md"), policy(750))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -207,9 +205,7 @@ func TestServeHangup(t *testing.T) {
 	if got := post(); !strings.Contains(got, "750 CNY") {
 		t.Fatalf("before: %s", got)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "travel.md"), policy(780), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteFile(t, filepath.Join(dir, "travel.md"), policy(780))
 	// serve takes the next request only after its reload of the first has
 	// finished, so once the second send is taken the change is served.
 	hup <- syscall.SIGHUP
@@ -290,9 +286,7 @@ func TestServeMatchesBuild(t *testing.T) {
 		url := startServe(t, flags...)
 		for name, body := range requests {
 			t.Run(strings.Join(append([]string{name}, flags...), " "), func(t *testing.T) {
-				if err := os.WriteFile("request", []byte(body), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				testutil.WriteFile(t, "request", body)
 				args := append([]string{"--error-format", "json", "build", "--request", "request"}, flags...)
 				code, stdout, stderr := runKA2(t, "", args...)
 				resp, err := http.Post(url+"/v1/contract", "application/json", strings.NewReader(body))
