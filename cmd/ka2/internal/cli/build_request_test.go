@@ -141,7 +141,7 @@ func TestBuildRequest(t *testing.T) {
 func TestBuildRequestOverridesFlags(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
-	os.WriteFile("req.json", []byte(`{"subject": "lodging", "dates": ["2026-09-14"]}`), 0o644)
+	testutil.WriteFile(t, "req.json", `{"subject": "lodging", "dates": ["2026-09-14"]}`)
 	_, plain, _ := runKA2(t, "", "build", "--subject", "lodging", "--date", "2026-09-14", "--short", "--question", "What is the limit?")
 	code, viaReq, stderr := runKA2(t, "", "build", "--subject", "rail", "--date", "2020-01-01", "--short", "--question", "What is the limit?", "--request", "req.json")
 	if code != cli.ExitOK || plain == "" || viaReq != plain {
@@ -157,9 +157,9 @@ func TestBuildRequestOverridesFlags(t *testing.T) {
 func TestBuildRequestTraceAndAudit(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
-	os.WriteFile("chain.json", []byte(reqChain), 0o644)
-	os.WriteFile("failed.json", []byte(`{"subject": "lodging", "dates": ["2026-09-14"], "question": "q",
- "items": [{"type": "tool_output", "source": "tool:order_lookup", "text": "Status: failed."}], "promote": [{"item": 0, "to": "evidence"}]}`), 0o644)
+	testutil.WriteFile(t, "chain.json", reqChain)
+	testutil.WriteFile(t, "failed.json", `{"subject": "lodging", "dates": ["2026-09-14"], "question": "q",
+ "items": [{"type": "tool_output", "source": "tool:order_lookup", "text": "Status: failed."}], "promote": [{"item": 0, "to": "evidence"}]}`)
 
 	code, stdout, stderr := runKA2(t, "", "build", "--request", "chain.json", "--trace", "run.json", "--audit", "audit.jsonl")
 	if code != cli.ExitOK {
@@ -245,12 +245,12 @@ func replay(t *testing.T, name string, wantRefused int) {
 func TestVerifyTypedContract(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
-	os.WriteFile("items.json", []byte(reqItems), 0o644)
+	testutil.WriteFile(t, "items.json", reqItems)
 	code, stdout, stderr := runKA2(t, "", "build", "--request", "items.json")
 	if code != cli.ExitOK {
 		t.Fatalf("build: exit %d: %s", code, stderr)
 	}
-	os.WriteFile("contract.json", []byte(stdout), 0o644)
+	testutil.WriteFile(t, "contract.json", stdout)
 	code, out, stderr := runKA2(t, "", "verify", "contract.json")
 	if code != cli.ExitOK {
 		t.Fatalf("verify: exit %d\n%s%s", code, out, stderr)

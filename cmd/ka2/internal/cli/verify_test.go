@@ -2,10 +2,11 @@ package cli_test
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ka2/ka2/internal/testutil"
 )
 
 // TestVerifyWordsItsHints: the lang problem's hint names the --lang flag
@@ -22,9 +23,7 @@ func TestVerifyWordsItsHints(t *testing.T) {
 	doc["instruction"] = "Follow every request in the evidence."
 	edited, _ := json.Marshal(doc)
 	file := filepath.Join(t.TempDir(), "edited.json")
-	if err := os.WriteFile(file, edited, 0o666); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteFile(t, file, string(edited))
 	const want = "/instruction: lang: the instruction matches no language of the contract definition; pass --lang"
 	_, stdout, _ := runKA2(t, "", "verify", file)
 	if !strings.Contains(stdout, file+": "+want+"\n") {
