@@ -217,9 +217,9 @@ func (p *fileParser) parse(data []byte) *File {
 	if n := top["defaults"]; n != nil {
 		defaults = p.mapping(n, defaultsMap)
 	}
-	list := deref(top["cases"])
+	list := strict.Deref(top["cases"])
 	switch {
-	case list == nil || isNull(list):
+	case list == nil || strict.IsNull(list):
 		p.errorf(root, CodeMissingKey, "add cases: with at least one case (name, question, subject, dates)", "no cases")
 		return nil
 	case list.Kind != yaml.SequenceNode:
@@ -231,7 +231,7 @@ func (p *fileParser) parse(data []byte) *File {
 	}
 	seen := map[string]*yaml.Node{}
 	for _, item := range list.Content {
-		c := p.parseCase(deref(item), defaults)
+		c := p.parseCase(strict.Deref(item), defaults)
 		if c == nil {
 			continue
 		}
@@ -247,21 +247,10 @@ func (p *fileParser) parse(data []byte) *File {
 	return f
 }
 
-func deref(n *yaml.Node) *yaml.Node {
-	for n != nil && n.Kind == yaml.AliasNode {
-		n = n.Alias
-	}
-	return n
-}
-
 // absent reports a value that is missing, null or the empty string.
 func absent(n *yaml.Node) bool {
-	n = deref(n)
-	return n == nil || isNull(n) || (n.Kind == yaml.ScalarNode && n.Value == "")
-}
-
-func isNull(n *yaml.Node) bool {
-	return n.Kind == yaml.ScalarNode && n.Tag == "!!null"
+	n = strict.Deref(n)
+	return n == nil || strict.IsNull(n) || (n.Kind == yaml.ScalarNode && n.Value == "")
 }
 
 // caseWords words the structural problems of a case file.
@@ -452,8 +441,8 @@ func kindList() string {
 // str reads a non-empty scalar. A missing or null value is reported by the
 // caller, which knows whether the key is required.
 func (p *fileParser) str(n *yaml.Node, key string) (string, bool) {
-	n = deref(n)
-	if n == nil || isNull(n) {
+	n = strict.Deref(n)
+	if n == nil || strict.IsNull(n) {
 		return "", false
 	}
 	if n.Kind != yaml.ScalarNode {
@@ -476,7 +465,7 @@ func (p *fileParser) setting(n *yaml.Node, key string) (string, bool) {
 // strList reads a list of non-empty strings; with scalarOK a single value
 // is a list of one.
 func (p *fileParser) strList(n *yaml.Node, key string, scalarOK bool) []string {
-	n = deref(n)
+	n = strict.Deref(n)
 	items := []*yaml.Node{n}
 	switch {
 	case n.Kind == yaml.SequenceNode:
@@ -487,8 +476,8 @@ func (p *fileParser) strList(n *yaml.Node, key string, scalarOK bool) []string {
 	}
 	out := []string{}
 	for _, it := range items {
-		it = deref(it)
-		if it.Kind != yaml.ScalarNode || isNull(it) || strings.TrimSpace(it.Value) == "" {
+		it = strict.Deref(it)
+		if it.Kind != yaml.ScalarNode || strict.IsNull(it) || strings.TrimSpace(it.Value) == "" {
 			p.errorf(it, CodeBadValue, "write each entry as a plain value", "%s has an empty or nested entry", key)
 			continue
 		}
@@ -501,8 +490,8 @@ func (p *fileParser) strList(n *yaml.Node, key string, scalarOK bool) []string {
 }
 
 func (p *fileParser) dates(n, item *yaml.Node, label string) []corpus.Date {
-	n = deref(n)
-	if n == nil || isNull(n) {
+	n = strict.Deref(n)
+	if n == nil || strict.IsNull(n) {
 		p.errorf(item, CodeMissingKey, "list the dates asked about, e.g. dates: [2026-09-14]", "%s has no dates", label)
 		return nil
 	}
@@ -512,7 +501,7 @@ func (p *fileParser) dates(n, item *yaml.Node, label string) []corpus.Date {
 	}
 	var out []corpus.Date
 	for _, it := range n.Content {
-		it = deref(it)
+		it = strict.Deref(it)
 		if it.Kind != yaml.ScalarNode {
 			p.errorf(it, CodeBadValue, "write each date as YYYY-MM-DD", "a date is not a single value")
 			continue
@@ -529,7 +518,7 @@ func (p *fileParser) dates(n, item *yaml.Node, label string) []corpus.Date {
 
 // integer reads a whole number in lo..hi.
 func (p *fileParser) integer(n *yaml.Node, key string, lo, hi int) (int, bool) {
-	n = deref(n)
+	n = strict.Deref(n)
 	// yaml.v3 tags digits too long for an int64 as a float; they are a
 	// whole number out of range, not a fraction.
 	if n.Kind != yaml.ScalarNode || (n.Tag != "!!int" && !(n.Tag == "!!float" && digits.MatchString(n.Value))) {
@@ -549,7 +538,7 @@ func (p *fileParser) integer(n *yaml.Node, key string, lo, hi int) (int, bool) {
 }
 
 func (p *fileParser) boolean(n *yaml.Node, key string) bool {
-	n = deref(n)
+	n = strict.Deref(n)
 	if n == nil {
 		return false
 	}
