@@ -11,6 +11,7 @@ import (
 
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/golden"
+	"github.com/ka2/ka2/internal/testutil"
 )
 
 // TestRunCancelled stops an --update run after its second case, as Ctrl-C
@@ -24,7 +25,7 @@ func TestRunCancelled(t *testing.T) {
 	}
 	const old = "old golden\n"
 	for _, c := range s.Cases {
-		write(t, c.Golden, old)
+		testutil.WriteFile(t, c.Golden, old)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

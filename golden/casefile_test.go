@@ -16,6 +16,7 @@ import (
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/golden"
+	"github.com/ka2/ka2/internal/testutil"
 )
 
 func date(t testing.TB, s string) corpus.Date {
@@ -242,9 +243,9 @@ func TestParseFileErrors(t *testing.T) {
 // that cannot be read, pointed at the line that names them.
 func TestLoadErrors(t *testing.T) {
 	dir := t.TempDir()
-	write(t, filepath.Join(dir, "policies", "broken.md"), "---\nsource_id: x\nversion: v1\nsubjects: [a]\nvalid_from: 2026-01-01\nvalid_untill: 2027-01-01\n---\nbody\n")
-	write(t, filepath.Join(dir, "cases", "a.yaml"), "defaults:\n  corpus: ../policies\n  subject: a\ncases:\n  - {name: one, question: q, dates: [2026-01-01]}\n  - {name: two, question: q, dates: [2026-01-01]}\n")
-	write(t, filepath.Join(dir, "cases", "b.yaml"), "cases:\n  - name: one\n    question: q\n    subject: a\n    dates: [2026-01-01]\n    contract: missing.json\n")
+	testutil.WriteFile(t, filepath.Join(dir, "policies", "broken.md"), "---\nsource_id: x\nversion: v1\nsubjects: [a]\nvalid_from: 2026-01-01\nvalid_untill: 2027-01-01\n---\nbody\n")
+	testutil.WriteFile(t, filepath.Join(dir, "cases", "a.yaml"), "defaults:\n  corpus: ../policies\n  subject: a\ncases:\n  - {name: one, question: q, dates: [2026-01-01]}\n  - {name: two, question: q, dates: [2026-01-01]}\n")
+	testutil.WriteFile(t, filepath.Join(dir, "cases", "b.yaml"), "cases:\n  - name: one\n    question: q\n    subject: a\n    dates: [2026-01-01]\n    contract: missing.json\n")
 	t.Chdir(dir)
 	if err := os.Mkdir("empty", 0o755); err != nil {
 		t.Fatal(err)
@@ -281,7 +282,7 @@ func TestLoadLimitsAgainstCapacity(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Chdir(t.TempDir())
-			write(t, "c.yaml", "cases:\n  - {name: a, question: q, subject: lodging, dates: [2026-01-01], "+tt.settings+"}\n")
+			testutil.WriteFile(t, "c.yaml", "cases:\n  - {name: a, question: q, subject: lodging, dates: [2026-01-01], "+tt.settings+"}\n")
 			_, err := golden.Load(context.Background(), []string{"c.yaml"}, golden.LoadOptions{})
 			if !errors.Is(err, golden.ErrBadCases) {
 				t.Fatalf("Load() error = %v, want ErrBadCases", err)
@@ -293,23 +294,8 @@ func TestLoadLimitsAgainstCapacity(t *testing.T) {
 	}
 }
 
-func write(t testing.TB, name, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func FuzzParseFile(f *testing.F) {
-	seeds, _ := filepath.Glob("testdata/sample-cases/*.yaml")
-	for _, s := range seeds {
-		data, err := os.ReadFile(s)
-		if err != nil {
-			f.Fatal(err)
-		}
+	for _, data := range testutil.SeedFiles(f, "testdata/sample-cases/*.yaml") {
 		f.Add(data)
 	}
 	f.Add([]byte("cases:\n  - {name: a, question: q, subject: s, dates: [2026-01-01], expect: {sources: []}}\n"))

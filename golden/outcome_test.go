@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ka2/ka2/golden"
+	"github.com/ka2/ka2/internal/testutil"
 )
 
 // A contract golden is stored indented and compared compacted: the stored
@@ -107,7 +108,7 @@ func TestRunUpdateRewritesCompactGoldens(t *testing.T) {
 	if o.Kind != "" {
 		t.Fatalf("%s: want a contract case first", c)
 	}
-	write(t, c.Golden, string(o.Bytes))
+	testutil.WriteFile(t, c.Golden, string(o.Bytes))
 	if rep := run(t, s, golden.Options{}); !rep.OK() || rep.Summary.Updated != 0 {
 		t.Fatalf("a compact golden: %s", rep.SummaryLine())
 	}

@@ -39,8 +39,8 @@ func inSampleCopy(t *testing.T) {
 	// path relative to the sample set; point it at a copy.
 	def, _ := os.ReadFile(filepath.Join(src, "..", "..", "..", "ka2-context-contract-v1.json"))
 	content, _ := os.ReadFile(filepath.Join(src, "..", "..", "..", "ka2-context-content-v1.yaml"))
-	write(t, "ka2-context-contract-v1.json", string(def))
-	write(t, "ka2-context-content-v1.yaml", string(content))
+	testutil.WriteFile(t, "ka2-context-contract-v1.json", string(def))
+	testutil.WriteFile(t, "ka2-context-content-v1.yaml", string(content))
 	edit(t, "cases/trust.yaml", "contract: ../../../ka2-context-contract-v1.json", "contract: ../ka2-context-contract-v1.json")
 }
 
@@ -199,9 +199,9 @@ func TestRunRemovesStaleTemporaries(t *testing.T) {
 		t.Fatal(err)
 	}
 	stale := fmt.Sprintf("cases/testdata/golden/boundaries/.mid-2026.golden.tmp-%d-4242", cmd.Process.Pid)
-	write(t, stale, "half a golden")
+	testutil.WriteFile(t, stale, "half a golden")
 	live := fmt.Sprintf("cases/testdata/golden/boundaries/.mid-2025.golden.tmp-%d-4243", os.Getpid())
-	write(t, live, "a write in progress")
+	testutil.WriteFile(t, live, "a write in progress")
 	s := load(t, "cases")
 
 	rep := run(t, s, golden.Options{})
@@ -209,7 +209,7 @@ func TestRunRemovesStaleTemporaries(t *testing.T) {
 		t.Fatalf("a run that writes nothing removed %v: %v", rep.StaleRemoved, err)
 	}
 	for _, opts := range []golden.Options{{Update: true}, {Pending: true}} {
-		write(t, stale, "half a golden")
+		testutil.WriteFile(t, stale, "half a golden")
 		rep = run(t, s, opts)
 		if diff := cmp.Diff([]string{stale}, rep.StaleRemoved); diff != "" {
 			t.Errorf("%+v: StaleRemoved mismatch (-want +got):\n%s", opts, diff)
@@ -306,8 +306,8 @@ func TestRunRefusals(t *testing.T) {
 
 func TestRunUnreferencedAndPrune(t *testing.T) {
 	inSampleCopy(t)
-	write(t, "cases/testdata/golden/boundaries/renamed-long-ago.golden", "{}\n")
-	write(t, "cases/testdata/golden/gone/whole-file-removed.golden.new", "{}\n")
+	testutil.WriteFile(t, "cases/testdata/golden/boundaries/renamed-long-ago.golden", "{}\n")
+	testutil.WriteFile(t, "cases/testdata/golden/gone/whole-file-removed.golden.new", "{}\n")
 	s := load(t, "cases")
 	want := []string{"cases/testdata/golden/boundaries/renamed-long-ago.golden", "cases/testdata/golden/gone/whole-file-removed.golden.new"}
 	if diff := cmp.Diff(want, s.Unreferenced); diff != "" {
@@ -482,7 +482,7 @@ func TestMergeRefuses(t *testing.T) {
 func TestReportFormats(t *testing.T) {
 	inSampleCopy(t)
 	breakSome(t)
-	write(t, "cases/testdata/golden/boundaries/renamed-long-ago.golden", "{}\n")
+	testutil.WriteFile(t, "cases/testdata/golden/boundaries/renamed-long-ago.golden", "{}\n")
 	rep := run(t, load(t, "cases"), golden.Options{RejectUnreferenced: true})
 	// The CLI's wording, as `ka2 regress` prints it.
 	flag := func(setting string) string { return "--" + setting }

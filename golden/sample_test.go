@@ -14,6 +14,7 @@ import (
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/golden"
+	"github.com/ka2/ka2/internal/testutil"
 )
 
 // sampleCases is the project's own case set: every boundary case of the
@@ -109,7 +110,7 @@ func TestSampleShuffledCorpus(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		write(t, filepath.Join(dir, to), string(data))
+		testutil.WriteFile(t, filepath.Join(dir, to), string(data))
 	}
 	shuffled, err := contract.LoadCorpus(t.Context(), contract.Folder(dir))
 	if err != nil {

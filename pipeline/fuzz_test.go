@@ -1,8 +1,6 @@
 package pipeline
 
 import (
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"testing"
@@ -10,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ka2/ka2/internal/diag"
+	"github.com/ka2/ka2/internal/testutil"
 )
 
 var yamlBreak = regexp.MustCompile("\r\n|\r|\n|\u0085|\u2028|\u2029")
@@ -18,18 +17,8 @@ var yamlBreak = regexp.MustCompile("\r\n|\r|\n|\u0085|\u2028|\u2029")
 // must never panic, every diagnostic must have a position in the file, the
 // diagnostics must be sorted, and parsing twice must give the same result.
 func FuzzParse(f *testing.F) {
-	for _, pattern := range []string{"testdata/check/*.yaml", "testdata/pipelines/*.yaml"} {
-		files, err := filepath.Glob(pattern)
-		if err != nil {
-			f.Fatal(err)
-		}
-		for _, file := range files {
-			src, err := os.ReadFile(file)
-			if err != nil {
-				f.Fatal(err)
-			}
-			f.Add(src)
-		}
+	for _, src := range testutil.SeedFiles(f, "testdata/check/*.yaml", "testdata/pipelines/*.yaml") {
+		f.Add(src)
 	}
 	f.Add([]byte("protocols: {P: {a: list<list<P>>}}\nstages: {s: {exec: x, context: {output_schema: P, input_schema: P}}}\nflow: s >> s"))
 	f.Fuzz(func(t *testing.T, src []byte) {

@@ -129,7 +129,7 @@ func mustAbs(p string) string {
 func Load(path string) (*Config, error) {
 	data, err := inputfile.ReadFile(path, inputfile.MaxSize)
 	if err != nil {
-		return nil, &diag.Diagnostic{Pos: diag.Pos{Path: filepath.ToSlash(path)}, Code: CodeUnreadable, Message: "cannot read the project file: " + unwrap(err), Hint: diag.Fix("check the path, or remove the file")}
+		return nil, &diag.Diagnostic{Pos: diag.Pos{Path: filepath.ToSlash(path)}, Code: CodeUnreadable, Message: "cannot read the project file: " + inputfile.Reason(err), Hint: diag.Fix("check the path, or remove the file")}
 	}
 	c, err := Parse(path, data)
 	if err != nil {
@@ -140,7 +140,7 @@ func Load(path string) (*Config, error) {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
-		return nil, &diag.Diagnostic{Pos: diag.Pos{Path: filepath.ToSlash(ignore)}, Code: CodeUnreadable, Message: "cannot read: " + unwrap(err), Hint: diag.Fix("make it a readable file, or remove it")}
+		return nil, &diag.Diagnostic{Pos: diag.Pos{Path: filepath.ToSlash(ignore)}, Code: CodeUnreadable, Message: "cannot read: " + inputfile.Reason(err), Hint: diag.Fix("make it a readable file, or remove it")}
 	default:
 		for line := range strings.SplitSeq(string(data), "\n") {
 			line = strings.TrimSuffix(line, "\r")
@@ -150,14 +150,6 @@ func Load(path string) (*Config, error) {
 		}
 	}
 	return c, nil
-}
-
-func unwrap(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
 }
 
 var langPattern = regexp.MustCompile(`^[a-z]{2,8}(-[A-Za-z0-9]{1,8})*$`)

@@ -2,14 +2,13 @@ package provenance_test
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/ka2/ka2/internal/diag"
+	"github.com/ka2/ka2/internal/testutil"
 	"github.com/ka2/ka2/provenance"
 )
 
@@ -18,12 +17,7 @@ import (
 // parsed again.
 func FuzzParsePolicy(f *testing.F) {
 	f.Add(string(provenance.DefaultPolicyYAML))
-	seeds, _ := filepath.Glob("testdata/*.yaml")
-	for _, p := range seeds {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
+	for _, data := range testutil.SeedFiles(f, "testdata/*.yaml") {
 		f.Add(string(data))
 	}
 	f.Add("version: 1\nprotected: []\nsources: {}\ntransitions: []\n")

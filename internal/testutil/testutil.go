@@ -1,5 +1,5 @@
 // Package testutil holds the helpers ka2's tests share: writing a file or
-// a policy, editing one in place, copying a file system (the embedded
+// a policy, editing one in place, reading fuzz seeds, copying a file system (the embedded
 // sample corpus, a folder) to disk, HTTP requests, and a time limit that
 // has always passed. Only tests import it; it imports nothing of ka2, so
 // any package's tests can.
@@ -13,6 +13,27 @@ import (
 	"strings"
 	"testing"
 )
+
+// SeedFiles returns the contents of the files that match the patterns
+// (filepath.Glob), in order: a fuzz target's seeds from its testdata.
+func SeedFiles(t testing.TB, patterns ...string) [][]byte {
+	t.Helper()
+	var out [][]byte
+	for _, pattern := range patterns {
+		files, err := filepath.Glob(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, file := range files {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, data)
+		}
+	}
+	return out
+}
 
 // WriteFile writes data to path, making the folders it needs.
 func WriteFile(t testing.TB, path, data string) {

@@ -34,6 +34,10 @@ func TestFiles(t *testing.T) {
 			t.Errorf("%s = %q, %v; want %q", name, got, err, data)
 		}
 	}
+	seeds := SeedFiles(t, filepath.Join(copied, "*.md"), filepath.Join(copied, "sub", "*", "*.md"), filepath.Join(copied, "none-*"))
+	if diff := cmp.Diff([][]byte{[]byte("a"), []byte("c")}, seeds); diff != "" {
+		t.Errorf("SeedFiles() mismatch (-want +got):\n%s", diff)
+	}
 }
 
 func TestHTTP(t *testing.T) {
