@@ -190,11 +190,6 @@ type citation struct {
 	Off, Len int  // byte span in the normalised answer
 }
 
-// Address is the citation as SOURCE:N-M.
-func (c citation) Address() string {
-	return strings.TrimSuffix(strings.TrimPrefix(c.Text, "["), "]")
-}
-
 // citationRe matches what is meant as a citation: a bracketed source id
 // (tool:NAME and memory:NAME included), a colon and a range. Brackets
 // that do not start with a source id and a colon ("[note]") are prose.

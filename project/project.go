@@ -53,9 +53,6 @@ const (
 	KeyExclude  = "exclude"
 )
 
-// Keys lists the keys of a project file in documented order.
-func Keys() []string { return projectMap.Known() }
-
 var projectMap = &strict.Map{What: "project file", Keys: []strict.Key{
 	{Name: KeyCorpus, Kind: strict.Scalar},
 	{Name: KeyCases, Kind: strict.Scalar},
