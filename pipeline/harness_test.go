@@ -362,7 +362,7 @@ func TestGradeStageResumeAndReplay(t *testing.T) {
 	if !strings.HasPrefix(string(g.Artifacts["grade"]), `{"ok":false,`) {
 		t.Errorf("grade of the changed answer = %s, want a failed grade", g.Artifacts["grade"])
 	}
-	rep, err := Replay(context.Background(), g, RunOptions{})
+	rep, err := Replay(context.Background(), g, ReplayOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -470,7 +470,7 @@ func TestReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	snap := snapshot(t, run, "show")
-	opts := RunOptions{Dir: scriptsDir(t), Timeout: 20 * time.Second}
+	opts := ReplayOptions{RunOptions: RunOptions{Dir: scriptsDir(t), Timeout: 20 * time.Second}}
 	res, err := Replay(context.Background(), snap, opts)
 	if err != nil || !res.Equal() || res.Output != "first" {
 		t.Fatalf("Replay() = %+v, %v; want equal output first", res, err)

@@ -54,7 +54,8 @@ func (r *runner) runHooks(ctx context.Context, st *Stage, before bool, stdin any
 		if err != nil {
 			return err
 		}
-		addArtifacts(arts, added, &snap.ArtifactClashes)
+		// hook recorded its run last.
+		snap.Hooks[len(snap.Hooks)-1].Kept = addArtifacts(arts, added, &snap.ArtifactClashes)
 	}
 	return nil
 }

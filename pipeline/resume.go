@@ -1,11 +1,13 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -83,8 +85,9 @@ func digestJSON(v any) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-// definition records what decides st's output besides its input.
-func (r *runner) definition(st *Stage) *StageDefinition {
+// definition records what decides st's output besides its input, and
+// where each of its hooks is declared (Snapshot.HookKinds).
+func (r *runner) definition(st *Stage) (*StageDefinition, []string) {
 	d := &StageDefinition{Uses: st.Uses, Exec: st.Exec, System: st.System, OnFail: st.OnFail,
 		MaxOutputBytes: st.MaxOutputBytes, MaxOutputTokens: st.MaxOutputTokens}
 	if st.Uses == "" || st.Before != nil || st.After != nil || r.p.Hooks.BeforeStage != nil || r.p.Hooks.AfterStage != nil {
@@ -103,11 +106,14 @@ func (r *runner) definition(st *Stage) *StageDefinition {
 		}
 		d.Context = cd
 	}
+	var kinds []string
 	for _, h := range r.hooks(st, true) {
 		d.Before = append(d.Before, h.Exec)
+		kinds = append(kinds, h.Kind)
 	}
 	for _, h := range r.hooks(st, false) {
 		d.After = append(d.After, h.Exec)
+		kinds = append(kinds, h.Kind)
 	}
 	if ps := r.p.reachable(st.schemas(r.p.def)); ps != nil {
 		d.Protocols = digestJSON(ps)
@@ -119,7 +125,7 @@ func (r *runner) definition(st *Stage) *StageDefinition {
 			d.Builder.Corpus = b.Index.Corpus().Digest
 		}
 	}
-	return d
+	return d, kinds
 }
 
 // reachable lists the fields of the named protocols and of every protocol
@@ -175,32 +181,71 @@ func reusable(prev, now *Snapshot) bool {
 		prev.Digests != nil && now.Digests != nil && *prev.Digests == *now.Digests
 }
 
+// ReplayHooks says whether a replay ran the stage's hooks.
+type ReplayHooks int
+
+const (
+	// HooksNone: the stage has no hooks.
+	HooksNone ReplayHooks = iota
+	// HooksRun: the hooks ran as in a run, and the artifacts are compared.
+	HooksRun
+	// HooksSkipped: ReplayOptions.NoHooks left them out; the stage read
+	// its recorded context, and only the output text is compared.
+	HooksSkipped
+	// HooksNotRecorded: the snapshot predates Snapshot.HookKinds, so the
+	// stage ran without them, as HooksSkipped.
+	HooksNotRecorded
+)
+
+// ReplayOptions are what a replay needs besides the snapshot.
+type ReplayOptions struct {
+	// RunOptions are as for a run; Resume is not read.
+	RunOptions
+	// NoHooks replays the stage alone, on the context it read.
+	NoHooks bool
+}
+
 // Replayed is a stage run again from its snapshot.
 type Replayed struct {
 	// Recorded is the output text in the snapshot; Output the output text
 	// of the run now.
 	Recorded, Output string
+	// RecordedArtifacts and Artifacts are the stage's artifacts then and
+	// now, compact; both nil when Hooks is HooksSkipped or
+	// HooksNotRecorded, since the after hooks' artifacts are not there
+	// to compare.
+	RecordedArtifacts, Artifacts map[string]json.RawMessage
+	// Hooks says whether the hooks ran.
+	Hooks ReplayHooks
 	// Snapshot is the run now's snapshot of the stage.
 	Snapshot *Snapshot
 }
 
-// Equal reports whether the stage gave the same output text again.
-func (r Replayed) Equal() bool { return r.Recorded == r.Output }
+// Equal reports whether the stage gave the same output text again, and
+// the same artifacts when they are compared.
+func (r Replayed) Equal() bool {
+	return r.Recorded == r.Output && maps.EqualFunc(r.RecordedArtifacts, r.Artifacts, func(a, b json.RawMessage) bool { return bytes.Equal(a, b) })
+}
 
-// Replay runs a stage again on the context its snapshot recorded (what it
-// read on stdin, after its before hooks), with its recorded definition,
-// and returns the output text then and now. Hooks, schemas and output
-// limits are not applied: a replay asks only whether the stage's runner
-// gives the same output for the same context. opts.Dir is the folder its
-// program runs in; a ka2.build or ka2.verify stage needs opts.Builder (a
-// ka2.grade stage takes the refusal phrases from its definition, or from
+// Replay runs a stage again from its snapshot, as a run would, and returns
+// the output text (and artifacts) then and now. The stage's hooks run as
+// in a run, on the context the stage was handed before them, from the
+// definition's command lines in the places Snapshot.HookKinds records: a
+// veto is a *StageError wrapping ErrVetoed, and the hooks' artifacts are
+// compared with the recorded ones. With opts.NoHooks, or a snapshot that
+// records no HookKinds, the stage reads the context it read then (after
+// its before hooks) and only its output text is compared. Schemas and
+// output limits are not applied, and a failed ka2.verify or ka2.grade
+// check is compared, not returned. opts.Dir is the folder its programs run
+// in; a ka2.build or ka2.verify stage needs opts.Builder (a ka2.grade
+// stage takes the refusal phrases from its definition, or from
 // contract.Default() without one).
-func Replay(ctx context.Context, snap *Snapshot, opts RunOptions) (Replayed, error) {
+func Replay(ctx context.Context, snap *Snapshot, opts ReplayOptions) (Replayed, error) {
 	if snap == nil || snap.Context == nil || snap.Definition == nil {
 		return Replayed{}, fmt.Errorf("%w: the snapshot records no context or definition to replay; it was not written by a stage run", ErrBadInput)
 	}
 	d := snap.Definition
-	st := &Stage{Name: snap.Stage, Uses: d.Uses, Exec: d.Exec, System: d.System}
+	st := &Stage{Name: snap.Stage, Uses: d.Uses, Exec: d.Exec, System: d.System, OnFail: d.OnFail}
 	if d.Timeout != "" {
 		t, err := time.ParseDuration(d.Timeout)
 		if err != nil || t <= 0 {
@@ -220,25 +265,101 @@ func Replay(ctx context.Context, snap *Snapshot, opts RunOptions) (Replayed, err
 	if opts.Builder != nil {
 		def = opts.Builder.Definition
 	}
-	r := &runner{p: &Pipeline{def: def, Protocols: Protocols{}}, opts: opts}
+	r := &runner{p: &Pipeline{def: def, Protocols: Protocols{}}, opts: opts.RunOptions}
 	sc := *snap.Context
 	sc.Artifacts = cloneArtifacts(sc.Artifacts)
-	now := &Snapshot{Stage: snap.Stage, Runner: snap.Runner, Exec: d.Exec, Context: &sc, Definition: d,
-		Messages: []Message{}, ToolResults: []ToolResult{}, Artifacts: map[string]json.RawMessage{}}
-	out, err := r.run(ctx, st, &sc, now)
-	if err != nil {
-		return Replayed{Recorded: snap.OutputText, Snapshot: now}, err
+	res := Replayed{Recorded: snap.OutputText, Hooks: HooksNone}
+	switch {
+	case len(d.Before)+len(d.After) == 0:
+	case opts.NoHooks:
+		res.Hooks = HooksSkipped
+	case len(snap.HookKinds) == 0:
+		res.Hooks = HooksNotRecorded
+	default:
+		res.Hooks = HooksRun
+		if err := r.replayHooks(st, snap); err != nil {
+			return Replayed{}, err
+		}
+		if err := beforeHooks(snap, &sc); err != nil {
+			return Replayed{}, err
+		}
 	}
-	now.OutputText = outputText(out)
-	return Replayed{Recorded: snap.OutputText, Output: now.OutputText, Snapshot: now}, nil
+	now := &Snapshot{Stage: snap.Stage, Runner: snap.Runner, Exec: d.Exec, Context: &sc, Definition: d, HookKinds: snap.HookKinds,
+		Messages: []Message{}, ToolResults: []ToolResult{}, Artifacts: map[string]json.RawMessage{}, Sink: snap.Sink}
+	res.Snapshot = now
+	if _, err := r.execute(ctx, st, &sc, now, ""); err != nil {
+		return res, err
+	}
+	res.Output = now.OutputText
+	if res.Hooks == HooksNone || res.Hooks == HooksRun {
+		res.RecordedArtifacts, res.Artifacts = cloneArtifacts(snap.Artifacts), now.Artifacts
+	}
+	return res, nil
 }
 
-// cloneArtifacts copies an artifact map, so a stage's changes to its
+// replayHooks puts the hooks the snapshot's definition records where
+// snap.HookKinds says they were declared, on st and on r's pipeline, and
+// checks that they then run in the recorded order.
+func (r *runner) replayHooks(st *Stage, snap *Snapshot) error {
+	d := snap.Definition
+	bad := func(why string) error {
+		return fmt.Errorf("%w: the hooks of the snapshot of '%s' %s; it was edited", ErrBadInput, snap.Stage, why)
+	}
+	if len(snap.HookKinds) != len(d.Before)+len(d.After) {
+		return bad(fmt.Sprintf("are %d in its definition but %d in hook_kinds", len(d.Before)+len(d.After), len(snap.HookKinds)))
+	}
+	slots := map[string]**Hook{"before_stage": &r.p.Hooks.BeforeStage, "before": &st.Before,
+		"after": &st.After, "after_stage": &r.p.Hooks.AfterStage}
+	for i, argv := range slices.Concat(d.Before, d.After) {
+		kind := snap.HookKinds[i]
+		slot := slots[kind]
+		if slot == nil || *slot != nil {
+			return bad(fmt.Sprintf("name %q where a hook kind, each at most once, belongs", kind))
+		}
+		*slot = &Hook{Kind: kind, Exec: argv}
+	}
+	for _, part := range []struct {
+		before bool
+		want   [][]string
+	}{{true, d.Before}, {false, d.After}} {
+		var got [][]string
+		for _, h := range r.hooks(st, part.before) {
+			got = append(got, h.Exec)
+		}
+		if !slices.EqualFunc(got, part.want, slices.Equal) {
+			return bad("are not in the order their kinds run in")
+		}
+	}
+	return nil
+}
+
+// beforeHooks takes the artifacts the before hooks added out of sc, the
+// context the stage read, which leaves the context they were handed; the
+// input digest, taken before they ran, must agree.
+func beforeHooks(snap *Snapshot, sc *StageContext) error {
+	for _, h := range snap.Hooks {
+		if h.Hook == "before_stage" || h.Hook == "before" {
+			for _, name := range h.Artifacts {
+				if !slices.Contains(h.Kept, name) {
+					delete(sc.Artifacts, name)
+				}
+			}
+		}
+	}
+	if snap.Digests != nil && digestJSON(sc) != snap.Digests.Input {
+		return fmt.Errorf("%w: the context in the snapshot of '%s', without the artifacts its before hooks added, does not match its input digest; it was edited",
+			ErrBadInput, snap.Stage)
+	}
+	return nil
+}
+
+// cloneArtifacts copies an artifact map, compact (as a run holds them; a
+// snapshot file holds them indented), so a stage's changes to its
 // context do not reach the snapshot it was read from.
 func cloneArtifacts(m map[string]json.RawMessage) map[string]json.RawMessage {
 	out := make(map[string]json.RawMessage, len(m))
 	for k, v := range m {
-		out[k] = slices.Clone(v)
+		out[k] = slices.Clone(compactJSON(v))
 	}
 	return out
 }

@@ -110,6 +110,13 @@ type Snapshot struct {
 	ExitCode int    `json:"exit_code"`
 	// Hooks are the hooks that ran around the stage, in order.
 	Hooks []HookRun `json:"hooks,omitempty"`
+	// HookKinds say where each hook of Definition.Before, then of
+	// Definition.After, is declared (before_stage, before, after or
+	// after_stage), so that a replay runs each as the run did. Snapshots
+	// written before ka2 recorded them have none, and a replay of their
+	// stage runs without its hooks. The definition digest leaves them out:
+	// a hook moved from the pipeline's hooks to the stage's runs the same.
+	HookKinds []string `json:"hook_kinds,omitempty"`
 	// Error says why the run stopped at this stage, or is empty.
 	Error string `json:"error,omitempty"`
 }
@@ -152,8 +159,11 @@ type HookRun struct {
 	Exec     []string `json:"exec"`
 	Stderr   string   `json:"stderr,omitempty"`
 	ExitCode int      `json:"exit_code"`
-	// Artifacts name the artifacts the hook added.
+	// Artifacts name the artifacts the hook printed.
 	Artifacts []string `json:"artifacts,omitempty"`
+	// Kept names those of them the stage's artifacts already held, which
+	// kept their value: the hook did not add them.
+	Kept []string `json:"kept,omitempty"`
 }
 
 // StageResult is what an after hook reads on stdin: the stage's output,
@@ -367,11 +377,13 @@ func trimHistory(history []Message, n int) ([]Message, int) {
 // hooks, or reuses its snapshot from RunOptions.Resume (reused).
 func (r *runner) stage(ctx context.Context, st *Stage, from *Snapshot) (*Snapshot, bool, error) {
 	sc := handoff(st, from)
+	def, kinds := r.definition(st)
 	snap := &Snapshot{
 		Stage:       st.Name,
 		Runner:      "exec",
 		Exec:        st.Exec,
-		Definition:  r.definition(st),
+		Definition:  def,
+		HookKinds:   kinds,
 		Context:     sc,
 		Messages:    []Message{},
 		ToolResults: []ToolResult{},
@@ -381,7 +393,6 @@ func (r *runner) stage(ctx context.Context, st *Stage, from *Snapshot) (*Snapsho
 	if st.Uses != "" {
 		snap.Runner = st.Uses
 	}
-	defer func() { slices.Sort(snap.ArtifactClashes); snap.ArtifactClashes = slices.Compact(snap.ArtifactClashes) }()
 	inSchema, outSchema := st.schemas(r.p.def)
 	if inSchema != "" {
 		sc.InputSchema = inSchema
@@ -409,13 +420,28 @@ func (r *runner) stage(ctx context.Context, st *Stage, from *Snapshot) (*Snapsho
 					from.Stage, inSchema, err, from.Stage)}
 		}
 	}
+	stop, err := r.execute(ctx, st, sc, snap, outSchema)
+	if err == nil {
+		err = stop
+	}
+	return snap, false, err
+}
+
+// execute runs a stage on its context sc as a run does: its before hooks,
+// its runner, then (once its snapshot holds its turn, what it inherited
+// and its own) the output schema, the output limits and its after hooks.
+// A run and a replay both run a stage through it. stop is the failed
+// check of a ka2.verify or ka2.grade stage that stops the run once the
+// snapshot is complete; the after hooks do not run then.
+func (r *runner) execute(ctx context.Context, st *Stage, sc *StageContext, snap *Snapshot, outSchema string) (stop, err error) {
+	defer func() { slices.Sort(snap.ArtifactClashes); snap.ArtifactClashes = slices.Compact(snap.ArtifactClashes) }()
 	if err := r.runHooks(ctx, st, true, sc, sc.Artifacts, snap); err != nil {
-		return snap, false, err
+		return nil, err
 	}
 
 	out, err := r.run(ctx, st, sc, snap)
 	if err != nil {
-		return snap, false, err
+		return nil, err
 	}
 
 	// The stage's turn, then what it inherited merged with its own.
@@ -443,24 +469,21 @@ func (r *runner) stage(ctx context.Context, st *Stage, from *Snapshot) (*Snapsho
 	if outSchema != "" {
 		snap.OutputSchema = outSchema
 		if err := r.p.Protocols.Validate(outSchema, []byte(text)); err != nil {
-			return snap, false, &StageError{Stage: st.Name, Step: "output",
+			return nil, &StageError{Stage: st.Name, Step: "output",
 				Err: fmt.Errorf("its output breaks output_schema '%s': %w; fix the stage or its declared output_schema", outSchema, err)}
 		}
 	}
 	if err := r.checkLimits(st, text); err != nil {
-		return snap, false, err
+		return nil, err
 	}
 	if out.stop != nil {
-		return snap, false, out.stop
+		return out.stop, nil
 	}
 	// The artifacts map is shared, so each after hook reads what the
 	// hooks before it added.
 	res := StageResult{Stage: st.Name, OutputText: snap.OutputText, Messages: snap.Messages,
 		ToolResults: snap.ToolResults, Artifacts: snap.Artifacts, ExitCode: snap.ExitCode}
-	if err := r.runHooks(ctx, st, false, res, snap.Artifacts, snap); err != nil {
-		return snap, false, err
-	}
-	return snap, false, nil
+	return nil, r.runHooks(ctx, st, false, res, snap.Artifacts, snap)
 }
 
 // run runs the stage's runner on its context.
@@ -490,18 +513,22 @@ func outputText(out StageOutput) string {
 }
 
 // addArtifacts adds a hook's artifacts to m. One already there keeps its
-// value, and a different value from the hook is recorded as a clash.
-func addArtifacts(m, add map[string]json.RawMessage, clashes *[]string) {
+// value, and a different value from the hook is recorded as a clash; kept
+// names, sorted, those the hook did not add for that reason.
+func addArtifacts(m, add map[string]json.RawMessage, clashes *[]string) (kept []string) {
 	for name, v := range add {
 		v = compactJSON(v)
 		if old, ok := m[name]; ok {
 			if !bytes.Equal(old, v) {
 				*clashes = append(*clashes, name)
 			}
+			kept = append(kept, name)
 			continue
 		}
 		m[name] = v
 	}
+	slices.Sort(kept)
+	return kept
 }
 
 // build runs ka2's contract builder on the stage's input. Its output text
