@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -484,6 +485,204 @@ func TestReplay(t *testing.T) {
 	}
 	if _, err := Replay(context.Background(), snapshot(t, run, InputStage), opts); !errors.Is(err, ErrBadInput) {
 		t.Errorf("Replay(the run input) = %v, want ErrBadInput", err)
+	}
+}
+
+// throughFile is snap as --snapshots writes it (indented) and replay
+// reads it back.
+func throughFile(t *testing.T, snap *Snapshot) *Snapshot {
+	t.Helper()
+	b, err := json.MarshalIndent(snap, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c Snapshot
+	if err := json.Unmarshal(b, &c); err != nil {
+		t.Fatal(err)
+	}
+	return &c
+}
+
+// TestReplayHooks: a replay runs the stage's hooks as the run did, each
+// in its place: the after hook runs again and its artifact is there again
+// (equal), the before hook's artifact reaches the stage's context again,
+// a hook that now adds another value is a difference in the artifacts
+// (the output text is the same), and a before hook that now vetoes stops
+// the replay as it would stop a run. Without hooks (NoHooks, or a
+// snapshot from before hook_kinds) the stage reads the context it read
+// and only its output text is compared.
+func TestReplayHooks(t *testing.T) {
+	dir := t.TempDir()
+	ticket, audit := filepath.Join(dir, "ticket"), filepath.Join(dir, "audit")
+	writeTicket := func(s string) {
+		if err := os.WriteFile(ticket, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeTicket(`{"artifacts":{"ticket":7}}`)
+	src := "hooks:\n  before_stage: [./hookfile, '" + ticket + "']\nstages:\n" +
+		countStage(dir, "a", `{"output_text":"a","artifacts":{"own":1}}`,
+			`after: [./count, '`+audit+`', '{"artifacts":{"audit":"seen"}}']`) + "flow: a\n"
+	run, err := runScripts(t, src, TextInputOf("go"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := throughFile(t, snapshot(t, run, "a"))
+	if diff := cmp.Diff([]string{"before_stage", "after"}, snap.HookKinds); diff != "" {
+		t.Fatalf("hook_kinds mismatch (-want +got):\n%s", diff)
+	}
+	opts := ReplayOptions{RunOptions: RunOptions{Dir: scriptsDir(t), Timeout: 20 * time.Second}}
+	runs := func() []int { return []int{counted(t, filepath.Join(dir, "a")), counted(t, audit)} }
+	arts := func(m map[string]json.RawMessage) map[string]string {
+		out := map[string]string{}
+		for k, v := range m {
+			out[k] = string(v)
+		}
+		return out
+	}
+
+	res, err := Replay(context.Background(), snap, opts)
+	if err != nil || !res.Equal() || res.Hooks != HooksRun {
+		t.Fatalf("Replay() = %+v, %v; want equal, with hooks", res, err)
+	}
+	want := map[string]string{"ticket": "7", "own": "1", "audit": `"seen"`}
+	if diff := cmp.Diff(want, arts(res.Artifacts)); diff != "" {
+		t.Errorf("replayed artifacts mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]string{"ticket": "7"}, arts(res.Snapshot.Context.Artifacts)); diff != "" {
+		t.Errorf("replayed context artifacts mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]int{2, 2}, runs()); diff != "" {
+		t.Errorf("runs of the stage and its after hook mismatch (-want +got):\n%s", diff)
+	}
+
+	writeTicket(`{"artifacts":{"ticket":8}}`)
+	res, err = Replay(context.Background(), snap, opts)
+	if err != nil || res.Equal() || res.Output != res.Recorded {
+		t.Fatalf("Replay() = %+v, %v; want the same text, other artifacts", res, err)
+	}
+	if got, was := string(res.Artifacts["ticket"]), string(res.RecordedArtifacts["ticket"]); got != "8" || was != "7" {
+		t.Errorf("ticket artifact: replayed %s, recorded %s; want 8, 7", got, was)
+	}
+
+	// Alone, the stage reads the ticket it read then, and its text is the
+	// same: equal.
+	res, err = Replay(context.Background(), snap, ReplayOptions{RunOptions: opts.RunOptions, NoHooks: true})
+	if err != nil || !res.Equal() || res.Hooks != HooksSkipped || res.Artifacts != nil {
+		t.Fatalf("Replay(NoHooks) = %+v, %v; want equal text, hooks skipped", res, err)
+	}
+	if diff := cmp.Diff(map[string]string{"ticket": "7"}, arts(res.Snapshot.Context.Artifacts)); diff != "" {
+		t.Errorf("NoHooks: context artifacts mismatch (-want +got):\n%s", diff)
+	}
+	old := *snap
+	old.HookKinds = nil
+	res, err = Replay(context.Background(), &old, opts)
+	if err != nil || !res.Equal() || res.Hooks != HooksNotRecorded || len(res.Snapshot.Hooks) != 0 {
+		t.Fatalf("Replay(no hook_kinds) = %+v, %v; want equal text, hooks not recorded", res, err)
+	}
+	if diff := cmp.Diff([]int{5, 3}, runs()); diff != "" {
+		t.Errorf("runs mismatch (-want +got):\n%s", diff)
+	}
+
+	if err := os.Remove(ticket); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Replay(context.Background(), snap, opts)
+	var se *StageError
+	if !errors.Is(err, ErrVetoed) || !errors.As(err, &se) || se.Step != "before_stage" || se.Stage != "a" {
+		t.Fatalf("Replay() error = %v, want a veto by the before_stage hook", err)
+	}
+	if diff := cmp.Diff([]int{5, 3}, runs()); diff != "" {
+		t.Errorf("vetoed: the stage or its after hook ran: mismatch (-want +got):\n%s", diff)
+	}
+
+	edited := []struct {
+		name string
+		edit func(*Snapshot)
+	}{
+		{"kinds out of order", func(s *Snapshot) { s.HookKinds = []string{"after", "before_stage"} }},
+		{"a kind twice", func(s *Snapshot) { s.HookKinds = []string{"before", "before"} }},
+		{"a kind short", func(s *Snapshot) { s.HookKinds = []string{"before_stage"} }},
+		{"an unknown kind", func(s *Snapshot) { s.HookKinds = []string{"before_stage", "later"} }},
+		{"context", func(s *Snapshot) { s.Context.Artifacts["extra"] = json.RawMessage("1") }},
+	}
+	for _, tt := range edited {
+		t.Run(tt.name, func(t *testing.T) {
+			s := throughFile(t, snap)
+			tt.edit(s)
+			if _, err := Replay(context.Background(), s, opts); !errors.Is(err, ErrBadInput) {
+				t.Errorf("Replay() error = %v, want ErrBadInput", err)
+			}
+		})
+	}
+}
+
+// TestReplayKeptArtifact: a before hook that prints an artifact the stage
+// inherited adds nothing (the inherited value stays, and the snapshot
+// says so), so a replay keeps that artifact in the context it hands the
+// hook.
+func TestReplayKeptArtifact(t *testing.T) {
+	dir := t.TempDir()
+	src := "stages:\n" + countStage(dir, "a", `{"output_text":"a","artifacts":{"own":1}}`) +
+		countStage(dir, "b", `{"output_text":"b"}`, "context: {inherit: [artifacts]}",
+			`before: [./artifact, own, '2']`) + "flow: a >> b\n"
+	run, err := runScripts(t, src, TextInputOf("go"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := throughFile(t, snapshot(t, run, "b"))
+	if len(snap.Hooks) != 1 || !slices.Equal(snap.Hooks[0].Kept, []string{"own"}) || !slices.Equal(snap.ArtifactClashes, []string{"own"}) {
+		t.Fatalf("hooks %+v, clashes %v; want own kept, and a clash", snap.Hooks, snap.ArtifactClashes)
+	}
+	res, err := Replay(context.Background(), snap, ReplayOptions{RunOptions: RunOptions{Dir: scriptsDir(t), Timeout: 20 * time.Second}})
+	if err != nil || !res.Equal() || res.Hooks != HooksRun || string(res.Artifacts["own"]) != "1" {
+		t.Fatalf("Replay() = %+v, %v; want equal, own still 1", res, err)
+	}
+}
+
+// TestResumeHookChanged: the definition digest covers the stage's hooks
+// and the pipeline's, so a resumed run runs a stage again when one of
+// them changed, and reuses it when a hook only moved from the stage to the
+// pipeline's hooks (it runs the same, in the same place).
+func TestResumeHookChanged(t *testing.T) {
+	tests := []struct {
+		name       string
+		top, after string // the second run's pipeline hooks block and a's after hook
+		wantRuns   int
+		wantAudit  string
+	}{
+		{name: "same", after: `after: [./artifact, audit, '"one"']`, wantRuns: 1, wantAudit: `"one"`},
+		{name: "another argument", after: `after: [./artifact, audit, '"two"']`, wantRuns: 2, wantAudit: `"two"`},
+		{name: "a pipeline hook added", top: "hooks: {before_stage: [./artifact, ticket, '7']}\n",
+			after: `after: [./artifact, audit, '"one"']`, wantRuns: 2, wantAudit: `"one"`},
+		{name: "moved to the pipeline", top: `hooks: {after_stage: [./artifact, audit, '"one"']}` + "\n", wantRuns: 1, wantAudit: `"one"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			pipe := func(top, after string) string {
+				var extra []string
+				if after != "" {
+					extra = append(extra, after)
+				}
+				return top + "stages:\n" + countStage(dir, "a", `{"output_text":"a"}`, extra...) + "flow: a\n"
+			}
+			first, err := runScripts(t, pipe("", `after: [./artifact, audit, '"one"']`), TextInputOf("go"), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			second, err := runScripts(t, pipe(tt.top, tt.after), TextInputOf("go"),
+				map[string]*Snapshot{"a": throughFile(t, snapshot(t, first, "a"))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := counted(t, filepath.Join(dir, "a")); got != tt.wantRuns {
+				t.Errorf("a ran %d times, want %d (resumed %v)", got, tt.wantRuns, second.Resumed)
+			}
+			if got := string(snapshot(t, second, "a").Artifacts["audit"]); got != tt.wantAudit {
+				t.Errorf("audit artifact %s, want %s", got, tt.wantAudit)
+			}
+		})
 	}
 }
 
