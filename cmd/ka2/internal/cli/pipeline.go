@@ -408,6 +408,7 @@ type PipelineReplayOptions struct {
 	Dir     string
 	Stage   string
 	Timeout time.Duration
+	NoHooks bool
 	cmdContext
 }
 
@@ -419,14 +420,21 @@ func NewCmdPipelineReplay(f *Factory, runF func(*PipelineReplayOptions) error) *
 		Use:   "replay DIR STAGE",
 		Short: "Run one stage again from its snapshot and compare its output",
 		Long: `Replay reads STAGE's snapshot in DIR (the --snapshots folder of a run), runs
-the stage again on the context it recorded (what the stage read, after its
-before hooks) with its recorded definition, and prints the output text and a
-newline. Hooks, schemas and output limits are not applied.
+the stage again as a run would, with its recorded definition and its hooks
+(the pipeline's before_stage and after_stage, the stage's before and after)
+on the context it was handed, and prints the output text and a newline. It
+compares the output text and the artifacts (the stage's, the inherited
+ones and those its hooks added) with the recorded ones. Schemas and output
+limits are not applied.
+
+With --no-hooks the stage runs alone on the context it read (after its
+before hooks) and only the output text is compared; so does a snapshot
+written before ka2 recorded where hooks are declared. Stderr says so.
 
 Exit codes: 0 the output equals the recorded one; 1 it differs, and stderr
 shows a diff (recorded, then replayed); 2 no such snapshot, or a bad one; 6
-the stage failed. A ka2.build or ka2.verify stage uses the corpus and budget
-flags, as ka2 build does.`,
+the stage failed, or a hook vetoed it. A ka2.build or ka2.verify stage uses
+the corpus and budget flags, as ka2 build does.`,
 		Example: `  ka2 pipeline run answer.pipeline.yaml --input question.json --snapshots run/
   ka2 pipeline replay run/ answer`,
 		Args: cobra.ExactArgs(2),
@@ -434,6 +442,7 @@ flags, as ka2 build does.`,
 	}
 	fs := cmd.Flags()
 	fs.DurationVar(&opts.Timeout, "timeout", pipeline.DefaultTimeout, "time limit of an exec stage whose snapshot records none")
+	fs.BoolVar(&opts.NoHooks, "no-hooks", false, "run the stage alone, without its hooks, and compare only its output text")
 	opts.corpusFlags.register(fs)
 	opts.budgetFlags.register(fs)
 	return cmd
@@ -469,13 +478,20 @@ func runPipelineReplay(o *PipelineReplayOptions) error {
 	if err != nil {
 		return exitError{kind: errkind.BadInput, err: err}
 	}
-	opts := pipeline.RunOptions{Env: o.f.environ(), Timeout: o.Timeout, Dir: filepath.Join(o.Dir, filepath.FromSlash(snap.Dir))}
+	opts := pipeline.ReplayOptions{NoHooks: o.NoHooks,
+		RunOptions: pipeline.RunOptions{Env: o.f.environ(), Timeout: o.Timeout, Dir: filepath.Join(o.Dir, filepath.FromSlash(snap.Dir))}}
 	if snap.Definition != nil && snap.Definition.Uses != "" {
 		if opts.Builder, err = o.builder(o.ctx(), &o.corpusFlags); err != nil {
 			return err
 		}
 	}
 	res, err := pipeline.Replay(o.ctx(), snap, opts)
+	switch res.Hooks {
+	case pipeline.HooksSkipped:
+		fmt.Fprintf(o.f.ErrOut, "ka2: stage '%s': replayed without its hooks (--no-hooks); only the output text is compared\n", o.Stage)
+	case pipeline.HooksNotRecorded:
+		fmt.Fprintf(o.f.ErrOut, "ka2: stage '%s': replayed without its hooks: its snapshot does not record where they are declared (it predates hook_kinds); only the output text is compared. Run the pipeline again with --snapshots to record them\n", o.Stage)
+	}
 	if err != nil {
 		var se *pipeline.StageError
 		if errors.As(err, &se) {
@@ -492,7 +508,24 @@ func runPipelineReplay(o *PipelineReplayOptions) error {
 	if res.Equal() {
 		return nil
 	}
-	fmt.Fprint(o.f.ErrOut, golden.Diff("recorded", []byte(res.Recorded), "replayed", []byte(res.Output)))
-	return exitError{kind: errkind.CheckFailed, err: fmt.Errorf("stage '%s': the replayed output differs from the recorded one in %s",
-		o.Stage, filepath.ToSlash(filepath.Join(o.Dir, file)))}
+	what := "output differs from the recorded one"
+	if res.Recorded != res.Output {
+		fmt.Fprint(o.f.ErrOut, golden.Diff("recorded", []byte(res.Recorded), "replayed", []byte(res.Output)))
+	}
+	if !res.ArtifactsEqual() {
+		var was, now bytes.Buffer
+		if err := writeJSON(&was, res.RecordedArtifacts, true); err != nil {
+			return err
+		}
+		if err := writeJSON(&now, res.Artifacts, true); err != nil {
+			return err
+		}
+		fmt.Fprint(o.f.ErrOut, golden.Diff("recorded artifacts", was.Bytes(), "replayed artifacts", now.Bytes()))
+		what = "artifacts differ from the recorded ones"
+		if res.Recorded != res.Output {
+			what = "output and artifacts differ from the recorded ones"
+		}
+	}
+	return exitError{kind: errkind.CheckFailed, err: fmt.Errorf("stage '%s': the replayed %s in %s",
+		o.Stage, what, filepath.ToSlash(filepath.Join(o.Dir, file)))}
 }
