@@ -101,7 +101,8 @@
 // Each stage's snapshot records its StageDefinition and the Digests of
 // the definition and of its input; RunOptions.Resume reuses a completed
 // snapshot with equal digests instead of running the stage, and Replay
-// runs a stage again from its snapshot.
+// runs a stage again from its snapshot, with its hooks in the places
+// Snapshot.HookKinds records, through the same step as a run.
 //
 // An exec stage's program runs in its own process group (on Unix). When
 // the program exits, times out, is cancelled or writes more than 32 MiB on
