@@ -45,6 +45,13 @@ func (e tooLarge) Error() string {
 
 func (e tooLarge) Is(target error) bool { return target == ErrTooLarge }
 
+// TooLarge returns the error ReadFile gives for the named file over max
+// bytes: for a reader that learns a file's size before reading it (from
+// a listing, say).
+func TooLarge(name string, max int64) error {
+	return &fs.PathError{Op: "read", Path: name, Err: tooLarge{max}}
+}
+
 // kind names the type of a file mode for a person.
 func kind(m fs.FileMode) string {
 	switch {
@@ -147,7 +154,7 @@ func readOpen(f fs.File, name string, max int64) ([]byte, fs.FileInfo, error) {
 		return nil, nil, err
 	}
 	if info.Size() > max {
-		return nil, nil, &fs.PathError{Op: "read", Path: name, Err: tooLarge{max}}
+		return nil, nil, TooLarge(name, max)
 	}
 	// +1: see the end of the file without growing the buffer.
 	data, err := readAll(f, name, max, info.Size()+1)
@@ -177,7 +184,7 @@ func readAll(r io.Reader, name string, max, size int64) ([]byte, error) {
 		}
 	}
 	if int64(len(buf)) > max {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: tooLarge{max}}
+		return nil, TooLarge(name, max)
 	}
 	return buf, nil
 }

@@ -1,5 +1,5 @@
 // Package testutil holds the helpers ka2's tests share: writing a file or
-// a policy, editing one in place, reading fuzz seeds, copying a file system (the embedded
+// a policy, editing one in place, running git, reading fuzz seeds, copying a file system (the embedded
 // sample corpus, a folder) to disk, HTTP requests, and a time limit that
 // has always passed. Only tests import it; it imports nothing of ka2, so
 // any package's tests can.
@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -43,6 +44,21 @@ func WriteFile(t testing.TB, path, data string) {
 	}
 	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Git runs git with args in the current folder, without the user's or
+// the system's configuration and with a fixed author, failing the test
+// when git fails. It skips the test when git is not installed.
+func Git(t testing.TB, args ...string) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not on PATH:", err)
+	}
+	cmd := exec.Command("git", append([]string{"-c", "user.name=ka2 test", "-c", "user.email=test@example.invalid", "-c", "commit.gpgsign=false"}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
 	}
 }
 

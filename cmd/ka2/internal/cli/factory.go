@@ -8,11 +8,13 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/exec"
 	"os/signal"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/ka2/ka2/internal/inputfile"
+	"github.com/ka2/ka2/internal/procrun"
 )
 
 // Factory is everything a command takes from the world outside the
@@ -157,29 +159,67 @@ func isTerminal(w any) bool {
 	return err == nil && info.Mode()&os.ModeCharDevice != 0
 }
 
+// maxGitOutput is the most ka2 reads from one git command. The largest
+// output by far is git archive of a corpus folder at a revision (impact
+// --base-ref, lint --changed-since), which holds only the folder's policy
+// files and .ka2ignore files, each at most inputfile.MaxSize. 256 MiB is
+// 64 such files at that cap, or some 16,000 policies of 16 KB (the most a
+// contract's default 4096-token budget can quote from one), beyond any
+// real corpus, while it stops a hostile or runaway repository before it
+// takes the machine's memory.
+const maxGitOutput = 256 << 20
+
+// errGitTooLarge matches the error for git output over its cap.
+var errGitTooLarge = errors.New("git output too large")
+
+type gitTooLarge struct{ max int }
+
+func (e gitTooLarge) Error() string {
+	return fmt.Sprintf("its output is larger than %s, the most ka2 reads from git", inputfile.Size(int64(e.max)))
+}
+
+func (e gitTooLarge) Is(target error) bool { return target == errGitTooLarge }
+
 // runGit runs git and returns its standard output; a failure carries git's
 // standard error. Paths are never quoted (core.quotePath=false), so a file
 // such as 住宿.md comes out as its name; callers also ask for -z output.
-// git is killed when ctx is done, and the error then matches ctx.Err().
+// git is ended when ctx is done, and the error then matches ctx.Err().
+// Output over maxGitOutput ends git too (see gitLimited).
 func runGit(ctx context.Context, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.quotePath=false"}, args...)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		if cerr := ctx.Err(); cerr != nil {
-			return nil, fmt.Errorf("git %s: %w", strings.Join(args, " "), cerr)
-		}
-		if msg := strings.TrimSpace(stderr.String()); msg != "" {
-			return nil, fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
-		}
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return nil, fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
-		}
-		return nil, fmt.Errorf("this needs git: %w", err)
+	return gitLimited(ctx, maxGitOutput, args...)
+}
+
+// gitLimited is runGit with the output capped at max bytes: past it git
+// is stopped, with what it started, rather than left writing into a pipe
+// nobody reads, and the error matches errGitTooLarge.
+func gitLimited(ctx context.Context, max int, args ...string) ([]byte, error) {
+	res, err := procrun.Run(ctx, procrun.Spec{
+		Argv:      append([]string{"git", "-c", "core.quotePath=false"}, args...),
+		Env:       os.Environ(),
+		MaxStdout: max,
+	})
+	if err == nil {
+		return res.Stdout, nil
 	}
-	return out, nil
+	cmdline := strings.Join(args, " ")
+	if cerr := ctx.Err(); cerr != nil {
+		return nil, fmt.Errorf("git %s: %w", cmdline, cerr)
+	}
+	if errors.Is(err, procrun.ErrStdoutLimit) {
+		return nil, fmt.Errorf("git %s: %w", cmdline, gitTooLarge{max})
+	}
+	if msg := strings.TrimSpace(res.Stderr); msg != "" {
+		return nil, fmt.Errorf("git %s: %s", cmdline, msg)
+	}
+	var ee *procrun.ExitError
+	if errors.As(err, &ee) {
+		return nil, fmt.Errorf("git %s: %w", cmdline, ee.Err)
+	}
+	var se *procrun.StartError
+	if errors.As(err, &se) {
+		err = se.Err
+	}
+	return nil, fmt.Errorf("this needs git: %w", err)
 }
 
 // cancelReader is a reader whose Read returns ctx's error once ctx is done,

@@ -7,9 +7,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path"
+	"slices"
+	"strconv"
 	"strings"
 	"testing/fstest"
+
+	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/inputfile"
 )
 
 // checkRevision refuses a revision that git would read as an option:
@@ -64,8 +70,10 @@ func gitChanged(ctx context.Context, git GitRunner, dir, commit string) ([]strin
 }
 
 // gitTreeFS reads the folder dir as git has it at ref, given to flag,
-// without touching the work tree: git archive streams the folder's files,
-// which are read into memory. It also returns the folder's path below the
+// without touching the work tree: git archive streams the folder's policy
+// files (*.md) and .ka2ignore files, the only ones a corpus reads, which
+// are read into memory, each under inputfile.MaxSize and all of them under
+// git's output cap. It also returns the folder's path below the
 // repository root.
 func gitTreeFS(ctx context.Context, git GitRunner, dir, flag, ref string) (fstest.MapFS, string, error) {
 	top, err := git(ctx, "-C", dir, "rev-parse", "--show-toplevel")
@@ -82,7 +90,6 @@ func gitTreeFS(ctx context.Context, git GitRunner, dir, flag, ref string) (fstes
 	}
 	// Only the line end is git's; a folder name may end in a space.
 	pfx := strings.TrimSuffix(string(prefix), "\n")
-	args := []string{"-C", strings.TrimSuffix(string(top), "\n"), "archive", "--format=tar", commit}
 	if pfx != "" {
 		if _, err := git(ctx, "-C", dir, "rev-parse", "--verify", "--quiet", commit+":"+pfx); err != nil {
 			if cerr := ctx.Err(); cerr != nil {
@@ -90,10 +97,19 @@ func gitTreeFS(ctx context.Context, git GitRunner, dir, flag, ref string) (fstes
 			}
 			return fstest.MapFS{}, pfx, nil // the folder is new since then
 		}
-		// Literal: a folder named like pathspec magic (*, :) is a name.
-		args = append(args, "--", ":(literal)"+pfx)
 	}
-	archive, err := git(ctx, args...)
+	root := strings.TrimSuffix(string(top), "\n")
+	patterns, err := gitCorpusFiles(ctx, git, root, commit, pfx, flag, ref)
+	if err != nil {
+		return nil, "", err
+	}
+	if len(patterns) == 0 {
+		return fstest.MapFS{}, pfx, nil // no policy files, so an empty corpus
+	}
+	archive, err := git(ctx, append([]string{"-C", root, "archive", "--format=tar", commit, "--"}, patterns...)...)
+	if errors.Is(err, errGitTooLarge) {
+		return nil, "", fmt.Errorf("%s %s: the corpus folder %s at that revision: %w; check that the revision and the folder are the ones meant", flag, ref, folderName(pfx), err)
+	}
 	if err != nil {
 		return nil, "", fmt.Errorf("%s %s: %w; check that the revision exists and has the folder %s", flag, ref, err, pfx)
 	}
@@ -107,19 +123,70 @@ func gitTreeFS(ctx context.Context, git GitRunner, dir, flag, ref string) (fstes
 		if err != nil {
 			return nil, "", fmt.Errorf("%s %s: read git archive: %w", flag, ref, err)
 		}
-		name := strings.TrimPrefix(h.Name, pfx)
-		switch h.Typeflag {
-		case tar.TypeReg:
-			data, err := io.ReadAll(tr)
-			if err != nil {
-				return nil, "", fmt.Errorf("%s %s: read git archive: %w", flag, ref, err)
-			}
-			fsys[name] = &fstest.MapFile{Data: data, Mode: 0o644}
-		case tar.TypeSymlink:
-			if strings.HasSuffix(name, ".md") {
-				return nil, "", fmt.Errorf("%s %s: %s is a symbolic link, which %s cannot follow; check the revision out instead", flag, ref, path.Join(pfx, name), flag)
-			}
+		if h.Typeflag != tar.TypeReg {
+			continue
 		}
+		data, err := inputfile.ReadAll(tr, h.Name, inputfile.MaxSize)
+		if err != nil {
+			return nil, "", fmt.Errorf("%s %s: read git archive: %w", flag, ref, err)
+		}
+		fsys[strings.TrimPrefix(h.Name, pfx)] = &fstest.MapFile{Data: data, Mode: 0o644}
 	}
 	return fsys, pfx, nil
+}
+
+// globEscaper escapes the characters git's glob pathspecs give a meaning.
+var globEscaper = strings.NewReplacer(`\`, `\\`, `*`, `\*`, `?`, `\?`, `[`, `\[`)
+
+// folderName names the folder at pfx (a path below the repository root,
+// ending in a slash, or "" for the root) for a message.
+func folderName(pfx string) string {
+	if pfx == "" {
+		return "(the repository root)"
+	}
+	return strings.TrimSuffix(pfx, "/")
+}
+
+// gitCorpusFiles lists the files a corpus reads (policy files, *.md, and
+// .ka2ignore files) in the folder pfx of the repository at root, at
+// commit, and returns git pathspecs that match them, none when there are
+// none (git refuses a pathspec that matches nothing): git archive then
+// sends only those, not the folder's other files. From the listing's
+// sizes it refuses a file over inputfile.MaxSize before any is read, and
+// it refuses a policy file that is a symbolic link.
+func gitCorpusFiles(ctx context.Context, git GitRunner, root, commit, pfx, flag, ref string) ([]string, error) {
+	// Literal: a folder named like pathspec magic (*, :) is a name.
+	list, err := git(ctx, "-C", root, "ls-tree", "-r", "-z", "--long", commit, "--", ":(literal)"+pfx)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w; check that the revision exists and has the folder %s", flag, ref, err, pfx)
+	}
+	// The folder's name is escaped, so that one named like a pattern (*,
+	// ?, [) is a name.
+	folder := ":(glob)" + globEscaper.Replace(pfx) + "**/"
+	found := map[string]bool{}
+	for _, entry := range splitZ(list) {
+		// <mode> <type> <object> <size>\t<path>
+		meta, name, ok := strings.Cut(entry, "\t")
+		fields := strings.Fields(meta)
+		if !ok || len(fields) != 4 {
+			return nil, fmt.Errorf("%s %s: unexpected git ls-tree output %q", flag, ref, entry)
+		}
+		var pattern string
+		switch {
+		case path.Base(name) == corpus.IgnoreFile:
+			pattern = folder + corpus.IgnoreFile
+		case path.Ext(name) == ".md":
+			pattern = folder + "*.md"
+		default:
+			continue
+		}
+		if fields[0] == "120000" && pattern == folder+"*.md" {
+			return nil, fmt.Errorf("%s %s: %s is a symbolic link, which %s cannot follow; check the revision out instead", flag, ref, name, flag)
+		}
+		if size, err := strconv.ParseInt(fields[3], 10, 64); err == nil && size > inputfile.MaxSize {
+			return nil, fmt.Errorf("%s %s: %s at that revision: %s", flag, ref, name, inputfile.Reason(inputfile.TooLarge(name, inputfile.MaxSize)))
+		}
+		found[pattern] = true
+	}
+	return slices.Sorted(maps.Keys(found)), nil
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/ka2/ka2/cmd/ka2/internal/cli"
 	"github.com/ka2/ka2/golden"
+	"github.com/ka2/ka2/internal/inputfile"
 	"github.com/ka2/ka2/internal/testutil"
 )
 
@@ -455,18 +455,8 @@ ka2 impact: 7 cases, 4 changed by 1 changed file
 // TestImpactBaseRef compares the work tree's corpus with a commit, in a
 // throwaway git repository.
 func TestImpactBaseRef(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
 	setupRegressFixture(t)
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-c", "user.name=ka2 test", "-c", "user.email=test@example.invalid", "-c", "commit.gpgsign=false"}, args...)...)
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	git := func(args ...string) { t.Helper(); testutil.Git(t, args...) }
 	git("init", "-q", ".")
 	git("add", "policies")
 	git("commit", "-q", "-m", "policies")
@@ -502,6 +492,24 @@ func TestImpactBaseRef(t *testing.T) {
 	r = regressCLI(t, "", "impact", "--cases", "cases", "--corpus", "住宿", "--base-ref", "HEAD").want(t, 0)
 	if r.stdout != "ka2 impact: 7 cases, 0 changed by 0 changed files\n" {
 		t.Errorf("non-ASCII folder: stdout %q, stderr %q", r.stdout, r.stderr)
+	}
+
+	// A policy file over the cap at the revision is refused by its size
+	// in git's listing, before anything is read; a large file that is not
+	// a policy is never read.
+	testutil.WriteFile(t, "住宿/asset.bin", strings.Repeat("x", inputfile.MaxSize+1))
+	git("add", "-A")
+	git("commit", "-q", "-m", "asset")
+	regressCLI(t, "", "impact", "--cases", "cases", "--corpus", "住宿", "--base-ref", "HEAD").want(t, 0)
+	testutil.WriteFile(t, "住宿/big.md", strings.Repeat("x", inputfile.MaxSize+1))
+	git("add", "-A")
+	git("commit", "-q", "-m", "big")
+	if err := os.Remove("住宿/big.md"); err != nil { // gone from the work tree, so only the base has it
+		t.Fatal(err)
+	}
+	r = regressCLI(t, "", "impact", "--cases", "cases", "--corpus", "住宿", "--base-ref", "HEAD").want(t, 2)
+	if want := "--base-ref HEAD: 住宿/big.md at that revision: it is larger than 4 MiB, the most ka2 reads from one file"; !strings.Contains(r.stderr, want) || r.stdout != "" {
+		t.Errorf("file over the cap: stdout %q, stderr %q; want %q", r.stdout, r.stderr, want)
 	}
 }
 
