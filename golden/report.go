@@ -20,6 +20,16 @@ import (
 // refuses reports of another format.
 const ReportFormat = "ka2-regress-report-v1"
 
+// MaxReportSize is the most `ka2 report merge` reads of one shard's JSON
+// report. A report takes about 450 to 900 bytes for a case that passes
+// (more with the budget's parts) and a few KB for one that fails, its
+// diff included; a diff that rewrites a whole contract of the default
+// 4096-token budget (about 16 KB of text) takes about 40 KB. 512 MiB
+// holds some 600,000 passing cases, or 13,000 cases that all fail that
+// way, beyond any real shard, while it stops a runaway file before it
+// takes the machine's memory.
+const MaxReportSize = 512 << 20
+
 // Report is the outcome of a run: every case in suite order, grouped by
 // case file, and the unreferenced goldens. It is a plain value: the JSON
 // report is this struct, and text and JUnit are views of it.

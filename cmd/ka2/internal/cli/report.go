@@ -2,15 +2,16 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ka2/ka2/golden"
 	"github.com/ka2/ka2/internal/atomicfile"
 	"github.com/ka2/ka2/internal/errkind"
+	"github.com/ka2/ka2/internal/inputfile"
 )
 
 // ReportMergeOptions are the inputs of `ka2 report merge`.
@@ -24,6 +25,9 @@ type ReportMergeOptions struct {
 	JSON  string
 	Color string
 	cmdContext
+	// maxShard is the most read of one shard's report; 0 means
+	// golden.MaxReportSize (tests set less).
+	maxShard int64
 }
 
 // NewCmdReport makes `ka2 report` and its subcommand `merge`. runF
@@ -74,12 +78,11 @@ reports cannot be merged.`,
 func runReportMerge(o *ReportMergeOptions) error {
 	var reports []*golden.Report
 	for _, name := range o.Files {
-		f, err := os.Open(name)
+		data, err := inputfile.ReadFile(name, cmp.Or(o.maxShard, golden.MaxReportSize))
 		if err != nil {
 			return fmt.Errorf("read report: %w", err)
 		}
-		r, err := golden.ReadReport(f)
-		f.Close()
+		r, err := golden.ReadReport(bytes.NewReader(data))
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
