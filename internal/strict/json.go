@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"strconv"
-	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -56,8 +55,7 @@ func ParseJSON(data []byte) (*yaml.Node, error) {
 	if n, ok := fastJSON(data); ok {
 		return n, nil
 	}
-	p := &jsonParser{data: data, dec: json.NewDecoder(bytes.NewReader(data))}
-	p.dec.UseNumber()
+	p := newJSONParser(data)
 	v, err := p.value()
 	if err != nil {
 		return nil, err
@@ -73,14 +71,16 @@ func ParseJSON(data []byte) (*yaml.Node, error) {
 type jsonParser struct {
 	data []byte
 	dec  *json.Decoder
+	// cur positions the nodes, made in increasing offset order.
+	cur cursor
 }
 
-// LineCol returns the 1-based line and column (in code points) of byte
-// offset off in data.
-func LineCol(data []byte, off int) (line, col int) {
-	off = min(max(off, 0), len(data))
-	before := data[:off]
-	return bytes.Count(before, []byte("\n")) + 1, utf8.RuneCount(before[bytes.LastIndexByte(before, '\n')+1:]) + 1
+// newJSONParser reads data with encoding/json's token stream, numbers
+// kept as their text.
+func newJSONParser(data []byte) *jsonParser {
+	p := &jsonParser{data: data, dec: json.NewDecoder(bytes.NewReader(data)), cur: newCursor(data)}
+	p.dec.UseNumber()
+	return p
 }
 
 func (p *jsonParser) errAt(problem JSONProblem, off int, err error) *JSONError {
@@ -111,7 +111,7 @@ func (p *jsonParser) next() (json.Token, int, error) {
 
 func (p *jsonParser) node(kind yaml.Kind, tag, value string, start int) *yaml.Node {
 	n := &yaml.Node{Kind: kind, Tag: tag, Value: value}
-	n.Line, n.Column = LineCol(p.data, start)
+	n.Line, n.Column = p.cur.pos(start)
 	return n
 }
 

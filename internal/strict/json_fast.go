@@ -15,7 +15,7 @@ import (
 // fastMaxDepth deep. On anything else it returns false and ParseJSON
 // reads the text the slow way, which also words every error.
 func fastJSON(data []byte) (*yaml.Node, bool) {
-	p := fastParser{data: data, line: 1, col: 1}
+	p := fastParser{data: data, cur: newCursor(data)}
 	p.space()
 	v, ok := p.value(0)
 	if !ok {
@@ -35,34 +35,13 @@ const fastMaxDepth = 512
 type fastParser struct {
 	data []byte
 	off  int
-	// The position of at: nodes are made in increasing offset order, so
-	// the cursor only moves forward and every byte is counted once.
-	at, line, col int
-}
-
-// pos returns the 1-based line and column (in code points) of off.
-func (p *fastParser) pos(off int) (int, int) {
-	for p.at < off {
-		c := p.data[p.at]
-		switch {
-		case c == '\n':
-			p.line, p.col = p.line+1, 1
-			p.at++
-		case c < utf8.RuneSelf:
-			p.col++
-			p.at++
-		default:
-			_, size := utf8.DecodeRune(p.data[p.at:])
-			p.col++
-			p.at += size
-		}
-	}
-	return p.line, p.col
+	// cur positions the nodes, made in increasing offset order.
+	cur cursor
 }
 
 func (p *fastParser) node(kind yaml.Kind, tag, value string, start int) *yaml.Node {
 	n := &yaml.Node{Kind: kind, Tag: tag, Value: value}
-	n.Line, n.Column = p.pos(start)
+	n.Line, n.Column = p.cur.pos(start)
 	return n
 }
 

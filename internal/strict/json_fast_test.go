@@ -1,8 +1,6 @@
 package strict
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"strings"
@@ -15,8 +13,7 @@ import (
 // slowJSON is ParseJSON without its fast path: the token stream of
 // encoding/json, the reference fastJSON must agree with.
 func slowJSON(data []byte) (*yaml.Node, error) {
-	p := &jsonParser{data: data, dec: json.NewDecoder(bytes.NewReader(data))}
-	p.dec.UseNumber()
+	p := newJSONParser(data)
 	v, err := p.value()
 	if err != nil {
 		return nil, err
