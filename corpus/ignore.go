@@ -154,22 +154,15 @@ func (ig *ignorer) ignored(logical string, isDir bool) bool {
 // readIgnoreFile reads the IgnoreFile in the folder real, if there is
 // one, as patterns of the folder logical.
 func readIgnoreFile(fsys fs.FS, real, logical string) ([]prefixed, error) {
-	name := path.Join(real, IgnoreFile)
-	info, err := fs.Stat(fsys, name)
+	data, _, err := inputfile.ReadFS(fsys, path.Join(real, IgnoreFile), inputfile.MaxSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	if err == nil {
-		err = inputfile.CheckMode(name, info.Mode().Type())
-	}
-	if err == nil && info.Size() > inputfile.MaxSize {
-		err = errors.New("file is larger than 4 MiB")
-	}
-	var data []byte
-	if err == nil {
-		data, err = fs.ReadFile(fsys, name)
-	}
 	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path is said below, as the corpus names it
+		}
 		return nil, &fs.PathError{Op: "read", Path: path.Join(logical, IgnoreFile), Err: err}
 	}
 	var ps []prefixed
