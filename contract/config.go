@@ -10,11 +10,12 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/ka2/ka2"
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/internal/inputfile"
-	"github.com/ka2/ka2/internal/yamlerr"
+	"github.com/ka2/ka2/internal/strict"
 	"github.com/ka2/ka2/selector"
 )
 
@@ -201,6 +202,8 @@ func (c Config) Budget(def *Definition) (budget.Counter, budget.Limits, error) {
 
 // LoadDefinition reads a contract definition file and the content file it
 // names, which is looked up beside it. An empty path gives Default().
+// Problems in either file are a ConfigError of SettingContract holding
+// them as ParseDefinition reports them, named by the files' paths.
 func LoadDefinition(file string) (*Definition, error) {
 	if file == "" {
 		return Default(), nil
@@ -210,23 +213,32 @@ func LoadDefinition(file string) (*Definition, error) {
 	if err != nil {
 		return fail(fmt.Errorf("read contract: %w", err))
 	}
-	name, err := ContentFileOf(defJSON)
-	if err != nil {
-		return fail(fmt.Errorf("%s: %w", file, err))
+	p := newDefinitionParser(filepath.ToSlash(file))
+	p.definition(defJSON)
+	name := p.d.ContentFile
+	if name == "" {
+		// Not written, or written empty: no file is named. A value that is
+		// not a string is reported already.
+		if v := p.top.Value("content"); p.top != nil && (v == nil || strict.IsNull(v) || v.Tag == "!!str") {
+			at := v
+			if at == nil {
+				at = p.top.Node
+			}
+			p.def.Report(at, CodeDefinitionMissingKey, diag.Fix(`name the content file beside it, such as "content": "`+ka2.ContentFile+`"`),
+				definitionPrefix+`no content file named in "content"`)
+		}
+		_, err := p.result()
+		return fail(err)
 	}
 	contentPath := filepath.Join(filepath.Dir(file), filepath.FromSlash(name))
 	content, err := inputfile.ReadFile(contentPath, inputfile.MaxSize)
 	if err != nil {
 		return fail(fmt.Errorf("read contract content: %w", err))
 	}
-	d, err := ParseDefinition(defJSON, content)
-	var ye *yamlerr.Error
-	if errors.As(err, &ye) {
-		// The position is in the content file: name that file.
-		return fail(errors.New(diag.Format(diag.Pos{Path: filepath.ToSlash(contentPath), Line: ye.Line, Col: ye.Col}, "contract content: "+ye.Msg, ye.Hint)))
-	}
+	p.contentFile(filepath.ToSlash(contentPath), content)
+	d, err := p.result()
 	if err != nil {
-		return fail(fmt.Errorf("%s: %w", file, err))
+		return fail(err)
 	}
 	return d, nil
 }

@@ -20,13 +20,13 @@ func TestDefinitionBudgetRange(t *testing.T) {
 		name, limits, want string
 	}{
 		{"huge wrapper", `"capacity": 1, "reserve": 0, "wrapper": 9223372036854775807`,
-			"contract definition: budget.counters.codepoint: wrapper 9223372036854775807 is out of range 0..0: it must be smaller than the capacity 1"},
+			"ka2-context-contract-v1.json:31:61: contract definition: budget.counters.codepoint: wrapper 9223372036854775807 is out of range 0..0: it must be smaller than the capacity 1; lower it, or raise the capacity"},
 		{"reserve equal to capacity", `"capacity": 1400, "reserve": 1400, "wrapper": 0`,
-			"contract definition: budget.counters.codepoint: reserve 1400 is out of range 0..1399: it must be smaller than the capacity 1400"},
+			"ka2-context-contract-v1.json:31:50: contract definition: budget.counters.codepoint: reserve 1400 is out of range 0..1399: it must be smaller than the capacity 1400; lower it, or raise the capacity"},
 		{"capacity over the maximum", `"capacity": 100000001, "reserve": 0, "wrapper": 0`,
-			"contract definition: budget.counters.codepoint: capacity 100000001 is out of range 1..100000000"},
+			"ka2-context-contract-v1.json:31:33: contract definition: budget.counters.codepoint: capacity 100000001 is out of range 1..100000000; write a capacity from 1 to 100000000"},
 		{"negative capacity", `"capacity": -1, "reserve": 0, "wrapper": 0`,
-			"contract definition: budget.counters.codepoint: capacity -1 is out of range 1..100000000"},
+			"ka2-context-contract-v1.json:31:33: contract definition: budget.counters.codepoint: capacity -1 is out of range 1..100000000; write a capacity from 1 to 100000000"},
 	}
 	orig := []byte(`"codepoint": {"capacity": 1600, "reserve": 200, "wrapper": 0}`)
 	if !bytes.Contains(ka2.ContractJSON, orig) {
