@@ -395,7 +395,7 @@ func (p *definitionParser) fields(top *strict.Fields) {
 		switch cv := f.Value("context_type"); {
 		case cv == nil || !ctOK:
 		case ct == constantType && name != "template":
-			p.def.Report(cv, CodeDefinitionBadValue, diag.Fix("only the field named template is constant; give this one an item type"),
+			p.def.Report(cv, CodeDefinitionBadValue, diag.Fix("give it an item context type, such as instruction"),
 				fmt.Sprintf("%s%s: only the template field is constant", definitionPrefix, what))
 		case ct != constantType && !itemKindOK(ct):
 			hint := diag.Fix("use one of " + strings.Join(contextTypes, ", "))
