@@ -398,11 +398,7 @@ func (p *definitionParser) fields(top *strict.Fields) {
 			p.def.Report(cv, CodeDefinitionBadValue, diag.Fix("give it an item context type, such as instruction"),
 				fmt.Sprintf("%s%s: only the template field is constant", definitionPrefix, what))
 		case ct != constantType && !itemKindOK(ct):
-			hint := diag.Fix("use one of " + strings.Join(contextTypes, ", "))
-			if s := suggest.Closest(ct, contextTypes); s != "" {
-				hint = diag.Hint{Kind: diag.HintDidYouMean, Text: "did you mean " + s + "?", Suggestion: s}
-			}
-			p.def.Report(cv, CodeDefinitionBadValue, hint, fmt.Sprintf("%s%s: unknown context_type %q", definitionPrefix, what, ct))
+			p.def.Report(cv, CodeDefinitionBadValue, oneOf(ct, contextTypes), fmt.Sprintf("%s%s: unknown context_type %q", definitionPrefix, what, ct))
 		}
 		p.d.Fields = append(p.d.Fields, field)
 	}
@@ -417,40 +413,46 @@ func (p *definitionParser) fields(top *strict.Fields) {
 	}
 }
 
+// oneOf hints at the one of names nearest to got, or lists them all.
+func oneOf(got string, names []string) diag.Hint {
+	if s := suggest.Closest(got, names); s != "" {
+		return diag.Hint{Kind: diag.HintDidYouMean, Text: "did you mean " + s + "?", Suggestion: s}
+	}
+	return diag.Fix("use one of " + strings.Join(names, ", "))
+}
+
 func itemKindOK(ct string) bool {
 	_, ok := itemKinds[provenance.Kind(ct)]
 	return ok
 }
 
+// object checks the object under key in f against m; nil when it is not
+// written, or not an object (reported).
+func (p *definitionParser) object(f *strict.Fields, key string, m *strict.Map) *strict.Fields {
+	v := f.Value(key)
+	if v == nil {
+		return nil
+	}
+	return p.def.Mapping(v, m)
+}
+
 // budget reads the default counter and the limits per counter, and checks
 // them as the flags that override them are checked.
 func (p *definitionParser) budget(top *strict.Fields) {
-	b := top.Value("budget")
-	if b == nil {
-		return
-	}
-	f := p.def.Mapping(b, budgetMap)
+	f := p.object(top, "budget", budgetMap)
 	if f == nil {
 		return
 	}
 	def, defOK := p.str(f, "default_counter", "budget")
 	p.d.Budget.DefaultCounter = def
-	cv := f.Value("counters")
-	if cv == nil {
-		return
-	}
-	counters := p.def.Mapping(cv, countersMap)
+	counters := p.object(f, "counters", countersMap)
 	if counters == nil {
 		return
 	}
 	p.d.Budget.Counters = map[string]budget.Limits{}
 	for _, e := range counters.All() {
 		if _, err := budget.Lookup(e.Name); err != nil {
-			hint := diag.Fix("use one of " + strings.Join(budget.Names(), ", "))
-			if s := suggest.Closest(e.Name, budget.Names()); s != "" {
-				hint = diag.Hint{Kind: diag.HintDidYouMean, Text: "did you mean " + s + "?", Suggestion: s}
-			}
-			p.def.Diags = append(p.def.Diags, &diag.Diagnostic{Pos: p.def.Pos(e.Key), Code: CodeDefinitionBadValue, Hint: hint, Err: err,
+			p.def.Diags = append(p.def.Diags, &diag.Diagnostic{Pos: p.def.Pos(e.Key), Code: CodeDefinitionBadValue, Hint: oneOf(e.Name, budget.Names()), Err: err,
 				Message: fmt.Sprintf("%sbudget.counters: unknown counter %q", definitionPrefix, e.Name)})
 			continue
 		}

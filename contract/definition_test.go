@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,6 +17,7 @@ import (
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/internal/diag"
+	"github.com/ka2/ka2/internal/testutil"
 	"github.com/ka2/ka2/provenance"
 )
 
@@ -214,11 +214,8 @@ func TestParseDefinitionMinimal(t *testing.T) {
 func TestLoadDefinitionNamesFiles(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, text string) string {
-		t.Helper()
 		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		testutil.WriteFile(t, p, text)
 		return p
 	}
 	write("c.yaml", minimalContent)
