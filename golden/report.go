@@ -209,9 +209,13 @@ func ReadReport(rd io.Reader) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	// encoding/json would turn invalid text into U+FFFD, and the merged
-	// report would no longer say what the shard said.
-	if e := jsontext.Check(data); e != nil {
+	// encoding/json would turn invalid text into U+FFFD and keep the last
+	// of a repeated key, and the merged report would no longer say what
+	// the shard said.
+	if e := jsontext.Exact(data); e != nil {
+		if e.Repeated {
+			return nil, fmt.Errorf("the report at %s", e)
+		}
 		return nil, fmt.Errorf("invalid text in the report at %s", e)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))

@@ -449,6 +449,16 @@ func TestReadReportRefusesInvalidText(t *testing.T) {
 	}
 }
 
+// TestReadReportRefusesRepeatedKeys: a shard whose object repeats a key is
+// refused, not merged as its last value.
+func TestReadReportRefusesRepeatedKeys(t *testing.T) {
+	data := `{"format": "ka2-regress-report-v1", "format": "ka2-regress-report-v1", "cases": []}`
+	_, err := golden.ReadReport(strings.NewReader(data))
+	if err == nil || !strings.Contains(err.Error(), `the report at 1:37: a key: key "format" repeats the one at 1:2`) {
+		t.Errorf("ReadReport(%q) = %v, want the repeated key", data, err)
+	}
+}
+
 func TestMergeRefuses(t *testing.T) {
 	inSampleCopy(t)
 	s := load(t, "cases")

@@ -32,8 +32,12 @@ func ParseContract(name string, data []byte) (*contract.Document, error) {
 		}
 		return d
 	}
-	if e := jsontext.Check(data); e != nil {
-		return nil, &diag.Diagnostic{Pos: diag.Pos{Path: name, Line: e.Line, Col: e.Col}, Message: "contract: invalid text: " + e.Msg, Hint: diag.Fix(e.Hint), Err: ErrBadContract}
+	if e := jsontext.Exact(data); e != nil {
+		what := "invalid text: "
+		if e.Repeated {
+			what = e.Describe() + ": "
+		}
+		return nil, &diag.Diagnostic{Pos: diag.Pos{Path: name, Line: e.Line, Col: e.Col}, Message: "contract: " + what + e.Msg, Hint: diag.Fix(e.Hint), Err: ErrBadContract}
 	}
 	var c contract.Document
 	dec := json.NewDecoder(bytes.NewReader(data))

@@ -142,15 +142,20 @@ func parseStageOutput(data []byte) (StageOutput, error) {
 }
 
 // checkText refuses JSON whose text encoding/json would silently turn
-// into U+FFFD (see jsontext.Check), as "LINE:COL: FIELD: invalid text: …".
+// into U+FFFD, as "LINE:COL: FIELD: invalid text: …", and an object that
+// repeats a key, which encoding/json would read as its last value while
+// the next program may read the first (see jsontext.Exact).
 func checkText(data []byte) error {
-	e := jsontext.Check(data)
+	e := jsontext.Exact(data)
 	if e == nil {
 		return nil
 	}
 	where := fmt.Sprintf("%d:%d", e.Line, e.Col)
 	if f := e.Describe(); f != "" {
 		where += ": " + f
+	}
+	if e.Repeated {
+		return fmt.Errorf("%s: %s; %s", where, e.Msg, e.Hint)
 	}
 	return fmt.Errorf("%s: invalid text: %s; %s", where, e.Msg, e.Hint)
 }

@@ -643,8 +643,6 @@ func TestParseInput(t *testing.T) {
 	}
 }
 
-// TestRunReplay replays a stage from its snapshot: feeding the recorded
-// context to the program again gives the recorded output.
 func TestParseStageOutputRefusesInvalidText(t *testing.T) {
 	for _, data := range []string{`{"output_text": "\udfff"}`, "{\"output_text\": \"\xc3\"}"} {
 		_, err := parseStageOutput([]byte(data))
@@ -653,6 +651,32 @@ func TestParseStageOutputRefusesInvalidText(t *testing.T) {
 		}
 	}
 }
+
+// TestStageJSONRefusesRepeatedKeys: a stage's or a hook's output, or a run
+// input, whose object repeats a key is refused at the repeat. encoding/json
+// would keep the last value, checking it against the schema, while the
+// next stage's reader may take the first.
+func TestStageJSONRefusesRepeatedKeys(t *testing.T) {
+	out := `{"output": {"approve": false, "approve": true}}`
+	_, err := parseStageOutput([]byte(out))
+	if want := `stdout: 1:31: a key of output: key "approve" repeats the one at 1:13`; !errors.Is(err, ErrBadOutput) || !strings.Contains(err.Error(), want) {
+		t.Errorf("parseStageOutput(%s) = %v, want ErrBadOutput with %q", out, err, want)
+	}
+	if err := checkText([]byte(`{"artifacts": {"x": 1}, "artifacts": {"x": 2}}`)); err == nil || !strings.Contains(err.Error(), `1:25: a key: key "artifacts" repeats the one at 1:2`) {
+		t.Errorf("checkText(hook output) = %v, want the repeated artifacts key", err)
+	}
+	p, err := Parse("p.yaml", []byte("stages: {s: {exec: x}}\nflow: s\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.ParseRunInput([]byte(`{"a": 1, "a": 2}`))
+	if !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), `1:10: a key: key "a" repeats the one at 1:2`) {
+		t.Errorf("ParseRunInput() = %v, want ErrBadInput with the repeat", err)
+	}
+}
+
+// TestRunReplay replays a stage from its snapshot: feeding the recorded
+// context to the program again gives the recorded output.
 
 func TestRunReplay(t *testing.T) {
 	run, err := runPipeline(t, readFile(t, "testdata/pipelines/answer.yaml"), lodging2026)

@@ -33,6 +33,9 @@ type Error struct {
 	Key bool
 	// Msg says what is wrong; Hint how to fix it.
 	Msg, Hint string
+	// Repeated is true when the problem is a key its object repeats (see
+	// Exact), false for invalid text.
+	Repeated bool
 }
 
 // Error formats the problem as "line:col: field: msg; hint".
@@ -66,6 +69,16 @@ func Check(data []byte) *Error {
 	return s.scan(data)
 }
 
+// Exact is Check, and it also refuses an object that repeats a key:
+// encoding/json keeps the last value where other JSON readers keep the
+// first, so a document read by ka2 and by another program would mean two
+// things. It scans every byte; Check is for the input that the strict
+// decoder reads next, which reports repeated keys itself.
+func Exact(data []byte) *Error {
+	s := scanner{keys: true}
+	return s.scan(data)
+}
+
 // mayHaveSurrogate reports a "\uD8".."\uDF" sequence anywhere; a false
 // positive (an escaped backslash before "ud800") only costs the full scan.
 func mayHaveSurrogate(data []byte) bool {
@@ -83,13 +96,15 @@ func mayHaveSurrogate(data []byte) bool {
 
 type frame struct {
 	object    bool
-	expectKey bool   // in an object, before the next key
-	key       string // in an object, the current key
-	index     int    // in an array, the current element
+	expectKey bool           // in an object, before the next key
+	key       string         // in an object, the current key
+	index     int            // in an array, the current element
+	seen      map[string]int // with scanner.keys: each key's offset
 }
 
 type scanner struct {
 	stack []*frame
+	keys  bool // refuse repeated keys (Exact)
 }
 
 func (s *scanner) top() *frame {
@@ -162,6 +177,9 @@ func (s *scanner) scan(data []byte) *Error {
 				if err := jsonUnquote(data[i:end], &k); err == nil {
 					f.key = k
 				}
+				if e := s.repeated(data, f, i); e != nil {
+					return e
+				}
 			}
 			i = end
 			continue
@@ -181,6 +199,29 @@ func (s *scanner) scan(data []byte) *Error {
 		i++
 	}
 	return nil
+}
+
+// repeated records the key f.key read at off, and returns an *Error when
+// f's object had it already (only under scanner.keys).
+func (s *scanner) repeated(data []byte, f *frame, off int) *Error {
+	if !s.keys {
+		return nil
+	}
+	first, ok := f.seen[f.key]
+	if !ok {
+		if f.seen == nil {
+			f.seen = map[string]int{}
+		}
+		f.seen[f.key] = off
+		return nil
+	}
+	line, col := position(data, first)
+	e := &Error{Offset: off, Key: true, Repeated: true,
+		Msg:  fmt.Sprintf("key %q repeats the one at %d:%d", f.key, line, col),
+		Hint: "keep one: JSON readers differ on which of the two values a repeated key means"}
+	e.Field, e.Pointer = s.pathOfObject()
+	e.Line, e.Col = position(data, off)
+	return e
 }
 
 // pathOfObject is the path of the innermost object, whose key is being

@@ -43,6 +43,39 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+// TestExact: what Check refuses, and an object that repeats a key, at the
+// repeat, naming the object; the same key in two objects is no repeat.
+func TestExact(t *testing.T) {
+	tests := []struct {
+		name, data string
+		want       string // "" for no problem
+		repeated   bool
+	}{
+		{"plain", `{"a": 1, "b": {"a": 2}, "c": [{"a": 3}, {"a": 4}]}`, "", false},
+		{"empty key repeated", `{"": 1, "": 2}`, `1:9: a key: key "" repeats the one at 1:2; keep one: JSON readers differ on which of the two values a repeated key means`, true},
+		{"repeated at the top", `{"output_text": "a", "output_text": "b"}`, `1:22: a key: key "output_text" repeats the one at 1:2; keep one: JSON readers differ on which of the two values a repeated key means`, true},
+		{"repeated through an escape", `{"a": 1, "a": 2}`, `1:10: a key: key "a" repeats the one at 1:2; keep one: JSON readers differ on which of the two values a repeated key means`, true},
+		{"repeated in a nested object", "{\"artifacts\": {\n  \"x\": 1,\n  \"x\": 2}}", `3:3: a key of artifacts: key "x" repeats the one at 2:3; keep one: JSON readers differ on which of the two values a repeated key means`, true},
+		{"repeated in an array element", `[{}, {"k": 1, "k": 1}]`, `1:15: a key of [1]: key "k" repeats the one at 1:7; keep one: JSON readers differ on which of the two values a repeated key means`, true},
+		{"case differs: two keys", `{"a": 1, "A": 2}`, "", false},
+		{"invalid text still refused", "{\"q\": \"caf\xe9\"}", `1:11: q: invalid UTF-8 byte 0xe9; encode the text as UTF-8`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, repeated := "", false
+			if e := Exact([]byte(tt.data)); e != nil {
+				got, repeated = e.Error(), e.Repeated
+			}
+			if got != tt.want || repeated != tt.repeated {
+				t.Errorf("Exact(%q) = %q (repeated %v), want %q (repeated %v)", tt.data, got, repeated, tt.want, tt.repeated)
+			}
+			if Check([]byte(tt.data)) != nil && tt.repeated {
+				t.Errorf("Check(%q) refused it; only Exact refuses repeated keys", tt.data)
+			}
+		})
+	}
+}
+
 func TestCheckPointer(t *testing.T) {
 	tests := []struct{ data, field, pointer string }{
 		{`{"items": [{}, {"text": "\ud800"}]}`, "items[1].text", "/items/1/text"},
@@ -75,6 +108,63 @@ func FuzzCheck(f *testing.F) {
 			t.Fatalf("Check passed %q, but decoding replaced text", data)
 		}
 	})
+}
+
+// FuzzExact checks Exact against a count of keys through encoding/json's
+// token stream: a document Exact passes has no object with a key twice,
+// and Exact refuses nothing Check passes except a repeated key.
+func FuzzExact(f *testing.F) {
+	for _, s := range []string{`{"a": 1, "a": 2}`, `{"a": {"b": 1}, "b": {"b": 2}}`, `[{"k": 1}, {"k": 1}]`, `{"\u0061": 1, "a": 2}`, `{"a": "\"a\": 1"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		e := Exact(data)
+		if c := Check(data); c != nil {
+			if e == nil || e.Offset != c.Offset && !e.Repeated {
+				t.Fatalf("Check(%q) = %v but Exact = %v", data, c, e)
+			}
+			return
+		}
+		if !json.Valid(data) {
+			return
+		}
+		dup := hasRepeatedKey(json.NewDecoder(strings.NewReader(string(data))))
+		if (e != nil) != dup || e != nil && !e.Repeated {
+			t.Fatalf("Exact(%q) = %v; repeated key by the decoder: %v", data, e, dup)
+		}
+	})
+}
+
+// hasRepeatedKey reads one JSON value from dec and reports an object in it
+// with a key twice.
+func hasRepeatedKey(dec *json.Decoder) bool {
+	tok, err := dec.Token()
+	if err != nil {
+		return false
+	}
+	switch tok {
+	case json.Delim('{'):
+		seen := map[string]bool{}
+		dup := false
+		for dec.More() {
+			k, _ := dec.Token()
+			if seen[k.(string)] {
+				dup = true
+			}
+			seen[k.(string)] = true
+			dup = hasRepeatedKey(dec) || dup
+		}
+		dec.Token()
+		return dup
+	case json.Delim('['):
+		dup := false
+		for dec.More() {
+			dup = hasRepeatedKey(dec) || dup
+		}
+		dec.Token()
+		return dup
+	}
+	return false
 }
 
 func containsReplacement(v any) bool {
