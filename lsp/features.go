@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -98,7 +97,7 @@ func wordAt(line string, char int) (word string, start, end int) {
 // files configured, how many cases select it and, on valid_from or
 // valid_until, which cases the unsaved edit changes. The impact is built
 // (or found cached) off the read loop, so the answer is deferred.
-func (s *Server) hover(p positionParams) any {
+func (s *Server) hover(ctx context.Context, p positionParams) any {
 	v := s.open(p.TextDocument.URI)
 	if v == nil || !v.inFrontMatter(p.Position.Line) {
 		return nil
@@ -107,7 +106,10 @@ func (s *Server) hover(p positionParams) any {
 		return hover{Contents: markupContent{Kind: "markdown", Value: "This file's front matter does not parse yet: see its diagnostics."}}
 	}
 	text := s.describe(v)
-	cases := s.cases()
+	cases, err := s.cases(ctx)
+	if err != nil {
+		text += "\n\nThe case files do not load (ka2 regress says why): " + firstLine(err) + "."
+	}
 	if len(cases) > 0 {
 		now := selectingCases(cases, v.snap.sources, v.src)
 		text += fmt.Sprintf("\n\nSelected by %d of %d regression cases.", len(now), len(cases))
@@ -210,38 +212,17 @@ func intervalWords(src *corpus.Source) string {
 	return fmt.Sprintf("Applies from %s to %s inclusive (valid_until %s is the first day it no longer applies).", from, last, src.ValidUntil)
 }
 
-// cases reads the configured case files; a file that does not parse is
-// left out (regress and lint --cases report it).
-func (s *Server) cases() []*golden.Case {
-	s.mu.Lock()
-	paths := s.settings.Cases
-	s.mu.Unlock()
-	var out []*golden.Case
-	for _, root := range paths {
-		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return nil
-			}
-			if d.IsDir() {
-				if p != root && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") || strings.HasPrefix(d.Name(), "_")) {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			if p != root && !strings.HasSuffix(p, ".yaml") {
-				return nil
-			}
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return nil
-			}
-			if f, err := golden.ParseFile(filepath.ToSlash(p), data); err == nil {
-				out = append(out, f.Cases...)
-			}
-			return nil
-		})
+// cases are the configured case files' cases (see caseSuite): none
+// without case files, and none, with the reason, when they do not load.
+func (s *Server) cases(ctx context.Context) ([]*golden.Case, error) {
+	suite, err := s.caseSuite(ctx)
+	switch {
+	case errors.Is(err, errNoCases):
+		return nil, nil
+	case err != nil:
+		return nil, err
 	}
-	return out
+	return suite.Cases, nil
 }
 
 // selections returns, for each case, the selected sources' paths, or nil
@@ -382,7 +363,7 @@ func (s *Server) sourceLocations(snap *snapshot, id, skip string) []location {
 // of the sources that supersede it and, with case files configured, the
 // regression cases that select it (with the corpus as the editor has it),
 // each at the line where the case starts.
-func (s *Server) references(p positionParams) any {
+func (s *Server) references(ctx context.Context, p positionParams) any {
 	v := s.open(p.TextDocument.URI)
 	if v == nil || v.src == nil || !v.inFrontMatter(p.Position.Line) {
 		return []location{}
@@ -395,7 +376,10 @@ func (s *Server) references(p positionParams) any {
 		pos, _ := o.Keys.Get("supersedes")
 		out = append(out, location{URI: s.uriOf(o.Path), Range: rangeAt(v.snap.texts[o.Path], pos.Line, pos.Col)})
 	}
-	cases := s.cases()
+	cases, err := s.cases(ctx)
+	if err != nil {
+		s.logf("references: %v", err)
+	}
 	texts := map[string]string{}
 	for i, sel := range selections(cases, v.snap.sources) {
 		if !slices.Contains(sel, v.src.Path) {

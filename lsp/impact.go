@@ -41,10 +41,11 @@ var errNoCases = errors.New("no case files configured")
 // impactFor returns the impact of the buffer rel at revision rev, whose
 // text is text: from the cache when it holds that revision, else built
 // (once ctx is done, the build stops and its error is returned; nothing
-// is cached).
+// is cached). A build that a change on disk overtook is not cached
+// either.
 func (s *Server) impactFor(ctx context.Context, rel, text string, rev int) (*impactResult, error) {
 	s.mu.Lock()
-	st := s.settings
+	st, gen := s.settings, s.gen
 	e, ok := s.impacts[rel]
 	s.mu.Unlock()
 	if len(st.Cases) == 0 {
@@ -56,21 +57,26 @@ func (s *Server) impactFor(ctx context.Context, rel, text string, rev int) (*imp
 	if s.opts.impactStart != nil {
 		s.opts.impactStart(ctx)
 	}
-	res, err := buildImpact(ctx, st, rel, text)
+	suite, err := s.caseSuite(ctx)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	res, err := buildImpact(ctx, st, rel, text, suite, err)
 	if err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
-	if s.revs[rel] == rev { // not when the buffer moved on or closed meanwhile
+	if s.revs[rel] == rev && s.gen == gen { // not when the buffer moved on or closed, or the disk changed, meanwhile
 		s.impacts[rel] = impactEntry{rev: rev, res: res}
 	}
 	s.mu.Unlock()
 	return res, nil
 }
 
-// buildImpact loads the saved corpus and the corpus with text at rel, the
-// case files against the latter, and compares every case's output.
-func buildImpact(ctx context.Context, st Settings, rel, text string) (*impactResult, error) {
+// buildImpact loads the saved corpus and the corpus with text at rel, and
+// compares every case's output with each; suite is the case files, or
+// suiteErr why they do not load.
+func buildImpact(ctx context.Context, st Settings, rel, text string, suite *golden.Suite, suiteErr error) (*impactResult, error) {
 	r, err := os.OpenRoot(st.Corpus)
 	if err != nil {
 		return &impactResult{changed: true, unavailable: "the corpus folder cannot be opened: " + firstLine(err)}, nil
@@ -105,14 +111,8 @@ func buildImpact(ctx context.Context, st Settings, rel, text string) (*impactRes
 		res.unavailable = "the corpus with this edit does not load: " + firstLine(err)
 		return res, nil
 	}
-	// next replaces every case's corpus, so the folders the cases name
-	// are not read.
-	suite, err := golden.Load(ctx, st.Cases, golden.LoadOptions{Corpus: next})
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		res.unavailable = "the case files do not load (ka2 regress says why): " + firstLine(err)
+	if suiteErr != nil {
+		res.unavailable = "the case files do not load (ka2 regress says why): " + firstLine(suiteErr)
 		return res, nil
 	}
 	// One case at a time: the editor's machine has other work to do, and

@@ -105,21 +105,22 @@ func (c *conn) notify(method string, params any) error {
 	return c.write(message{Method: method, Params: p})
 }
 
-// request sends a request of the server's own; the client's response is
-// read and dropped by the read loop.
-func (c *conn) request(method string, params any) error {
+// request sends a request of the server's own and returns its id (as
+// idKey gives it); the read loop hands the client's response to
+// Server.response.
+func (c *conn) request(method string, params any) (string, error) {
 	var p json.RawMessage
 	if params != nil {
 		var err error
 		if p, err = json.Marshal(params); err != nil {
-			return err
+			return "", err
 		}
 	}
 	c.mu.Lock()
 	c.seq++
 	id := json.RawMessage(fmt.Sprintf(`"ka2-%d"`, c.seq))
 	c.mu.Unlock()
-	return c.write(message{ID: &id, Method: method, Params: p})
+	return idKey(id), c.write(message{ID: &id, Method: method, Params: p})
 }
 
 // reply answers the request with id.

@@ -127,4 +127,39 @@ const (
 	insertSnippet   = 2
 
 	syncFull = 1
+
+	messageError = 1
 )
+
+// registration is one capability registered with client/registerCapability.
+type registration struct {
+	ID              string `json:"id"`
+	Method          string `json:"method"`
+	RegisterOptions any    `json:"registerOptions,omitempty"`
+}
+
+// fileSystemWatcher is a watcher of didChangeWatchedFiles: GlobPattern is
+// a string (an absolute glob) or a relativePattern.
+type fileSystemWatcher struct {
+	GlobPattern any `json:"globPattern"`
+}
+
+// relativePattern is a glob relative to a folder (LSP 3.17).
+type relativePattern struct {
+	BaseURI string `json:"baseUri"`
+	Pattern string `json:"pattern"`
+}
+
+type fileEvent struct {
+	URI  string `json:"uri"`
+	Type int    `json:"type"`
+}
+
+type didChangeWatchedFilesParams struct {
+	Changes []fileEvent `json:"changes"`
+}
+
+type showMessageParams struct {
+	Type    int    `json:"type"`
+	Message string `json:"message"`
+}

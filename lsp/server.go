@@ -99,9 +99,20 @@ type initializeParams struct {
 			CodeLens struct {
 				RefreshSupport bool `json:"refreshSupport"`
 			} `json:"codeLens"`
+			DidChangeWatchedFiles struct {
+				DynamicRegistration    bool `json:"dynamicRegistration"`
+				RelativePatternSupport bool `json:"relativePatternSupport"`
+			} `json:"didChangeWatchedFiles"`
 		} `json:"workspace"`
 	} `json:"capabilities"`
 }
+
+// badProject is a project file that does not load. Each caller of
+// resolveSettings says what to do about it: at initialize, restart the
+// server once it is fixed; later, the server keeps the settings it had.
+type badProject struct{ error }
+
+func (b badProject) Unwrap() error { return b.error }
 
 // resolveSettings is the one place the server's settings are decided:
 // initializationOptions over the project file (ka2.yaml in the workspace
@@ -135,7 +146,7 @@ func resolveSettings(p initializeParams) (Settings, error) {
 		if found != "" {
 			cfg, err := project.Load(found)
 			if err != nil {
-				return Settings{}, fmt.Errorf("%w (fix %s and restart the language server)", err, project.FileName)
+				return Settings{}, badProject{err}
 			}
 			s.Project, s.project = found, cfg
 		}
@@ -172,6 +183,7 @@ type Server struct {
 	conn *conn
 
 	mu          sync.Mutex
+	params      initializeParams // the settings are decided again from these when ka2.yaml changes
 	settings    Settings
 	initialized bool
 	shutdown    bool
@@ -188,6 +200,18 @@ type Server struct {
 	dirty       map[string]bool    // buffers changed since the last debounced impact build
 	stopWarm    context.CancelFunc // stops the debounced impact build under way
 	lensRefresh bool               // the client takes workspace/codeLens/refresh
+
+	// What the server read from disk (watch.go): the case files as golden
+	// loads them, nil until needed and after they change; gen, bumped on
+	// every change on disk, so that an impact built before it is not
+	// cached; and how changes are learnt of.
+	suite      *loadedCases
+	gen        int
+	canWatch   bool   // the client can be asked to watch files (dynamic registration)
+	relGlobs   bool   // ... with globs relative to a folder
+	watching   bool   // it was asked, and did not refuse: it reports changes
+	registerID string // the id of that request, to see its answer
+	disk       stamps // what was on disk when last read, for a client that does not watch
 
 	inflight map[string]context.CancelFunc // requests answered off the read loop, by id
 	wg       sync.WaitGroup
@@ -232,7 +256,8 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opts Options) error {
 			continue
 		}
 		if m.Method == "" {
-			continue // a response to a request of ours: nothing waits for it
+			s.response(ctx, &m) // to a request of ours
+			continue
 		}
 		if m.Method == "exit" {
 			s.mu.Lock()
@@ -352,12 +377,19 @@ func (s *Server) handle(ctx context.Context, m *message) (any, *rpcError) {
 			return nil, invalidParams(err)
 		}
 		st, err := resolveSettings(p)
+		if bad := (badProject{}); errors.As(err, &bad) {
+			err = fmt.Errorf("%w (fix %s and restart the language server)", bad.error, project.FileName)
+		}
 		if err != nil {
 			return nil, invalidParams(err)
 		}
+		disk := st.stamps()
 		s.mu.Lock()
-		s.settings, s.initialized = st, true
+		s.params, s.settings, s.initialized = p, st, true
 		s.lensRefresh = p.Capabilities.Workspace.CodeLens.RefreshSupport
+		s.canWatch = p.Capabilities.Workspace.DidChangeWatchedFiles.DynamicRegistration
+		s.relGlobs = p.Capabilities.Workspace.DidChangeWatchedFiles.RelativePatternSupport
+		s.disk = disk
 		s.mu.Unlock()
 		s.logf("corpus %s", st.Corpus)
 		if st.Project != "" {
@@ -387,7 +419,19 @@ func (s *Server) handle(ctx context.Context, m *message) (any, *rpcError) {
 			s.mu.Unlock()
 		}
 		return nil, nil
-	case "initialized", "$/setTrace", "workspace/didChangeConfiguration":
+	case "initialized":
+		// Registration waits for initialized: LSP lets the server ask the
+		// client nothing before it.
+		s.watch()
+		return nil, nil
+	case "$/setTrace", "workspace/didChangeConfiguration":
+		return nil, nil
+	case "workspace/didChangeWatchedFiles":
+		var p didChangeWatchedFilesParams
+		if err := json.Unmarshal(m.Params, &p); err != nil {
+			return nil, invalidParams(err)
+		}
+		s.filesChanged(ctx, p.Changes)
 		return nil, nil
 	case "shutdown":
 		s.mu.Lock()
@@ -430,8 +474,9 @@ func (s *Server) handle(ctx context.Context, m *message) (any, *rpcError) {
 		}
 		s.mu.Lock()
 		// The saved corpus changed: every cached impact compared with the
-		// old one.
+		// old one, and one built meanwhile would too.
 		clear(s.impacts)
+		s.gen++
 		s.mu.Unlock()
 		if rel, ok := s.relPath(p.TextDocument.URI); ok {
 			s.mu.Lock()
@@ -461,15 +506,18 @@ func (s *Server) handle(ctx context.Context, m *message) (any, *rpcError) {
 		}
 		return nil, nil
 	case "textDocument/hover":
-		return answer(m.Params, s.hover)
+		s.checkDisk(ctx)
+		return answer(m.Params, func(p positionParams) any { return s.hover(ctx, p) })
 	case "textDocument/codeLens":
+		s.checkDisk(ctx)
 		return answer(m.Params, s.codeLens)
 	case "textDocument/completion":
 		return answer(m.Params, s.completion)
 	case "textDocument/definition":
 		return answer(m.Params, s.definition)
 	case "textDocument/references":
-		return answer(m.Params, s.references)
+		s.checkDisk(ctx)
+		return answer(m.Params, func(p positionParams) any { return s.references(ctx, p) })
 	case "textDocument/codeAction":
 		return answer(m.Params, s.codeActions)
 	}
@@ -537,9 +585,15 @@ func (s *Server) warm(ctx context.Context) {
 		}
 	}
 	if refresh && len(jobs) > 0 {
-		if err := s.conn.request("workspace/codeLens/refresh", nil); err != nil {
-			s.logf("codeLens refresh: %v", err)
-		}
+		s.refreshLenses()
+	}
+}
+
+// refreshLenses asks the client to fetch the code lenses again; call it
+// only when the client said it takes workspace/codeLens/refresh.
+func (s *Server) refreshLenses() {
+	if _, err := s.conn.request("workspace/codeLens/refresh", nil); err != nil {
+		s.logf("codeLens refresh: %v", err)
 	}
 }
 
@@ -560,15 +614,24 @@ func fileURI(p string) string {
 // relPath returns the slash path of uri relative to the corpus folder, and
 // whether it is a policy file inside it.
 func (s *Server) relPath(uri string) (string, bool) {
-	p := uriPath(uri)
 	s.mu.Lock()
 	root := s.settings.Corpus
 	s.mu.Unlock()
+	rel, ok := below(root, uriPath(uri))
+	if !ok || !strings.HasSuffix(rel, ".md") {
+		return "", false
+	}
+	return rel, true
+}
+
+// below returns the slash path of p relative to root, and whether p is
+// root or inside it.
+func below(root, p string) (string, bool) {
 	if p == "" || root == "" {
 		return "", false
 	}
 	rel, err := filepath.Rel(root, p)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || !strings.HasSuffix(rel, ".md") {
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return "", false
 	}
 	return filepath.ToSlash(rel), true

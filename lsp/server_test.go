@@ -414,7 +414,7 @@ func TestResolveSettings(t *testing.T) {
 		{name: "options override the project file", root: proj, opts: `{"corpus": "other", "cases": ["c1", "c2"]}`,
 			want: Settings{Corpus: in(proj, "other")[0], Cases: in(proj, "c1", "c2"), Project: in(proj, "ka2.yaml")[0]}},
 		{name: "no project file", root: bare, want: Settings{Corpus: bare}},
-		{name: "broken project file", root: broken, wantErr: `ka2.yaml:2:1: unknown key "corpsu"; did you mean corpus? (fix ka2.yaml and restart the language server)`},
+		{name: "broken project file", root: broken, wantErr: `ka2.yaml:2:1: unknown key "corpsu"; did you mean corpus?`},
 		{name: "bad options", root: bare, opts: `{"corpus": 3}`, wantErr: "initializationOptions: json: cannot unmarshal number"},
 	}
 	for _, tt := range tests {

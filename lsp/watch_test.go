@@ -1,0 +1,331 @@
+package lsp
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	gocmp "github.com/google/go-cmp/cmp"
+)
+
+// watchProject is a project whose ka2.yaml names the corpus and the case
+// files; more/ holds other case files for ka2.yaml to switch to.
+func watchProject(t *testing.T) string {
+	t.Helper()
+	return writeFiles(t, map[string]string{
+		"ka2.yaml":             "corpus: policies\ncases: cases\n",
+		"policies/hotel-v1.md": hotelV1,
+		"policies/hotel-v2.md": hotelV2,
+		"cases/trips.yaml":     "cases:\n  - {name: a-2025, question: q, subject: lodging, dates: [2025-09-14]}\n  - {name: b-2026, question: q, subject: lodging, dates: [2026-09-14]}\n",
+		"more/trips.yaml":      "cases:\n  - {name: from-more, question: q, subject: lodging, dates: [2026-09-14]}\n",
+	})
+}
+
+// write replaces a file of the project. Each test's rewrite changes the
+// file's size, so that a stamp sees it even where the file system keeps
+// modification times coarsely.
+func write(t *testing.T, dir, name, text string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// sent returns the messages the server sent with method, after a round
+// trip that makes sure it sent them.
+func (c *client) sent(method string) []message {
+	c.t.Helper()
+	c.call("textDocument/hover", positionParams{}, nil) // a round trip
+	var out []message
+	for _, m := range c.drain() {
+		if m.Method == method {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// unknownKey says whether the server, since the last drain, published
+// diagnostics for uri, and whether the last of them has unknown-key.
+func (c *client) unknownKey(uri string) (published, has bool) {
+	c.t.Helper()
+	for _, m := range c.sent("textDocument/publishDiagnostics") {
+		var p publishDiagnosticsParams
+		json.Unmarshal(m.Params, &p)
+		if p.URI == uri {
+			published, has = true, slices.ContainsFunc(p.Diagnostics, func(d diagnostic) bool { return d.Code == "unknown-key" })
+		}
+	}
+	return published, has
+}
+
+// lensTitles are the titles of the code lenses of uri.
+func (c *client) lensTitles(uri string) []string {
+	c.t.Helper()
+	var lenses []codeLens
+	if err := c.call("textDocument/codeLens", codeLensParams{TextDocument: textDocumentIdentifier{URI: uri}}, &lenses); err != nil {
+		c.t.Fatal(err)
+	}
+	var out []string
+	for _, l := range lenses {
+		out = append(out, l.Command.Title)
+	}
+	return out
+}
+
+// caseRefs are the case files' lines among the references of uri's
+// front matter.
+func (c *client) caseRefs(uri string) []string {
+	c.t.Helper()
+	var refs []location
+	c.call("textDocument/references", positionParams{TextDocument: textDocumentIdentifier{URI: uri}, Position: position{Line: 1}}, &refs)
+	var out []string
+	for _, r := range refs {
+		if strings.HasSuffix(r.URI, ".yaml") {
+			out = append(out, fmt.Sprintf("%s:%d", path.Base(r.URI), r.Range.Start.Line+1))
+		}
+	}
+	return out
+}
+
+// openLater opens policies/hotel-v2.md with valid_from moved to
+// 2026-07-01: the 2026-09-14 cases change, and select it.
+func openLater(c *client, dir string) string {
+	uri := fileURI(filepath.Join(dir, "policies", "hotel-v2.md"))
+	later := strings.Replace(hotelV2, "valid_from: 2026-01-01", "valid_from: 2026-07-01", 1)
+	c.notify("textDocument/didOpen", didOpenParams{TextDocument: textDocumentItem{URI: uri, Text: later, Version: 1}})
+	return uri
+}
+
+func initWith(t *testing.T, c *client, dir string, workspace map[string]any) {
+	t.Helper()
+	params := map[string]any{"rootUri": fileURI(dir), "capabilities": map[string]any{"workspace": workspace}}
+	if err := c.call("initialize", params, nil); err != nil {
+		t.Fatal(err)
+	}
+	c.notify("initialized", struct{}{})
+}
+
+var sept2026 = func() time.Time { return time.Date(2026, 9, 14, 9, 0, 0, 0, time.UTC) }
+
+// TestWatchedFiles: a client that can watch files is asked to watch
+// ka2.yaml, the .ka2ignore beside it, the case files and the corpus; a
+// change it reports reaches code lenses, references and diagnostics, and
+// the client is asked to fetch the code lenses again.
+func TestWatchedFiles(t *testing.T) {
+	dir := watchProject(t)
+	c := startServer(t, Options{AfterFunc: (&fakeTimer{}).after, Now: sept2026})
+	initWith(t, c, dir, map[string]any{"codeLens": map[string]any{"refreshSupport": true},
+		"didChangeWatchedFiles": map[string]any{"dynamicRegistration": true, "relativePatternSupport": true}})
+	regs := c.sent("client/registerCapability")
+	if len(regs) != 1 {
+		t.Fatalf("registerCapability requests = %d, want 1", len(regs))
+	}
+	var reg struct {
+		Registrations []struct {
+			ID              string `json:"id"`
+			Method          string `json:"method"`
+			RegisterOptions struct {
+				Watchers []struct {
+					GlobPattern relativePattern `json:"globPattern"`
+				} `json:"watchers"`
+			} `json:"registerOptions"`
+		} `json:"registrations"`
+	}
+	if err := json.Unmarshal(regs[0].Params, &reg); err != nil {
+		t.Fatal(err)
+	}
+	if len(reg.Registrations) != 1 || reg.Registrations[0].Method != "workspace/didChangeWatchedFiles" {
+		t.Fatalf("registrations = %+v", reg.Registrations)
+	}
+	var globs []relativePattern
+	for _, w := range reg.Registrations[0].RegisterOptions.Watchers {
+		globs = append(globs, w.GlobPattern)
+	}
+	in := func(sub string) string { return fileURI(filepath.Join(dir, sub)) }
+	wantGlobs := []relativePattern{{in("."), "ka2.yaml"}, {in("."), ".ka2ignore"}, {in("cases"), "**/*.yaml"},
+		{in("policies"), "**/*.md"}, {in("policies"), "**/.ka2ignore"}}
+	if diff := gocmp.Diff(wantGlobs, globs); diff != "" {
+		t.Errorf("watched globs mismatch (-want +got):\n%s", diff)
+	}
+
+	uri := openLater(c, dir)
+	if got, want := c.lensTitles(uri), []string{"1 case changes: b-2026"}; !slices.Equal(got, want) {
+		t.Errorf("code lenses = %q, want %q", got, want)
+	}
+	if got, want := c.caseRefs(uri), []string{"trips.yaml:3"}; !slices.Equal(got, want) {
+		t.Errorf("case references = %q, want %q", got, want)
+	}
+
+	// A case file changes: b-2026 is renamed and a case added above it.
+	write(t, dir, "cases/trips.yaml", "cases:\n  - {name: a-2025, question: q, subject: lodging, dates: [2025-09-14]}\n  - {name: z-2026, question: q, subject: lodging, dates: [2026-09-15]}\n  - {name: b-renamed, question: q, subject: lodging, dates: [2026-09-14]}\n")
+	c.notify("workspace/didChangeWatchedFiles", didChangeWatchedFilesParams{Changes: []fileEvent{{URI: in("cases/trips.yaml"), Type: 2}}})
+	if n := len(c.sent("workspace/codeLens/refresh")); n != 1 {
+		t.Errorf("codeLens/refresh requests after a case file changed = %d, want 1", n)
+	}
+	if got, want := c.lensTitles(uri), []string{"2 cases change: z-2026, b-renamed"}; !slices.Equal(got, want) {
+		t.Errorf("code lenses after a case file changed = %q, want %q", got, want)
+	}
+	if got, want := c.caseRefs(uri), []string{"trips.yaml:3", "trips.yaml:4"}; !slices.Equal(got, want) {
+		t.Errorf("case references after a case file changed = %q, want %q", got, want)
+	}
+
+	// A policy file that is not open changes on disk: its diagnostics are
+	// published.
+	write(t, dir, "policies/hotel-v1.md", strings.Replace(hotelV1, "valid_until:", "vaild_until:", 1))
+	c.notify("workspace/didChangeWatchedFiles", didChangeWatchedFilesParams{Changes: []fileEvent{{URI: in("policies/hotel-v1.md"), Type: 2}}})
+	if published, has := c.unknownKey(in("policies/hotel-v1.md")); !published || !has {
+		t.Errorf("hotel-v1.md changed on disk: diagnostics published %v, with unknown-key %v; want both", published, has)
+	}
+	write(t, dir, "policies/hotel-v1.md", hotelV1)
+	c.notify("workspace/didChangeWatchedFiles", didChangeWatchedFilesParams{Changes: []fileEvent{{URI: in("policies/hotel-v1.md"), Type: 2}}})
+	if published, has := c.unknownKey(in("policies/hotel-v1.md")); !published || has {
+		t.Errorf("hotel-v1.md fixed on disk: diagnostics published %v, with unknown-key %v; want published without", published, has)
+	}
+
+	// ka2.yaml names other case files: the settings follow, and the
+	// client is asked to watch those instead.
+	write(t, dir, "ka2.yaml", "corpus: policies\ncases: more\n")
+	c.notify("workspace/didChangeWatchedFiles", didChangeWatchedFilesParams{Changes: []fileEvent{{URI: in("ka2.yaml"), Type: 2}}})
+	c.call("textDocument/hover", positionParams{}, nil) // a round trip
+	var methods []string
+	for _, m := range c.drain() {
+		if m.ID != nil {
+			methods = append(methods, m.Method)
+		}
+	}
+	if want := []string{"client/unregisterCapability", "client/registerCapability", "workspace/codeLens/refresh"}; !slices.Equal(methods, want) {
+		t.Errorf("requests after ka2.yaml changed = %q, want %q", methods, want)
+	}
+	if got, want := c.lensTitles(uri), []string{"1 case changes: from-more"}; !slices.Equal(got, want) {
+		t.Errorf("code lenses after ka2.yaml changed = %q, want %q", got, want)
+	}
+
+	// A ka2.yaml that does not load: the server says so and keeps the
+	// settings it had.
+	write(t, dir, "ka2.yaml", "corpus: policies\ncases: more\ncorpsu: x\n")
+	c.notify("workspace/didChangeWatchedFiles", didChangeWatchedFilesParams{Changes: []fileEvent{{URI: in("ka2.yaml"), Type: 2}}})
+	shown := c.sent("window/showMessage")
+	var msg showMessageParams
+	if len(shown) == 1 {
+		json.Unmarshal(shown[0].Params, &msg)
+	}
+	if msg.Type != messageError || !strings.Contains(msg.Message, `unknown key "corpsu"`) || !strings.HasSuffix(msg.Message, "(fix ka2.yaml; until then the language server keeps the settings it had)") {
+		t.Errorf("showMessage after a broken ka2.yaml = %+v", shown)
+	}
+	if got, want := c.lensTitles(uri), []string{"1 case changes: from-more"}; !slices.Equal(got, want) {
+		t.Errorf("code lenses after a broken ka2.yaml = %q, want %q", got, want)
+	}
+}
+
+// TestUnwatchedFiles: a client that cannot watch files, or refuses to,
+// gets answers read from the disk as it is: each hover, code lens and
+// references request compares the files with what the server read.
+func TestUnwatchedFiles(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		workspace map[string]any
+		refuse    bool
+	}{
+		{name: "no dynamic registration", workspace: map[string]any{}},
+		{name: "registration refused", workspace: map[string]any{"didChangeWatchedFiles": map[string]any{"dynamicRegistration": true}}, refuse: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := watchProject(t)
+			c := startServer(t, Options{AfterFunc: (&fakeTimer{}).after, Now: sept2026})
+			initWith(t, c, dir, tt.workspace)
+			regs := c.sent("client/registerCapability")
+			if !tt.refuse && len(regs) != 0 {
+				t.Fatalf("registerCapability sent to a client without dynamic registration: %+v", regs)
+			}
+			if tt.refuse {
+				if len(regs) != 1 {
+					t.Fatalf("registerCapability requests = %d, want 1", len(regs))
+				}
+				if err := c.conn.reply(regs[0].ID, nil, &rpcError{Code: codeMethodNotFound, Message: "no file watching here"}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			uri := openLater(c, dir)
+			if got, want := c.lensTitles(uri), []string{"1 case changes: b-2026"}; !slices.Equal(got, want) {
+				t.Errorf("code lenses = %q, want %q", got, want)
+			}
+			write(t, dir, "cases/trips.yaml", "cases:\n  - {name: b-renamed, question: q, subject: lodging, dates: [2026-09-14]}\n")
+			if got, want := c.lensTitles(uri), []string{"1 case changes: b-renamed"}; !slices.Equal(got, want) {
+				t.Errorf("code lenses after a case file changed = %q, want %q", got, want)
+			}
+			if got, want := c.caseRefs(uri), []string{"trips.yaml:2"}; !slices.Equal(got, want) {
+				t.Errorf("case references after a case file changed = %q, want %q", got, want)
+			}
+			write(t, dir, "ka2.yaml", "corpus: policies\ncases: ./more\n")
+			if got, want := c.lensTitles(uri), []string{"1 case changes: from-more"}; !slices.Equal(got, want) {
+				t.Errorf("code lenses after ka2.yaml changed = %q, want %q", got, want)
+			}
+			c.sent("") // what was published so far
+			write(t, dir, "policies/hotel-v1.md", strings.Replace(hotelV1, "valid_until:", "vaild_until:", 1))
+			if published, has := c.unknownKey(fileURI(filepath.Join(dir, "policies", "hotel-v1.md"))); !published || !has {
+				t.Errorf("hotel-v1.md changed on disk: diagnostics published %v, with unknown-key %v; want both", published, has)
+			}
+		})
+	}
+}
+
+// TestInitializeBadProject: a ka2.yaml that does not load fails
+// initialize, and says to restart the server once it is fixed.
+func TestInitializeBadProject(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"ka2.yaml": "corpus: policies\ncorpsu: x\n"})
+	c := startServer(t, Options{})
+	err := c.call("initialize", map[string]any{"rootUri": fileURI(dir)}, nil)
+	if err == nil || !strings.HasSuffix(err.Message, `did you mean corpus? (fix ka2.yaml and restart the language server)`) {
+		t.Errorf("initialize with a broken ka2.yaml: error %v", err)
+	}
+}
+
+func TestWatchers(t *testing.T) {
+	st := Settings{Corpus: "/w/policies", Cases: []string{"/w/cases", "/w/one.yaml"}, Project: "/w/sub/../ka2.yaml"}
+	var got []any
+	for _, w := range st.watchers(false) {
+		got = append(got, w.GlobPattern)
+	}
+	want := []any{"/w/ka2.yaml", "/w/.ka2ignore", "/w/cases/**/*.yaml", "/w/one.yaml", "/w/policies/**/*.md", "/w/policies/**/.ka2ignore"}
+	if filepath.Separator != '/' {
+		t.Skip("absolute globs of slash paths")
+	}
+	if diff := gocmp.Diff(want, got); diff != "" {
+		t.Errorf("watchers(false) mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestAffected(t *testing.T) {
+	st := Settings{Corpus: "/w/policies", Cases: []string{"/w/cases"}, Project: "/w/ka2.yaml"}
+	tests := []struct {
+		path    string
+		deleted bool
+		want    part
+	}{
+		{path: "/w/ka2.yaml", want: partProject},
+		{path: "/w/.ka2ignore", want: partProject},
+		{path: "/w/sub/ka2.yaml", want: 0},
+		{path: "/w/cases/a/trips.yaml", want: partCases},
+		{path: "/w/cases/testdata/golden/trips/a.golden", want: 0},
+		{path: "/w/cases/a", deleted: true, want: partCases},
+		{path: "/w/policies/x.md", want: partCorpus},
+		{path: "/w/policies/drafts/.ka2ignore", want: partCorpus},
+		{path: "/w/policies/notes.txt", want: 0},
+		{path: "/w/elsewhere.md", want: 0},
+	}
+	if filepath.Separator != '/' {
+		t.Skip("slash paths")
+	}
+	for _, tt := range tests {
+		if got := st.affected(tt.path, tt.deleted); got != tt.want {
+			t.Errorf("affected(%q, %v) = %b, want %b", tt.path, tt.deleted, got, tt.want)
+		}
+	}
+}
