@@ -17,6 +17,13 @@
 // after the debounce delay and on demand; hover and code lens answer off
 // the read loop, so $/cancelRequest stops a build.
 //
+// What the server reads from disk (watch.go) — the project file, the case
+// files, the corpus — is read again when it changes: the client watches
+// it when it can be asked to (workspace/didChangeWatchedFiles), else each
+// hover, code lens and references request compares sizes and
+// modification times with what was read. Case files are read one way,
+// golden.Load, cached until they change.
+//
 // Positions: LSP counts columns in UTF-16 code units, ka2 in code points;
 // the conversion is in position.go. The package reads no clock of its own:
 // Options.Now and Options.AfterFunc are injected, so tests never sleep.
