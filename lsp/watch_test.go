@@ -3,8 +3,6 @@ package lsp
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,6 +10,8 @@ import (
 	"time"
 
 	gocmp "github.com/google/go-cmp/cmp"
+
+	"github.com/ka2/ka2/internal/testutil"
 )
 
 // watchProject is a project whose ka2.yaml names the corpus and the case
@@ -32,9 +32,7 @@ func watchProject(t *testing.T) string {
 // modification times coarsely.
 func write(t *testing.T, dir, name, text string) {
 	t.Helper()
-	if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteFile(t, filepath.Join(dir, filepath.FromSlash(name)), text)
 }
 
 // sent returns the messages the server sent with method, after a round
@@ -88,7 +86,7 @@ func (c *client) caseRefs(uri string) []string {
 	var out []string
 	for _, r := range refs {
 		if strings.HasSuffix(r.URI, ".yaml") {
-			out = append(out, fmt.Sprintf("%s:%d", path.Base(r.URI), r.Range.Start.Line+1))
+			out = append(out, fmt.Sprintf("%s:%d", filepath.Base(uriPath(r.URI)), r.Range.Start.Line+1))
 		}
 	}
 	return out
