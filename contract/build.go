@@ -138,13 +138,11 @@ func optionsOf(opts []Option) options {
 // (errors.Is(err, context.Canceled) or context.DeadlineExceeded) and no
 // Result.
 func (b *Builder) Build(ctx context.Context, req Request, opts ...Option) (*Result, error) {
-	s := optionsOf(opts).store
-	if s == nil {
-		s = b.NewStore()
-	}
-	return b.build(ctx, s, req)
+	return b.build(ctx, optionsOf(opts).store, req)
 }
 
+// build is Build in store s, or when s is nil in a new store under b's
+// policy and clock.
 func (b *Builder) build(ctx context.Context, s *provenance.Store, req Request) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("build: %w", err)
@@ -194,13 +192,26 @@ func (b *Builder) build(ctx context.Context, s *provenance.Store, req Request) (
 		}
 		return err
 	}
+	// A new store starts, when it can, from a copy of one that holds the
+	// instruction and the example already (see fixedStore).
+	var fixed bool
+	if s == nil {
+		var held [2]provenance.Item
+		if s, held, fixed = b.fixedStore(ctx, content); fixed {
+			items = append(items, held[:]...)
+		} else {
+			s = b.NewStore()
+		}
+	}
 	// The store computes the content IDs of candidates without one, so
 	// the build's own items leave them out rather than compute them twice.
-	if err := add(provenance.Item{Kind: provenance.KindInstruction, Source: provenance.SourceSystem, Text: content.Instruction}); err != nil {
-		return refused("the instruction", err)
-	}
-	if err := add(provenance.Item{Kind: provenance.KindExample, Source: provenance.SourceSystem, Text: provenance.ExampleText(content.Example), Example: content.Example}); err != nil {
-		return refused("the example", err)
+	if !fixed {
+		if err := add(provenance.Item{Kind: provenance.KindInstruction, Source: provenance.SourceSystem, Text: content.Instruction}); err != nil {
+			return refused("the instruction", err)
+		}
+		if err := add(provenance.Item{Kind: provenance.KindExample, Source: provenance.SourceSystem, Text: provenance.ExampleText(content.Example), Example: content.Example}); err != nil {
+			return refused("the example", err)
+		}
 	}
 	for _, c := range evidence {
 		if err := add(c); err != nil {

@@ -2,6 +2,7 @@ package provenance
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -67,6 +68,27 @@ func newLedger(minWrapped int, checked []Kind) *Ledger {
 		l.pending = make([]pendingText, 0, 16)
 	}
 	return l
+}
+
+// clone copies l for Store.Clone. Automata are never changed once
+// built (a merge makes a new one), so the copy shares them; every slice
+// and map it may append to or write is its own.
+func (l *Ledger) clone() *Ledger {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	c := &Ledger{origins: make(map[string]Origin, max(8, len(l.origins))), min: l.min, checked: l.checked,
+		lines: slices.Clone(l.lines), loose: slices.Clone(l.loose), automata: slices.Clone(l.automata), steps: l.steps}
+	for id, o := range l.origins {
+		c.origins[id] = o
+	}
+	if l.pending != nil {
+		c.pending = make([]pendingText, len(l.pending), max(16, len(l.pending)))
+		copy(c.pending, l.pending)
+	}
+	if l.seen != nil {
+		c.seen = maps.Clone(l.seen)
+	}
+	return c
 }
 
 // findable reports whether a line of type k can be the answer of a check:

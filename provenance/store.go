@@ -69,6 +69,27 @@ func NewStore(p *Policy, opts ...Option) *Store {
 
 func zeroTime() time.Time { return time.Time{} }
 
+// Clone returns a new store that holds what s holds: the same policy and
+// clock, the same items, ledger and history, as if it had been given the
+// same calls. Later calls on either store do not change the other. A
+// caller that starts many stores with the same registrations (a service
+// registers one instruction and one example in every build) registers
+// them once and clones the result, which costs a copy of a few entries
+// instead of the checks and hashes of each item.
+func (s *Store) Clone() *Store {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	c := &Store{policy: s.policy, now: s.now, ledger: s.ledger.clone(), items: make(map[string]*record, max(8, len(s.items))),
+		order: make([]string, len(s.order), max(8, len(s.order))), history: make([]Event, len(s.history), max(8, len(s.history)))}
+	for k, r := range s.items {
+		// A record is never changed once made, so the clone shares it.
+		c.items[k] = r
+	}
+	copy(c.order, s.order)
+	copy(c.history, s.history)
+	return c
+}
+
 // Policy returns the store's policy.
 func (s *Store) Policy() *Policy { return s.policy }
 
