@@ -320,6 +320,37 @@ func ShortID(id string) string {
 	return id
 }
 
+// keyOf is itemKey(it), from a cache of recent items: a service
+// registers the same quotes of popular sources in contract after
+// contract, and hashing an item's text costs far more than comparing it
+// with the text of the item that took the cache slot (a quote is a slice
+// of its source's body, so a hit usually compares one pointer). The cache
+// is direct-mapped like idCache and holds items of at most idCacheMaxText
+// bytes of text, compared in every field the key covers before a hit is
+// used.
+func keyOf(it Item) string {
+	if len(it.Text) > idCacheMaxText {
+		return itemKey(it)
+	}
+	// The key covers neither the content ID (a function of the text) nor
+	// the creation time.
+	it.ID, it.Created, it.Key = "", time.Time{}, ""
+	slot := &keyCache[maphash.Comparable(idCacheSeed, it)&(uint64(len(keyCache))-1)]
+	if e := slot.Load(); e != nil && e.item == it {
+		return e.key
+	}
+	key := itemKey(it)
+	slot.Store(&keyCacheEntry{item: it, key: key})
+	return key
+}
+
+var keyCache [1024]atomic.Pointer[keyCacheEntry]
+
+type keyCacheEntry struct {
+	item Item
+	key  string
+}
+
 // itemKey computes an item's Key: the hex SHA-256 of a length-prefixed
 // encoding of everything that makes the item what it is, except Created.
 func itemKey(it Item) string {

@@ -179,7 +179,7 @@ func (s *Store) add(ctx context.Context, c Item, created time.Time) (Item, bool,
 	}
 	it := c
 	it.ID, it.DerivedFrom, it.Created = id, "", created
-	it.Key = itemKey(it)
+	it.Key = keyOf(it)
 	if r, ok := s.items[it.Key]; ok {
 		return r.item, true, nil
 	}
@@ -311,7 +311,7 @@ func (s *Store) transform(it Item, to Kind, created time.Time) (Item, bool, erro
 	if to == KindEvidence && n.Ref == (Ref{}) {
 		n.Ref = Ref{SourceID: held.Source, Version: ShortID(held.ID), Lines: wholeText(held.Text)}
 	}
-	n.Key = itemKey(n)
+	n.Key = keyOf(n)
 	if r, ok := s.items[n.Key]; ok {
 		return r.item, true, nil
 	}
