@@ -115,11 +115,14 @@ func WithStore(s *provenance.Store) Option {
 }
 
 func optionsOf(opts []Option) options {
-	var o options
-	for _, f := range opts {
-		f(&o)
+	if len(opts) == 0 {
+		return options{} // a build without options allocates none
 	}
-	return o
+	o := new(options)
+	for _, f := range opts {
+		f(o)
+	}
+	return *o
 }
 
 // Build selects the evidence for req, registers every item in a new store
@@ -259,9 +262,11 @@ func (b *Builder) build(ctx context.Context, s *provenance.Store, req Request) (
 	if res != nil {
 		res.Lang, res.Selection = lang, sel
 	}
-	var oe *budget.OverError
-	if errors.As(err, &oe) {
-		oe.Fit = b.shortFit(ctx, req, sel)
+	if err != nil { // oe escapes: a build that fits does not make it
+		var oe *budget.OverError
+		if errors.As(err, &oe) {
+			oe.Fit = b.shortFit(ctx, req, sel)
+		}
 	}
 	return res, err
 }

@@ -85,7 +85,7 @@ func (l *Ledger) clone() *Ledger {
 		c.pending = make([]pendingText, len(l.pending), max(16, len(l.pending)))
 		copy(c.pending, l.pending)
 	}
-	if l.seen != nil {
+	if len(l.seen) > 0 { // index makes the map when it is nil
 		c.seen = maps.Clone(l.seen)
 	}
 	return c
