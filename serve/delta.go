@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"maps"
+	"math"
 	"path"
 	"strings"
 	"sync"
@@ -41,8 +42,82 @@ func (st fileStat) changed() time.Time {
 // fileStats is what a load knew of each file of its corpus, by path: its
 // status when the load listed it, before reading it, or zero for a file
 // whose status the load could not take (a link, a file below a linked
-// folder), which is always read again.
-type fileStats map[string]fileStat
+// folder), which is always read again. The zero fileStats knows no file.
+//
+// A reload told which files changed (loadDelta) keeps every other file's
+// status: rather than copy a status per file of the corpus each time, the
+// new fileStats shares the previous one's base map, which nothing writes
+// once it is made, and holds only the changes on top of it. The changes
+// are folded into a new base once they outnumber a few times the square
+// root of the corpus's files: a reload then costs about that many entries,
+// whatever the size of the corpus, and the fold's copy is spread over the
+// reloads before it.
+type fileStats struct {
+	base map[string]fileStat
+	over map[string]statChange // changes on top of base, by path
+	n    int                   // the paths known
+}
+
+// statChange is a file's new status, or that it is gone.
+type statChange struct {
+	st   fileStat
+	gone bool
+}
+
+// newFileStats holds m, which the caller does not change afterwards.
+func newFileStats(m map[string]fileStat) fileStats {
+	return fileStats{base: m, n: len(m)}
+}
+
+// get returns the status of the file at p and whether it is known.
+func (s fileStats) get(p string) (fileStat, bool) {
+	if c, ok := s.over[p]; ok {
+		return c.st, !c.gone
+	}
+	st, ok := s.base[p]
+	return st, ok
+}
+
+// len is the number of files known.
+func (s fileStats) len() int { return s.n }
+
+// with returns s with the files at removed gone and those in set at their
+// new status; removed and set name different paths. s is unchanged.
+func (s fileStats) with(set map[string]fileStat, removed []string) fileStats {
+	next := fileStats{base: s.base, over: make(map[string]statChange, len(s.over)+len(set)+len(removed)), n: s.n}
+	maps.Copy(next.over, s.over)
+	for _, p := range removed {
+		if _, ok := s.get(p); ok {
+			next.n--
+		}
+		if _, inBase := s.base[p]; inBase {
+			next.over[p] = statChange{gone: true}
+		} else {
+			delete(next.over, p)
+		}
+	}
+	for p, st := range set {
+		if _, ok := s.get(p); !ok {
+			next.n++
+		}
+		next.over[p] = statChange{st: st}
+	}
+	if len(next.over) <= 64+4*int(math.Sqrt(float64(next.n))) {
+		return next
+	}
+	base := make(map[string]fileStat, next.n)
+	for p, st := range next.base {
+		if _, changed := next.over[p]; !changed {
+			base[p] = st
+		}
+	}
+	for p, c := range next.over {
+		if !c.gone {
+			base[p] = c.st
+		}
+	}
+	return newFileStats(base)
+}
 
 // loadReusing loads the corpus in fsys as corpus.Load does, but does not
 // read again a file that prev read, when its status (size, modification
@@ -58,7 +133,7 @@ type fileStats map[string]fileStat
 // reads everything.
 func loadReusing(ctx context.Context, fsys fs.FS, prev *corpus.Corpus, prevStats fileStats, cutoff time.Time) (*corpus.Corpus, fileStats, error) {
 	var mu sync.Mutex
-	stats := make(fileStats, len(prevStats))
+	stats := make(map[string]fileStat, prevStats.len())
 	keep := func(p string, d fs.DirEntry) bool {
 		var st fileStat
 		if d != nil && d.Type().IsRegular() {
@@ -68,15 +143,15 @@ func loadReusing(ctx context.Context, fsys fs.FS, prev *corpus.Corpus, prevStats
 		}
 		mu.Lock()
 		stats[p] = st
-		old, known := prevStats[p]
+		old, known := prevStats.get(p)
 		mu.Unlock()
 		return prev != nil && known && st != (fileStat{}) && st == old && st.changed().Before(cutoff)
 	}
 	c, err := corpus.Reload(ctx, fsys, prev, keep)
 	if err != nil {
-		return nil, nil, err
+		return nil, fileStats{}, err
 	}
-	return c, stats, nil
+	return c, newFileStats(stats), nil
 }
 
 // loadChanged loads the corpus that corpus.Load would load from fsys,
@@ -111,8 +186,8 @@ const (
 // loadDelta is loadChanged without the fallback; ok is false when a
 // full load is needed.
 func loadDelta(fsys fs.FS, prev *corpus.Corpus, prevStats fileStats, changed []string) (c *corpus.Corpus, stats fileStats, err error, ok bool) {
-	if _, links := fsys.(fs.ReadLinkFS); !links || prev == nil || len(prevStats) != len(prev.Sources) {
-		return nil, nil, nil, false
+	if _, links := fsys.(fs.ReadLinkFS); !links || prev == nil || prevStats.len() != len(prev.Sources) {
+		return nil, fileStats{}, nil, false
 	}
 	var read, removed []string
 	newStats := map[string]fileStat{}
@@ -125,7 +200,7 @@ func loadDelta(fsys fs.FS, prev *corpus.Corpus, prevStats fileStats, changed []s
 		k, info := classifyChange(fsys, prev, prevStats, p)
 		switch k {
 		case pathFull:
-			return nil, nil, nil, false
+			return nil, fileStats{}, nil, false
 		case pathRemove:
 			removed = append(removed, p)
 		case pathRead:
@@ -135,14 +210,9 @@ func loadDelta(fsys fs.FS, prev *corpus.Corpus, prevStats fileStats, changed []s
 	}
 	c, err = prev.Update(fsys, read, removed)
 	if err != nil {
-		return nil, nil, err, true
+		return nil, fileStats{}, err, true
 	}
-	stats = maps.Clone(prevStats)
-	for _, p := range removed {
-		delete(stats, p)
-	}
-	maps.Copy(stats, newStats)
-	return c, stats, nil, true
+	return c, prevStats.with(newStats, removed), nil, true
 }
 
 // classifyChange tells what the changed path p asks of the corpus c, loaded
@@ -169,7 +239,7 @@ func classifyChange(fsys fs.FS, c *corpus.Corpus, stats fileStats, p string) (in
 		}
 	}
 	isMD := path.Ext(p) == ".md"
-	_, known := stats[p]
+	_, known := stats.get(p)
 	if isMD {
 		ignored, err := corpus.Ignored(fsys, p)
 		switch {

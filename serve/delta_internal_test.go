@@ -3,6 +3,7 @@ package serve
 import (
 	"fmt"
 	"io/fs"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -87,7 +88,7 @@ func checkDeltaSequence(t *testing.T, seed uint64, steps int) {
 	for i := range 8 {
 		write(deltaNames[i], fmt.Sprintf("---\nsource_id: init%d\nversion: v1\nsubjects: [s0]\nvalid_from: 2026-01-01\n---\nRule.\n", i))
 	}
-	prev, prevStats, err := loadReusing(t.Context(), fsys, nil, nil, time.Time{})
+	prev, prevStats, err := loadReusing(t.Context(), fsys, nil, fileStats{}, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,6 +137,11 @@ func checkDeltaSequence(t *testing.T, seed uint64, steps int) {
 			continue // prev keeps serving; pending stays to be passed again
 		}
 		compareCorpora(t, fmt.Sprintf("step %d (%v)", step, did), full, delta)
+		// The statuses kept are those a full load would take now.
+		_, fullStats := loadFull(t, fsys)
+		if diff := cmp.Diff(fullStats.flat(), stats.flat(), cmp.AllowUnexported(fileStat{})); diff != "" {
+			t.Fatalf("step %d (%v): file statuses mismatch (-full load +loadChanged):\n%s", step, did, diff)
+		}
 		prev, prevStats, pending = delta, stats, nil
 	}
 }
@@ -243,9 +249,86 @@ func openRoot(tb testing.TB, dir string) fs.FS {
 // load does.
 func loadFull(tb testing.TB, fsys fs.FS) (*corpus.Corpus, fileStats) {
 	tb.Helper()
-	c, stats, err := loadReusing(tb.Context(), fsys, nil, nil, time.Time{})
+	c, stats, err := loadReusing(tb.Context(), fsys, nil, fileStats{}, time.Time{})
 	if err != nil {
 		tb.Fatalf("loadReusing() error = %v", err)
 	}
 	return c, stats
+}
+
+// flat is every status s knows, by path, checked against get and len.
+func (s fileStats) flat() map[string]fileStat {
+	m := map[string]fileStat{}
+	for p := range s.base {
+		m[p] = s.base[p]
+	}
+	for p, c := range s.over {
+		if c.gone {
+			delete(m, p)
+		} else {
+			m[p] = c.st
+		}
+	}
+	for p, st := range m {
+		if got, ok := s.get(p); !ok || got != st {
+			panic(fmt.Sprintf("get(%q) = %v, %v; want %v", p, got, ok, st))
+		}
+	}
+	if len(m) != s.len() {
+		panic(fmt.Sprintf("len() = %d, but it holds %d statuses", s.len(), len(m)))
+	}
+	return m
+}
+
+// TestFileStatsWith: a long run of delta reloads, each setting and
+// removing a few files, keeps exactly the statuses a plain map would,
+// across the folds of the changes into a new base, and leaves every
+// earlier fileStats as it was.
+func TestFileStatsWith(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	paths := make([]string, 400)
+	for i := range paths {
+		paths[i] = fmt.Sprintf("p/%d.md", i)
+	}
+	model := map[string]fileStat{}
+	for _, p := range paths[:200] {
+		model[p] = fileStat{size: 1}
+	}
+	s := newFileStats(maps.Clone(model))
+	for step := range 3000 {
+		set := map[string]fileStat{}
+		var removed []string
+		for range 1 + rng.IntN(4) {
+			p := paths[rng.IntN(len(paths))]
+			if _, dup := set[p]; dup || slices.Contains(removed, p) {
+				continue
+			}
+			if _, ok := model[p]; ok && rng.IntN(3) == 0 {
+				removed = append(removed, p)
+			} else {
+				set[p] = fileStat{size: int64(step), ino: uint64(rng.IntN(9))}
+			}
+		}
+		prevModel, prev := maps.Clone(model), s
+		for _, p := range removed {
+			delete(model, p)
+		}
+		maps.Copy(model, set)
+		s = s.with(set, removed)
+		if diff := cmp.Diff(model, s.flat(), cmp.AllowUnexported(fileStat{})); diff != "" {
+			t.Fatalf("step %d: statuses mismatch (-map +fileStats):\n%s", step, diff)
+		}
+		for _, p := range paths {
+			want, wantOK := model[p]
+			if got, ok := s.get(p); got != want || ok != wantOK {
+				t.Fatalf("step %d: get(%q) = %v, %v; want %v, %v", step, p, got, ok, want, wantOK)
+			}
+		}
+		if diff := cmp.Diff(prevModel, prev.flat(), cmp.AllowUnexported(fileStat{})); diff != "" {
+			t.Fatalf("step %d: the previous statuses changed (-before +after):\n%s", step, diff)
+		}
+		if len(s.over) > 64+4*20 { // 20 ≥ the square root of 400 paths
+			t.Fatalf("step %d: %d changes on top of the base were not folded into it", step, len(s.over))
+		}
+	}
 }

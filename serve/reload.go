@@ -75,7 +75,7 @@ func loadCorpus(ctx context.Context, src contract.Corpus, prev *corpus.Corpus, p
 		return c, err
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, fileStats{}, err
 	}
 	return corp, stats, nil
 }
