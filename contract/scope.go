@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/provenance"
@@ -50,7 +51,14 @@ func (sc Scope) Query(lang string) selector.Query {
 // Text is the scope as the contract serializes it, which is also the text
 // of its item: {"subjects":[…],"dates":["YYYY-MM-DD",…]}.
 func (sc Scope) Text() string {
-	b := []byte(`{"subjects":[`)
+	// Sized for the common case (no escapes) so that one allocation
+	// holds it; every build writes its scope.
+	n := len(`{"subjects":[],"dates":[]}`) + len(sc.Dates)*len(`"YYYY-MM-DD",`)
+	for _, s := range sc.Subjects {
+		n += len(s) + len(`"",`)
+	}
+	b := make([]byte, 0, n)
+	b = append(b, `{"subjects":[`...)
 	for i, s := range sc.Subjects {
 		if i > 0 {
 			b = append(b, ',')
@@ -62,9 +70,18 @@ func (sc Scope) Text() string {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, d.String())
+		if d.IsZero() {
+			b = append(b, `""`...) // what String gives it
+			continue
+		}
+		// A date's text needs no escape.
+		b = append(b, '"')
+		b = d.Time().AppendFormat(b, time.DateOnly)
+		b = append(b, '"')
 	}
-	return string(append(b, "]}"...))
+	b = append(b, "]}"...)
+	// Nothing writes b once it is returned: the string shares its bytes.
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // writesCanonically reports whether ParseScope reads sc.Text() back as

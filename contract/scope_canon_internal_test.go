@@ -48,3 +48,22 @@ func TestWritesCanonically(t *testing.T) {
 		})
 	}
 }
+
+// TestScopeTextDates: Text writes every date as its String, zero and out
+// of range dates included.
+func TestScopeTextDates(t *testing.T) {
+	d := corpus.MustDate(2026, time.September, 14)
+	dates := []corpus.Date{d, {}, corpus.MustDate(1, 1, 1), corpus.MustDate(9999, 12, 31), d.AddDays(3_000_000), d.AddDays(-3_000_000)}
+	sc := Scope{Subjects: []string{"lodging", "住宿 \"x\""}, Dates: dates}
+	want := `{"subjects":["lodging","住宿 \"x\""],"dates":[`
+	for i, d := range dates {
+		if i > 0 {
+			want += ","
+		}
+		want += `"` + d.String() + `"`
+	}
+	want += "]}"
+	if got := sc.Text(); got != want {
+		t.Errorf("Text() = %s, want %s", got, want)
+	}
+}

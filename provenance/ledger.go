@@ -82,7 +82,9 @@ func (l *Ledger) clone() *Ledger {
 		c.origins[id] = o
 	}
 	if l.pending != nil {
-		c.pending = make([]pendingText, len(l.pending), max(16, len(l.pending)))
+		// Room for the rest of a contract build's items: a clone starts
+		// from a store that holds some already.
+		c.pending = make([]pendingText, len(l.pending), len(l.pending)+8)
 		copy(c.pending, l.pending)
 	}
 	if len(l.seen) > 0 { // index makes the map when it is nil
