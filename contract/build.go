@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/corpus"
@@ -355,11 +354,7 @@ func (b *Builder) assembleIn(s *provenance.Store, items []provenance.Item, madeS
 			return nil, err
 		}
 	} else {
-		// Account reads the text only while it counts and keeps none of
-		// it (the report holds numbers), and nothing changes text before
-		// it returns: it may read the contract's bytes in place rather
-		// than a copy of them.
-		rep = budget.Account(b.Counter, unsafe.String(unsafe.SliceData(text), len(text)), spans, b.Limits)
+		rep = budget.Account(b.Counter, string(text), spans, b.Limits)
 	}
 	res := &Result{JSON: text, Items: items, Budget: rep, Store: s}
 	if !rep.Fits() {
