@@ -4,6 +4,7 @@ import (
 	"iter"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -281,9 +282,12 @@ func isYear(num string) bool {
 	return num >= "1900" && num <= "2199"
 }
 
-// scopeLine says what a line that states the scope looks like.
-var scopeLine = regexp.MustCompile(`(?i)\b(?:scope|applies\s+to|apply\s+to|applicable\s+to|covers|this\s+(?:policy|rule|notice|faq|guideline)\s+(?:covers|concerns|is\s+about))\b` +
-	`|适用范围|适用于|适用对象|范围[:：]|本规定适用|本办法适用`)
+// scopeLine says what a line that states the scope looks like (compiled on
+// first use, as instructionRegexps).
+var scopeLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(?:scope|applies\s+to|apply\s+to|applicable\s+to|covers|this\s+(?:policy|rule|notice|faq|guideline)\s+(?:covers|concerns|is\s+about))\b` +
+		`|适用范围|适用于|适用对象|范围[:：]|本规定适用|本办法适用`)
+})
 
 // dateMarks are words that state an effective date.
 var dateMarks = []string{"effective", "valid from", "valid until", "valid through", "takes effect", "in force",
@@ -298,7 +302,7 @@ func statesScope(line string) bool {
 	if isASCII(line) && !containsAnyFold(line, scopeWords) {
 		return false
 	}
-	return scopeLine.MatchString(line)
+	return scopeLine().MatchString(line)
 }
 
 // scopeWords are words one of which every ASCII match of scopeLine holds.

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -162,13 +163,15 @@ func InstructionPatterns() []InstructionPattern {
 	return out
 }
 
-var instructionRegexps = func() []*regexp.Regexp {
+// instructionRegexps compiles the patterns on first use, not when a
+// process that never lints starts (every ka2 command links this package).
+var instructionRegexps = sync.OnceValue(func() []*regexp.Regexp {
 	res := make([]*regexp.Regexp, len(instructionPatterns))
 	for i, p := range instructionPatterns {
 		res[i] = regexp.MustCompile(`(?i)` + p.Expr)
 	}
 	return res
-}()
+})
 
 // matchInstruction returns the pattern whose match starts leftmost in line
 // (ties go to the earlier pattern), the matched text and its 1-based
@@ -176,7 +179,7 @@ var instructionRegexps = func() []*regexp.Regexp {
 func matchInstruction(line string) (p *InstructionPattern, text string, col int) {
 	best, bestAt, bestEnd := -1, len(line)+1, 0
 	present := keywordsIn(strings.ToLower(line))
-	for i, re := range instructionRegexps {
+	for i, re := range instructionRegexps() {
 		if present&(1<<i) == 0 {
 			continue
 		}

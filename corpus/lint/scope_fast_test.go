@@ -34,7 +34,7 @@ func TestStatesScopeFastPath(t *testing.T) {
 		"\x00scope\xff",
 	}
 	for _, line := range tests {
-		if got, want := statesScope(line), scopeLine.MatchString(line); got != want {
+		if got, want := statesScope(line), scopeLine().MatchString(line); got != want {
 			t.Errorf("statesScope(%q) = %v, scopeLine says %v", line, got, want)
 		}
 	}
@@ -45,7 +45,7 @@ func FuzzStatesScope(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, line string) {
-		if got, want := statesScope(line), scopeLine.MatchString(line); got != want {
+		if got, want := statesScope(line), scopeLine().MatchString(line); got != want {
 			t.Errorf("statesScope(%q) = %v, scopeLine says %v", line, got, want)
 		}
 	})
