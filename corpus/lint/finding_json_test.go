@@ -36,3 +36,30 @@ func TestFindingJSON(t *testing.T) {
 		t.Error("UnmarshalJSON accepted severity fatal")
 	}
 }
+
+// TestMerge: reports of several corpora become one, findings sorted across
+// them, files added up, subjects sorted without repeats.
+func TestMerge(t *testing.T) {
+	at := func(path string, line int, code diag.Code) Finding {
+		return Finding{Diagnostic: diag.Diagnostic{Pos: diag.Pos{Path: path, Line: line, Col: 1}, Code: code}}
+	}
+	a := Report{Findings: []Finding{at("b/x.md", 2, "overlap"), at("b/y.md", 1, "crlf")}, Files: 3, Subjects: []string{"meals", "lodging"}}
+	b := Report{Findings: []Finding{at("a/z.md", 9, "bom"), at("b/x.md", 1, "gap")}, Files: 2, Subjects: []string{"lodging", "rail"}}
+	got := Merge(a, b)
+	var where []string
+	for _, f := range got.Findings {
+		where = append(where, f.Path+":"+string(f.Code))
+	}
+	if diff := cmp.Diff([]string{"a/z.md:bom", "b/x.md:gap", "b/x.md:overlap", "b/y.md:crlf"}, where); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
+	}
+	if got.Files != 5 {
+		t.Errorf("Files = %d, want 5", got.Files)
+	}
+	if diff := cmp.Diff([]string{"lodging", "meals", "rail"}, got.Subjects); diff != "" {
+		t.Errorf("subjects (-want +got):\n%s", diff)
+	}
+	if empty := Merge(); len(empty.Findings) != 0 || empty.Files != 0 {
+		t.Errorf("Merge() = %+v, want an empty report", empty)
+	}
+}
