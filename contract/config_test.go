@@ -13,6 +13,7 @@ import (
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/internal/diag"
+	"github.com/ka2/ka2/internal/testutil"
 )
 
 // errAny stands for an error whose cause the test does not name.
@@ -87,16 +88,7 @@ func TestFolder(t *testing.T) {
 	policy := func(id, text string) string {
 		return "---\nsource_id: " + id + "\nversion: v1\nsubjects: [s]\nvalid_from: 2026-01-01\n---\n" + text + "\n"
 	}
-	write := func(name, data string) {
-		t.Helper()
-		p := filepath.Join(base, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(name, data string) { testutil.WriteFile(t, filepath.Join(base, filepath.FromSlash(name)), data) }
 	link := func(target, name string) {
 		t.Helper()
 		if err := os.Symlink(target, filepath.Join(base, name)); err != nil {
