@@ -136,14 +136,20 @@ func (s *scanner) path() (string, string) {
 
 var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
 
+// maxDepth is encoding/json's own nesting limit: a document nested deeper
+// is one the decoder refuses, so the scan leaves it to the decoder rather
+// than keep a frame for every level of a hostile run of brackets.
+const maxDepth = 10000
+
 func (s *scanner) scan(data []byte) *Error {
 	for i := 0; i < len(data); {
 		c := data[i]
 		switch c {
-		case '{':
-			s.stack = append(s.stack, &frame{object: true, expectKey: true})
-		case '[':
-			s.stack = append(s.stack, &frame{})
+		case '{', '[':
+			if len(s.stack) == maxDepth {
+				return nil
+			}
+			s.stack = append(s.stack, &frame{object: c == '{', expectKey: c == '{'})
 		case '}', ']':
 			if len(s.stack) > 0 {
 				s.stack = s.stack[:len(s.stack)-1]

@@ -76,6 +76,28 @@ func TestExact(t *testing.T) {
 	}
 }
 
+// TestDeepNesting: past encoding/json's nesting limit the scan stops and
+// leaves the document to the decoder, which refuses it; it keeps no frame
+// per level of a long run of brackets.
+func TestDeepNesting(t *testing.T) {
+	deep := []byte(strings.Repeat("[", 1<<20) + `{"a": 1, "a": 2}` + "\xff")
+	if e := Exact(deep); e != nil {
+		t.Errorf("Exact(1 MiB of [) = %v, want nil: the decoder refuses the depth", e)
+	}
+	var v any
+	if err := json.Unmarshal(deep, &v); err == nil || !strings.Contains(err.Error(), "exceeded max depth") {
+		t.Errorf("json.Unmarshal(1 MiB of [) = %v, want the depth error the scan relies on", err)
+	}
+	allocs := testing.AllocsPerRun(1, func() { Exact(deep) })
+	if allocs > 2*maxDepth {
+		t.Errorf("Exact(1 MiB of [) made %.0f allocations, want at most %d", allocs, 2*maxDepth)
+	}
+	shallow := strings.Repeat("[", 100) + `{"a": 1, "a": 2}` + strings.Repeat("]", 100)
+	if e := Exact([]byte(shallow)); e == nil || !e.Repeated {
+		t.Errorf("Exact(100 levels) = %v, want the repeated key", e)
+	}
+}
+
 func TestCheckPointer(t *testing.T) {
 	tests := []struct{ data, field, pointer string }{
 		{`{"items": [{}, {"text": "\ud800"}]}`, "items[1].text", "/items/1/text"},

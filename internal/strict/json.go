@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strconv"
 
@@ -56,7 +57,7 @@ func ParseJSON(data []byte) (*yaml.Node, error) {
 		return n, nil
 	}
 	p := newJSONParser(data)
-	v, err := p.value()
+	v, err := p.value(0)
 	if err != nil {
 		return nil, err
 	}
@@ -115,13 +116,21 @@ func (p *jsonParser) node(kind yaml.Kind, tag, value string, start int) *yaml.No
 	return n
 }
 
-func (p *jsonParser) value() (*yaml.Node, error) {
+// MaxJSONDepth is how deeply ParseJSON lets arrays and objects nest, as
+// encoding/json does: a node per level of a hostile run of brackets
+// (1 MiB of "[") would otherwise take hundreds of megabytes.
+const MaxJSONDepth = 10000
+
+func (p *jsonParser) value(depth int) (*yaml.Node, error) {
 	tok, start, err := p.next()
 	if err != nil {
 		return nil, err
 	}
 	switch t := tok.(type) {
 	case json.Delim:
+		if depth == MaxJSONDepth {
+			return nil, p.errAt(JSONSyntax, start, fmt.Errorf("arrays and objects nested more than %d deep", MaxJSONDepth))
+		}
 		switch t {
 		case '{':
 			m := p.node(yaml.MappingNode, "!!map", "", start)
@@ -132,7 +141,7 @@ func (p *jsonParser) value() (*yaml.Node, error) {
 				}
 				k := p.node(yaml.ScalarNode, "!!str", kt.(string), kstart)
 				k.Style = yaml.DoubleQuotedStyle
-				v, err := p.value()
+				v, err := p.value(depth + 1)
 				if err != nil {
 					return nil, err
 				}
@@ -145,7 +154,7 @@ func (p *jsonParser) value() (*yaml.Node, error) {
 		case '[':
 			s := p.node(yaml.SequenceNode, "!!seq", "", start)
 			for p.dec.More() {
-				v, err := p.value()
+				v, err := p.value(depth + 1)
 				if err != nil {
 					return nil, err
 				}

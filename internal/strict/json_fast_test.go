@@ -14,7 +14,7 @@ import (
 // encoding/json, the reference fastJSON must agree with.
 func slowJSON(data []byte) (*yaml.Node, error) {
 	p := newJSONParser(data)
-	v, err := p.value()
+	v, err := p.value(0)
 	if err != nil {
 		return nil, err
 	}

@@ -74,7 +74,7 @@ func FuzzCursor(f *testing.F) {
 func TestParseJSONLinear(t *testing.T) {
 	data := slowPathDoc(64 << 10)
 	p := newJSONParser(data)
-	if _, err := p.value(); err != nil {
+	if _, err := p.value(0); err != nil {
 		t.Fatal(err)
 	}
 	if p.cur.scanned > len(data) {

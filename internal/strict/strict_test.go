@@ -2,7 +2,9 @@ package strict
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -234,5 +236,25 @@ func TestAllOfNoMapping(t *testing.T) {
 	}
 	if len(d.Diags) != 1 {
 		t.Fatalf("Diags = %v, want one problem", d.Diags)
+	}
+}
+
+// TestParseJSONDepth: arrays and objects nested past MaxJSONDepth are a
+// positioned error, read without a node (and a stack frame) per level of
+// the whole text; MaxJSONDepth levels themselves are read.
+func TestParseJSONDepth(t *testing.T) {
+	deep := strings.Repeat(`{"a":[`, 1<<17) // 768 KiB, 262,144 levels
+	var err error
+	allocs := testing.AllocsPerRun(1, func() { _, err = ParseJSON([]byte(deep)) })
+	var je *JSONError
+	if !errors.As(err, &je) || je.Problem != JSONSyntax || je.Offset != 5*MaxJSONDepth/2+MaxJSONDepth/2 || !strings.Contains(err.Error(), "nested more than 10000 deep") {
+		t.Errorf("ParseJSON(262,144 levels) = %v (%+v), want a JSONSyntax error at level %d", err, je, MaxJSONDepth)
+	}
+	if allocs > 40*MaxJSONDepth {
+		t.Errorf("ParseJSON(262,144 levels) made %.0f allocations, want at most %d", allocs, 40*MaxJSONDepth)
+	}
+	ok := strings.Repeat("[", MaxJSONDepth) + strings.Repeat("]", MaxJSONDepth)
+	if _, err := ParseJSON([]byte(ok)); err != nil {
+		t.Errorf("ParseJSON(%d levels) = %v, want it read", MaxJSONDepth, err)
 	}
 }
