@@ -43,6 +43,9 @@ type Options struct {
 	// impactStart, when set, is called as an impact build starts, with
 	// its context: tests count builds and cancel one in flight.
 	impactStart func(ctx context.Context)
+	// lintStart, when set, is called as a lint of the corpus starts:
+	// tests count lints.
+	lintStart func()
 }
 
 // Settings say what the server lints.
@@ -56,8 +59,9 @@ type Settings struct {
 	// without one.
 	Project string `json:"project,omitempty"`
 
-	project *project.Config // its exclusions narrow the corpus
-	root    string          // the workspace folder, for paths in messages
+	project   *project.Config // its exclusions narrow the corpus
+	root      string          // the workspace folder, for paths in messages
+	contracts []string        // the contract files the case files name (watch.go)
 }
 
 // show writes an absolute path relative to the workspace folder, slash
@@ -174,6 +178,7 @@ func resolveSettings(p initializeParams) (Settings, error) {
 	if s.Corpus == "" {
 		return Settings{}, errors.New("no corpus folder: open a workspace folder, or send initializationOptions {\"corpus\": \"FOLDER\"}")
 	}
+	s.contracts = contractFiles(s.Cases)
 	return s, nil
 }
 
@@ -207,11 +212,12 @@ type Server struct {
 	// cached; and how changes are learnt of.
 	suite      *loadedCases
 	gen        int
-	canWatch   bool   // the client can be asked to watch files (dynamic registration)
-	relGlobs   bool   // ... with globs relative to a folder
-	watching   bool   // it was asked, and did not refuse: it reports changes
-	registerID string // the id of that request, to see its answer
-	disk       stamps // what was on disk when last read, for a client that does not watch
+	canWatch   bool              // the client can be asked to watch files (dynamic registration)
+	relGlobs   bool              // ... with globs relative to a folder
+	watching   bool              // it was asked, and did not refuse: it reports changes
+	registerID string            // the id of that request, to see its answer
+	disk       stamps            // what was on disk when last read, for a client that does not watch
+	justSaved  map[string]string // policy files read on save, by path: their text then (watch.go)
 
 	inflight map[string]context.CancelFunc // requests answered off the read loop, by id
 	wg       sync.WaitGroup
@@ -283,7 +289,8 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opts Options) error {
 
 func newServer(opts Options, c *conn) *Server {
 	return &Server{opts: opts, conn: c, docs: map[string]string{}, published: map[string]bool{},
-		revs: map[string]int{}, impacts: map[string]impactEntry{}, dirty: map[string]bool{}, inflight: map[string]context.CancelFunc{}}
+		revs: map[string]int{}, impacts: map[string]impactEntry{}, dirty: map[string]bool{}, inflight: map[string]context.CancelFunc{},
+		justSaved: map[string]string{}}
 }
 
 // deferred answers a request off the read loop, so that a long one (an
@@ -472,23 +479,7 @@ func (s *Server) handle(ctx context.Context, m *message) (any, *rpcError) {
 		if err := json.Unmarshal(m.Params, &p); err != nil {
 			return nil, invalidParams(err)
 		}
-		s.mu.Lock()
-		// The saved corpus changed: every cached impact compared with the
-		// old one, and one built meanwhile would too.
-		clear(s.impacts)
-		s.gen++
-		s.mu.Unlock()
-		if rel, ok := s.relPath(p.TextDocument.URI); ok {
-			s.mu.Lock()
-			if p.Text != nil {
-				s.docs[rel] = *p.Text
-			}
-			if _, open := s.docs[rel]; open {
-				s.bump(rel)
-			}
-			s.mu.Unlock()
-		}
-		s.refresh(ctx)
+		s.saved(ctx, p.TextDocument.URI, p.Text)
 		return nil, nil
 	case "textDocument/didClose":
 		var p didSaveParams
@@ -713,6 +704,9 @@ func (s *Server) refresh(ctx context.Context) {
 // lintCorpus lints root with docs over it, with the .ka2lint.yaml found
 // from root, and parses each file for the other features.
 func (s *Server) lintCorpus(ctx context.Context, root string, docs map[string]string) (*snapshot, error) {
+	if s.opts.lintStart != nil {
+		s.opts.lintStart()
+	}
 	r, err := os.OpenRoot(root)
 	if err != nil {
 		return nil, fmt.Errorf("open corpus: %w", err)

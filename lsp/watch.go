@@ -2,8 +2,12 @@ package lsp
 
 // What the server reads from disk besides the open buffers, and how it
 // learns that it changed. It reads three parts: the project file and the
-// .ka2ignore beside it (the settings), the case files, and the corpus's
-// policy files and .ka2ignore files. A client that can watch files for
+// .ka2ignore beside it (the settings; a ka2.yaml created in a folder
+// between the workspace folder and the project file's, or above the
+// workspace folder without one, counts too), the case files and the
+// contract definitions and content files they name, and the corpus's
+// policy files and .ka2ignore files with the .ka2lint.yaml found from
+// the corpus folder up. A client that can watch files for
 // the server (dynamic registration of workspace/didChangeWatchedFiles) is
 // asked to, and reports changes; for any other client the server compares
 // a stamp of each part (every file's path, size and modification time)
@@ -23,8 +27,13 @@ import (
 	"slices"
 	"strings"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/corpus/lint"
 	"github.com/ka2/ka2/golden"
+	"github.com/ka2/ka2/internal/inputfile"
+	"github.com/ka2/ka2/internal/strict"
 	"github.com/ka2/ka2/project"
 )
 
@@ -32,9 +41,9 @@ import (
 type part uint8
 
 const (
-	partProject part = 1 << iota // ka2.yaml and the .ka2ignore beside it
-	partCases                    // the case files
-	partCorpus                   // the corpus's policy files and .ka2ignore files
+	partProject part = 1 << iota // ka2.yaml (where Find looks for it) and the .ka2ignore beside it
+	partCases                    // the case files and the contract files they name
+	partCorpus                   // the corpus's policy files and .ka2ignore files, and .ka2lint.yaml
 )
 
 // watchID names the server's registration of watched files, to replace
@@ -51,6 +60,44 @@ func (st Settings) projectDir() string {
 		return filepath.Clean(filepath.Dir(st.Project)) // Find's sub/../ka2.yaml is ka2.yaml to a watcher
 	}
 	return st.root
+}
+
+// projectDirs are the folders where project.Find looks for a ka2.yaml,
+// nearest first: the workspace folder and each one above it, up to the
+// project file's folder, or to the top without one. A ka2.yaml created
+// (or deleted) in any of them changes which file the settings come from.
+func (st Settings) projectDirs() []string {
+	if st.Project == "" {
+		return upward(st.root, "")
+	}
+	start := st.root
+	if start == "" {
+		start = st.projectDir()
+	}
+	return upward(start, st.projectDir())
+}
+
+// lintDirs are the folders where lint.FindConfigOS looks for a
+// .ka2lint.yaml: the corpus folder and each one above it. All of them,
+// not only up to the one found: a file above it does not change the
+// diagnostics, and reading it again costs one lint, not a wrong answer.
+func (st Settings) lintDirs() []string { return upward(st.Corpus, "") }
+
+// upward lists dir and each folder above it, up to stop (included) or
+// the top of the file system.
+func upward(dir, stop string) []string {
+	if dir == "" {
+		return nil
+	}
+	var out []string
+	for d := filepath.Clean(dir); ; {
+		out = append(out, d)
+		parent := filepath.Dir(d)
+		if d == stop || parent == d {
+			return out
+		}
+		d = parent
+	}
 }
 
 // watchers are the globs of the files the server reads: absolute globs,
@@ -78,6 +125,20 @@ func (st Settings) watchers(relative bool) []fileSystemWatcher {
 	}
 	add(st.Corpus, "**/*.md")
 	add(st.Corpus, "**/"+corpus.IgnoreFile)
+	// Single files last, so that the globs above keep their places: the
+	// other folders a ka2.yaml would be found in, the contract files,
+	// and where a .ka2lint.yaml would be found.
+	for _, d := range st.projectDirs() {
+		if d != st.projectDir() {
+			add(d, project.FileName)
+		}
+	}
+	for _, f := range st.contracts {
+		add(filepath.Dir(f), filepath.Base(f))
+	}
+	for _, d := range st.lintDirs() {
+		add(d, lint.ConfigFile)
+	}
 	return out
 }
 
@@ -85,8 +146,10 @@ func (st Settings) watchers(relative bool) []fileSystemWatcher {
 // folder counts for the part it is in.
 func (st Settings) affected(p string, deleted bool) part {
 	var k part
-	name := filepath.Base(p)
-	if (name == project.FileName || name == corpus.IgnoreFile) && filepath.Dir(p) == st.projectDir() {
+	name, dir := filepath.Base(p), filepath.Dir(p)
+	switch {
+	case name == project.FileName && slices.Contains(st.projectDirs(), dir),
+		name == corpus.IgnoreFile && dir == st.projectDir():
 		k |= partProject
 	}
 	for _, c := range st.Cases {
@@ -94,7 +157,15 @@ func (st Settings) affected(p string, deleted bool) part {
 			k |= partCases
 		}
 	}
+	for _, f := range st.contracts {
+		if _, ok := below(p, f); f == p || ok && deleted {
+			k |= partCases
+		}
+	}
 	if _, ok := below(st.Corpus, p); ok && (strings.HasSuffix(name, ".md") || name == corpus.IgnoreFile || deleted) {
+		k |= partCorpus
+	}
+	if name == lint.ConfigFile && slices.Contains(st.lintDirs(), dir) {
 		k |= partCorpus
 	}
 	return k
@@ -110,17 +181,33 @@ type stamps struct{ project, cases, corpus uint64 }
 // keeps a file's size and modification time).
 func (st Settings) stamps() stamps {
 	proj := newStamper()
-	for _, name := range []string{project.FileName, corpus.IgnoreFile} {
-		proj.stat(filepath.Join(st.projectDir(), name))
+	for _, d := range st.projectDirs() {
+		proj.stat(filepath.Join(d, project.FileName))
 	}
+	proj.stat(filepath.Join(st.projectDir(), corpus.IgnoreFile))
 	cases := newStamper()
 	for _, c := range st.Cases {
-		cases.walk(c, func(name string) bool { return strings.HasSuffix(name, ".yaml") })
+		cases.walk(c, isCaseFile)
 	}
+	for _, f := range st.contracts {
+		cases.stat(f)
+	}
+	return stamps{project: proj.Sum64(), cases: cases.Sum64(), corpus: st.corpusStamp()}
+}
+
+// corpusStamp is the corpus part's stamp: its policy files and
+// .ka2ignore files, and the .ka2lint.yaml files lint could find.
+func (st Settings) corpusStamp() uint64 {
 	corp := newStamper()
 	corp.walk(st.Corpus, func(name string) bool { return strings.HasSuffix(name, ".md") || name == corpus.IgnoreFile })
-	return stamps{project: proj.Sum64(), cases: cases.Sum64(), corpus: corp.Sum64()}
+	for _, d := range st.lintDirs() {
+		corp.stat(filepath.Join(d, lint.ConfigFile))
+	}
+	return corp.Sum64()
 }
+
+// isCaseFile keeps the names of files that may be case files.
+func isCaseFile(name string) bool { return strings.HasSuffix(name, ".yaml") }
 
 // stamper digests files' paths, sizes and modification times.
 type stamper struct{ hash.Hash64 }
@@ -140,19 +227,95 @@ func (h stamper) stat(p string) {
 
 // walk adds the files below root whose names keep keeps.
 func (h stamper) walk(root string, keep func(name string) bool) {
+	walkFiles(root, keep, func(p string, d fs.DirEntry, err error) {
+		if err != nil {
+			fmt.Fprintf(h, "%s\x00unreadable\n", p)
+			return
+		}
+		if info, err := d.Info(); err == nil {
+			h.file(p, info)
+		}
+	})
+}
+
+// walkFiles calls visit with each file below root (root itself when it
+// is a file) whose name keep keeps, leaving out folders starting with
+// "."; an entry that cannot be read comes with its error.
+func walkFiles(root string, keep func(name string) bool, visit func(p string, d fs.DirEntry, err error)) {
 	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		switch {
 		case err != nil:
-			fmt.Fprintf(h, "%s\x00unreadable\n", p)
+			visit(p, d, err)
 		case d.IsDir() && p != root && strings.HasPrefix(d.Name(), "."):
 			return fs.SkipDir
 		case !d.IsDir() && keep(d.Name()):
-			if info, err := d.Info(); err == nil {
-				h.file(p, info)
-			}
+			visit(p, d, nil)
 		}
 		return nil
 	})
+}
+
+// contractFiles lists what golden.Load reads besides the case files in
+// cases: each contract definition a case names and the content file it
+// names, absolute and sorted; nil when no case names one. A case file
+// or definition that does not parse adds what it can: once it is fixed,
+// it changed, and the list is made again.
+func contractFiles(cases []string) []string {
+	defs := map[string]bool{}
+	for _, c := range cases {
+		walkFiles(c, isCaseFile, func(p string, _ fs.DirEntry, err error) {
+			if err != nil {
+				return
+			}
+			data, err := inputfile.ReadFile(p, inputfile.MaxSize)
+			if err != nil {
+				return
+			}
+			f, err := golden.ParseFile(p, data)
+			if err != nil {
+				return
+			}
+			for _, c := range f.Cases {
+				if c.Config.Contract != "" {
+					defs[filepath.Clean(filepath.FromSlash(c.Config.Contract))] = true
+				}
+			}
+		})
+	}
+	var out []string
+	for d := range defs {
+		out = append(out, d)
+		if name := contentName(d); name != "" {
+			out = append(out, filepath.Join(filepath.Dir(d), filepath.FromSlash(name)))
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// contentName is the content file the contract definition def names in
+// "content" (contract.LoadDefinition looks for it beside def), or "" when
+// def cannot be read or names none. contract.LoadDefinition says what is
+// wrong with it; this only finds the file to watch.
+func contentName(def string) string {
+	data, err := inputfile.ReadFile(def, inputfile.MaxSize)
+	if err != nil {
+		return ""
+	}
+	doc, err := strict.ParseJSON(data)
+	if err != nil {
+		return ""
+	}
+	top := strict.Root(doc)
+	if top == nil || top.Kind != yaml.MappingNode {
+		return ""
+	}
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		if k, v := top.Content[i], top.Content[i+1]; k.Value == "content" && v.Tag == "!!str" {
+			return v.Value
+		}
+	}
+	return ""
 }
 
 // changed lists the parts whose stamps differ.
@@ -210,18 +373,77 @@ func (s *Server) response(ctx context.Context, m *message) {
 	}
 }
 
-// filesChanged handles workspace/didChangeWatchedFiles.
+// filesChanged handles workspace/didChangeWatchedFiles. The change of a
+// policy file the server has just read on save is left out (see saved).
 func (s *Server) filesChanged(ctx context.Context, changes []fileEvent) {
 	s.mu.Lock()
 	st := s.settings
 	s.mu.Unlock()
 	var k part
 	for _, c := range changes {
-		if p := uriPath(c.URI); p != "" {
-			k |= st.affected(filepath.Clean(p), c.Type == fileDeleted)
+		p := uriPath(c.URI)
+		if p == "" {
+			continue
 		}
+		p = filepath.Clean(p)
+		if c.Type != fileDeleted && s.sameAsSaved(p) {
+			continue
+		}
+		k |= st.affected(p, c.Type == fileDeleted)
 	}
 	s.reload(ctx, k)
+}
+
+// saved handles didSave of the file at uri, with the text saved when the
+// client sent it: the saved corpus changed, so it is read again (reload).
+// The client will report the same change of the file again, when it
+// watches files, or it shows in the corpus's stamp, when it does not;
+// so that the save is read once, the server keeps the text it read (the
+// notification of the file is left out while the file on disk still
+// holds it) or the corpus's stamp taken before reading (any change after
+// it still differs from it).
+func (s *Server) saved(ctx context.Context, uri string, text *string) {
+	s.mu.Lock()
+	st, watching := s.settings, s.watching
+	s.mu.Unlock()
+	var corp uint64
+	if !watching {
+		corp = st.corpusStamp()
+	}
+	if rel, ok := s.relPath(uri); ok {
+		s.mu.Lock()
+		if text != nil {
+			s.docs[rel] = *text
+		}
+		if t, open := s.docs[rel]; open {
+			s.bump(rel)
+			if watching {
+				s.justSaved[filepath.Clean(uriPath(uri))] = t
+			}
+		}
+		s.mu.Unlock()
+	}
+	if !watching {
+		s.mu.Lock()
+		s.disk.corpus = corp
+		s.mu.Unlock()
+	}
+	s.reload(ctx, partCorpus)
+}
+
+// sameAsSaved says whether p was read on save and still holds the text
+// read then; either way the text is forgotten, so that only the one
+// notification of the save is left out.
+func (s *Server) sameAsSaved(p string) bool {
+	s.mu.Lock()
+	text, ok := s.justSaved[p]
+	delete(s.justSaved, p)
+	s.mu.Unlock()
+	if !ok {
+		return false
+	}
+	data, err := inputfile.ReadFile(p, inputfile.MaxSize)
+	return err == nil && string(data) == text
 }
 
 // checkDisk, for a client that does not watch files, compares the disk
@@ -247,8 +469,9 @@ func (s *Server) checkDisk(ctx context.Context) {
 
 // reload forgets what the server read of the parts k: a changed project
 // file decides the settings again (and then everything is read again); a
-// changed case file drops the loaded case files; any change drops the
-// cached impacts. It lints the corpus again and publishes the
+// changed case file or contract file drops the loaded case files, and
+// finds the contract files again (to watch those the case files name
+// now); any change drops the cached impacts. It lints the corpus again and publishes the
 // diagnostics when the corpus or the settings changed, and asks the
 // client to fetch the code lenses again.
 func (s *Server) reload(ctx context.Context, k part) {
@@ -269,6 +492,14 @@ func (s *Server) reload(ctx context.Context, k part) {
 		} else {
 			s.setSettings(st)
 			k |= partCases | partCorpus
+		}
+	} else if k&partCases != 0 {
+		s.mu.Lock()
+		st := s.settings
+		s.mu.Unlock()
+		if files := contractFiles(st.Cases); !slices.Equal(files, st.contracts) {
+			st.contracts = files
+			s.setSettings(st)
 		}
 	}
 	if k == 0 {

@@ -149,6 +149,12 @@ func TestWatchedFiles(t *testing.T) {
 	in := func(sub string) string { return fileURI(filepath.Join(dir, sub)) }
 	wantGlobs := []relativePattern{{in("."), "ka2.yaml"}, {in("."), ".ka2ignore"}, {in("cases"), "**/*.yaml"},
 		{in("policies"), "**/*.md"}, {in("policies"), "**/.ka2ignore"}}
+	for d := filepath.Join(dir, "policies"); ; d = filepath.Dir(d) { // where a .ka2lint.yaml would be found
+		wantGlobs = append(wantGlobs, relativePattern{fileURI(d), ".ka2lint.yaml"})
+		if d == filepath.Dir(d) {
+			break
+		}
+	}
 	if diff := gocmp.Diff(wantGlobs, globs); diff != "" {
 		t.Errorf("watched globs mismatch (-want +got):\n%s", diff)
 	}
@@ -286,22 +292,54 @@ func TestInitializeBadProject(t *testing.T) {
 }
 
 func TestWatchers(t *testing.T) {
-	st := Settings{Corpus: "/w/policies", Cases: []string{"/w/cases", "/w/one.yaml"}, Project: "/w/sub/../ka2.yaml"}
-	var got []any
-	for _, w := range st.watchers(false) {
-		got = append(got, w.GlobPattern)
+	tests := []struct {
+		name string
+		st   Settings
+		want []any
+	}{
+		{
+			name: "project file",
+			st:   Settings{Corpus: "/w/policies", Cases: []string{"/w/cases", "/w/one.yaml"}, Project: "/w/sub/../ka2.yaml"},
+			want: []any{"/w/ka2.yaml", "/w/.ka2ignore", "/w/cases/**/*.yaml", "/w/one.yaml", "/w/policies/**/*.md", "/w/policies/**/.ka2ignore",
+				"/w/policies/.ka2lint.yaml", "/w/.ka2lint.yaml", "/.ka2lint.yaml"},
+		},
+		{
+			// A ka2.yaml in a folder between the workspace folder and the
+			// project file's would be found first; the contract files the
+			// case files name are read with them.
+			name: "project file above the workspace folder, contracts",
+			st: Settings{Corpus: "/w/a/b", Cases: []string{"/w/cases"}, Project: "/w/ka2.yaml", root: "/w/a/b",
+				contracts: []string{"/c/content.yaml", "/c/def.json"}},
+			want: []any{"/w/ka2.yaml", "/w/.ka2ignore", "/w/cases/**/*.yaml", "/w/a/b/**/*.md", "/w/a/b/**/.ka2ignore",
+				"/w/a/b/ka2.yaml", "/w/a/ka2.yaml", "/c/content.yaml", "/c/def.json",
+				"/w/a/b/.ka2lint.yaml", "/w/a/.ka2lint.yaml", "/w/.ka2lint.yaml", "/.ka2lint.yaml"},
+		},
+		{
+			name: "no project file: every folder up",
+			st:   Settings{Corpus: "/w/a", root: "/w/a"},
+			want: []any{"/w/a/ka2.yaml", "/w/a/.ka2ignore", "/w/a/**/*.md", "/w/a/**/.ka2ignore",
+				"/w/ka2.yaml", "/ka2.yaml", "/w/a/.ka2lint.yaml", "/w/.ka2lint.yaml", "/.ka2lint.yaml"},
+		},
 	}
-	want := []any{"/w/ka2.yaml", "/w/.ka2ignore", "/w/cases/**/*.yaml", "/w/one.yaml", "/w/policies/**/*.md", "/w/policies/**/.ka2ignore"}
 	if filepath.Separator != '/' {
 		t.Skip("absolute globs of slash paths")
 	}
-	if diff := gocmp.Diff(want, got); diff != "" {
-		t.Errorf("watchers(false) mismatch (-want +got):\n%s", diff)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []any
+			for _, w := range tt.st.watchers(false) {
+				got = append(got, w.GlobPattern)
+			}
+			if diff := gocmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("watchers(false) mismatch (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
 func TestAffected(t *testing.T) {
-	st := Settings{Corpus: "/w/policies", Cases: []string{"/w/cases"}, Project: "/w/ka2.yaml"}
+	st := Settings{Corpus: "/w/policies", Cases: []string{"/w/cases"}, Project: "/w/ka2.yaml", root: "/w/ws",
+		contracts: []string{"/w/contract/content.yaml", "/w/contract/def.json"}}
 	tests := []struct {
 		path    string
 		deleted bool
@@ -317,6 +355,16 @@ func TestAffected(t *testing.T) {
 		{path: "/w/policies/drafts/.ka2ignore", want: partCorpus},
 		{path: "/w/policies/notes.txt", want: 0},
 		{path: "/w/elsewhere.md", want: 0},
+		{path: "/w/ws/ka2.yaml", want: partProject},
+		{path: "/w/ws/.ka2ignore", want: 0},
+		{path: "/ka2.yaml", want: 0},
+		{path: "/w/contract/def.json", want: partCases},
+		{path: "/w/contract/content.yaml", want: partCases},
+		{path: "/w/contract/other.yaml", want: 0},
+		{path: "/w/contract", deleted: true, want: partCases},
+		{path: "/w/policies/.ka2lint.yaml", want: partCorpus},
+		{path: "/.ka2lint.yaml", want: partCorpus},
+		{path: "/w/other/.ka2lint.yaml", want: 0},
 	}
 	if filepath.Separator != '/' {
 		t.Skip("slash paths")
