@@ -26,6 +26,9 @@ type client struct {
 	notes  chan message
 	resps  chan message
 	done   chan error
+	// regs are the registerCapability requests drained so far: what the
+	// client was last asked to watch.
+	regs []message
 }
 
 func startServer(t *testing.T, opts Options) *client {
@@ -111,6 +114,9 @@ func (c *client) drain() []message {
 		select {
 		case m := <-c.notes:
 			out = append(out, m)
+			if m.Method == "client/registerCapability" {
+				c.regs = append(c.regs, m)
+			}
 		default:
 			return out
 		}

@@ -3,14 +3,18 @@ package lsp
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	gocmp "github.com/google/go-cmp/cmp"
 
+	"github.com/ka2/ka2"
 	"github.com/ka2/ka2/internal/testutil"
 )
 
@@ -373,5 +377,241 @@ func TestAffected(t *testing.T) {
 		if got := st.affected(tt.path, tt.deleted); got != tt.want {
 			t.Errorf("affected(%q, %v) = %b, want %b", tt.path, tt.deleted, got, tt.want)
 		}
+	}
+}
+
+// watches says whether the globs the client was last asked to watch
+// (relative patterns) cover the file p: "NAME" beside the base folder, or
+// "**/*.EXT" and "**/NAME" below it.
+func (c *client) watches(p string) bool {
+	c.t.Helper()
+	c.sent("") // drain what was sent
+	if len(c.regs) == 0 {
+		return false
+	}
+	var reg struct {
+		Registrations []struct {
+			RegisterOptions struct {
+				Watchers []struct {
+					GlobPattern relativePattern `json:"globPattern"`
+				} `json:"watchers"`
+			} `json:"registerOptions"`
+		} `json:"registrations"`
+	}
+	if err := json.Unmarshal(c.regs[len(c.regs)-1].Params, &reg); err != nil {
+		c.t.Fatal(err)
+	}
+	for _, r := range reg.Registrations {
+		for _, w := range r.RegisterOptions.Watchers {
+			rel, ok := below(uriPath(w.GlobPattern.BaseURI), p)
+			if !ok {
+				continue
+			}
+			pat, deep := strings.CutPrefix(w.GlobPattern.Pattern, "**/")
+			if !deep && rel == pat {
+				return true
+			}
+			if ok, _ := path.Match(pat, path.Base(rel)); deep && ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// lintCounter counts the lints of the corpus.
+type lintCounter struct{ n atomic.Int32 }
+
+func (lc *lintCounter) start()     { lc.n.Add(1) }
+func (lc *lintCounter) count() int { return int(lc.n.Load()) }
+
+// watchModes are the two ways the server learns of changes on disk: the
+// client watches the files and reports them (change tells it of a file,
+// after checking that the client was asked to watch it), or the server
+// checks them on each request (change does nothing).
+var watchModes = []struct {
+	name      string
+	workspace map[string]any
+}{
+	{name: "watched", workspace: map[string]any{"codeLens": map[string]any{"refreshSupport": true},
+		"didChangeWatchedFiles": map[string]any{"dynamicRegistration": true, "relativePatternSupport": true}}},
+	{name: "checked on request", workspace: map[string]any{}},
+}
+
+// changer returns what tells the server that the file name (relative to
+// dir) changed with type typ (1 created, 2 changed, 3 deleted) in mode.
+func changer(t *testing.T, c *client, dir, mode string) func(name string, typ int) {
+	return func(name string, typ int) {
+		t.Helper()
+		if mode != "watched" {
+			return
+		}
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if !c.watches(p) {
+			t.Errorf("%s is not watched", name)
+		}
+		c.notify("workspace/didChangeWatchedFiles", didChangeWatchedFilesParams{Changes: []fileEvent{{URI: fileURI(p), Type: typ}}})
+	}
+}
+
+// TestWatchedContracts: the contract definition a case file names and the
+// content file the definition names are watched (or checked): a change to
+// either reaches the code lens, and a definition that names another
+// content file has that one watched instead.
+func TestWatchedContracts(t *testing.T) {
+	for _, mode := range watchModes {
+		t.Run(mode.name, func(t *testing.T) {
+			dir := watchProject(t)
+			write(t, dir, "cases/trips.yaml", "defaults: {contract: ../contract/def.json}\n"+
+				"cases:\n  - {name: a-2025, question: q, subject: lodging, dates: [2025-09-14]}\n  - {name: b-2026, question: q, subject: lodging, dates: [2026-09-14]}\n")
+			write(t, dir, "contract/def.json", string(ka2.ContractJSON))
+			write(t, dir, "contract/"+ka2.ContentFile, string(ka2.ContentYAML))
+			c := startServer(t, Options{AfterFunc: (&fakeTimer{}).after, Now: sept2026})
+			initWith(t, c, dir, mode.workspace)
+			change := changer(t, c, dir, mode.name)
+			uri := openLater(c, dir)
+			if got, want := c.lensTitles(uri), []string{"1 case changes: b-2026"}; !slices.Equal(got, want) {
+				t.Errorf("code lenses = %q, want %q", got, want)
+			}
+			unknown := func(when string) {
+				t.Helper()
+				if got := c.lensTitles(uri); len(got) != 1 || !strings.HasPrefix(got[0], "impact unknown: the case files do not load") {
+					t.Errorf("code lenses after %s = %q, want the case files not loading", when, got)
+				}
+			}
+
+			write(t, dir, "contract/"+ka2.ContentFile, "en: [\n")
+			change("contract/"+ka2.ContentFile, 2)
+			unknown("the content file broke")
+
+			write(t, dir, "contract/other.yaml", string(ka2.ContentYAML))
+			write(t, dir, "contract/def.json", strings.Replace(string(ka2.ContractJSON), `"content": "`+ka2.ContentFile+`"`, `"content": "other.yaml"`, 1))
+			change("contract/def.json", 2)
+			if got, want := c.lensTitles(uri), []string{"1 case changes: b-2026"}; !slices.Equal(got, want) {
+				t.Errorf("code lenses after the definition named another content file = %q, want %q", got, want)
+			}
+
+			write(t, dir, "contract/other.yaml", "en: {}\n")
+			change("contract/other.yaml", 2)
+			unknown("the other content file broke")
+
+			write(t, dir, "contract/other.yaml", string(ka2.ContentYAML)+"\n")
+			change("contract/other.yaml", 2)
+			if got, want := c.lensTitles(uri), []string{"1 case changes: b-2026"}; !slices.Equal(got, want) {
+				t.Errorf("code lenses after the content file was fixed = %q, want %q", got, want)
+			}
+			if mode.name == "watched" && c.watches(filepath.Join(dir, "contract", ka2.ContentFile)) {
+				t.Errorf("the content file the definition no longer names is still watched")
+			}
+		})
+	}
+}
+
+// TestWatchedLintConfig: the .ka2lint.yaml lint finds from the corpus
+// folder up is watched (or checked): a change reaches the diagnostics.
+func TestWatchedLintConfig(t *testing.T) {
+	for _, mode := range watchModes {
+		t.Run(mode.name, func(t *testing.T) {
+			dir := watchProject(t)
+			write(t, dir, "policies/hotel-v1.md", strings.Replace(hotelV1, "valid_until:", "vaild_until:", 1))
+			c := startServer(t, Options{AfterFunc: (&fakeTimer{}).after, Now: sept2026})
+			initWith(t, c, dir, mode.workspace)
+			change := changer(t, c, dir, mode.name)
+			v1 := fileURI(filepath.Join(dir, "policies", "hotel-v1.md"))
+			c.notify("textDocument/didOpen", didOpenParams{TextDocument: textDocumentItem{URI: fileURI(filepath.Join(dir, "policies", "hotel-v2.md")), Text: hotelV2, Version: 1}})
+			if published, has := c.unknownKey(v1); !published || !has {
+				t.Fatalf("diagnostics of hotel-v1.md published %v, with unknown-key %v; want both", published, has)
+			}
+			for _, name := range []string{".ka2lint.yaml", "policies/.ka2lint.yaml"} { // above the corpus folder, and in it
+				write(t, dir, name, "rules:\n  unknown-key: off\n")
+				change(name, 1)
+				if published, has := c.unknownKey(v1); !published || has {
+					t.Errorf("%s turned unknown-key off: diagnostics published %v, with unknown-key %v; want published without", name, published, has)
+				}
+				write(t, dir, name, "rules:\n  unknown-key: warning\n")
+				change(name, 2)
+				if published, has := c.unknownKey(v1); !published || !has {
+					t.Errorf("%s turned unknown-key on: diagnostics published %v, with unknown-key %v; want both", name, published, has)
+				}
+			}
+		})
+	}
+}
+
+// TestWatchedProjectAbove: with the workspace folder below the project's
+// folder, a ka2.yaml created above it is found (or checked for), and its
+// deletion noticed.
+func TestWatchedProjectAbove(t *testing.T) {
+	for _, mode := range watchModes {
+		t.Run(mode.name, func(t *testing.T) {
+			dir := watchProject(t)
+			if err := os.Remove(filepath.Join(dir, "ka2.yaml")); err != nil {
+				t.Fatal(err)
+			}
+			c := startServer(t, Options{AfterFunc: (&fakeTimer{}).after, Now: sept2026})
+			initWith(t, c, filepath.Join(dir, "policies"), mode.workspace)
+			change := changer(t, c, dir, mode.name)
+			uri := openLater(c, dir)
+			if got := c.lensTitles(uri); len(got) != 0 {
+				t.Errorf("code lenses without case files = %q, want none", got)
+			}
+			write(t, dir, "ka2.yaml", "corpus: policies\ncases: cases\n")
+			change("ka2.yaml", 1)
+			if got, want := c.lensTitles(uri), []string{"1 case changes: b-2026"}; !slices.Equal(got, want) {
+				t.Errorf("code lenses after ka2.yaml was created above the workspace folder = %q, want %q", got, want)
+			}
+			if err := os.Remove(filepath.Join(dir, "ka2.yaml")); err != nil {
+				t.Fatal(err)
+			}
+			change("ka2.yaml", 3)
+			if got := c.lensTitles(uri); len(got) != 0 {
+				t.Errorf("code lenses after ka2.yaml was deleted = %q, want none", got)
+			}
+		})
+	}
+}
+
+// TestSaveLintsOnce: a save lints the corpus once, though the client then
+// also reports the file changed (or its stamp changed); a change on disk
+// after the save is still read.
+func TestSaveLintsOnce(t *testing.T) {
+	for _, mode := range watchModes {
+		t.Run(mode.name, func(t *testing.T) {
+			dir := watchProject(t)
+			lc := &lintCounter{}
+			c := startServer(t, Options{AfterFunc: (&fakeTimer{}).after, Now: sept2026, lintStart: lc.start})
+			initWith(t, c, dir, mode.workspace)
+			change := changer(t, c, dir, mode.name)
+			uri := openLater(c, dir)
+			text := strings.Replace(hotelV2, "valid_from: 2026-01-01", "valid_from: 2026-07-01", 1)
+			save := func() {
+				t.Helper()
+				write(t, dir, "policies/hotel-v2.md", text)
+				c.notify("textDocument/didSave", didSaveParams{TextDocument: textDocumentIdentifier{URI: uri}, Text: &text})
+				change("policies/hotel-v2.md", 2)
+			}
+			c.lensTitles(uri)
+			before := lc.count()
+			save()
+			if got := c.lensTitles(uri); len(got) != 0 {
+				t.Errorf("code lenses of a saved file = %q, want none", got)
+			}
+			if got := lc.count() - before; got != 1 {
+				t.Errorf("lints after a save = %d, want 1", got)
+			}
+
+			// A formatter rewrites the file after the save, before the
+			// client reports it: that change is read.
+			before = lc.count()
+			text += "Rounded to the yuan.\n"
+			write(t, dir, "policies/hotel-v2.md", text)
+			c.notify("textDocument/didSave", didSaveParams{TextDocument: textDocumentIdentifier{URI: uri}, Text: &text})
+			write(t, dir, "policies/hotel-v2.md", text+"\n")
+			change("policies/hotel-v2.md", 2)
+			c.lensTitles(uri)
+			if got := lc.count() - before; got != 2 {
+				t.Errorf("lints after a save and a change after it = %d, want 2", got)
+			}
+		})
 	}
 }
