@@ -17,8 +17,10 @@
 // after the debounce delay and on demand; hover and code lens answer off
 // the read loop, so $/cancelRequest stops a build.
 //
-// What the server reads from disk (watch.go) — the project file, the case
-// files, the corpus — is read again when it changes: the client watches
+// What the server reads from disk (watch.go) — the project file (and
+// where another would be found first), the case files and the contract
+// files they name, the corpus and its lint configuration — is read again
+// when it changes, a save once: the client watches
 // it when it can be asked to (workspace/didChangeWatchedFiles), else each
 // hover, code lens and references request compares sizes and
 // modification times with what was read. Case files are read one way,
