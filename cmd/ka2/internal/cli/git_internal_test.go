@@ -3,12 +3,17 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/internal/testutil"
 )
 
@@ -52,4 +57,145 @@ func TestGitTreeFSLimits(t *testing.T) {
 	if !errors.Is(err, errGitTooLarge) || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "its output is larger than 1 KiB, the most ka2 reads from git") {
 		t.Errorf("gitTreeFS() over the cap = %v; want errGitTooLarge starting %q", err, want)
 	}
+}
+
+// TestGitTreeFSLinks loads trees with symbolic links both from git, as
+// they are at HEAD, and checked out on disk: the corpus, or the problems,
+// must be the same, since one set of link rules (corpus.Load's) applies
+// to both.
+func TestGitTreeFSLinks(t *testing.T) {
+	policy := func(id string) string {
+		return "---\nsource_id: " + id + "\nversion: v1\nsubjects: [lodging]\nvalid_from: 2026-01-01\nlang: en\n---\nThe lodging limit for " + id + " is 500 CNY per room-night.\n"
+	}
+	tests := []struct {
+		name   string
+		folder string            // the corpus folder in the repository
+		files  map[string]string // path: content
+		links  map[string]string // path: target
+		want   string            // in what loads
+	}{
+		{
+			name:   "ConfigMap volume",
+			folder: "corp",
+			files:  map[string]string{"corp/..2026_11_30/en/travel.md": policy("travel"), "corp/..2026_11_30/de/reise.md": policy("reise")},
+			links:  map[string]string{"corp/..data": "..2026_11_30", "corp/en": "..data/en", "corp/de": "..data/de"},
+			want:   "travel en/travel.md",
+		},
+		{
+			name:   "links to folders and files",
+			folder: "corp",
+			files: map[string]string{
+				"corp/.v1/a.md": policy("a-old"), "corp/.v2/a.md": policy("a"), "corp/.archive/hotel.txt": policy("hotel"),
+				"corp/.archive/up.txt": policy("up"), "corp/real/r.md": policy("r"), "corp/asset.bin": "not read",
+			},
+			links: map[string]string{"corp/current": ".v2", "corp/hotel.md": ".archive/hotel.txt", "corp/sub/up.md": "../.archive/up.txt", "corp/alias": "real", "corp/notes": "asset.bin"},
+			want:  "hotel hotel.md",
+		},
+		{
+			name:   "ignore file that is a link",
+			folder: "corp",
+			files:  map[string]string{"corp/.archive/ignore.txt": "draft.md\n", "corp/draft.md": "not a policy", "corp/p.md": policy("p")},
+			links:  map[string]string{"corp/.ka2ignore": ".archive/ignore.txt"},
+			want:   "p p.md",
+		},
+		{
+			name:   "link leaving the folder into the repository",
+			folder: "corp",
+			files:  map[string]string{"README.md": policy("readme"), "corp/p.md": policy("p")},
+			links:  map[string]string{"corp/readme.md": "../README.md"},
+			want:   "[symlink-outside] readme.md",
+		},
+		{
+			name:   "absolute link",
+			folder: "corp",
+			files:  map[string]string{"corp/p.md": policy("p")},
+			links:  map[string]string{"corp/abs.md": "/etc/hostname"},
+			want:   "[symlink-outside] abs.md",
+		},
+		{
+			name:   "loop of file links",
+			folder: "corp",
+			files:  map[string]string{"corp/p.md": policy("p")},
+			links:  map[string]string{"corp/a.md": "b.md", "corp/b.md": "a.md"},
+			want:   "[symlink-loop] a.md",
+		},
+		{
+			name:   "loop through a folder",
+			folder: "corp",
+			files:  map[string]string{"corp/.d/p.md": policy("p")},
+			links:  map[string]string{"corp/x": ".d", "corp/.d/in": "../.d"},
+			want:   "[symlink-loop] x/in",
+		},
+		{
+			name:   "link to nothing, and a policy link to a folder",
+			folder: "corp",
+			files:  map[string]string{"corp/.v1/p.md": policy("p")},
+			links:  map[string]string{"corp/gone.md": "nothing.md", "corp/dir.md": ".v1"},
+			want:   "[symlink-outside] dir.md",
+		},
+		{
+			name:   "corpus at the repository root",
+			folder: ".",
+			files:  map[string]string{".v1/q.md": policy("q"), "p.md": policy("p")},
+			links:  map[string]string{"current": ".v1"},
+			want:   "q current/q.md",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Chdir(t.TempDir())
+			for name, data := range tt.files {
+				testutil.WriteFile(t, name, data)
+			}
+			for name, target := range tt.links {
+				if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(target, name); err != nil {
+					t.Skipf("cannot make symbolic links here: %v", err)
+				}
+			}
+			testutil.Git(t, "init", "-q", ".")
+			testutil.Git(t, "add", "-A")
+			testutil.Git(t, "commit", "-q", "-m", "corpus")
+
+			root, err := os.OpenRoot(tt.folder)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer root.Close()
+			onDisk := loaded(corpus.Load(root.FS()))
+			fsys, _, err := gitTreeFS(context.Background(), runGit, tt.folder, "--base-ref", "HEAD")
+			if err != nil {
+				t.Fatal(err)
+			}
+			fromGit := loaded(corpus.Load(fsys))
+			if diff := cmp.Diff(onDisk, fromGit); diff != "" {
+				t.Errorf("corpus from git mismatch (-on disk +from git):\n%s", diff)
+			}
+			if !strings.Contains(onDisk, tt.want) {
+				t.Errorf("corpus on disk:\n%s\nwant it to hold %q", onDisk, tt.want)
+			}
+		})
+	}
+}
+
+// loaded words what corpus.Load returned: each source's ID, path and
+// digest and the corpus's digest, or each problem with its code.
+func loaded(c *corpus.Corpus, err error) string {
+	var b strings.Builder
+	if err != nil {
+		var l diag.List
+		if !errors.As(err, &l) {
+			return err.Error()
+		}
+		for _, d := range l {
+			fmt.Fprintf(&b, "[%s] %s\n", d.Code, d.Error())
+		}
+		return b.String()
+	}
+	for _, s := range c.Sources {
+		fmt.Fprintf(&b, "%s %s %s\n", s.ID, s.Path, s.Digest)
+	}
+	return b.String() + c.Digest
 }
