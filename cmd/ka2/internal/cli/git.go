@@ -166,25 +166,27 @@ func (t *gitTree) read(ctx context.Context) (fstest.MapFS, error) {
 	}
 	// Then the files that links named *.md or .ka2ignore lead to, when
 	// named otherwise (current.md -> .archive/hotel-v1.txt).
-	var targets []string
-	leadTo := map[string]bool{}
+	leadTo, read := map[string]bool{}, map[string]bool{}
 	for _, e := range t.entries {
 		if e.mode != gitLink {
 			continue
 		}
 		target, err := corpus.ResolveLinks(t.fsys, e.name)
-		if err != nil || t.fsys[target] != notRead || leadTo[target] {
+		if err != nil || t.fsys[target] != notRead {
 			continue // corpus.Load reports a bad link, as on disk
 		}
 		leadTo[target] = true
-		if corpusPattern(e.name) != "" {
+		if corpusPattern(e.name) != "" && !read[target] {
 			if err := t.checkSize(t.entry(target)); err != nil {
 				return nil, err
 			}
-			targets = append(targets, ":(literal)"+t.pfx+target)
+			read[target] = true
 		}
 	}
-	slices.Sort(targets)
+	var targets []string
+	for _, target := range slices.Sorted(maps.Keys(read)) {
+		targets = append(targets, ":(literal)"+t.pfx+target)
+	}
 	if err := t.archive(ctx, targets); err != nil {
 		return nil, err
 	}

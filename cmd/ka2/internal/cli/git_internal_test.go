@@ -88,7 +88,7 @@ func TestGitTreeFSLinks(t *testing.T) {
 				"corp/.v1/a.md": policy("a-old"), "corp/.v2/a.md": policy("a"), "corp/.archive/hotel.txt": policy("hotel"),
 				"corp/.archive/up.txt": policy("up"), "corp/real/r.md": policy("r"), "corp/asset.bin": "not read",
 			},
-			links: map[string]string{"corp/current": ".v2", "corp/hotel.md": ".archive/hotel.txt", "corp/sub/up.md": "../.archive/up.txt", "corp/alias": "real", "corp/notes": "asset.bin"},
+			links: map[string]string{"corp/current": ".v2", "corp/hotel.md": ".archive/hotel.txt", "corp/sub/up.md": "../.archive/up.txt", "corp/alias": "real", "corp/notes": "asset.bin", "corp/hotel-notes": ".archive/hotel.txt"},
 			want:  "hotel hotel.md",
 		},
 		{

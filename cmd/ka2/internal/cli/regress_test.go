@@ -513,6 +513,72 @@ func TestImpactBaseRef(t *testing.T) {
 	}
 }
 
+// TestImpactBaseRefLinks reads, at the base revision, a corpus folder
+// with symbolic links as corpus.Load reads it on disk: a link to a folder
+// (current -> .v1, followed because the walk skips .v1 where it is) and a
+// policy file that is a link. An unchanged tree changes nothing; a link
+// that leaves the folder at the base revision is reported as on disk.
+func TestImpactBaseRefLinks(t *testing.T) {
+	setupRegressFixture(t)
+	for old, new := range map[string]string{"policies/parking-v2.md": "policies/.v1/parking-v2.md", "policies/laptops.md": "policies/.v1/laptops.md", "policies/parking-v1.md": "policies/.archive/parking-v1.txt"} {
+		if err := os.MkdirAll(filepath.Dir(new), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(old, new); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, target := range map[string]string{"policies/current": ".v1", "policies/parking-v1.md": ".archive/parking-v1.txt"} {
+		if err := os.Symlink(target, name); err != nil {
+			t.Skipf("cannot make symbolic links here: %v", err)
+		}
+	}
+	git := func(args ...string) { t.Helper(); testutil.Git(t, args...) }
+	git("init", "-q", ".")
+	git("add", "policies")
+	git("commit", "-q", "-m", "policies")
+	r := regressCLI(t, "", "impact", "--cases", "cases", "--corpus", "policies", "--base-ref", "HEAD").want(t, 0)
+	if r.stdout != "ka2 impact: 7 cases, 0 changed by 0 changed files\n" {
+		t.Errorf("unchanged tree with links: stdout %q, stderr %q", r.stdout, r.stderr)
+	}
+	regressCLI(t, "", "lint", "--today", "2026-06-01", "--changed-since", "HEAD", "policies").want(t, 0)
+	testutil.ReplaceInFile(t, "policies/.archive/parking-v1.txt", "valid_until: 2026-01-01", "valid_until: 2026-01-02")
+	r = regressCLI(t, "", "impact", "--cases", "cases", "--corpus", "policies", "--base-ref", "HEAD").want(t, 1)
+	if !strings.Contains(r.stdout, "CHANGED cases/parking.yaml:18 parking-first-free-day\n") || !strings.Contains(r.stdout, "    caused by parking-v1.md\n") {
+		t.Errorf("impact --base-ref, a file changed behind a link:\n%s", r.stdout)
+	}
+
+	// Only the base revision has the link that leaves the folder.
+	if err := os.Symlink("../cases/parking.yaml", "policies/out.md"); err != nil {
+		t.Fatal(err)
+	}
+	git("add", "policies")
+	git("commit", "-q", "-m", "outside")
+	if err := os.Remove("policies/out.md"); err != nil {
+		t.Fatal(err)
+	}
+	r = regressCLI(t, "", "impact", "--cases", "cases", "--corpus", "policies", "--base-ref", "HEAD").want(t, 2)
+	if want := "--base-ref HEAD: corpus policies/ at that revision: out.md: symbolic link leads outside the corpus root, or to nothing"; !strings.Contains(r.stderr, want) || r.stdout != "" {
+		t.Errorf("link leaving the folder at the base revision: stdout %q, stderr %q; want %q", r.stdout, r.stderr, want)
+	}
+
+	// A file over the cap that a policy link leads to is refused by its
+	// size in git's listing, as a policy file is.
+	testutil.WriteFile(t, "policies/.archive/big.txt", strings.Repeat("x", inputfile.MaxSize+1))
+	if err := os.Symlink(".archive/big.txt", "policies/big.md"); err != nil {
+		t.Fatal(err)
+	}
+	git("add", "policies")
+	git("commit", "-q", "-m", "big")
+	if err := os.Remove("policies/big.md"); err != nil {
+		t.Fatal(err)
+	}
+	r = regressCLI(t, "", "impact", "--cases", "cases", "--corpus", "policies", "--base-ref", "HEAD").want(t, 2)
+	if want := "--base-ref HEAD: policies/.archive/big.txt at that revision: it is larger than 4 MiB, the most ka2 reads from one file"; !strings.Contains(r.stderr, want) || r.stdout != "" {
+		t.Errorf("linked file over the cap: stdout %q, stderr %q; want %q", r.stdout, r.stderr, want)
+	}
+}
+
 // TestGoldensAreBuildOutput checks that every golden of the project's
 // sample case set holds what `ka2 build` prints for the same settings: the
 // contract on stdout, which compacted (json.Compact) the indented golden
