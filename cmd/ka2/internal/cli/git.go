@@ -141,6 +141,8 @@ const (
 // nothing.
 var notRead = &fstest.MapFile{Mode: fs.ModeIrregular | 0o444}
 
+// read lists the folder and fetches what a corpus reads of it (see
+// gitTreeFS).
 func (t *gitTree) read(ctx context.Context) (fstest.MapFS, error) {
 	if err := t.list(ctx); err != nil {
 		return nil, err
@@ -173,7 +175,9 @@ func (t *gitTree) read(ctx context.Context) (fstest.MapFS, error) {
 		}
 		target, err := corpus.ResolveLinks(t.fsys, e.name)
 		if err != nil || t.fsys[target] != notRead {
-			continue // corpus.Load reports a bad link, as on disk
+			// A bad link, which corpus.Load reports as on disk, or one
+			// to a folder or to a file read already.
+			continue
 		}
 		leadTo[target] = true
 		if corpusPattern(e.name) != "" && !read[target] {

@@ -548,34 +548,26 @@ func TestImpactBaseRefLinks(t *testing.T) {
 		t.Errorf("impact --base-ref, a file changed behind a link:\n%s", r.stdout)
 	}
 
-	// Only the base revision has the link that leaves the folder.
-	if err := os.Symlink("../cases/parking.yaml", "policies/out.md"); err != nil {
-		t.Fatal(err)
-	}
-	git("add", "policies")
-	git("commit", "-q", "-m", "outside")
-	if err := os.Remove("policies/out.md"); err != nil {
-		t.Fatal(err)
-	}
-	r = regressCLI(t, "", "impact", "--cases", "cases", "--corpus", "policies", "--base-ref", "HEAD").want(t, 2)
-	if want := "--base-ref HEAD: corpus policies/ at that revision: out.md: symbolic link leads outside the corpus root, or to nothing"; !strings.Contains(r.stderr, want) || r.stdout != "" {
-		t.Errorf("link leaving the folder at the base revision: stdout %q, stderr %q; want %q", r.stdout, r.stderr, want)
-	}
-
-	// A file over the cap that a policy link leads to is refused by its
-	// size in git's listing, as a policy file is.
+	// Only the base revision has each link: one that leaves the folder,
+	// reported as on disk, and one to a file over the cap, refused by its
+	// size in git's listing as a policy file is.
 	testutil.WriteFile(t, "policies/.archive/big.txt", strings.Repeat("x", inputfile.MaxSize+1))
-	if err := os.Symlink(".archive/big.txt", "policies/big.md"); err != nil {
-		t.Fatal(err)
-	}
-	git("add", "policies")
-	git("commit", "-q", "-m", "big")
-	if err := os.Remove("policies/big.md"); err != nil {
-		t.Fatal(err)
-	}
-	r = regressCLI(t, "", "impact", "--cases", "cases", "--corpus", "policies", "--base-ref", "HEAD").want(t, 2)
-	if want := "--base-ref HEAD: policies/.archive/big.txt at that revision: it is larger than 4 MiB, the most ka2 reads from one file"; !strings.Contains(r.stderr, want) || r.stdout != "" {
-		t.Errorf("linked file over the cap: stdout %q, stderr %q; want %q", r.stdout, r.stderr, want)
+	for _, tt := range []struct{ link, target, want string }{
+		{"policies/out.md", "../cases/parking.yaml", "--base-ref HEAD: corpus policies/ at that revision: out.md: symbolic link leads outside the corpus root, or to nothing"},
+		{"policies/big.md", ".archive/big.txt", "--base-ref HEAD: policies/.archive/big.txt at that revision: it is larger than 4 MiB, the most ka2 reads from one file"},
+	} {
+		if err := os.Symlink(tt.target, tt.link); err != nil {
+			t.Fatal(err)
+		}
+		git("add", "policies")
+		git("commit", "-q", "-m", tt.link)
+		if err := os.Remove(tt.link); err != nil {
+			t.Fatal(err)
+		}
+		r = regressCLI(t, "", "impact", "--cases", "cases", "--corpus", "policies", "--base-ref", "HEAD").want(t, 2)
+		if !strings.Contains(r.stderr, tt.want) || r.stdout != "" {
+			t.Errorf("%s -> %s at the base revision: stdout %q, stderr %q; want %q", tt.link, tt.target, r.stdout, r.stderr, tt.want)
+		}
 	}
 }
 
