@@ -32,6 +32,10 @@ var fastJSONSeeds = []string{
 	`{"esc":"a\"b"}`, `{"u":"\u00e9"}`, "{\"bad\":\"\xff\"}", "{\"ctl\":\"a\tb\"}",
 	`{"a":1,}`, `[1,]`, `01`, `-`, `1.`, `.5`, `1e`, `[1 2]`, `{"a" 1}`, `{"a":1`, `[`, `tru`, `nul`, `truex`,
 	"\ufeff{}", `{"a":1} {}`, ` `, ``, `{"😀":"é","k":["日本","한국"]}`, "[\n\n  1,\n\t\"é\"]",
+	// More values than one chunk of nodes (fastChunk), and a list longer
+	// than one.
+	"[" + strings.Repeat(`{"k":[1,"v",true]},`, 60) + "null]",
+	"[" + strings.Repeat(`0,`, 300) + "1]",
 }
 
 // TestFastJSON: wherever the fast path answers, its tree is the token
@@ -67,7 +71,31 @@ func checkFastJSON(t *testing.T, data []byte) bool {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("fastJSON(%q) mismatch (-slow +fast):\n%s", data, diff)
 	}
+	// The count sizes the arrays the tree is carved from: exact, so that
+	// nothing is allocated beside them nor left unused.
+	if n, nodes := countValues(data)+1, countNodes(got); n != nodes {
+		t.Errorf("countValues(%q)+1 = %d, want the tree's %d nodes", data, n, nodes)
+	}
+	// A count too small (text the fast path refuses may miscount) still
+	// gives the same tree, from nodes allocated one by one.
+	for _, n := range []int{0, 1, 2} {
+		small, ok := fastJSONIn(data, n)
+		if !ok {
+			t.Fatalf("fastJSONIn(%q, %d) refused text fastJSON reads", data, n)
+		}
+		if diff := cmp.Diff(want, small); diff != "" {
+			t.Fatalf("fastJSONIn(%q, %d) mismatch (-slow +fast):\n%s", data, n, diff)
+		}
+	}
 	return true
+}
+
+func countNodes(n *yaml.Node) int {
+	c := 1
+	for _, k := range n.Content {
+		c += countNodes(k)
+	}
+	return c
 }
 
 func FuzzFastJSON(f *testing.F) {
