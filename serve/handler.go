@@ -152,8 +152,8 @@ func setSnapshotHeaders(h http.Header, snap *Snapshot) {
 	if snap == nil {
 		return
 	}
-	h[DigestHeader] = []string{snap.Digest()}
-	h[GenerationHeader] = []string{strconv.FormatUint(snap.Generation, 10)}
+	v := snap.headers()
+	h[DigestHeader], h[GenerationHeader] = v[0:1:1], v[1:2:2]
 }
 
 // writeError writes an error response and returns its status.
@@ -217,6 +217,11 @@ func classify(err error) (int, errkind.Detail) {
 }
 
 var newline = []byte{'\n'}
+
+// jsonContentType is the Content-Type of every contract, one slice for
+// all of them: Header.Set replaces a value and Header.Add copies one of
+// capacity 1, so no response's header writes into another's.
+var jsonContentType = []string{"application/json"}[0:1:1]
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
@@ -321,7 +326,7 @@ func (s *Server) serveContract(w http.ResponseWriter, r *http.Request, snap *Sna
 	}
 	h := w.Header()
 	setSnapshotHeaders(h, snap)
-	h["Content-Type"] = []string{"application/json"}
+	h["Content-Type"] = jsonContentType
 	h["Content-Length"] = []string{strconv.Itoa(len(res.JSON) + 1)}
 	w.WriteHeader(http.StatusOK)
 	// The bytes of Result.WriteTo, without its copy into one buffer: the

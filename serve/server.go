@@ -8,6 +8,8 @@ import (
 	"net"
 	"net/http"
 	"runtime"
+	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -132,10 +134,29 @@ type Snapshot struct {
 
 	started time.Time // by the real clock, for the next reload's cutoff
 	stats   fileStats // the status of each file when it was listed
+
+	// hdr holds the values of DigestHeader and GenerationHeader, made
+	// when the snapshot is first asked for them rather than on every
+	// response.
+	hdr struct {
+		once   sync.Once
+		values [2]string
+	}
 }
 
 // Digest is the corpus digest, as every response reports it.
 func (s *Snapshot) Digest() string { return s.Corpus.Digest }
+
+// headers returns the values of DigestHeader and GenerationHeader. The
+// handlers put each in a response's header as a slice of length and
+// capacity 1, so that a later Add to a response's header copies it
+// rather than writing into a slice every response shares.
+func (s *Snapshot) headers() []string {
+	s.hdr.once.Do(func() {
+		s.hdr.values = [2]string{s.Digest(), strconv.FormatUint(s.Generation, 10)}
+	})
+	return s.hdr.values[:]
+}
 
 // ReloadOutcome is how a reload ended.
 type ReloadOutcome string
