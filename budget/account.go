@@ -195,13 +195,13 @@ func Account(c Counter, text string, spans []Span, limits Limits) Report {
 		cuts = append(cuts, s.Start, s.End)
 	}
 	seg := c.Split(text, cuts)
-	parts := make([]Part, len(spans))
+	parts := make([]Part, len(spans), len(spans)+1) // and the overhead
 	serialization := seg[0]
 	for i, s := range spans {
 		serialization = add(serialization, seg[2*i+2]) // the gap after span i
 		parts[i] = Part{Kind: s.Kind, Label: s.Label, Cost: seg[2*i+1]}
 	}
-	return Tally(c.Name(), parts, serialization, limits)
+	return tally(c.Name(), parts, serialization, limits)
 }
 
 // Tally is the accounting B = W − R − I − E − Q − H for parts whose costs
@@ -211,9 +211,14 @@ func Account(c Counter, text string, spans []Span, limits Limits) Report {
 // tallies it; Tally alone serves inputs sized elsewhere, such as the
 // worked numbers of a specification. It panics on an int overflow.
 func Tally(counter string, parts []Part, serialization int, limits Limits) Report {
-	r := Report{Counter: counter, Limits: limits, Parts: make([]Part, 0, len(parts)+1)}
+	return tally(counter, append(make([]Part, 0, len(parts)+1), parts...), serialization, limits)
+}
+
+// tally is Tally on parts of its own, which the report keeps, the
+// overhead appended: Account's, made with room for it.
+func tally(counter string, parts []Part, serialization int, limits Limits) Report {
+	r := Report{Counter: counter, Limits: limits, Parts: parts}
 	for _, p := range parts {
-		r.Parts = append(r.Parts, p)
 		if p.Kind == KindEvidence {
 			r.EvidenceCost = add(r.EvidenceCost, p.Cost)
 		} else {

@@ -167,8 +167,7 @@ func parseRequest(name string, data []byte, extended bool) (*RequestFile, error)
 	}
 	p := &requestParser{name: name, data: data, extended: extended}
 	doc, err := strict.ParseJSON(data)
-	var je *strict.JSONError
-	if errors.As(err, &je) {
+	if je, ok := errors.AsType[*strict.JSONError](err); ok {
 		e := &RequestError{Path: name, Line: je.Line, Col: je.Col}
 		switch je.Problem {
 		case strict.JSONEnd:

@@ -225,16 +225,16 @@ var jsonContentType = []string{"application/json"}[0:1:1]
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
-// borrowBuffer takes a body buffer from the pool, and returns it with the
-// function that gives it back; a buffer grown past 64 KiB is dropped
-// instead, so one large body does not keep its memory.
-func borrowBuffer() (*bytes.Buffer, func()) {
-	buf := bufPool.Get().(*bytes.Buffer)
-	return buf, func() {
-		if buf.Cap() <= 64<<10 {
-			buf.Reset()
-			bufPool.Put(buf)
-		}
+// borrowBuffer takes a body buffer from the pool; returnBuffer gives it
+// back.
+func borrowBuffer() *bytes.Buffer { return bufPool.Get().(*bytes.Buffer) }
+
+// returnBuffer gives buf back to the pool; a buffer grown past 64 KiB is
+// dropped instead, so one large body does not keep its memory.
+func returnBuffer(buf *bytes.Buffer) {
+	if buf.Cap() <= 64<<10 {
+		buf.Reset()
+		bufPool.Put(buf)
 	}
 }
 
@@ -245,14 +245,13 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64, buf *bytes.Bu
 		return &bodyError{limit: limit}
 	}
 	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, limit))
-	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
+	if err == nil {
+		return nil
+	}
+	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 		return &bodyError{limit: limit}
 	}
-	if err != nil {
-		return fmt.Errorf("read the request body: %w", err)
-	}
-	return nil
+	return fmt.Errorf("read the request body: %w", err)
 }
 
 type bodyError struct{ limit int64 }
@@ -265,8 +264,8 @@ func (e *bodyError) Error() string {
 // build --request`, applied over the server's settings, built from the
 // snapshot; the contract bytes exactly as `ka2 build` prints them.
 func (s *Server) serveContract(w http.ResponseWriter, r *http.Request, snap *Snapshot) int {
-	buf, release := borrowBuffer()
-	defer release()
+	buf := borrowBuffer()
+	defer returnBuffer(buf)
 	if err := readBody(w, r, s.cfg.MaxBodyBytes, buf); err != nil {
 		return writeError(w, snap, http.StatusBadRequest, errkind.Detail{Kind: KindBadRequest, Message: err.Error()})
 	}
@@ -419,8 +418,8 @@ type verifyResponse struct {
 // problems. A contract with problems is still a 200: the check ran; ok
 // says whether it passed.
 func (s *Server) serveVerify(w http.ResponseWriter, r *http.Request, snap *Snapshot) int {
-	buf, release := borrowBuffer()
-	defer release()
+	buf := borrowBuffer()
+	defer returnBuffer(buf)
 	if err := readBody(w, r, s.cfg.MaxBodyBytes, buf); err != nil {
 		return badRequest(w, snap, err.Error())
 	}
