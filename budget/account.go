@@ -187,6 +187,26 @@ func (r Report) Shortfall() int { return max(0, -r.Left) }
 // MaxCapacity plus the length of text, which cannot overflow a 64-bit int).
 // The arithmetic is Tally's.
 func Account(c Counter, text string, spans []Span, limits Limits) Report {
+	cuts := accountCuts(spans, limits)
+	return accountSegments(c.Name(), c.Split(text, cuts), spans, limits)
+}
+
+// AccountBytes is Account of text held as bytes, as a contract is
+// written. The code-point counter counts them where they are; a BPE
+// counter reads a copy as a string.
+func AccountBytes(c Counter, text []byte, spans []Span, limits Limits) Report {
+	cuts := accountCuts(spans, limits)
+	var seg []int
+	if _, ok := c.(codepointCounter); ok {
+		seg = splitRunes(text, cuts)
+	} else {
+		seg = c.Split(string(text), cuts)
+	}
+	return accountSegments(c.Name(), seg, spans, limits)
+}
+
+// accountCuts checks limits and returns the cuts of Split for spans.
+func accountCuts(spans []Span, limits Limits) []int {
 	if err := limits.Validate(); err != nil {
 		panic("budget: Account with invalid limits: " + err.Error())
 	}
@@ -194,14 +214,18 @@ func Account(c Counter, text string, spans []Span, limits Limits) Report {
 	for _, s := range spans {
 		cuts = append(cuts, s.Start, s.End)
 	}
-	seg := c.Split(text, cuts)
+	return cuts
+}
+
+// accountSegments tallies the sizes Split gave the cuts of spans.
+func accountSegments(counter string, seg []int, spans []Span, limits Limits) Report {
 	parts := make([]Part, len(spans), len(spans)+1) // and the overhead
 	serialization := seg[0]
 	for i, s := range spans {
 		serialization = add(serialization, seg[2*i+2]) // the gap after span i
 		parts[i] = Part{Kind: s.Kind, Label: s.Label, Cost: seg[2*i+1]}
 	}
-	return tally(c.Name(), parts, serialization, limits)
+	return tally(counter, parts, serialization, limits)
 }
 
 // Tally is the accounting B = W − R − I − E − Q − H for parts whose costs

@@ -3,6 +3,7 @@ package budget
 import (
 	"errors"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -150,4 +151,27 @@ func FuzzAccountLimits(f *testing.F) {
 			t.Fatalf("inconsistent report %+v", r)
 		}
 	})
+}
+
+// TestAccountBytes: accounting a text held as bytes gives Account's
+// report, for every counter.
+func TestAccountBytes(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	limits := Limits{Capacity: 1000, Reserve: 100, Wrapper: 7}
+	for _, n := range Names() {
+		c, _ := Lookup(n)
+		for _, text := range splitTexts {
+			for k := range 4 {
+				cuts := randomCuts(r, len(text), 2*k)
+				spans := make([]Span, k)
+				for i := range spans {
+					spans[i] = Span{Kind: KindEvidence, Label: "e", Start: cuts[2*i], End: cuts[2*i+1]}
+				}
+				want := Account(c, text, spans, limits)
+				if diff := cmp.Diff(want, AccountBytes(c, []byte(text), spans, limits)); diff != "" {
+					t.Errorf("%s AccountBytes(%q, %v) mismatch (-Account +AccountBytes):\n%s", n, text, spans, diff)
+				}
+			}
+		}
+	}
 }

@@ -72,15 +72,38 @@ func (codepointCounter) Count(text string) int { return utf8.RuneCountInString(t
 // Split counts the runes that start in each segment. A cut inside a
 // multi-byte rune gives the whole rune to the segment holding its first
 // byte, which keeps the sum equal to Count for any cuts.
-func (codepointCounter) Split(text string, cuts []int) []int {
+func (codepointCounter) Split(text string, cuts []int) []int { return splitRunes(text, cuts) }
+
+// runeLen is the length of the rune p starts with, as a range loop over
+// a string steps: 1 for an invalid byte.
+func runeLen[T string | []byte](p T) int {
+	switch p := any(p).(type) {
+	case string:
+		_, n := utf8.DecodeRuneInString(p)
+		return n
+	case []byte:
+		_, n := utf8.DecodeRune(p)
+		return n
+	}
+	panic("unreachable")
+}
+
+// splitRunes is the code-point counter's Split of a string or of bytes.
+func splitRunes[T string | []byte](text T, cuts []int) []int {
 	checkCuts(len(text), cuts)
 	out := make([]int, len(cuts)+1)
 	seg := 0
-	for i := range text { // i walks rune starts, exactly as RuneCountInString counts
+	// i walks rune starts, exactly as RuneCountInString counts: an
+	// invalid byte is a rune of one byte, as a range loop over a string
+	// takes it.
+	for i, size := 0, 1; i < len(text); i += size {
 		for seg < len(cuts) && cuts[seg] <= i {
 			seg++
 		}
 		out[seg]++
+		if size = 1; text[i] >= utf8.RuneSelf {
+			size = runeLen(text[i:min(i+utf8.UTFMax, len(text))])
+		}
 	}
 	return out
 }

@@ -222,6 +222,36 @@ func randomCuts(r *rand.Rand, n, k int) []int {
 	return cuts
 }
 
+// checkSplitRunes: the code-point counter's Split, of a string or of its
+// bytes, gives each code point to the segment of its first byte, as a
+// range loop over the string walks them.
+func checkSplitRunes(t *testing.T, text string, cuts []int) {
+	t.Helper()
+	want := make([]int, len(cuts)+1)
+	seg := 0
+	for i := range text {
+		for seg < len(cuts) && cuts[seg] <= i {
+			seg++
+		}
+		want[seg]++
+	}
+	if diff := cmp.Diff(want, splitRunes(text, cuts)); diff != "" {
+		t.Errorf("splitRunes(%q, %v) mismatch (-want +got):\n%s", text, cuts, diff)
+	}
+	if diff := cmp.Diff(want, splitRunes([]byte(text), cuts)); diff != "" {
+		t.Errorf("splitRunes([]byte(%q), %v) mismatch (-want +got):\n%s", text, cuts, diff)
+	}
+}
+
+func TestSplitRunes(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, text := range append(splitTexts, "\xe4\xb8\xad\xe4\xb8", "\xf0\x9f\x91", "\xc0\xaf\xed\xa0\x80x") {
+		for k := range 6 {
+			checkSplitRunes(t, text, randomCuts(r, len(text), k))
+		}
+	}
+}
+
 func TestSplitSumsToCount(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, n := range Names() {
@@ -302,6 +332,9 @@ func FuzzSplit(f *testing.F) {
 			c, _ := Lookup(n)
 			cuts := randomCuts(r, len(text), r.IntN(5))
 			parts := c.Split(text, cuts)
+			if n == "codepoint" {
+				checkSplitRunes(t, text, cuts)
+			}
 			sum := 0
 			for _, p := range parts {
 				sum += p

@@ -354,7 +354,7 @@ func (b *Builder) assembleIn(s *provenance.Store, items []provenance.Item, madeS
 			return nil, err
 		}
 	} else {
-		rep = budget.Account(b.Counter, string(text), spans, b.Limits)
+		rep = budget.AccountBytes(b.Counter, text, spans, b.Limits)
 	}
 	res := &Result{JSON: text, Items: items, Budget: rep, Store: s}
 	if !rep.Fits() {

@@ -453,7 +453,7 @@ func (b *Builder) Verify(data []byte, lang string) Verification {
 		add("budget", "", "cannot count the contract: %v", err)
 		return v
 	}
-	rep := budget.Account(b.Counter, string(text), spans, b.Limits)
+	rep := budget.AccountBytes(b.Counter, text, spans, b.Limits)
 	if b.Framing != nil {
 		var err error
 		if rep, err = b.Framing.Account(b.Counter, string(text), spans, b.Limits); err != nil {
