@@ -89,21 +89,28 @@ func runeLen[T string | []byte](p T) int {
 }
 
 // splitRunes is the code-point counter's Split of a string or of bytes.
+// Each segment counts the runes that start in it, stepping as a range
+// loop over a string does (RuneCountInString's count): an invalid byte is
+// a rune of one byte. A rune that runs over a cut leaves the next segment
+// to start after it.
 func splitRunes[T string | []byte](text T, cuts []int) []int {
 	checkCuts(len(text), cuts)
 	out := make([]int, len(cuts)+1)
-	seg := 0
-	// i walks rune starts, exactly as RuneCountInString counts: an
-	// invalid byte is a rune of one byte, as a range loop over a string
-	// takes it.
-	for i, size := 0, 1; i < len(text); i += size {
-		for seg < len(cuts) && cuts[seg] <= i {
-			seg++
+	i := 0
+	for seg := range out {
+		end := len(text)
+		if seg < len(cuts) {
+			end = cuts[seg]
 		}
-		out[seg]++
-		if size = 1; text[i] >= utf8.RuneSelf {
-			size = runeLen(text[i:min(i+utf8.UTFMax, len(text))])
+		n := 0
+		for ; i < end; n++ {
+			if text[i] < utf8.RuneSelf {
+				i++
+			} else {
+				i += runeLen(text[i:min(i+utf8.UTFMax, len(text))])
+			}
 		}
+		out[seg] = n
 	}
 	return out
 }
