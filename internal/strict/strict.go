@@ -258,7 +258,7 @@ func (d *Decoder) Mapping(n *yaml.Node, m *Map) *Fields {
 		d.issue(Issue{Problem: NotMapping, Map: m, Node: n})
 		return nil
 	}
-	f := &Fields{Node: n, Entries: make([]Entry, 0, len(n.Content)/2)}
+	f := newFields(n)
 	// seen holds the first key node of each name; a mapping has a few
 	// keys, so a slice scan beats a map and costs one allocation less.
 	var seenBuf [16]*yaml.Node
@@ -307,6 +307,22 @@ func (d *Decoder) Mapping(n *yaml.Node, m *Map) *Fields {
 		}
 	}
 	return f
+}
+
+// newFields returns the Fields of mapping n, with room for its entries.
+// A mapping of a few keys (a request, an item) gets its Fields and entries
+// in one allocation rather than two.
+func newFields(n *yaml.Node) *Fields {
+	pairs := len(n.Content) / 2
+	if pairs == 0 || pairs > 4 {
+		return &Fields{Node: n, Entries: make([]Entry, 0, pairs)}
+	}
+	a := new(struct {
+		f Fields
+		e [4]Entry
+	})
+	a.f = Fields{Node: n, Entries: a.e[:0:pairs]}
+	return &a.f
 }
 
 func (k Kind) is(n *yaml.Node) bool {
