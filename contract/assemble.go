@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/ka2/ka2/budget"
+	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/provenance"
 )
@@ -100,11 +102,15 @@ func assemble(def *Definition, s *provenance.Store, items []provenance.Item, mad
 			b = appendString(b, def.Template)
 		case k == provenance.KindInstruction:
 			start := len(b)
-			texts := make([]string, len(list))
-			for i, it := range list {
-				texts[i] = it.Text
+			if len(list) == 1 { // the one instruction a build registers, as it is
+				b = appendString(b, list[0].Text)
+			} else {
+				texts := make([]string, len(list))
+				for i, it := range list {
+					texts[i] = it.Text
+				}
+				b = appendString(b, strings.Join(texts, "\n\n"))
 			}
-			b = appendString(b, strings.Join(texts, "\n\n"))
 			mark(k, "", start)
 		case k == provenance.KindExample:
 			start := len(b)
@@ -156,11 +162,11 @@ func appendEvidence(b []byte, it provenance.Item) []byte {
 	// tool output).
 	if !it.Ref.ValidFrom.IsZero() {
 		b = append(b, `,"valid_from":`...)
-		b = appendString(b, it.Ref.ValidFrom.String())
+		b = appendDate(b, it.Ref.ValidFrom)
 	}
 	if !it.Ref.ValidUntil.IsZero() {
 		b = append(b, `,"valid_until":`...)
-		b = appendString(b, it.Ref.ValidUntil.String())
+		b = appendDate(b, it.Ref.ValidUntil)
 	}
 	if it.Ref.Unit != "" {
 		b = append(b, `,"unit":`...)
@@ -173,6 +179,14 @@ func appendEvidence(b []byte, it provenance.Item) []byte {
 	b = append(b, `,"quote":`...)
 	b = appendString(b, it.Text)
 	return append(b, '}')
+}
+
+// appendDate appends a date that is not zero as a JSON string, the text of
+// its String, which has nothing to escape.
+func appendDate(b []byte, d corpus.Date) []byte {
+	b = append(b, '"')
+	b = d.Time().AppendFormat(b, time.DateOnly)
+	return append(b, '"')
 }
 
 // appendTextItem writes a memory or tool output item with its source.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+
+	"github.com/ka2/ka2/corpus"
 )
 
 // FuzzAppendString checks that the contract's string encoding is exactly
@@ -25,4 +27,18 @@ func FuzzAppendString(f *testing.F) {
 			t.Errorf("appendString(%q) = %s, encoding/json gives %s", s, got, want)
 		}
 	})
+}
+
+// TestAppendDate: a date is written as the JSON string of its text, from
+// the first year to the last.
+func TestAppendDate(t *testing.T) {
+	for _, text := range []string{"0001-01-01", "1999-12-31", "2024-02-29", "2026-09-14", "9999-12-31"} {
+		d, err := corpus.ParseDate(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := string(appendDate(nil, d)), string(appendString(nil, d.String())); got != want {
+			t.Errorf("appendDate(%s) = %s, want %s", text, got, want)
+		}
+	}
 }
