@@ -198,19 +198,21 @@ func AccountBytes(c Counter, text []byte, spans []Span, limits Limits) Report {
 	cuts := accountCuts(spans, limits)
 	var seg []int
 	if _, ok := c.(codepointCounter); ok {
-		seg = splitRunes(text, cuts)
+		// The segments take the room accountCuts left after the cuts.
+		seg = splitRunes(cuts[len(cuts):len(cuts)+len(cuts)+1], text, cuts)
 	} else {
 		seg = c.Split(string(text), cuts)
 	}
 	return accountSegments(c.Name(), seg, spans, limits)
 }
 
-// accountCuts checks limits and returns the cuts of Split for spans.
+// accountCuts checks limits and returns the cuts of Split for spans, with
+// room after them for Split's segments.
 func accountCuts(spans []Span, limits Limits) []int {
 	if err := limits.Validate(); err != nil {
 		panic("budget: Account with invalid limits: " + err.Error())
 	}
-	cuts := make([]int, 0, 2*len(spans))
+	cuts := make([]int, 0, 4*len(spans)+1)
 	for _, s := range spans {
 		cuts = append(cuts, s.Start, s.End)
 	}

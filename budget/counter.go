@@ -72,7 +72,9 @@ func (codepointCounter) Count(text string) int { return utf8.RuneCountInString(t
 // Split counts the runes that start in each segment. A cut inside a
 // multi-byte rune gives the whole rune to the segment holding its first
 // byte, which keeps the sum equal to Count for any cuts.
-func (codepointCounter) Split(text string, cuts []int) []int { return splitRunes(text, cuts) }
+func (codepointCounter) Split(text string, cuts []int) []int {
+	return splitRunes(make([]int, len(cuts)+1), text, cuts)
+}
 
 // runeLen is the length of the rune p starts with, as a range loop over
 // a string steps: 1 for an invalid byte.
@@ -88,14 +90,14 @@ func runeLen[T string | []byte](p T) int {
 	panic("unreachable")
 }
 
-// splitRunes is the code-point counter's Split of a string or of bytes.
+// splitRunes is the code-point counter's Split of a string or of bytes,
+// into out, of length len(cuts)+1.
 // Each segment counts the runes that start in it, stepping as a range
 // loop over a string does (RuneCountInString's count): an invalid byte is
 // a rune of one byte. A rune that runs over a cut leaves the next segment
 // to start after it.
-func splitRunes[T string | []byte](text T, cuts []int) []int {
+func splitRunes[T string | []byte](out []int, text T, cuts []int) []int {
 	checkCuts(len(text), cuts)
-	out := make([]int, len(cuts)+1)
 	i := 0
 	for seg := range out {
 		end := len(text)
