@@ -4,11 +4,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/ka2/ka2/budget"
-	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/provenance"
 )
@@ -179,14 +177,6 @@ func appendEvidence(b []byte, it provenance.Item) []byte {
 	b = append(b, `,"quote":`...)
 	b = appendString(b, it.Text)
 	return append(b, '}')
-}
-
-// appendDate appends a date that is not zero as a JSON string, the text of
-// its String, which has nothing to escape.
-func appendDate(b []byte, d corpus.Date) []byte {
-	b = append(b, '"')
-	b = d.Time().AppendFormat(b, time.DateOnly)
-	return append(b, '"')
 }
 
 // appendTextItem writes a memory or tool output item with its source.

@@ -23,3 +23,11 @@ func SourceRef(s *corpus.Source, r corpus.Range) provenance.Ref {
 	return provenance.Ref{SourceID: s.ID, Version: s.Version, Lang: s.Lang, Lines: r,
 		ValidFrom: s.ValidFrom, ValidUntil: s.ValidUntil, Unit: s.Unit}
 }
+
+// appendDate appends an evidence record's validity date, not zero, as a
+// JSON string: the text of its String, which has nothing to escape.
+func appendDate(b []byte, d corpus.Date) []byte {
+	b = append(b, '"')
+	b = d.Time().AppendFormat(b, time.DateOnly)
+	return append(b, '"')
+}

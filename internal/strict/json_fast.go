@@ -157,8 +157,7 @@ func (p *fastParser) value(depth int) (*yaml.Node, bool) {
 	case c == '{':
 		p.off++
 		m := p.node(yaml.MappingNode, "!!map", "", start)
-		mark := len(p.stack)
-		ok := p.items('}', func() bool {
+		return m, p.items(m, '}', func() bool {
 			kstart := p.off
 			key, ok := p.str()
 			if !ok {
@@ -173,23 +172,12 @@ func (p *fastParser) value(depth int) (*yaml.Node, bool) {
 			p.off++
 			p.space()
 			p.stack = append(p.stack, k)
-			v, ok := p.value(depth + 1)
-			p.stack = append(p.stack, v)
-			return ok
+			return p.item(depth + 1)
 		})
-		p.close(m, mark)
-		return m, ok
 	case c == '[':
 		p.off++
 		s := p.node(yaml.SequenceNode, "!!seq", "", start)
-		mark := len(p.stack)
-		ok := p.items(']', func() bool {
-			v, ok := p.value(depth + 1)
-			p.stack = append(p.stack, v)
-			return ok
-		})
-		p.close(s, mark)
-		return s, ok
+		return s, p.items(s, ']', func() bool { return p.item(depth + 1) })
 	case c == '"':
 		text, ok := p.str()
 		if !ok {
@@ -218,10 +206,19 @@ func (p *fastParser) value(depth int) (*yaml.Node, bool) {
 	return nil, false
 }
 
-// items reads the items of an object or array after its opening bracket,
-// each with item, through the closing bracket close: items separated by
-// commas, none after the last.
-func (p *fastParser) items(close byte, item func() bool) bool {
+// item reads a value at depth onto the stack of items.
+func (p *fastParser) item(depth int) bool {
+	v, ok := p.value(depth)
+	p.stack = append(p.stack, v)
+	return ok
+}
+
+// items reads the items of the object or array n after its opening
+// bracket, each with item, through the closing bracket close: items
+// separated by commas, none after the last. n's Content is what item puts
+// on the stack.
+func (p *fastParser) items(n *yaml.Node, close byte, item func() bool) bool {
+	mark := len(p.stack)
 	p.space()
 	if p.off < len(p.data) && p.data[p.off] == close {
 		p.off++
@@ -241,6 +238,7 @@ func (p *fastParser) items(close byte, item func() bool) bool {
 			p.off++
 		case close:
 			p.off++
+			p.close(n, mark)
 			return true
 		default:
 			return false
