@@ -7,7 +7,6 @@ import (
 	"slices"
 	"time"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/provenance"
@@ -80,8 +79,7 @@ func (sc Scope) Text() string {
 		b = append(b, '"')
 	}
 	b = append(b, "]}"...)
-	// Nothing writes b once it is returned: the string shares its bytes.
-	return unsafe.String(unsafe.SliceData(b), len(b))
+	return string(b)
 }
 
 // writesCanonically reports whether ParseScope reads sc.Text() back as
