@@ -141,31 +141,58 @@ func TestGitTreeFSLinks(t *testing.T) {
 			want:   "q current/q.md",
 		},
 	}
-	for _, tt := range tests {
+	// One repository holds every case in a folder of its own (git runs
+	// three times, not three times a case); a corpus at the root of its
+	// repository gets one to itself.
+	write := func(dir, prefix string, files, links map[string]string) {
+		t.Helper()
+		for name, data := range files {
+			testutil.WriteFile(t, filepath.Join(dir, prefix, name), data)
+		}
+		for name, target := range links {
+			p := filepath.Join(dir, prefix, name)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(target, p); err != nil {
+				t.Skipf("cannot make symbolic links here: %v", err)
+			}
+		}
+	}
+	commit := func(dir string) {
+		t.Helper()
+		t.Chdir(dir)
+		testutil.Git(t, "init", "-q", ".")
+		testutil.Git(t, "add", "-A")
+		testutil.Git(t, "commit", "-q", "-m", "corpus")
+	}
+	shared := t.TempDir()
+	folders := make([]string, len(tests))
+	for i, tt := range tests {
+		if tt.folder != "." {
+			folders[i] = filepath.Join(fmt.Sprintf("case%d", i), tt.folder)
+			write(shared, fmt.Sprintf("case%d", i), tt.files, tt.links)
+		}
+	}
+	commit(shared)
+	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Chdir(t.TempDir())
-			for name, data := range tt.files {
-				testutil.WriteFile(t, name, data)
+			folder := folders[i]
+			if tt.folder == "." {
+				own := t.TempDir()
+				write(own, "", tt.files, tt.links)
+				commit(own)
+				folder = "."
+			} else {
+				t.Chdir(shared)
 			}
-			for name, target := range tt.links {
-				if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.Symlink(target, name); err != nil {
-					t.Skipf("cannot make symbolic links here: %v", err)
-				}
-			}
-			testutil.Git(t, "init", "-q", ".")
-			testutil.Git(t, "add", "-A")
-			testutil.Git(t, "commit", "-q", "-m", "corpus")
-
-			root, err := os.OpenRoot(tt.folder)
+			root, err := os.OpenRoot(folder)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer root.Close()
 			onDisk := loaded(corpus.Load(root.FS()))
-			fsys, _, err := gitTreeFS(context.Background(), runGit, tt.folder, "--base-ref", "HEAD")
+			fsys, _, err := gitTreeFS(context.Background(), runGit, folder, "--base-ref", "HEAD")
 			if err != nil {
 				t.Fatal(err)
 			}
