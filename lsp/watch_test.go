@@ -129,17 +129,7 @@ func TestWatchedFiles(t *testing.T) {
 	if len(regs) != 1 {
 		t.Fatalf("registerCapability requests = %d, want 1", len(regs))
 	}
-	var reg struct {
-		Registrations []struct {
-			ID              string `json:"id"`
-			Method          string `json:"method"`
-			RegisterOptions struct {
-				Watchers []struct {
-					GlobPattern relativePattern `json:"globPattern"`
-				} `json:"watchers"`
-			} `json:"registerOptions"`
-		} `json:"registrations"`
-	}
+	var reg registrationParams
 	if err := json.Unmarshal(regs[0].Params, &reg); err != nil {
 		t.Fatal(err)
 	}
@@ -389,15 +379,7 @@ func (c *client) watches(p string) bool {
 	if len(c.regs) == 0 {
 		return false
 	}
-	var reg struct {
-		Registrations []struct {
-			RegisterOptions struct {
-				Watchers []struct {
-					GlobPattern relativePattern `json:"globPattern"`
-				} `json:"watchers"`
-			} `json:"registerOptions"`
-		} `json:"registrations"`
-	}
+	var reg registrationParams
 	if err := json.Unmarshal(c.regs[len(c.regs)-1].Params, &reg); err != nil {
 		c.t.Fatal(err)
 	}
@@ -614,4 +596,18 @@ func TestSaveLintsOnce(t *testing.T) {
 			}
 		})
 	}
+}
+
+// registrationParams is what the tests read of a client/registerCapability
+// request: the watchers of each registration.
+type registrationParams struct {
+	Registrations []struct {
+		ID              string `json:"id"`
+		Method          string `json:"method"`
+		RegisterOptions struct {
+			Watchers []struct {
+				GlobPattern relativePattern `json:"globPattern"`
+			} `json:"watchers"`
+		} `json:"registerOptions"`
+	} `json:"registrations"`
 }
