@@ -364,7 +364,7 @@ func (w *walker) follow(q, p string) {
 		w.errs = append(w.errs, &diag.Diagnostic{Pos: diag.Pos{Path: p}, Code: CodeSymlinkOutside, Message: "symbolic link to a folder that cannot be resolved on this file system", Hint: diag.Fix("replace the link with a copy of the folder")})
 		return
 	}
-	target, err := resolveLinks(lfs, q)
+	target, err := ResolveLinks(lfs, q)
 	if err != nil {
 		w.errs = append(w.errs, w.badLink(p, q))
 		return
@@ -390,7 +390,7 @@ func (w *walker) follow(q, p string) {
 // follow: a loop, or a target outside the root or missing.
 func (w *walker) badLink(p, q string) *diag.Diagnostic {
 	if lfs, ok := w.fsys.(fs.ReadLinkFS); ok {
-		if _, err := resolveLinks(lfs, q); errors.Is(err, errLinkLoop) {
+		if _, err := ResolveLinks(lfs, q); errors.Is(err, ErrLinkLoop) {
 			return &diag.Diagnostic{Pos: diag.Pos{Path: p}, Code: CodeSymlinkLoop, Message: "symbolic link loop: too many links to follow", Hint: diag.Fix("make the link lead to a file or folder, not back to another link of the loop")}
 		}
 	}
@@ -412,16 +412,19 @@ func listed(p string) bool {
 // own resolution does (Linux: 40).
 const maxLinks = 40
 
-// Why resolveLinks fails.
+// Why ResolveLinks fails. ErrLinkLoop is a path whose links loop, or take
+// more than maxLinks hops.
 var (
-	errLinkLoop    = errors.New("too many links")
+	ErrLinkLoop    = errors.New("too many links")
 	errLinkOutside = errors.New("link leads outside the root")
 )
 
-// resolveLinks returns the path p inside fsys with every symbolic link on
-// it resolved, as fsys resolves them: relative to the link's folder, and
-// never leaving the root.
-func resolveLinks(fsys fs.ReadLinkFS, p string) (string, error) {
+// ResolveLinks returns the path p inside fsys with every symbolic link on
+// it resolved as Load resolves them: relative to the link's folder, and
+// never leaving the root. A file system that holds links without
+// resolving them itself (a corpus read from git) uses it to follow them
+// as Load does.
+func ResolveLinks(fsys fs.ReadLinkFS, p string) (string, error) {
 	parts := strings.Split(p, "/")
 	cur, hops := ".", 0
 	for i := 0; i < len(parts); i++ {
@@ -435,7 +438,7 @@ func resolveLinks(fsys fs.ReadLinkFS, p string) (string, error) {
 			continue
 		}
 		if hops++; hops > maxLinks {
-			return "", errLinkLoop
+			return "", ErrLinkLoop
 		}
 		target, err := fsys.ReadLink(next)
 		if err != nil {
