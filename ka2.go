@@ -24,6 +24,3 @@ const ContentFile = "ka2-context-content-v1.yaml"
 //
 //go:embed ka2-context-content-v1.yaml
 var ContentYAML []byte
-
-// Version is ka2's version, recorded in every trace.
-const Version = "0.1.0"

@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ka2/ka2"
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/internal/atomicfile"
 	"github.com/ka2/ka2/provenance"
@@ -151,7 +150,7 @@ func (o *BuildOptions) writeTrace(run *buildRun, buildErr error) error {
 	if err != nil {
 		return err
 	}
-	t := contract.NewTrace(ka2.Version, o.location(), run.builder, run.req, run.res, decisions)
+	t := contract.NewTrace(o.f.version().Version, o.location(), run.builder, run.req, run.res, decisions)
 	var pe *provenance.Error
 	if errors.As(buildErr, &pe) {
 		t.Refusal = pe

@@ -53,6 +53,11 @@ type Factory struct {
 	// reload the corpus (SIGHUP), and a function that stops the delivery.
 	Hangup func() (<-chan os.Signal, func())
 
+	// Version describes the binary for the outputs that record it
+	// (traces, SARIF, the Action pin init writes); nil means this
+	// binary's own (currentVersion).
+	Version func() VersionInfo
+
 	// ErrorFormat is "text" or "json", from the root --error-format flag.
 	ErrorFormat string
 
@@ -96,6 +101,13 @@ func TestFactory(stdin string) (f *Factory, stdout, stderr *bytes.Buffer) {
 		Now:     func() time.Time { return time.Date(2026, 9, 14, 9, 0, 0, 0, time.UTC) },
 	}
 	return f, stdout, stderr
+}
+
+func (f *Factory) version() VersionInfo {
+	if f.Version == nil {
+		return currentVersion()
+	}
+	return f.Version()
 }
 
 func (f *Factory) getenv(key string) string {

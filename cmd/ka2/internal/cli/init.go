@@ -14,7 +14,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ka2/ka2"
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/golden"
 	"github.com/ka2/ka2/internal/atomicfile"
@@ -67,18 +66,17 @@ From inside DIR, ka2 lint, ka2 build and ka2 regress then need no
 	return skipProject(cmd)
 }
 
-// releaseTag is a version the Action can install.
-var releaseTag = regexp.MustCompile(`^v?[0-9]+\.[0-9]+\.[0-9]+$`)
+// unreleasedPin is what the workflow init writes pins when this ka2 is not
+// a release: a placeholder the Action refuses to install, rather than a
+// release that may not be the one in use.
+const unreleasedPin = "vX.Y.Z"
 
 // initFiles returns the template's files, slash paths to contents, and
-// their paths in order.
-func initFiles() (map[string][]byte, []string, error) {
-	version := ka2.Version
-	if !strings.HasPrefix(version, "v") {
-		version = "v" + version
-	}
-	if !releaseTag.MatchString(version) {
-		version = "v0.1.0"
+// their paths in order; the workflow pins v when it is a release.
+func initFiles(v VersionInfo) (map[string][]byte, []string, error) {
+	version, ok := v.Release()
+	if !ok {
+		version = unreleasedPin
 	}
 	files := map[string][]byte{}
 	var order []string
@@ -108,7 +106,7 @@ var initGoldens = []string{
 }
 
 func runInit(o *InitOptions) error {
-	files, order, err := initFiles()
+	files, order, err := initFiles(o.f.version())
 	if err != nil {
 		return err
 	}
@@ -166,6 +164,9 @@ func runInit(o *InitOptions) error {
 		next = "cd " + shellQuote(filepath.ToSlash(o.Dir)) + " && " + next
 	}
 	fmt.Fprintf(o.f.Out, "next: %s\n", next)
+	if v, ok := o.f.version().Release(); !ok {
+		fmt.Fprintf(o.f.ErrOut, "note: this ka2 is %s, not a release: .github/workflows/ka2.yml pins %s; set it (two places) to the release you install\n", v, unreleasedPin)
+	}
 	return nil
 }
 

@@ -14,7 +14,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ka2/ka2"
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/corpus/lint"
 	"github.com/ka2/ka2/golden"
@@ -108,7 +107,7 @@ func runLint(o *LintOptions) error {
 	}
 	if o.Format == "sarif" {
 		write = func(w io.Writer, r lint.Report) error {
-			return lint.WriteSARIFWith(w, r, lint.SARIFOptions{ToolVersion: ka2.Version})
+			return lint.WriteSARIFWith(w, r, lint.SARIFOptions{ToolVersion: o.f.version().Version})
 		}
 	}
 	if len(o.Paths) == 0 {
@@ -139,7 +138,7 @@ func runLint(o *LintOptions) error {
 		}
 		bases = real
 		write = func(w io.Writer, r lint.Report) error {
-			return lint.WriteSARIFWith(w, r, lint.SARIFOptions{Root: root, ToolVersion: ka2.Version})
+			return lint.WriteSARIFWith(w, r, lint.SARIFOptions{Root: root, ToolVersion: o.f.version().Version})
 		}
 	}
 	var reports []lint.Report

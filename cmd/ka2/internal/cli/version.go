@@ -3,9 +3,11 @@ package cli
 import (
 	"fmt"
 	"io"
+	"regexp"
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -104,10 +106,22 @@ func isRevision(s string) bool {
 	return true
 }
 
-// currentVersion describes this binary.
-func currentVersion() VersionInfo {
+// currentVersion describes this binary. It is the one source of ka2's
+// version: `ka2 version`, traces, SARIF and the Action pin that init writes
+// all read it, so no output names a version the binary does not have.
+var currentVersion = sync.OnceValue(func() VersionInfo {
 	bi, _ := debug.ReadBuildInfo()
 	return readVersion(stamp{version, commit, date}, bi)
+})
+
+// releaseTag matches a version the Action can install.
+var releaseTag = regexp.MustCompile(`^v[0-9]+\.[0-9]+\.[0-9]+$`)
+
+// Release returns v's version when it names a published release
+// (vMAJOR.MINOR.PATCH): a development build, a pseudo-version or a
+// snapshot has none.
+func (v VersionInfo) Release() (string, bool) {
+	return v.Version, releaseTag.MatchString(v.Version)
 }
 
 // writeText prints v as `ka2 version` and `ka2 --version` show it.
