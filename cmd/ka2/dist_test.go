@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -243,7 +244,7 @@ func TestActionMetadata(t *testing.T) {
 	}
 	text := all.String()
 	for _, want := range []string{
-		"ka2 lint --format sarif",
+		`ka2 lint "${strict[@]}" --format sarif`,
 		"github/codeql-action/upload-sarif@",
 		"ka2 regress --format junit --report",
 		"sha256sum -c",
@@ -289,5 +290,71 @@ func TestReleaseNamesAgree(t *testing.T) {
 				t.Errorf("%s: -X %s.%s names no string variable of cmd/ka2/internal/cli/version.go", name, m[1], m[2])
 			}
 		}
+	}
+}
+
+// TestActionLintStrict runs the Action's lint step as the runner would
+// (bash, its env), with a stand-in ka2 that records its arguments: the
+// strict input adds --strict to both lint runs, and a value other than
+// "true" or "false" fails the step before ka2 runs.
+func TestActionLintStrict(t *testing.T) {
+	var a actionMetadata
+	decodeStrict(t, "action.yml", &a)
+	script := ""
+	for _, s := range a.Runs.Steps {
+		if s.ID == "lint" {
+			script = s.Run
+		}
+	}
+	if script == "" {
+		t.Fatal("action.yml has no step with id lint")
+	}
+	if in, ok := a.Inputs["strict"]; !ok || in.Default != "false" {
+		t.Fatalf(`input strict = %+v, want one with default "false"`, in)
+	}
+	tests := []struct {
+		strict   string
+		wantArgs []string // one line per ka2 run
+		wantCode int
+	}{
+		{"false", []string{"lint --format sarif policies", "lint --format github policies"}, 0},
+		{"true", []string{"lint --strict --format sarif policies", "lint --strict --format github policies"}, 0},
+		{"yes", nil, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.strict, func(t *testing.T) {
+			dir := t.TempDir()
+			bin := filepath.Join(dir, "bin")
+			if err := os.Mkdir(bin, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			log := filepath.Join(dir, "args")
+			stub := "#!/bin/sh\necho \"$*\" >> " + log + "\n"
+			if err := os.WriteFile(filepath.Join(bin, "ka2"), []byte(stub), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command("bash", "-c", script)
+			cmd.Dir = dir
+			cmd.Env = []string{"PATH=" + bin + ":/usr/bin:/bin", "KA2_CORPUS=policies", "KA2_SARIF=lint.sarif",
+				"KA2_STRICT=" + tt.strict, "GITHUB_OUTPUT=" + filepath.Join(dir, "out")}
+			out, err := cmd.CombinedOutput()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != tt.wantCode {
+				t.Fatalf("exit %d, want %d\n%s", code, tt.wantCode, out)
+			}
+			got, _ := os.ReadFile(log)
+			var lines []string
+			if s := strings.TrimSpace(string(got)); s != "" {
+				lines = strings.Split(s, "\n")
+			}
+			if strings.Join(lines, "\n") != strings.Join(tt.wantArgs, "\n") {
+				t.Errorf("ka2 ran with\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(tt.wantArgs, "\n"))
+			}
+		})
 	}
 }

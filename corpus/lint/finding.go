@@ -1,8 +1,10 @@
 package lint
 
 import (
+	"strconv"
+
 	"encoding/json"
-	"fmt"
+	"github.com/ka2/ka2/internal/plural"
 	"path"
 	"slices"
 
@@ -98,6 +100,9 @@ type Report struct {
 	// Files is the number of policy files the report covers: every *.md
 	// file, or only the changed ones with Options.ChangedOnly.
 	Files int
+	// Sources is the number of distinct source IDs among those files
+	// that parsed (translations of one source count once).
+	Sources int
 	// Subjects are the subjects of the sources that parsed, sorted, for
 	// checking the subjects that case files name (CheckSubjects).
 	Subjects []string
@@ -128,16 +133,15 @@ func (r Report) HasErrors(strict bool) bool {
 // Summary is a one-line count such as "2 errors, 1 warning, 0 info in 7
 // files", for a person reading the text output.
 func (r Report) Summary() string {
-	return fmt.Sprintf("%s, %s, %d info in %s",
-		plural(r.Count(diag.SeverityError), "error"), plural(r.Count(diag.SeverityWarning), "warning"),
-		r.Count(diag.SeverityInfo), plural(r.Files, "file"))
+	return r.Counts() + " in " + plural.Count(r.Files, "file", "files")
 }
 
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
+// Counts words the number of findings of each severity: "1 error, 2
+// warnings, 0 info".
+func (r Report) Counts() string {
+	return plural.Count(r.Count(diag.SeverityError), "error", "errors") + ", " +
+		plural.Count(r.Count(diag.SeverityWarning), "warning", "warnings") + ", " +
+		strconv.Itoa(r.Count(diag.SeverityInfo)) + " info"
 }
 
 // Rebase returns a copy of r whose paths are prefixed with dir, a
@@ -148,7 +152,7 @@ func (r Report) Rebase(dir string) Report {
 	if dir == "" || dir == "." {
 		return r
 	}
-	out := Report{Files: r.Files, Subjects: r.Subjects, Findings: make([]Finding, len(r.Findings))}
+	out := Report{Files: r.Files, Sources: r.Sources, Subjects: r.Subjects, Findings: make([]Finding, len(r.Findings))}
 	for i, f := range r.Findings {
 		f.Path = path.Join(dir, f.Path)
 		if f.Related != nil {
@@ -177,6 +181,7 @@ func Merge(reports ...Report) Report {
 	for _, r := range reports {
 		out.Findings = append(out.Findings, r.Findings...)
 		out.Files += r.Files
+		out.Sources += r.Sources
 		out.Subjects = append(out.Subjects, r.Subjects...)
 	}
 	slices.Sort(out.Subjects)

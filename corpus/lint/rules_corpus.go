@@ -45,12 +45,13 @@ reported at every file in the cycle.`,
 
 var ruleOverlap = &Rule{
 	ID:       "overlap",
-	Severity: diag.SeverityWarning,
+	Severity: diag.SeverityError,
 	Summary:  "two sources for one subject and language apply on the same dates",
 	Doc: `When two sources answer the same subject in the same language and their validity
 intervals overlap, a question about a date in the overlap selects both, and the
-contract carries a conflict. The message names both files and the overlapping
-dates. If the newer source replaces the older, add supersedes to it and end the
+contract carries a conflict. It is an error: a change that makes two amounts
+apply at once fails lint, and so the pull request that makes it. The message
+names both files and the overlapping dates. If the newer source replaces the older, add supersedes to it and end the
 older one where the newer begins (pairs linked by supersedes are reported by
 supersedes-boundary instead). If the two apply together by design — shared
 rules beside each city's own policy — mark the one that adds to the other with

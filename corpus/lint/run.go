@@ -130,9 +130,13 @@ func Run(ctx context.Context, fsys fs.FS, opts Options) (Report, error) {
 	for _, f := range walkFindings {
 		keep(f)
 	}
+	ids := map[string]bool{}
 	for _, fl := range files {
 		if fl.inScope {
 			rep.Files++
+			if fl.src != nil {
+				ids[fl.src.ID] = true
+			}
 		}
 		for _, f := range fl.findings {
 			keep(f)
@@ -141,6 +145,7 @@ func Run(ctx context.Context, fsys fs.FS, opts Options) (Report, error) {
 	for _, f := range p.findings {
 		keep(f)
 	}
+	rep.Sources = len(ids)
 	slices.SortFunc(rep.Findings, compareFindings)
 	rep.Findings = slices.CompactFunc(rep.Findings, func(a, b Finding) bool {
 		return compareFindings(a, b) == 0 && slices.Equal(a.Related, b.Related)

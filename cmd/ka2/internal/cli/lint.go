@@ -19,6 +19,7 @@ import (
 	"github.com/ka2/ka2/golden"
 	"github.com/ka2/ka2/internal/errkind"
 	"github.com/ka2/ka2/internal/inputfile"
+	"github.com/ka2/ka2/internal/plural"
 )
 
 // LintOptions are the inputs of `ka2 lint`.
@@ -32,6 +33,7 @@ type LintOptions struct {
 	Corpus       []string
 	ChangedSince string
 	Cases        []string
+	Quiet        bool
 	cmdContext
 }
 
@@ -69,6 +71,7 @@ there are, 2 when the linter could not run.`,
 	fs := cmd.Flags()
 	enumVar(fs, &opts.Format, "format", "text", lint.Formats(), "output format")
 	fs.BoolVar(&opts.Strict, "strict", false, "fail on warnings too")
+	fs.BoolVarP(&opts.Quiet, "quiet", "q", false, "no summary line on standard error when lint passes")
 	fs.StringVar(&opts.Today, "today", "", "the date future-source compares with, YYYY-MM-DD (default: today)")
 	fs.StringArrayVar(&opts.Corpus, "corpus", nil, "corpus folder to lint (repeat for several; folders may also be given as arguments)")
 	fs.StringVar(&opts.Config, "lint-config", "", "lint configuration file (default: .ka2lint.yaml found by walking up from each folder)")
@@ -351,6 +354,15 @@ func finishLint(o *LintOptions, write func(io.Writer, lint.Report) error, rep li
 	}
 	if rep.HasErrors(o.Strict) {
 		return exitError{kind: errkind.CheckFailed, err: errors.New(rep.Summary())}
+	}
+	if !o.Quiet {
+		// On standard error, so that every format's output stays clean; a
+		// failing run says the same in its error line.
+		findings := "no problems"
+		if len(rep.Findings) > 0 {
+			findings = rep.Counts()
+		}
+		fmt.Fprintf(o.f.ErrOut, "lint: checked %s (%s): %s\n", plural.Count(rep.Files, "file", "files"), plural.Count(rep.Sources, "source", "sources"), findings)
 	}
 	return nil
 }
