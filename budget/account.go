@@ -3,6 +3,7 @@ package budget
 import (
 	"errors"
 	"fmt"
+	"github.com/ka2/ka2/internal/plural"
 	"io"
 	"math"
 	"strings"
@@ -321,8 +322,8 @@ func (e *OverError) Error() string {
 func (e *OverError) Summary() string {
 	r := e.Report
 	var b strings.Builder
-	fmt.Fprintf(&b, "over budget by %d %s: the input takes %d, the limit is %d (capacity %d − reserve %d)",
-		r.Shortfall(), unit(r.Counter), r.Total, r.Limit(), r.Capacity, r.Reserve)
+	fmt.Fprintf(&b, "over budget by %s: the input takes %d, the limit is %d (capacity %d − reserve %d)",
+		count(r.Shortfall(), r.Counter), r.Total, r.Limit(), r.Capacity, r.Reserve)
 	if r.EvidenceBudget < 0 {
 		fmt.Fprintf(&b, "; even without evidence the fixed parts take %d", r.Fixed)
 	}
@@ -357,6 +358,15 @@ func unit(counter string) string {
 		return "code points"
 	}
 	return counter + " tokens"
+}
+
+// count words n units of counter, the noun agreeing with n: "1 code
+// point", "2 cl100k_base tokens".
+func count(n int, counter string) string {
+	if counter == "codepoint" {
+		return plural.Count(n, "code point", "code points")
+	}
+	return plural.Count(n, counter+" token", counter+" tokens")
 }
 
 // WriteText prints the accounting as aligned lines, for people.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ka2/ka2/internal/plural"
 	"slices"
 	"strings"
 	"time"
@@ -302,7 +303,7 @@ func checkExtras(req Request) error {
 	}
 	for j, p := range req.Promote {
 		if p.Item < 0 || p.Item >= len(req.Items) {
-			return fmt.Errorf("%w: promote[%d] names items[%d], but the request has %d item(s)", ErrBadRequest, j, p.Item, len(req.Items))
+			return fmt.Errorf("%w: promote[%d] names items[%d], but the request has %s", ErrBadRequest, j, p.Item, plural.Count(len(req.Items), "item", "items"))
 		}
 		if !p.To.Valid() {
 			_, err := provenance.ParseKind(string(p.To))

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"github.com/ka2/ka2/internal/plural"
 	"slices"
 	"strconv"
 	"strings"
@@ -375,7 +376,7 @@ func (p *requestParser) request(root *yaml.Node) *RequestFile {
 	}
 	for j, pr := range f.Promote {
 		if pr.Item < 0 || pr.Item >= len(f.Items) {
-			p.at(promoteNodes[j], fmt.Sprintf("promote[%d]", j), fmt.Sprintf("item %d: the request has %d item(s), numbered from 0", pr.Item, len(f.Items)), "")
+			p.at(promoteNodes[j], fmt.Sprintf("promote[%d]", j), fmt.Sprintf("item %d: the request has %s, numbered from 0", pr.Item, plural.Count(len(f.Items), "item", "items")), "")
 		}
 	}
 	return f
