@@ -32,6 +32,11 @@ const DigestHeader = "Ka2-Corpus-Digest"
 // generation (see Snapshot.Generation).
 const GenerationHeader = "Ka2-Corpus-Generation"
 
+// QuestionDatesHeader lists, on a contract, the dates its question names
+// on which no scope date falls (2026-09-14 for a day, 2026-09 for a
+// month), comma-separated; absent when there are none.
+const QuestionDatesHeader = "Ka2-Question-Dates-Outside-Scope"
+
 // Error kinds of the JSON error body, from errkind's one table. They are
 // stable: clients branch on them.
 const (
@@ -274,7 +279,10 @@ func (s *Server) serveContract(w http.ResponseWriter, r *http.Request, snap *Sna
 	// request timeout passes.
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
 	defer cancel()
-	var res *contract.Result
+	var (
+		res *contract.Result
+		req contract.Request
+	)
 	rf, err := contract.ParseRequestFile("request", buf.Bytes())
 	if err == nil {
 		// A remote caller's word for an item's source is only a claim:
@@ -285,7 +293,6 @@ func (s *Server) serveContract(w http.ResponseWriter, r *http.Request, snap *Sna
 		if s.testHookBuild != nil {
 			s.testHookBuild(ctx)
 		}
-		var req contract.Request
 		if req, err = s.cfg.Settings.Apply(rf).Request(rf); err == nil {
 			res, err = snap.Builder.Build(ctx, req)
 		}
@@ -327,6 +334,15 @@ func (s *Server) serveContract(w http.ResponseWriter, r *http.Request, snap *Sna
 	setSnapshotHeaders(h, snap)
 	h["Content-Type"] = jsonContentType
 	h["Content-Length"] = []string{strconv.Itoa(len(res.JSON) + 1)}
+	if out := contract.QuestionDatesOutsideScope(req.Question, req.Query.Dates); len(out) > 0 {
+		// The contract is right for its scope; the caller learns that the
+		// question asks about another date without the bytes changing.
+		dates := make([]string, len(out))
+		for i, q := range out {
+			dates[i] = q.Date
+		}
+		h[QuestionDatesHeader] = []string{strings.Join(dates, ", ")}
+	}
 	w.WriteHeader(http.StatusOK)
 	// The bytes of Result.WriteTo, without its copy into one buffer: the
 	// response writer buffers both writes.

@@ -93,8 +93,9 @@ func TestFixtures(t *testing.T) {
 	// unreadable cannot be checked into a repository (TestUnreadable builds
 	// it); parse-error covers parse problems that no rule maps, of which
 	// there are none today (TestEveryParseCodeHasARule).
-	// unknown-subject is about case files (TestCheckSubjects).
-	noFixture := []string{"parse-error", "unreadable", "unknown-subject"}
+	// unknown-subject and question-date are about case files
+	// (TestCheckSubjects, TestCheckQuestionDates).
+	noFixture := []string{"parse-error", "unreadable", "unknown-subject", "question-date"}
 	for _, r := range Rules() {
 		if !fired[r.ID] && !slices.Contains(noFixture, r.ID) {
 			t.Errorf("rule %s: no fixture in testdata/corpus/%s/ triggers it", r.ID, r.ID)
@@ -985,4 +986,33 @@ func TestFixes(t *testing.T) {
 		}
 	}
 	t.Errorf("no did-you-mean fix for unknown-key or unknown-supersedes in\n%s", strings.Join(got, "\n"))
+}
+
+func TestCheckQuestionDates(t *testing.T) {
+	d := corpus.MustParseDate
+	refs := []QuestionRef{
+		{Path: "cases/a.yaml", Line: 4, Col: 15, Question: "What is the lodging limit on 2026-09-14?", Dates: []corpus.Date{d("2025-09-14")}},
+		{Path: "cases/a.yaml", Line: 8, Col: 15, Question: "What is the lodging limit on 2026-09-14?", Dates: []corpus.Date{d("2026-09-14")}},
+		{Path: "cases/a.yaml", Line: 12, Col: 15, Question: "2025年3月的标准？", Dates: []corpus.Date{d("2025-03-31")}},
+		{Path: "cases/a.yaml", Line: 16, Col: 15, Question: "Was it the same in March 2025 and on 1 May 2025?", Dates: []corpus.Date{d("2025-03-02"), d("2025-06-01")}},
+		{Path: "cases/a.yaml", Line: 20, Col: 15, Question: "What do the 2025 rules say?", Dates: []corpus.Date{d("2026-01-01")}},
+	}
+	var got []string
+	for _, f := range CheckQuestionDates(refs, nil) {
+		got = append(got, f.String())
+	}
+	want := []string{
+		`cases/a.yaml:4:15: warning: the question names 2026-09-14, but the case asks 2025-09-14: its evidence is for those dates; ask the date the question names, or reword the question [question-date]`,
+		`cases/a.yaml:16:15: warning: the question names 2025-05-01 ("1 May 2025"), but the case asks 2025-03-02, 2025-06-01: its evidence is for those dates; ask the date the question names, or reword the question [question-date]`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("CheckQuestionDates() mismatch (-want +got):\n%s", diff)
+	}
+	cfg, err := ParseConfig(".ka2lint.yaml", []byte("rules:\n  question-date: off\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := CheckQuestionDates(refs, cfg); len(got) != 0 {
+		t.Errorf("CheckQuestionDates() with the rule off = %v, want none", got)
+	}
 }

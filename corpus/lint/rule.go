@@ -51,9 +51,9 @@ var allRules = []*Rule{
 	// Errors: the file does not parse, or the corpus is inconsistent.
 	ruleUnreadable, ruleInvalidUTF8, ruleFrontMatter, ruleUnknownKey, ruleMissingKey,
 	ruleBadValue, ruleInvalidDate, ruleEmptyInterval, ruleCiteOutsideBody, ruleEmptyBody, ruleParseError,
-	ruleDuplicateSource, ruleUnknownSupersedes, ruleSupersedesCycle, ruleUnknownSubject,
+	ruleDuplicateSource, ruleUnknownSupersedes, ruleSupersedesCycle, ruleUnknownSubject, ruleOverlap,
 	// Warnings: selection would pick surprising evidence.
-	ruleOverlap, ruleSupersedesBoundary, ruleCoverageGap, ruleAmountWithoutUnit,
+	ruleSupersedesBoundary, ruleQuestionDate, ruleCoverageGap, ruleAmountWithoutUnit,
 	ruleMissingScopeOrDate, ruleShortFormLosesScope, ruleInstructionText, ruleTranslationMismatch, ruleLintDirective,
 	ruleVersionNotBumped,
 	// Info: hygiene.

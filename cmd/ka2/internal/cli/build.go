@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -139,8 +141,31 @@ func runBuild(o *BuildOptions) error {
 	if err != nil {
 		return err
 	}
+	warnQuestionDates(o.f.ErrOut, run.req)
 	_, err = run.res.WriteTo(o.f.Out)
 	return err
+}
+
+// warnQuestionDates says on w when the question names a date that no
+// scope date falls on: the contract is right for its scope, but the
+// generator would be asked one date and given the evidence of another.
+func warnQuestionDates(w io.Writer, req contract.Request) {
+	out := contract.QuestionDatesOutsideScope(req.Question, req.Query.Dates)
+	if len(out) == 0 {
+		return
+	}
+	asked := make([]string, len(req.Query.Dates))
+	for i, d := range req.Query.Dates {
+		asked[i] = d.String()
+	}
+	for _, q := range out {
+		named := q.Date
+		if q.Text != q.Date {
+			named += fmt.Sprintf(" (%q)", q.Text)
+		}
+		fmt.Fprintf(w, "ka2: warning: the question names %s, but the scope asks %s: the evidence is for the scope's dates; ask about the date the question names, or reword the question\n",
+			named, strings.Join(asked, ", "))
+	}
 }
 
 // writeTrace records the run, including an over-budget or refused one,

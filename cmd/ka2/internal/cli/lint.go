@@ -159,30 +159,35 @@ func runLint(o *LintOptions) error {
 	return finishLint(o, write, rep)
 }
 
-// lintCases adds to rep the subjects the --cases files name that no linted
-// source has. A case file that does not parse is an input error: regress
-// would refuse it too.
+// lintCases adds to rep what the --cases files name that the corpus does
+// not back: subjects no linted source has, and questions that name a date
+// their case does not ask. A case file that does not parse is an input
+// error: regress would refuse it too.
 func lintCases(o *LintOptions, rep lint.Report, cfg *lint.Config) (lint.Report, error) {
 	if len(o.Cases) == 0 {
 		return rep, nil
 	}
-	var refs []lint.SubjectRef
+	var (
+		subjects  []lint.SubjectRef
+		questions []lint.QuestionRef
+	)
 	for _, p := range o.Cases {
-		r, err := caseSubjectRefs(p)
+		s, q, err := caseRefs(p)
 		if err != nil {
 			return lint.Report{}, err
 		}
-		refs = append(refs, r...)
+		subjects, questions = append(subjects, s...), append(questions, q...)
 	}
-	rep.Findings = append(rep.Findings, lint.CheckSubjects(refs, rep.Subjects, cfg)...)
+	rep.Findings = append(rep.Findings, lint.CheckSubjects(subjects, rep.Subjects, cfg)...)
+	rep.Findings = append(rep.Findings, lint.CheckQuestionDates(questions, cfg)...)
 	return lint.Merge(rep), nil
 }
 
-// caseSubjectRefs reads the case files in p, a file or a folder (walked as
+// caseRefs reads the case files in p, a file or a folder (walked as
 // regress walks it: folders named testdata or starting with '.' or '_' are
 // skipped), and returns every subject their cases name, at the line that
-// names it.
-func caseSubjectRefs(p string) ([]lint.SubjectRef, error) {
+// names it, and every case's question with its dates, at the question.
+func caseRefs(p string) ([]lint.SubjectRef, []lint.QuestionRef, error) {
 	var files []string
 	err := filepath.WalkDir(p, func(path string, d os.DirEntry, err error) error {
 		if err != nil {
@@ -201,28 +206,35 @@ func caseSubjectRefs(p string) ([]lint.SubjectRef, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, usageError{fmt.Errorf("--cases: %w", err)}
+		return nil, nil, usageError{fmt.Errorf("--cases: %w", err)}
 	}
-	var refs []lint.SubjectRef
+	var (
+		subjects  []lint.SubjectRef
+		questions []lint.QuestionRef
+	)
 	for _, name := range files {
 		data, err := inputfile.ReadFile(name, inputfile.MaxSize)
 		if err != nil {
-			return nil, usageError{fmt.Errorf("--cases: %w", err)}
+			return nil, nil, usageError{fmt.Errorf("--cases: %w", err)}
 		}
 		slash := filepath.ToSlash(name)
 		f, err := golden.ParseFile(slash, data)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		lines := strings.Split(string(data), "\n")
 		for _, c := range f.Cases {
 			for _, subj := range c.Subjects {
 				line, col := locateWord(lines, c.Line, subj)
-				refs = append(refs, lint.SubjectRef{Path: slash, Line: line, Col: col, Subject: subj})
+				subjects = append(subjects, lint.SubjectRef{Path: slash, Line: line, Col: col, Subject: subj})
+			}
+			if c.Question != "" {
+				line, col := locateWord(lines, c.Line, c.Question)
+				questions = append(questions, lint.QuestionRef{Path: slash, Line: line, Col: col, Question: c.Question, Dates: c.Dates})
 			}
 		}
 	}
-	return refs, nil
+	return subjects, questions, nil
 }
 
 // locateWord finds word on a line at or after line from (1-based), or, for
