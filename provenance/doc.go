@@ -44,9 +44,13 @@
 //
 // # Limits
 //
-// The wrapped-content check looks for each registered line at least the
-// policy's min_codepoints long (after canonicalization) inside the
-// canonical form of the new text, in time near-linear in the sizes of the
+// The protected-type and wrapped-content checks compare texts in their
+// Reading form (Canonical, less default-ignorable code points, with
+// confusable letters read as their UTS #39 prototypes), so content that
+// reads the same is the same content there; content IDs stay hashes of
+// Canonical. The wrapped-content check looks for each registered line at
+// least the policy's min_codepoints long (in that form) inside the
+// Reading form of the new text, in time near-linear in the sizes of the
 // lines and the text (Aho–Corasick automata; see wrapped.go); a shorter line, or one that starts with a
 // combining mark that fuses with the text before it, is caught only when it
 // is the whole content. The tool_result_ok validator reads words, not

@@ -33,8 +33,12 @@ type Origin struct {
 // other content) never canonicalizes a line; one that does finds exactly
 // what an eager index would have.
 type Ledger struct {
-	mu       sync.RWMutex
-	origins  map[string]Origin
+	mu      sync.RWMutex
+	origins map[string]Origin // by content ID
+	// readings holds the first origin of each content by its reading key
+	// (see Reading): the protected-type check looks there, so content
+	// that reads the same as a protected one is that content.
+	readings map[string]Origin
 	min      int             // shortest indexed line, in code points
 	checked  []Kind          // the types wrapped is called for
 	pending  []pendingText   // registered texts not indexed yet, in order
@@ -63,7 +67,7 @@ type lineEntry struct {
 // checked types.
 func newLedger(minWrapped int, checked []Kind) *Ledger {
 	// Sized for a contract build, which registers a dozen or so items.
-	l := &Ledger{origins: make(map[string]Origin, 8), min: minWrapped, checked: slices.Clone(checked)}
+	l := &Ledger{origins: make(map[string]Origin, 8), readings: make(map[string]Origin, 8), min: minWrapped, checked: slices.Clone(checked)}
 	if minWrapped > 0 {
 		l.pending = make([]pendingText, 0, 16)
 	}
@@ -76,7 +80,7 @@ func newLedger(minWrapped int, checked []Kind) *Ledger {
 func (l *Ledger) clone() *Ledger {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
-	c := &Ledger{origins: make(map[string]Origin, max(8, len(l.origins))), min: l.min, checked: l.checked,
+	c := &Ledger{origins: make(map[string]Origin, max(8, len(l.origins))), readings: maps.Clone(l.readings), min: l.min, checked: l.checked,
 		lines: slices.Clone(l.lines), loose: slices.Clone(l.loose), automata: slices.Clone(l.automata), steps: l.steps}
 	for id, o := range l.origins {
 		c.origins[id] = o
@@ -152,10 +156,20 @@ func (l *Ledger) ShortID(id string) string {
 	return id[:n]
 }
 
-// record notes o as the origin of its content unless one is known, and
-// queues the content's lines for the index. empty reports that the
-// canonical form of text is empty: such content is not recorded.
-func (l *Ledger) record(o Origin, text string, empty bool) {
+// originByReading returns the first origin of a content whose reading
+// key (readingKey) is key.
+func (l *Ledger) originByReading(key string) (Origin, bool) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	o, ok := l.readings[key]
+	return o, ok
+}
+
+// record notes o as the origin of its content, and of its reading key,
+// unless one is known, and queues the content's lines for the index.
+// empty reports that the canonical form of text is empty: such content is
+// not recorded.
+func (l *Ledger) record(o Origin, text, reading string, empty bool) {
 	if empty {
 		return
 	}
@@ -163,6 +177,9 @@ func (l *Ledger) record(o Origin, text string, empty bool) {
 	defer l.mu.Unlock()
 	if _, ok := l.origins[o.ContentID]; !ok {
 		l.origins[o.ContentID] = o
+	}
+	if _, ok := l.readings[reading]; !ok {
+		l.readings[reading] = o
 	}
 	if l.min > 0 {
 		l.pending = append(l.pending, pendingText{o, text})
@@ -190,7 +207,7 @@ func (l *Ledger) index(ctx context.Context) error {
 					return err
 				}
 			}
-			c := Canonical(line)
+			c := Reading(line)
 			if l.seen[c] || utf8.RuneCountInString(c) < l.min {
 				continue
 			}
@@ -231,7 +248,9 @@ func (l *Ledger) index(ctx context.Context) error {
 }
 
 // wrapped finds the earliest-registered indexed line, of an origin type
-// other than except, that occurs in the canonical form of text, which
+// other than except, that occurs in text, both compared in their Reading
+// forms (so that a zero-width space or a Cyrillic letter inside a line
+// does not hide it), which
 // must be valid UTF-8; except must be one of the checked types. When ctx is done it returns ctx's error.
 func (l *Ledger) wrapped(ctx context.Context, text string, except Kind) (lineEntry, bool, error) {
 	l.mu.Lock()
@@ -245,7 +264,7 @@ func (l *Ledger) wrapped(ctx context.Context, text string, except Kind) (lineEnt
 	if len(l.lines) == 0 {
 		return lineEntry{}, false, nil
 	}
-	canon := Canonical(text)
+	canon := Reading(text)
 	found := noLine
 	for _, a := range l.automata {
 		m, err := a.find(ctx, canon, except, &l.steps)

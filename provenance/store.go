@@ -159,8 +159,9 @@ func (s *Store) add(ctx context.Context, c Item, created time.Time) (Item, bool,
 		}
 		return refuse(CodeSourceNotAllowed, hint, "source %s may not register %s (policy %s)", c.Source, c.Kind, p.Name())
 	}
+	reading := readingKeyCached(c.Text)
 	if !empty && p.IsProtected(c.Kind) {
-		if o, ok := s.ledger.Origin(id); ok && o.Kind != c.Kind {
+		if o, ok := s.ledger.originByReading(reading); ok && o.Kind != c.Kind {
 			return Item{}, false, s.protectedError(OpAdd, c, o, "")
 		}
 	}
@@ -185,7 +186,7 @@ func (s *Store) add(ctx context.Context, c Item, created time.Time) (Item, bool,
 	}
 	s.items[it.Key] = &record{item: it, root: it.Kind}
 	s.order = append(s.order, it.Key)
-	s.ledger.record(Origin{Kind: it.Kind, ContentID: id, Item: it.Key, Source: it.Source, Seq: len(s.history) + 1}, it.Text, empty)
+	s.ledger.record(Origin{Kind: it.Kind, ContentID: id, Item: it.Key, Source: it.Source, Seq: len(s.history) + 1}, it.Text, reading, empty)
 	return it, false, nil
 }
 
@@ -289,7 +290,7 @@ func (s *Store) transform(it Item, to Kind, created time.Time) (Item, bool, erro
 		return Item{}, false, base
 	}
 	if s.policy.IsProtected(to) {
-		if o, ok := s.ledger.Origin(held.ID); ok && o.Kind != to && o.Kind != r.root {
+		if o, ok := s.ledger.originByReading(readingKeyCached(held.Text)); ok && o.Kind != to && o.Kind != r.root {
 			c := held
 			c.Kind = to
 			return Item{}, false, s.protectedError(OpTransform, c, o, held.Kind)

@@ -27,7 +27,7 @@ func newRefLedger(min int) *refLedger {
 
 func (l *refLedger) record(o Origin, text string) {
 	for _, line := range lines(text) {
-		c := Canonical(line)
+		c := Reading(line)
 		if l.seen[c] || utf8.RuneCountInString(c) < l.min {
 			continue
 		}
@@ -41,7 +41,7 @@ func (l *refLedger) wrapped(text string, except Kind) (lineEntry, bool) {
 	if len(l.lines) == 0 {
 		return lineEntry{}, false
 	}
-	canon := Canonical(text)
+	canon := Reading(text)
 	best := -1
 	starts := make([]int, 0, len(canon))
 	for i := range canon {
@@ -92,7 +92,7 @@ func (d *differential) record(kind Kind, text string) {
 	d.seq++
 	id, empty := contentID(text)
 	o := Origin{Kind: kind, ContentID: id, Item: fmt.Sprint("item", d.seq), Source: "tool:t", Seq: d.seq}
-	d.got.record(o, text, empty)
+	d.got.record(o, text, readingKey(text), empty)
 	if !empty {
 		d.want.record(o, text)
 	}
@@ -226,7 +226,7 @@ func worstCase(n int) *Ledger {
 	for k := 20; k < 20+n; k++ {
 		b.WriteString(strings.Repeat("a", k) + "b\n")
 	}
-	l.record(Origin{Kind: KindToolOutput, ContentID: "x"}, b.String(), false)
+	l.record(Origin{Kind: KindToolOutput, ContentID: "x"}, b.String(), "", false)
 	return l
 }
 
@@ -267,7 +267,7 @@ func TestWrappedLinearInBatches(t *testing.T) {
 	steps := func(pairs int) int {
 		l := newLedger(20, []Kind{KindInstruction})
 		for i := range pairs {
-			l.record(Origin{Kind: KindToolOutput, ContentID: fmt.Sprint("t", i)}, fmt.Sprintf("tool result line number %08d, long enough", i), false)
+			l.record(Origin{Kind: KindToolOutput, ContentID: fmt.Sprint("t", i)}, fmt.Sprintf("tool result line number %08d, long enough", i), "", false)
 			if _, _, err := l.wrapped(context.Background(), fmt.Sprintf("instruction number %08d, long enough too", i), KindInstruction); err != nil {
 				t.Fatal(err)
 			}
@@ -288,7 +288,7 @@ func TestWrappedLinearInBatches(t *testing.T) {
 // finds what it would have found.
 func TestWrappedCancel(t *testing.T) {
 	l := worstCase(50)
-	l.record(Origin{Kind: KindToolOutput, ContentID: "y"}, "the order ships today, status confirmed", false)
+	l.record(Origin{Kind: KindToolOutput, ContentID: "y"}, "the order ships today, status confirmed", "", false)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	text := strings.Repeat("a", 1<<16) + " the order ships today, status confirmed"

@@ -1,0 +1,132 @@
+package provenance
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"hash/maphash"
+	"strings"
+	"sync/atomic"
+	"unicode"
+
+	"github.com/mtibben/confusables"
+	"golang.org/x/text/cases"
+	"golang.org/x/text/unicode/norm"
+)
+
+// Reading returns the form in which the ledger compares contents: two
+// texts a reader cannot tell apart share it. It is Canonical's form (NFKC,
+// full case folding, white space collapsed: width, compatibility forms,
+// case and spacing never make two texts differ), and in addition:
+//
+//   - default-ignorable code points are dropped (zero-width space and
+//     joiners, soft hyphen, word joiner, byte order mark, bidirectional
+//     controls, variation selectors, tags): they draw nothing;
+//   - each letter is replaced by its prototype in Unicode's confusables
+//     data, as UTS #39's skeleton does (Cyrillic "А" reads as Latin "A",
+//     Greek "ο" as "o"; also "rn" and "m", "0" and "O", "1" and "l"), and
+//     the result is case-folded again.
+//
+// Punctuation other than confusable forms, letters that do not look
+// alike, digits other than 0 and 1, and the order of words still make two
+// texts differ. A content ID stays the hash of Canonical(text): Reading
+// decides only whether content is the same content for the protected-type
+// and wrapped-content checks.
+func Reading(text string) string {
+	if isASCII(text) {
+		return asciiReading(text)
+	}
+	return slowReading(text)
+}
+
+// slowReading is Reading for any text.
+func slowReading(text string) string {
+	s := strings.Map(dropIgnorable, text)
+	s = Canonical(s)
+	s = confusables.Skeleton(s)
+	f := folders.Get().(*cases.Caser)
+	s = f.String(norm.NFKC.String(s))
+	folders.Put(f)
+	return strings.Join(strings.FieldsFunc(s, unicode.IsSpace), " ")
+}
+
+// asciiReadings holds slowReading of each ASCII byte that is not white
+// space. For ASCII text every step of Reading works one code point at a
+// time (no ASCII code point is default-ignorable, its confusable
+// prototypes combine with nothing, NFKC and folding of them are per code
+// point), so Reading is Canonical's form with each byte replaced by its
+// entry; TestReadingASCII checks that against slowReading.
+var asciiReadings = func() (t [128]string) {
+	for c := range t {
+		t[c] = slowReading(string(rune(c)))
+	}
+	return t
+}()
+
+// asciiReading is Reading for ASCII text.
+func asciiReading(text string) string {
+	var b strings.Builder
+	b.Grow(len(text))
+	space := false
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if asciiSpace[c] {
+			space = b.Len() > 0
+			continue
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b.WriteString(asciiReadings[c])
+	}
+	return b.String()
+}
+
+// readingKey is the ledger's key of text: the hex SHA-256 of Reading(text).
+func readingKey(text string) string {
+	sum := sha256.Sum256([]byte(Reading(text)))
+	return hex.EncodeToString(sum[:])
+}
+
+// dropIgnorable maps a default-ignorable code point (Unicode's derived
+// property Default_Ignorable_Code_Point: format characters, the Other_
+// property and variation selectors, less the exceptions the derivation
+// makes) to -1, which strings.Map drops.
+func dropIgnorable(r rune) rune {
+	if r < 0x80 {
+		return r
+	}
+	switch {
+	case r >= 0xFFF9 && r <= 0xFFFB, r >= 0x13430 && r <= 0x1343F:
+		return r // interlinear annotations and Egyptian format controls are excepted
+	case unicode.Is(unicode.Prepended_Concatenation_Mark, r), unicode.IsSpace(r):
+		return r
+	case unicode.Is(unicode.Cf, r), unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r), unicode.Is(unicode.Variation_Selector, r):
+		return -1
+	}
+	return r
+}
+
+// readingKeyCached is readingKey through a direct-mapped cache like the
+// content IDs' (see idCache): a service registers the same instruction,
+// example and quotes in every contract, and the skeleton costs far more
+// than hashing and comparing the text.
+func readingKeyCached(text string) string {
+	if len(text) > idCacheMaxText {
+		return readingKey(text)
+	}
+	slot := &readingCache[maphash.String(idCacheSeed, text)&(uint64(len(readingCache))-1)]
+	if e := slot.Load(); e != nil && e.text == text {
+		return e.key
+	}
+	key := readingKey(text)
+	slot.Store(&readingCacheEntry{text: text, key: key})
+	return key
+}
+
+var readingCache [2048]atomic.Pointer[readingCacheEntry]
+
+type readingCacheEntry struct{ text, key string }
