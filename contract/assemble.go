@@ -18,7 +18,8 @@ import (
 // returns the text and the span of each part, for the budget. Items of each
 // kind keep the order they are given in; several instruction items are
 // joined by a blank line into the one instruction string. Optional fields
-// (memory, tool_output) are left out when they have no items.
+// (memory, tool_output, and an example field a definition does not
+// require) are left out when they have no items.
 //
 // assemble is the only place where typed items become text.
 //
@@ -54,7 +55,11 @@ func assemble(def *Definition, s *provenance.Store, items []provenance.Item, mad
 		return buf
 	}
 	for _, k := range []provenance.Kind{provenance.KindInstruction, provenance.KindExample, provenance.KindQuestion} {
-		if n := len(ofKind(k)); n == 0 || (k != provenance.KindInstruction && n > 1) {
+		n := len(ofKind(k))
+		if f := def.field(k); k == provenance.KindExample && n == 0 && f != nil && !f.Required {
+			continue // an optional example field is left out, as memory is (ka2 eval's no-example variant)
+		}
+		if n == 0 || (k != provenance.KindInstruction && n > 1) {
 			return nil, nil, fmt.Errorf("a contract needs exactly one %s item, got %d", k, n)
 		}
 	}

@@ -478,3 +478,56 @@ func TestTraceFollowsLineage(t *testing.T) {
 		t.Errorf("trace policy %+v, request items %d, promote %d", tr.Policy, len(tr.Request.Items), len(tr.Request.Promote))
 	}
 }
+
+// TestAssembleOptionalExample: a definition whose example field is not
+// required assembles a contract without an example (the field left out,
+// as an empty memory is); one that requires it refuses, with no example
+// item or with two.
+func TestAssembleOptionalExample(t *testing.T) {
+	base := contract.Default()
+	optional := &contract.Definition{Template: "t+no-example", Content: base.Content, Budget: base.Budget}
+	for _, f := range base.Fields {
+		if f.ContextType == string(provenance.KindExample) {
+			f.Required = false
+		}
+		optional.Fields = append(optional.Fields, f)
+	}
+	ex := provenance.NewExample(provenance.Example{Question: "q", Answer: "a"}, provenance.Item{}.Created)
+	items := func(examples ...provenance.Item) []provenance.Item {
+		out := []provenance.Item{cand(provenance.KindInstruction, "system", "Answer.")}
+		out = append(out, examples...)
+		return append(out, contract.NewScope(contract.Scope{Subjects: []string{"lodging"}, Dates: []corpus.Date{corpus.MustDate(2026, 9, 14)}}, provenance.Item{}.Created),
+			cand(provenance.KindQuestion, "user", "Limit?"))
+	}
+	tests := []struct {
+		name    string
+		def     *contract.Definition
+		items   []provenance.Item
+		want    []string
+		wantErr string
+	}{
+		{"optional, left out", optional, items(), []string{"template", "instruction", "evidence", "scope", "question"}, ""},
+		{"optional, given", optional, items(ex), []string{"template", "instruction", "example", "evidence", "scope", "question"}, ""},
+		{"optional, two", optional, items(ex, ex), nil, "a contract needs exactly one example item, got 2"},
+		{"required, left out", base, items(), nil, "a contract needs exactly one example item, got 0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := typedBuilder(t, nil)
+			b.Definition = tt.def
+			res, err := b.Assemble(tt.items)
+			if tt.wantErr != "" {
+				if err == nil || err.Error() != tt.wantErr {
+					t.Fatalf("Assemble() error = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, topKeys(t, res.JSON)); diff != "" {
+				t.Errorf("top-level keys mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
