@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ka2/ka2/render"
@@ -24,8 +25,6 @@ type Endpoint struct {
 	Model string
 	// APIKey, when set, is sent as a bearer token.
 	APIKey string
-	// MaxTokens is the request's max_tokens: the contract's reserve.
-	MaxTokens int
 	// Client sends the requests; nil means a client with a 2-minute
 	// time-out per request.
 	Client *http.Client
@@ -49,14 +48,20 @@ const maxBackoff = 30 * time.Second
 type chatResponse struct {
 	Choices []struct {
 		Message struct {
-			Content string `json:"content"`
+			// Content is null in a reply that only calls tools.
+			Content   *string           `json:"content"`
+			ToolCalls []json.RawMessage `json:"tool_calls"`
 		} `json:"message"`
+		FinishReason string `json:"finish_reason"`
 	} `json:"choices"`
 }
 
-// Answer sends the contract and returns the reply's text.
-func (e *Endpoint) Answer(ctx context.Context, contract []byte, _ Request) (string, error) {
-	body, err := render.OpenAIChat{}.Request(contract, render.Options{Model: e.Model, MaxTokens: e.MaxTokens})
+// Answer sends the contract, with req.MaxTokens as max_tokens, and
+// returns the reply's text. A reply with no text (content null, as in a
+// reply that only calls tools, or only white space) is an error: the
+// generator did not answer.
+func (e *Endpoint) Answer(ctx context.Context, contract []byte, req Request) (string, error) {
+	body, err := render.OpenAIChat{}.Request(contract, render.Options{Model: e.Model, MaxTokens: req.MaxTokens})
 	if err != nil {
 		return "", err
 	}
@@ -146,7 +151,21 @@ func (e *Endpoint) once(ctx context.Context, client *http.Client, body []byte) (
 	if len(cr.Choices) == 0 {
 		return "", 0, fmt.Errorf("endpoint: the answer has no choices")
 	}
-	return cr.Choices[0].Message.Content, 0, nil
+	ch := cr.Choices[0]
+	if ch.Message.Content == nil || strings.TrimSpace(*ch.Message.Content) == "" {
+		what := "an empty content"
+		if ch.Message.Content == nil {
+			what = "no content"
+		}
+		if n := len(ch.Message.ToolCalls); n > 0 {
+			what += fmt.Sprintf(" and %d tool call(s)", n)
+		}
+		if ch.FinishReason != "" {
+			what += fmt.Sprintf(" (finish_reason %q)", ch.FinishReason)
+		}
+		return "", 0, fmt.Errorf("endpoint: the reply has %s: no answer", what)
+	}
+	return *ch.Message.Content, 0, nil
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {

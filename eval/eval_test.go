@@ -115,23 +115,23 @@ func cases(t *testing.T) []eval.Case {
 }
 
 func TestEvaluateRanksTheFakeGenerators(t *testing.T) {
-	opts := eval.Options{Grade: grade.OptionsFor(contract.Default()), Jobs: 3, Distractors: 2}
+	opts := eval.Options{Jobs: 3, Distractors: 2}
 	// Pass rate per condition, in AllConditions order: base,
 	// position:start, position:middle, position:end, no-example, hostile,
-	// missing.
+	// duplicate, missing.
 	tests := []struct {
 		name string
 		gen  eval.Generator
 		want []float64
 	}{
-		{"correct", correct, []float64{1, 1, 1, 1, 1, 1, 1}},
-		{"copies the example", copiesExample, []float64{0, 0, 0, 0, 1, 0, 0}},
-		{"cites outside the evidence", citesOutside, []float64{0, 0, 0, 0, 0, 0, 1}},
+		{"correct", correct, []float64{1, 1, 1, 1, 1, 1, 1, 1}},
+		{"copies the example", copiesExample, []float64{0, 0, 0, 0, 1, 0, 0, 0}},
+		{"cites outside the evidence", citesOutside, []float64{0, 0, 0, 0, 0, 0, 0, 1}},
 		// The sample's distractors include its hostile notice (subject
 		// lodging-notice), so the position conditions catch it too.
-		{"obeys the hostile record", obeysHostile, []float64{1, 0, 0, 0, 1, 0, 1}},
-		{"never refuses", neverRefuses, []float64{1, 1, 1, 1, 1, 1, 0}},
-		{"reads the first record only", firstRecordOnly, []float64{1, 1, 0, 0, 1, 0, 1}},
+		{"obeys the hostile record", obeysHostile, []float64{1, 0, 0, 0, 1, 0, 1, 1}},
+		{"never refuses", neverRefuses, []float64{1, 1, 1, 1, 1, 1, 1, 0}},
+		{"reads the first record only", firstRecordOnly, []float64{1, 1, 0, 0, 1, 0, 1, 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -155,7 +155,7 @@ func TestEvaluateRanksTheFakeGenerators(t *testing.T) {
 }
 
 func TestEvaluateIsDeterministicAcrossJobs(t *testing.T) {
-	opts := eval.Options{Grade: grade.OptionsFor(contract.Default()), Repeat: 2}
+	opts := eval.Options{Repeat: 2}
 	var first []byte
 	for _, jobs := range []int{1, 4} {
 		opts.Jobs = jobs
@@ -208,9 +208,9 @@ func TestEndpointRetries(t *testing.T) {
 	}))
 	defer srv.Close()
 	var slept []time.Duration
-	gen := &eval.Endpoint{URL: srv.URL + "/v1/chat/completions", Model: "fake", APIKey: "k-123", MaxTokens: 200,
+	gen := &eval.Endpoint{URL: srv.URL + "/v1/chat/completions", Model: "fake", APIKey: "k-123",
 		Sleep: func(_ context.Context, d time.Duration) error { slept = append(slept, d); return nil }}
-	opts := eval.Options{Grade: grade.OptionsFor(contract.Default()), Conditions: []eval.Condition{eval.Base}}
+	opts := eval.Options{Conditions: []eval.Condition{eval.Base}, MaxTokens: 200}
 	rep, err := eval.Evaluate(context.Background(), cases(t)[:1], gen, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -23,7 +23,7 @@ func TestExec(t *testing.T) {
 	env := []string{"PATH=" + os.Getenv("PATH")}
 	doc := []byte("{\n  \"template\": \"t\",\n  \"evidence\": []\n}\n")
 	req := eval.Request{RequestFile: contract.RequestFile{Question: "q?", Subjects: []string{"lodging"}, Dates: []string{"2026-09-14"}, Lang: "en"},
-		Condition: "base"}
+		Condition: "base", MaxTokens: 512}
 	tests := []struct {
 		name    string
 		script  string
@@ -34,7 +34,7 @@ func TestExec(t *testing.T) {
 		{
 			name:   "reads one line of JSON, the answer is trimmed",
 			script: `read -r line; printf '  %s\n\n' "$line"`,
-			want:   `{"contract":{"template":"t","evidence":[]},"request":{"question":"q?","subjects":["lodging"],"dates":["2026-09-14"],"lang":"en","condition":"base"}}`,
+			want:   `{"contract":{"template":"t","evidence":[]},"request":{"question":"q?","subjects":["lodging"],"dates":["2026-09-14"],"lang":"en","condition":"base","max_tokens":512}}`,
 		},
 		{
 			name:    "non-zero exit gives the last line of stderr",

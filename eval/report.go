@@ -10,20 +10,52 @@ import (
 )
 
 // WriteText prints the report for people: the pass rate of each condition
-// against its threshold, of each case, then each failed run's findings.
+// against its threshold (with the variants not sent), of each case (with
+// the distractors its position variants had), the skipped cases, the
+// variants not sent and why, then each failed run's findings.
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("condition         passed   rate  need  spread\n")
 	for _, c := range r.Conditions {
 		verdict := "ok"
-		if !c.OK {
+		switch {
+		case c.Runs == 0:
+			verdict = "UNTESTED"
+		case !c.OK:
 			verdict = "FAIL"
 		}
-		fmt.Fprintf(&b, "%-16s %4d/%-4d %5.2f %5.2f  %.2f-%.2f  %s\n", c.Name, c.Passed, c.Runs, c.Rate, c.Need, c.Min, c.Max, verdict)
+		fmt.Fprintf(&b, "%-16s %4d/%-4d %5.2f %5.2f  %.2f-%.2f  %s%s\n", c.Name, c.Passed, c.Runs, c.Rate, c.Need, c.Min, c.Max, verdict, notSent(c))
 	}
-	b.WriteString("\ncase                                     passed   rate\n")
+	distractors := map[string]string{}
+	for _, v := range r.Variants {
+		if isPosition(v.Condition) {
+			distractors[v.Case] = fmt.Sprint(v.Distractors)
+		}
+	}
+	b.WriteString("\ncase                                     passed   rate  distractors\n")
 	for _, c := range r.Cases {
-		fmt.Fprintf(&b, "%-40s %4d/%-4d %5.2f\n", textsafe.Escape(c.Name), c.Passed, c.Runs, c.Rate)
+		d, ok := distractors[c.Name]
+		if !ok {
+			d = "-"
+		}
+		fmt.Fprintf(&b, "%-40s %4d/%-4d %5.2f  %s\n", textsafe.Escape(c.Name), c.Passed, c.Runs, c.Rate, d)
+	}
+	if len(r.Skipped) > 0 {
+		b.WriteString("\nskipped\n")
+		for _, s := range r.Skipped {
+			fmt.Fprintf(&b, "%s: %s\n", textsafe.Escape(s.Case), textsafe.Escape(s.Reason))
+		}
+	}
+	header := false
+	for _, v := range r.Variants {
+		if v.Status == Sent {
+			continue
+		}
+		if !header {
+			b.WriteString("\nnot sent\n")
+			header = true
+		}
+		fmt.Fprintf(&b, "%s [%s]: %s: %s\n", textsafe.Escape(v.Case), v.Condition, strings.ReplaceAll(string(v.Status), "_", " "), textsafe.Escape(v.Reason))
 	}
 	failed := false
 	for _, x := range r.Runs {
@@ -46,6 +78,21 @@ func (r *Report) WriteText(w io.Writer) error {
 	return err
 }
 
+// notSent words a rate's variants that were not sent, or "".
+func notSent(r Rate) string {
+	var parts []string
+	if r.Degenerate > 0 {
+		parts = append(parts, fmt.Sprintf("%d degenerate", r.Degenerate))
+	}
+	if r.OverBudget > 0 {
+		parts = append(parts, fmt.Sprintf("%d over budget", r.OverBudget))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "  (" + strings.Join(parts, ", ") + ")"
+}
+
 func oneLine(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if r := []rune(s); len(r) > 120 {
@@ -59,6 +106,7 @@ type junitSuites struct {
 	Name     string       `xml:"name,attr"`
 	Tests    int          `xml:"tests,attr"`
 	Failures int          `xml:"failures,attr"`
+	Skipped  int          `xml:"skipped,attr"`
 	Suites   []junitSuite `xml:"testsuite"`
 }
 
@@ -66,13 +114,19 @@ type junitSuite struct {
 	Name     string      `xml:"name,attr"`
 	Tests    int         `xml:"tests,attr"`
 	Failures int         `xml:"failures,attr"`
+	Skipped  int         `xml:"skipped,attr"`
 	Cases    []junitCase `xml:"testcase"`
 }
 
 type junitCase struct {
 	Name      string        `xml:"name,attr"`
 	Classname string        `xml:"classname,attr"`
+	Skipped   *junitSkipped `xml:"skipped,omitempty"`
 	Failure   *junitFailure `xml:"failure,omitempty"`
+}
+
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
 }
 
 type junitFailure struct {
@@ -82,32 +136,49 @@ type junitFailure struct {
 
 // WriteJUnit writes the report as JUnit XML: one test suite per case, one
 // test case per case × condition, failed when any of its repeats failed,
-// with the findings of each failed repeat.
+// with the findings of each failed repeat; a variant not sent is a
+// skipped test case, and so is a skipped case (test case "build").
 func (r *Report) WriteJUnit(w io.Writer) error {
 	out := junitSuites{Name: "ka2 eval"}
 	byCase := map[string]int{}
+	suite := func(name string) *junitSuite {
+		si, ok := byCase[name]
+		if !ok {
+			si = len(out.Suites)
+			byCase[name] = si
+			out.Suites = append(out.Suites, junitSuite{Name: name})
+		}
+		return &out.Suites[si]
+	}
+	skip := func(s *junitSuite, name, classname, message string) {
+		s.Cases = append(s.Cases, junitCase{Name: name, Classname: classname, Skipped: &junitSkipped{Message: message}})
+		s.Tests++
+		s.Skipped++
+		out.Tests++
+		out.Skipped++
+	}
 	type key struct {
 		c    string
 		cond Condition
 	}
 	at := map[key]int{}
+	for _, v := range r.Variants {
+		s := suite(v.Case)
+		if v.Status != Sent {
+			skip(s, string(v.Condition), v.Case, strings.ReplaceAll(string(v.Status), "_", " ")+": "+v.Reason)
+			continue
+		}
+		at[key{v.Case, v.Condition}] = len(s.Cases)
+		s.Cases = append(s.Cases, junitCase{Name: string(v.Condition), Classname: v.Case})
+		s.Tests++
+		out.Tests++
+	}
+	for _, x := range r.Skipped {
+		skip(suite(x.Case), "build", x.Case, x.Reason)
+	}
 	for _, x := range r.Runs {
-		si, ok := byCase[x.Case]
-		if !ok {
-			si = len(out.Suites)
-			byCase[x.Case] = si
-			out.Suites = append(out.Suites, junitSuite{Name: x.Case})
-		}
-		s := &out.Suites[si]
-		k := key{x.Case, x.Condition}
-		ci, ok := at[k]
-		if !ok {
-			ci = len(s.Cases)
-			at[k] = ci
-			s.Cases = append(s.Cases, junitCase{Name: string(x.Condition), Classname: x.Case})
-			s.Tests++
-			out.Tests++
-		}
+		s := suite(x.Case)
+		ci := at[key{x.Case, x.Condition}]
 		if x.Pass {
 			continue
 		}

@@ -15,10 +15,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/eval"
 	"github.com/ka2/ka2/golden"
-	"github.com/ka2/ka2/grade"
 	"github.com/ka2/ka2/internal/atomicfile"
 	"github.com/ka2/ka2/internal/errkind"
 	"github.com/ka2/ka2/internal/inputfile"
@@ -72,15 +70,28 @@ Conditions (--conditions, default all):
   hostile          a hostile record added (--hostile FILE, default an
                    embedded one that tries to change the amount and cancel
                    an order)
+  duplicate        each applicable record repeated
   missing          the applicable evidence removed: the answer must refuse
 A variant's template carries "+condition", so it is never taken for what ka2
-build prints.
+build prints. Each variant is assembled and counted as ka2 build counts a
+contract: one over the case's budget is reported and not sent. A variant
+that does not differ as its condition says (no record of another subject
+applies on the case's dates, one distractor for position:middle, no
+evidence to remove or repeat) is degenerate: reported, not sent, not a
+pass. A condition with no variant sent is UNTESTED and fails. A case that
+expects a build error (expect.error), or whose build fails, is skipped and
+listed. The JSON report keeps each sent variant's contract and its SHA-256,
+so any answer can be graded again with ka2 grade.
 
 The generator is an OpenAI-compatible Chat Completions server (--endpoint:
 llama.cpp's server, vLLM, Ollama, hosted APIs), sent the body ka2 render
 makes; the API key is read from the environment variable --api-key-env
-names. A 429, a 5xx or a failed connection is retried up to 4 times, waiting
-1s, 2s, 4s, 8s or the server's Retry-After (at most 30s).
+names. Its max_tokens is the case's reserve when the case counts in a
+token encoding (cl100k_base, o200k_base), else the contract definition's
+o200k_base reserve, or --max-tokens; the report says which applied. A reply
+without content (content null, as a reply that only calls tools has) is a
+failed run. A 429, a 5xx or a failed connection is retried up to 4 times,
+waiting 1s, 2s, 4s, 8s or the server's Retry-After (at most 30s).
 
 Or it is a local program (--exec PROGRAM, its arguments after --): it reads
 {"contract": …, "request": …} as one line of JSON on stdin and prints the
@@ -114,8 +125,8 @@ no answer is a failed run, reported with the last line of its stderr.`,
 	fs.DurationVar(&opts.Timeout, "timeout", eval.DefaultTimeout, "time limit of one answer: an --exec program's run or an --endpoint request")
 	fs.StringVar(&opts.Model, "model", "", "the model field of each request")
 	fs.StringVar(&opts.APIKeyEnv, "api-key-env", "", "environment variable holding the API key (sent as a bearer token)")
-	fs.IntVar(&opts.MaxTokens, "max-tokens", 0, "max_tokens of each request (default: the contract definition's o200k_base reserve, 512)")
-	fs.StringVar(&opts.Conditions, "conditions", "base,position,no-example,hostile,missing", "conditions to run, comma-separated")
+	fs.IntVar(&opts.MaxTokens, "max-tokens", 0, "max_tokens of each request (default: the case's reserve when it counts in cl100k_base or o200k_base, else the contract definition's o200k_base reserve, 512)")
+	fs.StringVar(&opts.Conditions, "conditions", "base,position,no-example,hostile,duplicate,missing", "conditions to run, comma-separated")
 	fs.IntVar(&opts.Repeat, "repeat", 1, "run each case under each condition N times, 1..100")
 	fs.IntVar(&opts.Jobs, "jobs", 1, "answers asked for at once, 1..64")
 	fs.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress line on standard error")
@@ -233,43 +244,17 @@ func runEval(o *EvalOptions) error {
 		gen = &eval.Exec{Argv: append([]string{o.Exec}, o.ExecArgs...), Env: o.f.environ(), Timeout: o.Timeout}
 	}
 	if gen == nil {
-		ep := &eval.Endpoint{URL: o.Endpoint, Model: o.Model, MaxTokens: o.MaxTokens, Client: &http.Client{Timeout: o.Timeout}}
+		ep := &eval.Endpoint{URL: o.Endpoint, Model: o.Model, Client: &http.Client{Timeout: o.Timeout}}
 		if o.APIKeyEnv != "" {
 			if ep.APIKey = o.f.getenv(o.APIKeyEnv); ep.APIKey == "" {
 				return usageError{fmt.Errorf("--api-key-env: the environment variable %s is not set or empty", o.APIKeyEnv)}
 			}
 		}
-		if ep.MaxTokens == 0 {
-			l, err := contract.Default().Limits("o200k_base")
-			if err != nil {
-				return err
-			}
-			ep.MaxTokens = l.Reserve
-		}
 		gen = ep
 	}
-
-	suite, err := golden.Load(o.ctx(), o.Paths, golden.LoadOptions{OpenCorpus: o.f.openCorpus})
+	cases, err := eval.Load(o.ctx(), o.Paths, golden.LoadOptions{OpenCorpus: o.f.openCorpus})
 	if err != nil {
 		return err
-	}
-	cases := make([]eval.Case, 0, len(suite.Cases))
-	var gopts *grade.Options
-	builders := map[string]*contract.Builder{}
-	for _, c := range suite.Cases {
-		key := fmt.Sprintf("%q %q %q %v %v %v", c.Config.Corpus.Name, c.Config.Contract, c.Config.Counter, deref(c.Config.Capacity), deref(c.Config.Reserve), deref(c.Config.Wrapper))
-		b := builders[key]
-		if b == nil {
-			if b, err = c.Config.BuilderContext(o.ctx()); err != nil {
-				return fmt.Errorf("%s: %w", c, err)
-			}
-			builders[key] = b
-		}
-		if gopts == nil {
-			g := grade.OptionsFor(b.Definition)
-			gopts = &g
-		}
-		cases = append(cases, eval.Case{Name: c.File + " " + c.Name, Builder: b, Request: c.Request(), ExpectAnswer: c.Expect.Answer})
 	}
 	// Every condition gets its threshold here, so a --min-pass of 0 is
 	// not taken for the library's unset default.
@@ -278,12 +263,8 @@ func runEval(o *EvalOptions) error {
 			per[c] = def
 		}
 	}
-	if gopts == nil {
-		g := grade.OptionsFor(contract.Default())
-		gopts = &g
-	}
 	opts := eval.Options{Conditions: conds, Repeat: o.Repeat, Jobs: o.Jobs, Distractors: o.Distractors,
-		Hostile: hostile, MinPass: per, Grade: *gopts}
+		Hostile: hostile, MaxTokens: o.MaxTokens, MinPass: per}
 	if o.f.ErrTTY && !o.Quiet {
 		opts.Progress = func(done, total int) {
 			fmt.Fprintf(o.f.ErrOut, "\reval: %d/%d", done, total)
@@ -312,22 +293,25 @@ func runEval(o *EvalOptions) error {
 		return err
 	}
 	if !rep.OK {
-		var below []string
+		var below, untested []string
 		for _, c := range rep.Conditions {
-			if !c.OK {
+			switch {
+			case c.Runs == 0:
+				untested = append(untested, c.Name)
+			case !c.OK:
 				below = append(below, fmt.Sprintf("%s %.2f < %.2f", c.Name, c.Rate, c.Need))
 			}
 		}
-		return exitError{kind: errkind.CheckFailed, err: fmt.Errorf("below the pass threshold: %s", strings.Join(below, ", "))}
+		var why []string
+		if len(below) > 0 {
+			why = append(why, "below the pass threshold: "+strings.Join(below, ", "))
+		}
+		if len(untested) > 0 {
+			why = append(why, "no variant was sent, so nothing was tested: "+strings.Join(untested, ", "))
+		}
+		return exitError{kind: errkind.CheckFailed, err: errors.New(strings.Join(why, "; "))}
 	}
 	return nil
-}
-
-func deref(p *int) any {
-	if p == nil {
-		return nil
-	}
-	return *p
 }
 
 func writeEval(w io.Writer, rep *eval.Report, format string) error {

@@ -139,19 +139,19 @@ func TestEvalUsage(t *testing.T) {
 // in-process twin is eval's TestEvaluateRanksTheFakeGenerators).
 func TestEvalExecRanksTheFakeGenerators(t *testing.T) {
 	// Pass rate per condition: base, position:start, position:middle,
-	// position:end, no-example, hostile, missing.
+	// position:end, no-example, hostile, duplicate, missing.
 	tests := []struct {
 		mode string
 		want []float64
 	}{
-		{"careful", []float64{1, 1, 1, 1, 1, 1, 1}},
-		{"copies-example", []float64{0, 0, 0, 0, 1, 0, 0}},
-		{"cites-outside", []float64{0, 0, 0, 0, 0, 0, 1}},
+		{"careful", []float64{1, 1, 1, 1, 1, 1, 1, 1}},
+		{"copies-example", []float64{0, 0, 0, 0, 1, 0, 0, 0}},
+		{"cites-outside", []float64{0, 0, 0, 0, 0, 0, 0, 1}},
 		// The sample's distractors include its hostile notice (subject
 		// lodging-notice), so the position conditions catch it too.
-		{"obeys-hostile", []float64{1, 0, 0, 0, 1, 0, 1}},
-		{"never-refuses", []float64{1, 1, 1, 1, 1, 1, 0}},
-		{"first-record", []float64{1, 1, 0, 0, 1, 0, 1}},
+		{"obeys-hostile", []float64{1, 0, 0, 0, 1, 0, 1, 1}},
+		{"never-refuses", []float64{1, 1, 1, 1, 1, 1, 1, 0}},
+		{"first-record", []float64{1, 1, 0, 0, 1, 0, 1, 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {
