@@ -14,10 +14,12 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/sebdah/goldie/v2"
 
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/eval"
+	"github.com/ka2/ka2/golden"
 	"github.com/ka2/ka2/grade"
 	"github.com/ka2/ka2/selector"
 )
@@ -243,4 +245,64 @@ func TestEndpointGivesUp(t *testing.T) {
 	if diff := cmp.Diff([]time.Duration{time.Second, 2 * time.Second, 4 * time.Second}, slept); diff != "" || calls != 4 {
 		t.Errorf("calls = %d; waits mismatch (-want +got):\n%s", calls, diff)
 	}
+}
+
+// TestEvaluateNoAnswer: a generator that returns no text, without an
+// error, fails its runs all the same.
+func TestEvaluateNoAnswer(t *testing.T) {
+	for _, answer := range []string{"", " \n\t"} {
+		gen := genFunc(func(*contract.Document) string { return answer })
+		rep, err := eval.Evaluate(context.Background(), cases(t)[:1], gen, eval.Options{Conditions: []eval.Condition{eval.Base, eval.Missing}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rep.Runs {
+			if r.Pass || r.Error != "the generator gave no answer" {
+				t.Errorf("answer %q [%s]: pass %v, error %q", answer, r.Condition, r.Pass, r.Error)
+			}
+		}
+		if rep.OK {
+			t.Errorf("answer %q: report ok", answer)
+		}
+	}
+}
+
+// TestReportFormats pins the text and JUnit reports of an evaluation
+// with every way a variant or case is not run: degenerate variants (a
+// 2025 case, for which no other subject applies), variants over budget
+// (a case whose base fills its budget exactly), and skipped cases (one
+// expecting an error, one whose build fails).
+func TestReportFormats(t *testing.T) {
+	build := func(capacity int) *contract.Builder {
+		b, err := contract.Config{Corpus: contract.Sample(), Capacity: &capacity}.Builder()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	req := func(date, lang string, requireEvidence bool) contract.Request {
+		d, _ := corpus.ParseDate(date)
+		return contract.Request{Query: selector.Query{Subjects: []string{"lodging"}, Dates: []corpus.Date{d}, Lang: lang},
+			Question: "What is the Beijing lodging limit?", RequireEvidence: requireEvidence}
+	}
+	cs := []eval.Case{
+		{Name: "2025", Builder: build(4000), Request: req("2025-09-14", "en", false), ExpectAnswer: []string{"600"}},
+		{Name: "full", Builder: build(1375), Request: req("2026-09-14", "en", false), ExpectAnswer: []string{"750"}},
+		{Name: "expects-error", Builder: build(500), Request: req("2026-09-14", "en", false), ExpectError: golden.KindBudgetExceeded},
+		{Name: "fails", Builder: build(4000), Request: req("2024-06-01", "en", true)},
+	}
+	rep, err := eval.Evaluate(context.Background(), cs, correct, eval.Options{Distractors: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text, junit strings.Builder
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.WriteJUnit(&junit); err != nil {
+		t.Fatal(err)
+	}
+	g := goldie.New(t, goldie.WithFixtureDir("testdata/golden"))
+	g.Assert(t, "report-text", []byte(text.String()))
+	g.Assert(t, "report-junit", []byte(junit.String()))
 }

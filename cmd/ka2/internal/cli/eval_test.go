@@ -1,20 +1,28 @@
 package cli_test
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/ka2/ka2/cmd/ka2/internal/cli"
+	"github.com/ka2/ka2/internal/testutil"
 )
 
 var evalAmount = regexp.MustCompile(`(\d+) (CNY|元)`)
@@ -187,5 +195,392 @@ func TestEvalExecRanksTheFakeGenerators(t *testing.T) {
 				t.Errorf("exit code %d, ok %v, want %d; stderr:\n%s", code, rep.OK, wantCode, stderr)
 			}
 		})
+	}
+}
+
+// evalReport is the part of `ka2 eval --format json` the tests read.
+type evalReport struct {
+	OK         bool
+	Conditions []struct {
+		Name         string
+		Runs, Passed int
+		Degenerate   int
+		OverBudget   int `json:"over_budget"`
+		OK           bool
+	}
+	Skipped []struct {
+		Case, Kind, Reason string
+		Expected           bool
+	}
+	Variants []struct {
+		Case, Condition, Status, Reason string
+		Distractors                     int
+		Injected                        []string
+		Budget                          struct {
+			Counter      string
+			Total, Limit int
+		}
+		MaxTokens     int    `json:"max_tokens"`
+		MaxTokensFrom string `json:"max_tokens_from"`
+		SHA256        string
+		Contract      json.RawMessage
+	}
+	Runs []struct {
+		Case, Condition, Answer, Error string
+		Repeat                         int
+		Pass                           bool
+		Findings                       []struct{ Kind, Detail string }
+	}
+}
+
+// chatRequest is what a recording endpoint keeps of each request.
+type chatRequest struct {
+	MaxTokens int    `json:"max_tokens"`
+	Template  string // the contract's template, from the user message
+	Size      int    // the contract's code points: the user message and the instruction
+}
+
+// recordingEndpoint serves h on a loopback port and keeps each request
+// it answers.
+func recordingEndpoint(t *testing.T, h http.HandlerFunc) (string, func() []chatRequest) {
+	t.Helper()
+	var mu sync.Mutex
+	var got []chatRequest
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var req struct {
+			MaxTokens int `json:"max_tokens"`
+			Messages  []struct{ Content string }
+		}
+		json.Unmarshal(body, &req)
+		var c struct{ Template string }
+		if len(req.Messages) == 2 {
+			json.Unmarshal([]byte(req.Messages[1].Content), &c)
+		}
+		mu.Lock()
+		got = append(got, chatRequest{MaxTokens: req.MaxTokens, Template: c.Template})
+		mu.Unlock()
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		h(w, r)
+	}))
+	t.Cleanup(func() {
+		srv.Client().CloseIdleConnections()
+		srv.Close()
+	})
+	return srv.URL + "/v1/chat/completions", func() []chatRequest {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(got)
+	}
+}
+
+// runEvalJSON runs `ka2 eval ARGS --format json` and decodes the report.
+func runEvalJSON(t *testing.T, args ...string) (evalReport, int, string) {
+	t.Helper()
+	f, stdout, stderr := cli.TestFactory("")
+	code := cli.Run(context.Background(), f, append(append([]string{"eval"}, args...), "--format", "json"))
+	var rep evalReport
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+		t.Fatalf("exit %d, stdout %q, stderr %q: %v", code, stdout, stderr, err)
+	}
+	return rep, code, stderr.String()
+}
+
+type variantKey struct{ Case, Condition string }
+
+// TestEvalDegenerate: a variant that does not differ from its base as
+// its condition says is not sent and not a pass, and the report says how
+// many distractors each position variant really had. On the sample
+// corpus, 2025 has no record of another subject (every position variant
+// would be the base), one distractor cannot put the evidence in the
+// middle, and in 2024 nothing applies, so there is nothing to place,
+// repeat or remove.
+func TestEvalDegenerate(t *testing.T) {
+	url, requests := recordingEndpoint(t, sampleGenerator("careful"))
+	rep, code, stderr := runEvalJSON(t, "testdata/eval/degenerate.yaml", "--endpoint", url, "--distractors", "1",
+		"--conditions", "base,position,duplicate,missing")
+	const (
+		last = "testdata/eval/degenerate.yaml last-year"
+		cur  = "testdata/eval/degenerate.yaml current"
+		none = "testdata/eval/degenerate.yaml before-any-policy"
+	)
+	type want struct {
+		Status      string
+		Distractors int
+	}
+	wantVariants := map[variantKey]want{
+		{last, "base"}: {"sent", 0}, {last, "position:start"}: {"degenerate", 0}, {last, "position:middle"}: {"degenerate", 0},
+		{last, "position:end"}: {"degenerate", 0}, {last, "duplicate"}: {"sent", 0}, {last, "missing"}: {"sent", 0},
+		{cur, "base"}: {"sent", 0}, {cur, "position:start"}: {"sent", 1}, {cur, "position:middle"}: {"degenerate", 1},
+		{cur, "position:end"}: {"sent", 1}, {cur, "duplicate"}: {"sent", 0}, {cur, "missing"}: {"sent", 0},
+		{none, "base"}: {"sent", 0}, {none, "position:start"}: {"degenerate", 0}, {none, "position:middle"}: {"degenerate", 0},
+		{none, "position:end"}: {"degenerate", 0}, {none, "duplicate"}: {"degenerate", 0}, {none, "missing"}: {"degenerate", 0},
+	}
+	got := map[variantKey]want{}
+	sent := 0
+	for _, v := range rep.Variants {
+		got[variantKey{v.Case, v.Condition}] = want{v.Status, v.Distractors}
+		if v.Status == "degenerate" && v.Reason == "" {
+			t.Errorf("%s [%s]: degenerate without a reason", v.Case, v.Condition)
+		}
+		if v.Status == "sent" {
+			sent++
+		}
+	}
+	if diff := cmp.Diff(wantVariants, got); diff != "" {
+		t.Errorf("variants mismatch (-want +got):\n%s", diff)
+	}
+	if n := len(requests()); n != sent || len(rep.Runs) != sent {
+		t.Errorf("%d variants sent, but %d requests and %d runs", sent, n, len(rep.Runs))
+	}
+	// position:middle was never sent: it tested nothing, and fails.
+	for _, c := range rep.Conditions {
+		wantOK := c.Name != "position:middle"
+		if c.OK != wantOK || c.Passed != c.Runs {
+			t.Errorf("condition %s: %d/%d passed, degenerate %d, ok %v; want ok %v", c.Name, c.Passed, c.Runs, c.Degenerate, c.OK, wantOK)
+		}
+	}
+	if code != 1 || rep.OK || !strings.Contains(stderr, "nothing was tested: position:middle") {
+		t.Errorf("exit %d, ok %v, stderr %q; want exit 1 naming position:middle", code, rep.OK, stderr)
+	}
+}
+
+// TestEvalBudgetsVariants: every variant is counted as a build is; one
+// over the case's budget is reported and never reaches the generator.
+// The case's base contract fills its budget exactly, so a variant that
+// adds a record does not fit and one that removes something does.
+func TestEvalBudgetsVariants(t *testing.T) {
+	url, requests := recordingEndpoint(t, sampleGenerator("careful"))
+	rep, code, stderr := runEvalJSON(t, "testdata/eval/budget.yaml", "--endpoint", url, "--distractors", "2")
+	want := map[string]string{"base": "sent", "position:start": "over_budget", "position:middle": "over_budget", "position:end": "over_budget",
+		"no-example": "sent", "hostile": "over_budget", "duplicate": "over_budget", "missing": "sent"}
+	got := map[string]string{}
+	for _, v := range rep.Variants {
+		got[v.Condition] = v.Status
+		if v.Budget.Limit != 1193 || v.Budget.Counter != "codepoint" {
+			t.Errorf("%s: budget %+v, want the case's limit 1193", v.Condition, v.Budget)
+		}
+		if fits := v.Budget.Total <= v.Budget.Limit; fits != (v.Status == "sent") {
+			t.Errorf("%s: %s with %d of %d", v.Condition, v.Status, v.Budget.Total, v.Budget.Limit)
+		}
+		if v.Status == "over_budget" && (v.Contract != nil || !strings.Contains(v.Reason, fmt.Sprintf("%d of 1193 codepoint", v.Budget.Total))) {
+			t.Errorf("%s: over budget with reason %q and a contract of %d bytes", v.Condition, v.Reason, len(v.Contract))
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("variant statuses mismatch (-want +got):\n%s", diff)
+	}
+	var templates []string
+	for _, r := range requests() {
+		templates = append(templates, r.Template)
+	}
+	slices.Sort(templates)
+	if diff := cmp.Diff([]string{"ka2-context-v1", "ka2-context-v1+missing", "ka2-context-v1+no-example"}, templates); diff != "" {
+		t.Errorf("contracts the generator received mismatch (-want +got):\n%s", diff)
+	}
+	// The five conditions over budget tested nothing.
+	if code != 1 || !strings.Contains(stderr, "nothing was tested: position:start, position:middle, position:end, hostile, duplicate") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestEvalMaxTokens: the reply is held to the case's reserve when the
+// case counts in a token encoding; --max-tokens overrides it; a case
+// counted in code points sends the definition's o200k_base reserve. The
+// report says which applied.
+func TestEvalMaxTokens(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		want     int
+		wantFrom string
+	}{
+		{"token case: its reserve", []string{"testdata/eval/tokens.yaml"}, 300, "reserve"},
+		{"token case, --max-tokens", []string{"testdata/eval/tokens.yaml", "--max-tokens", "128"}, 128, "override"},
+		{"code-point case: the default", []string{"testdata/eval/cases.yaml"}, 512, "default"},
+		{"code-point case, --max-tokens", []string{"testdata/eval/cases.yaml", "--max-tokens", "64"}, 64, "override"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			url, requests := recordingEndpoint(t, sampleGenerator("careful"))
+			rep, code, stderr := runEvalJSON(t, append(tt.args, "--endpoint", url, "--conditions", "base,hostile")...)
+			if code != 0 {
+				t.Fatalf("exit %d, stderr %q", code, stderr)
+			}
+			reqs := requests()
+			if len(reqs) == 0 {
+				t.Fatal("no request")
+			}
+			for _, r := range reqs {
+				if r.MaxTokens != tt.want {
+					t.Errorf("request max_tokens %d, want %d", r.MaxTokens, tt.want)
+				}
+			}
+			for _, v := range rep.Variants {
+				if v.MaxTokens != tt.want || v.MaxTokensFrom != tt.wantFrom {
+					t.Errorf("%s [%s]: max_tokens %d from %q, want %d from %q", v.Case, v.Condition, v.MaxTokens, v.MaxTokensFrom, tt.want, tt.wantFrom)
+				}
+			}
+		})
+	}
+}
+
+// TestEvalSkipsCasesWithoutContract: a case file regress passes, with a
+// case that expects a build error and one whose build fails as its
+// golden pins, evaluates its other case and lists those two, instead of
+// stopping with the build's exit code.
+func TestEvalSkipsCasesWithoutContract(t *testing.T) {
+	f, stdout, stderr := cli.TestFactory("")
+	if code := cli.Run(context.Background(), f, []string{"regress", "testdata/eval/expect-error.yaml"}); code != 0 {
+		t.Fatalf("regress: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	url, _ := recordingEndpoint(t, sampleGenerator("careful"))
+	rep, code, stderr2 := runEvalJSON(t, "testdata/eval/expect-error.yaml", "--endpoint", url, "--distractors", "2")
+	if code != 0 || !rep.OK {
+		t.Errorf("exit %d, ok %v, stderr %q; want 0", code, rep.OK, stderr2)
+	}
+	type skip struct {
+		Case, Kind string
+		Expected   bool
+	}
+	var got []skip
+	for _, s := range rep.Skipped {
+		got = append(got, skip{s.Case, s.Kind, s.Expected})
+		if s.Reason == "" {
+			t.Errorf("%s skipped without a reason", s.Case)
+		}
+	}
+	want := []skip{{"testdata/eval/expect-error.yaml too-small", "budget_exceeded", true}, {"testdata/eval/expect-error.yaml nothing-applies", "no_evidence", false}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("skipped mismatch (-want +got):\n%s", diff)
+	}
+	for _, r := range rep.Runs {
+		if r.Case != "testdata/eval/expect-error.yaml current" {
+			t.Errorf("a skipped case ran: %s [%s]", r.Case, r.Condition)
+		}
+	}
+	if len(rep.Runs) != 8 {
+		t.Errorf("%d runs, want 8 (one case, every condition)", len(rep.Runs))
+	}
+	// The text report lists them too.
+	f, stdout, _ = cli.TestFactory("")
+	cli.Run(context.Background(), f, []string{"eval", "testdata/eval/expect-error.yaml", "--endpoint", url, "--conditions", "base"})
+	if !strings.Contains(stdout.String(), "\nskipped\ntestdata/eval/expect-error.yaml too-small: the case expects its build to fail with budget_exceeded\n"+
+		"testdata/eval/expect-error.yaml nothing-applies: no applicable evidence for subject lodging on 2024-06-01 in lang en\n") {
+		t.Errorf("text report does not list the skipped cases:\n%s", stdout)
+	}
+}
+
+// TestEvalNoContent: a reply without content is a failed run under every
+// condition, whatever else the reply holds, also for a case without
+// expect.answer (where nothing else would fail it).
+func TestEvalNoContent(t *testing.T) {
+	tests := []struct {
+		name    string
+		message string
+		want    string
+	}{
+		{"null content, a tool call", `{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"cancel_order","arguments":"{\"order\":\"A-104\"}"}}]}`,
+			`endpoint: the reply has no content and 1 tool call(s) (finish_reason "tool_calls"): no answer`},
+		{"empty content", `{"role":"assistant","content":""}`, `endpoint: the reply has an empty content (finish_reason "tool_calls"): no answer`},
+		{"white space", `{"role":"assistant","content":" \n\t"}`, `endpoint: the reply has an empty content (finish_reason "tool_calls"): no answer`},
+		{"no content key", `{"role":"assistant"}`, `endpoint: the reply has no content (finish_reason "tool_calls"): no answer`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			url, _ := recordingEndpoint(t, func(w http.ResponseWriter, r *http.Request) {
+				fmt.Fprintf(w, `{"choices":[{"index":0,"message":%s,"finish_reason":"tool_calls"}]}`, tt.message)
+			})
+			rep, code, _ := runEvalJSON(t, "testdata/eval/cases.yaml", "testdata/eval/plain.yaml", "--endpoint", url, "--distractors", "2",
+				"--conditions", "base,position,no-example,hostile,duplicate")
+			if code != 1 || rep.OK {
+				t.Errorf("exit %d, ok %v; want 1", code, rep.OK)
+			}
+			if len(rep.Runs) != 21 {
+				t.Errorf("%d runs, want 21", len(rep.Runs))
+			}
+			for _, r := range rep.Runs {
+				if r.Pass || r.Error != tt.want {
+					t.Errorf("%s [%s]: pass %v, error %q; want a failed run: %q", r.Case, r.Condition, r.Pass, r.Error, tt.want)
+				}
+			}
+			for _, c := range rep.Conditions {
+				if c.Passed != 0 {
+					t.Errorf("condition %s: %d passed", c.Name, c.Passed)
+				}
+			}
+		})
+	}
+}
+
+// TestEvalReportRegrades: the JSON report keeps each sent variant's
+// contract, exactly as sent (its SHA-256 matches), so ka2 grade, given it
+// and a run's answer, prints the findings the report records (eval's own
+// missing_expected aside).
+func TestEvalReportRegrades(t *testing.T) {
+	url, _ := recordingEndpoint(t, sampleGenerator("credulous"))
+	dir := t.TempDir()
+	report := filepath.Join(dir, "eval.json")
+	f, stdout, stderr := cli.TestFactory("")
+	code := cli.Run(context.Background(), f, []string{"eval", "testdata/eval/cases.yaml", "--endpoint", url, "--distractors", "2",
+		"--format", "json", "--report", report})
+	if code != 1 || !strings.HasPrefix(stdout.String(), "condition ") {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want 1 and the text report", code, stdout, stderr)
+	}
+	data, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep evalReport
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	contracts := map[variantKey][]byte{}
+	for _, v := range rep.Variants {
+		if v.Status != "sent" {
+			continue
+		}
+		var b bytes.Buffer
+		if err := json.Compact(&b, v.Contract); err != nil {
+			t.Fatalf("%s [%s]: %v", v.Case, v.Condition, err)
+		}
+		if sum := sha256.Sum256(b.Bytes()); hex.EncodeToString(sum[:]) != v.SHA256 {
+			t.Errorf("%s [%s]: the contract kept is not the one sent (SHA-256 %x, recorded %s)", v.Case, v.Condition, sum, v.SHA256)
+		}
+		contracts[variantKey{v.Case, v.Condition}] = b.Bytes()
+	}
+	findings := 0
+	for i, r := range rep.Runs {
+		doc, ok := contracts[variantKey{r.Case, r.Condition}]
+		if !ok {
+			t.Fatalf("run %s [%s]: no contract in the report", r.Case, r.Condition)
+		}
+		cpath, apath := filepath.Join(dir, fmt.Sprintf("c%d.json", i)), filepath.Join(dir, fmt.Sprintf("a%d.txt", i))
+		testutil.WriteFile(t, cpath, string(doc))
+		testutil.WriteFile(t, apath, r.Answer)
+		f, stdout, stderr := cli.TestFactory("")
+		gcode := cli.Run(context.Background(), f, []string{"grade", "--contract", cpath, "--answer", apath, "--format", "json"})
+		var g struct {
+			Findings []struct{ Kind, Detail string }
+		}
+		if err := json.Unmarshal(stdout.Bytes(), &g); err != nil {
+			t.Fatalf("grade: exit %d, stderr %q: %v", gcode, stderr, err)
+		}
+		var recorded []struct{ Kind, Detail string }
+		for _, x := range r.Findings {
+			if x.Kind != "missing_expected" {
+				recorded = append(recorded, x)
+			}
+		}
+		if diff := cmp.Diff(recorded, g.Findings, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("%s [%s]: ka2 grade's findings differ from the report's (-report +grade):\n%s", r.Case, r.Condition, diff)
+		}
+		if (gcode == 0) != (len(recorded) == 0) {
+			t.Errorf("%s [%s]: grade exit %d with %d findings", r.Case, r.Condition, gcode, len(recorded))
+		}
+		findings += len(recorded)
+	}
+	if len(rep.Runs) != 16 || findings == 0 {
+		t.Errorf("%d runs with %d findings re-graded; want 16 runs and some findings", len(rep.Runs), findings)
 	}
 }
