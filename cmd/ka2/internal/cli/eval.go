@@ -125,7 +125,7 @@ no answer is a failed run, reported with the last line of its stderr.`,
 	fs.DurationVar(&opts.Timeout, "timeout", eval.DefaultTimeout, "time limit of one answer: an --exec program's run or an --endpoint request")
 	fs.StringVar(&opts.Model, "model", "", "the model field of each request")
 	fs.StringVar(&opts.APIKeyEnv, "api-key-env", "", "environment variable holding the API key (sent as a bearer token)")
-	fs.IntVar(&opts.MaxTokens, "max-tokens", 0, "max_tokens of each request (default: the case's reserve when it counts in cl100k_base or o200k_base, else the contract definition's o200k_base reserve, 512)")
+	fs.IntVar(&opts.MaxTokens, "max-tokens", 0, "max_tokens of each request, also in an --exec program's request (default: the case's reserve when it counts in cl100k_base or o200k_base, else the contract definition's o200k_base reserve, 512)")
 	fs.StringVar(&opts.Conditions, "conditions", "base,position,no-example,hostile,duplicate,missing", "conditions to run, comma-separated")
 	fs.IntVar(&opts.Repeat, "repeat", 1, "run each case under each condition N times, 1..100")
 	fs.IntVar(&opts.Jobs, "jobs", 1, "answers asked for at once, 1..64")
@@ -182,8 +182,8 @@ func (o *EvalOptions) validate() error {
 		return usageError{errors.New("--endpoint and --exec both name the generator; give one")}
 	case o.Exec == "" && len(o.ExecArgs) > 0:
 		return usageError{fmt.Errorf("arguments after -- (%s) are --exec's, but there is no --exec", strings.Join(o.ExecArgs, " "))}
-	case o.Exec != "" && (o.Model != "" || o.APIKeyEnv != "" || o.MaxTokens != 0):
-		return usageError{errors.New("--model, --api-key-env and --max-tokens are for --endpoint, not --exec")}
+	case o.Exec != "" && (o.Model != "" || o.APIKeyEnv != ""):
+		return usageError{errors.New("--model and --api-key-env are for --endpoint, not --exec")}
 	case o.Timeout <= 0:
 		return usageError{fmt.Errorf("invalid value \"%s\" for --timeout: want a positive duration such as 30s", o.Timeout)}
 	case o.Repeat < 1 || o.Repeat > 100:

@@ -121,7 +121,7 @@ func TestEvalUsage(t *testing.T) {
 		{[]string{"eval", "testdata/eval/cases.yaml", "--exec", "testdata/eval/gen", "--endpoint", "http://127.0.0.1:1"}, "--endpoint and --exec both name the generator"},
 		{[]string{"eval", "testdata/eval/cases.yaml", "--endpoint", "http://127.0.0.1:1", "--", "careful"}, "arguments after -- (careful) are --exec's, but there is no --exec"},
 		{[]string{"eval", "--exec", "testdata/eval/gen", "--", "careful"}, "name the case files before --"},
-		{[]string{"eval", "testdata/eval/cases.yaml", "--exec", "testdata/eval/gen", "--model", "m"}, "--model, --api-key-env and --max-tokens are for --endpoint"},
+		{[]string{"eval", "testdata/eval/cases.yaml", "--exec", "testdata/eval/gen", "--model", "m"}, "--model and --api-key-env are for --endpoint"},
 		{[]string{"eval", "testdata/eval/cases.yaml", "--exec", "testdata/eval/gen", "--timeout", "0s"}, `invalid value "0s" for --timeout`},
 		{[]string{"eval", "testdata/eval/cases.yaml", "--endpoint", "ftp://x"}, `invalid value "ftp://x" for --endpoint`},
 		{[]string{"eval", "testdata/eval/cases.yaml", "--endpoint", "http://127.0.0.1:1", "--conditions", "base,sideways"}, `unknown condition "sideways"`},
