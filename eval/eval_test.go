@@ -3,6 +3,7 @@ package eval_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/sebdah/goldie/v2"
 
+	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/eval"
@@ -305,4 +307,27 @@ func TestReportFormats(t *testing.T) {
 	g := goldie.New(t, goldie.WithFixtureDir("testdata/golden"))
 	g.Assert(t, "report-text", []byte(text.String()))
 	g.Assert(t, "report-junit", []byte(junit.String()))
+}
+
+// TestEvaluateNoTokenReserve: a case that counts code points, under a
+// definition that sets no o200k_base reserve and without
+// Options.MaxTokens, has no limit to give the reply; Evaluate says so
+// rather than send max_tokens 0.
+func TestEvaluateNoTokenReserve(t *testing.T) {
+	cs := cases(t)[:1]
+	def := contract.Default()
+	b := *cs[0].Builder
+	b.Definition = &contract.Definition{Template: def.Template, Fields: def.Fields, Content: def.Content,
+		Budget: contract.BudgetDefaults{DefaultCounter: "codepoint", Counters: map[string]budget.Limits{"codepoint": def.Budget.Counters["codepoint"]}}}
+	cs[0].Builder = &b
+	if _, err := eval.Evaluate(context.Background(), cs, correct, eval.Options{}); !errors.Is(err, eval.ErrNoTokenReserve) {
+		t.Errorf("Evaluate() error = %v, want ErrNoTokenReserve", err)
+	}
+	rep, err := eval.Evaluate(context.Background(), cs, correct, eval.Options{MaxTokens: 99, Conditions: []eval.Condition{eval.Base}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := rep.Variants[0]; v.MaxTokens != 99 || v.MaxTokensFrom != eval.FromOverride {
+		t.Errorf("max_tokens %d from %q, want 99 from override", v.MaxTokens, v.MaxTokensFrom)
+	}
 }

@@ -64,8 +64,9 @@ type Variant struct {
 	// order: records that are not evidence for the question. It is what
 	// a grade of the variant must be told.
 	Injected []string `json:"injected"`
-	// Budget is the variant's count, as ka2 build counts a contract.
-	Budget Budget `json:"budget"`
+	// Budget is the variant's count, as ka2 build counts a contract;
+	// a degenerate variant is not counted.
+	Budget Budget `json:"budget,omitzero"`
 	// MaxTokens is the reply's limit sent with the variant, and From
 	// where it came from.
 	MaxTokens     int           `json:"max_tokens"`
