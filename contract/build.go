@@ -33,9 +33,13 @@ type Request struct {
 	// question. Extra instructions are joined to the contract's instruction.
 	Items []provenance.Item
 	// Promote transforms items by their index in Items, in order. Several
-	// promotions of one index chain: each starts from the item the previous
-	// one made. The contract carries each item in its last form; the earlier
-	// forms stay in the store.
+	// promotions of one index chain: each starts from the form the
+	// previous one made (tool_output to evidence, then that evidence to
+	// memory, as the default policy allows). A transform makes a new item
+	// and never takes the place of an earlier one: the contract carries
+	// every promoted form, each with its lineage back to the request's
+	// item, which itself stays in the store. The same item promoted to the
+	// same type twice is a bad request.
 	Promote []Promotion
 }
 
@@ -243,15 +247,32 @@ func (b *Builder) build(ctx context.Context, s *provenance.Store, req Request) (
 		}
 		extras = append(extras, it)
 	}
+	// A transform makes a new item and never takes the place of an
+	// earlier form: every promoted form is carried (see Request.Promote).
+	promoted := make([][]provenance.Item, len(extras))
 	for j, p := range req.Promote {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("build, at request promote[%d]: %w", j, err)
 		}
-		it, err := s.Transform(extras[p.Item], p.To)
+		from := extras[p.Item]
+		if forms := promoted[p.Item]; len(forms) > 0 {
+			from = forms[len(forms)-1]
+		}
+		it, err := s.Transform(from, p.To)
 		if err != nil {
 			return refused(fmt.Sprintf("request promote[%d] (items[%d] to %s)", j, p.Item, p.To), err)
 		}
-		extras[p.Item] = it
+		promoted[p.Item] = append(promoted[p.Item], it)
+	}
+	if len(req.Promote) > 0 {
+		carried := make([]provenance.Item, 0, len(extras)+len(req.Promote))
+		for i, it := range extras {
+			if len(promoted[i]) == 0 {
+				carried = append(carried, it)
+			}
+			carried = append(carried, promoted[i]...)
+		}
+		extras = carried
 	}
 	// Counting a long contract takes time too: a build whose client is
 	// gone stops before it.
@@ -309,8 +330,17 @@ func checkExtras(req Request) error {
 			_, err := provenance.ParseKind(string(p.To))
 			return fmt.Errorf("%w: promote[%d].to: %w", ErrBadRequest, j, err)
 		}
+		if i := repeatedPromotion(req.Promote[:j], p); i >= 0 {
+			return fmt.Errorf("%w: promote[%d] repeats promote[%d]: items[%d] to %s", ErrBadRequest, j, i, p.Item, p.To)
+		}
 	}
 	return nil
+}
+
+// repeatedPromotion returns the index in earlier of a promotion of the same
+// item to the same type as p, or -1.
+func repeatedPromotion(earlier []Promotion, p Promotion) int {
+	return slices.Index(earlier, p)
 }
 
 // Assemble serializes items and counts them against the budget. Without

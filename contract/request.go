@@ -377,6 +377,8 @@ func (p *requestParser) request(root *yaml.Node) *RequestFile {
 	for j, pr := range f.Promote {
 		if pr.Item < 0 || pr.Item >= len(f.Items) {
 			p.at(promoteNodes[j], fmt.Sprintf("promote[%d]", j), fmt.Sprintf("item %d: the request has %s, numbered from 0", pr.Item, plural.Count(len(f.Items), "item", "items")), "")
+		} else if i := repeatedPromotion(f.Promote[:j], Promotion(pr)); i >= 0 {
+			p.at(promoteNodes[j], fmt.Sprintf("promote[%d]", j), fmt.Sprintf("promote[%d] already promotes item %d to %s", i, pr.Item, pr.To), "remove one of the two")
 		}
 	}
 	return f

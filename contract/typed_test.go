@@ -160,12 +160,15 @@ func TestBuildTypedItems(t *testing.T) {
 			},
 		},
 		{
-			name:     "two-step chain: tool_output → evidence → memory",
+			// A second promotion makes a new item from the first's form and
+			// takes the place of nothing: the promoted evidence stays.
+			name:     "two-step chain: tool_output → evidence → memory keeps both forms",
 			items:    []provenance.Item{cand(provenance.KindToolOutput, "tool:order_lookup", orderResult)},
 			promote:  []contract.Promotion{{Item: 0, To: provenance.KindEvidence}, {Item: 0, To: provenance.KindMemory}},
 			wantKeys: []string{"template", "instruction", "example", "memory", "evidence", "scope", "question"},
 			check: func(t *testing.T, res *contract.Result, doc typedDoc) {
-				if len(doc.Memory) != 1 || doc.Memory[0].Source != "tool:order_lookup" || len(doc.Evidence) != 1 {
+				if len(doc.Memory) != 1 || doc.Memory[0].Source != "tool:order_lookup" || len(doc.Evidence) != 2 ||
+					doc.Evidence[0].SourceID != "travel-v2" || doc.Evidence[1].SourceID != "tool:order_lookup" || doc.Evidence[1].Quote != orderResult {
 					t.Fatalf("memory = %+v, evidence = %+v", doc.Memory, doc.Evidence)
 				}
 				var mem provenance.Item
@@ -231,6 +234,12 @@ func TestBuildTypedItems(t *testing.T) {
 		{
 			name:    "evidence items are not request items",
 			items:   []provenance.Item{cand(provenance.KindEvidence, "corpus:travel-v2", "750")},
+			wantBad: true,
+		},
+		{
+			name:    "the same promotion twice",
+			items:   []provenance.Item{cand(provenance.KindToolOutput, "tool:order_lookup", orderResult)},
+			promote: []contract.Promotion{{Item: 0, To: provenance.KindEvidence}, {Item: 0, To: provenance.KindEvidence}},
 			wantBad: true,
 		},
 		{
@@ -470,7 +479,7 @@ func TestTraceFollowsLineage(t *testing.T) {
 			chain = append(chain, string(cur.Kind)+" "+cur.Source+" "+map[bool]string{true: "in", false: "out"}[cur.InContract])
 		}
 	}
-	want := []string{"memory tool:order_lookup in", "evidence tool:order_lookup out", "tool_output tool:order_lookup out"}
+	want := []string{"memory tool:order_lookup in", "evidence tool:order_lookup in", "tool_output tool:order_lookup out"}
 	if diff := cmp.Diff(want, chain); diff != "" {
 		t.Errorf("lineage in the trace mismatch (-want +got):\n%s", diff)
 	}
