@@ -95,13 +95,6 @@ func ParseAddress(s string) (Address, error) {
 	return a, nil
 }
 
-// ValidSubject reports whether s is a well-formed subject: like a
-// source_id, one or more lowercase ASCII letters, digits, '.', '_' or '-'.
-// A subject is compared byte for byte, so a capital letter, a blank or a
-// comma ("lodging, rail" written without brackets) would make a subject no
-// question ever asks for.
-func ValidSubject(s string) bool { return ValidSourceID(s) }
-
 // ValidSourceID reports whether id is a well-formed source_id: one or more
 // lowercase ASCII letters, digits, '.', '_' or '-'.
 func ValidSourceID(id string) bool {

@@ -456,13 +456,14 @@ func (p *parser) subjects(key string, nodes []*yaml.Node) {
 		if ValidSubject(n.Value) {
 			continue
 		}
-		hint := "use only lowercase letters, digits, '.', '_' and '-'"
-		fixed := strings.ToLower(strings.TrimSpace(n.Value))
-		switch {
+		hint := "use only lowercase letters, digits, '.', '_' and '-', and '/' between the parts of a subject such as travel/lodging"
+		switch fixed := FixSubject(n.Value); {
 		case strings.Contains(n.Value, ","):
 			hint = "write several subjects as a list: subjects: [" + strings.Join(splitSubjects(n.Value), ", ") + "]"
-		case ValidSubject(fixed):
+		case fixed != "":
 			hint = fmt.Sprintf("write it as %s", fixed)
+		case slices.ContainsFunc(strings.Split(n.Value, SubjectSep), func(seg string) bool { return seg == "." || seg == ".." }):
+			hint = "remove the '.' and '..' parts: a subject is a name, compared whole, not a path"
 		}
 		p.errorf(n.Line+1, n.Column, CodeBadValue, hint, "%s %q is not a valid subject", key, n.Value)
 	}

@@ -474,7 +474,7 @@ var parseErrorTests = []struct {
 	{
 		name: "a tab in a value is allowed, but not in a subject",
 		in:   doc(append(hotelReplacing(2, `subjects: ["a\tb"]`), `unit: "CNY\tper night"`), threeLines),
-		want: []string{`[bad-value] policies/hotel-v1.md:4:12: subjects "a\tb" is not a valid subject; use only lowercase letters, digits, '.', '_' and '-'`},
+		want: []string{`[bad-value] policies/hotel-v1.md:4:12: subjects "a\tb" is not a valid subject; use only lowercase letters, digits, '.', '_' and '-', and '/' between the parts of a subject such as travel/lodging`},
 	},
 	{
 		name: "subjects without brackets",
@@ -492,7 +492,7 @@ var parseErrorTests = []struct {
 	{
 		name: "a single subject that is not valid",
 		in:   doc(hotelReplacing(2, "subject: Car rental"), threeLines),
-		want: []string{`[bad-value] policies/hotel-v1.md:4:10: subject "Car rental" is not a valid subject; use only lowercase letters, digits, '.', '_' and '-'`},
+		want: []string{`[bad-value] policies/hotel-v1.md:4:10: subject "Car rental" is not a valid subject; use only lowercase letters, digits, '.', '_' and '-', and '/' between the parts of a subject such as travel/lodging`},
 	},
 	{
 		name: "cite that is not a range",

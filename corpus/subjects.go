@@ -112,3 +112,59 @@ func mergeSpans(spans []Span) []Span {
 	}
 	return out
 }
+
+// SubjectSep joins the segments of a hierarchical subject, as in
+// travel/lodging/beijing.
+const SubjectSep = "/"
+
+// ValidSubject reports whether s is a well-formed subject: one or more
+// segments joined by '/', each like a source_id (lowercase ASCII letters,
+// digits, '.', '_' or '-') and none of them "." or "..". A subject is
+// compared byte for byte, whole: a capital letter, a blank, a comma
+// ("lodging, rail" written without brackets), an empty segment ("a//b",
+// "/a", "a/") or a dot segment ("a/./b", which reads as a/b but is not it)
+// would make a subject no question ever asks for.
+func ValidSubject(s string) bool {
+	for seg := range strings.SplitSeq(s, SubjectSep) {
+		if !ValidSourceID(seg) || seg == "." || seg == ".." {
+			return false
+		}
+	}
+	return true
+}
+
+// FixSubject returns the valid subject s most likely means (lowercased,
+// blanks trimmed around it and its segments, '\' read as '/', empty
+// segments dropped), or "" when there is none or s is already valid.
+func FixSubject(s string) string {
+	if ValidSubject(s) {
+		return ""
+	}
+	var segs []string
+	for seg := range strings.SplitSeq(strings.ReplaceAll(strings.ToLower(s), `\`, SubjectSep), SubjectSep) {
+		if seg = strings.TrimSpace(seg); seg != "" {
+			segs = append(segs, seg)
+		}
+	}
+	if fixed := strings.Join(segs, SubjectSep); ValidSubject(fixed) {
+		return fixed
+	}
+	return ""
+}
+
+// SubjectsUnder returns the subjects of known (sorted) that lie under
+// prefix, the ones that begin with prefix and a '/', in order: a
+// question for travel/lodging names no subject, but these are what it
+// was probably after.
+func SubjectsUnder(prefix string, known []string) []string {
+	p := strings.TrimSuffix(prefix, SubjectSep) + SubjectSep
+	if p == SubjectSep {
+		return nil
+	}
+	i, _ := slices.BinarySearch(known, p)
+	j := i
+	for j < len(known) && strings.HasPrefix(known[j], p) {
+		j++
+	}
+	return known[i:j:j]
+}

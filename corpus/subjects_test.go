@@ -5,6 +5,7 @@ import (
 	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/ka2/ka2/corpus"
 )
@@ -75,5 +76,116 @@ func TestCutsAndContains(t *testing.T) {
 		if got := tt.span.Contains(d(tt.day)); got != tt.want {
 			t.Errorf("%s: %v.Contains(%s) = %v, want %v", tt.name, tt.span, tt.day, got, tt.want)
 		}
+	}
+}
+
+func TestValidSubject(t *testing.T) {
+	tests := []struct {
+		subject string
+		want    bool
+	}{
+		{"lodging", true},
+		{"travel/lodging/beijing", true},
+		{"a/b", true},
+		{"hr/v1.2/leave_days", true},
+		{"travel/lodging-notice", true},
+		{"", false},
+		{"/", false},
+		{"a//b", false},
+		{"/a", false},
+		{"a/", false},
+		{"Travel/lodging", false},
+		{"travel/ lodging", false},
+		{"travel\\lodging", false},
+		{"a, b", false},
+		{"a/./b", false},
+		{"../etc", false},
+		{"a/..", false},
+		{".", false},
+		{"a/差旅", false},
+	}
+	for _, tt := range tests {
+		if got := corpus.ValidSubject(tt.subject); got != tt.want {
+			t.Errorf("ValidSubject(%q) = %t, want %t", tt.subject, got, tt.want)
+		}
+	}
+}
+
+func TestFixSubject(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"Travel/Lodging", "travel/lodging"},
+		{"travel//lodging", "travel/lodging"},
+		{"/travel/lodging/", "travel/lodging"},
+		{" travel / lodging ", "travel/lodging"},
+		{`travel\lodging`, "travel/lodging"},
+		{"travel/lodging", ""}, // already valid
+		{"a/./b", ""},
+		{"car rental", ""},
+		{"//", ""},
+	}
+	for _, tt := range tests {
+		if got := corpus.FixSubject(tt.in); got != tt.want {
+			t.Errorf("FixSubject(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestSubjectsUnder(t *testing.T) {
+	known := []string{"travel", "travel-notes/a", "travel/lodging", "travel/lodging/beijing", "travel/lodging/shanghai", "travel/rail"}
+	tests := []struct {
+		prefix string
+		want   []string
+	}{
+		{"travel/lodging", []string{"travel/lodging/beijing", "travel/lodging/shanghai"}},
+		{"travel/lodging/", []string{"travel/lodging/beijing", "travel/lodging/shanghai"}},
+		{"travel", []string{"travel/lodging", "travel/lodging/beijing", "travel/lodging/shanghai", "travel/rail"}},
+		{"travel/lod", nil}, // a prefix of a segment is not a parent
+		{"travel/lodging/beijing", nil},
+		{"", nil},
+		{"/", nil},
+	}
+	for _, tt := range tests {
+		got := corpus.SubjectsUnder(tt.prefix, known)
+		if diff := cmp.Diff(tt.want, got, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("SubjectsUnder(%q) mismatch (-want +got):\n%s", tt.prefix, diff)
+		}
+	}
+}
+
+// TestParseHierarchicalSubjects: a subject of several segments loads as
+// written; a malformed one is refused at its position with a fix.
+func TestParseHierarchicalSubjects(t *testing.T) {
+	file := func(subjects string) []byte {
+		return []byte("---\nsource_id: bj\nversion: v1\nsubjects: " + subjects + "\nvalid_from: 2026-01-01\n---\nText.\n")
+	}
+	src, err := corpus.Parse("p/bj.md", file("[travel/lodging/beijing, travel/lodging]"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"travel/lodging/beijing", "travel/lodging"}, src.Subjects); diff != "" {
+		t.Errorf("Subjects mismatch (-want +got):\n%s", diff)
+	}
+	if !src.HasSubject("travel/lodging/beijing") || src.HasSubject("beijing") || src.HasSubject("travel") {
+		t.Errorf("HasSubject is not exact equality of the whole subject")
+	}
+	tests := []struct {
+		name, subjects string
+		want           []string
+	}{
+		{"empty segment", "[travel//lodging]", []string{`[bad-value] p/bj.md:4:12: subjects "travel//lodging" is not a valid subject; write it as travel/lodging`}},
+		{"leading slash", "[/travel/lodging]", []string{`[bad-value] p/bj.md:4:12: subjects "/travel/lodging" is not a valid subject; write it as travel/lodging`}},
+		{"trailing slash", `["travel/lodging/"]`, []string{`[bad-value] p/bj.md:4:12: subjects "travel/lodging/" is not a valid subject; write it as travel/lodging`}},
+		{"capital segment", "[travel/Lodging]", []string{`[bad-value] p/bj.md:4:12: subjects "travel/Lodging" is not a valid subject; write it as travel/lodging`}},
+		{"backslash", `['travel\lodging']`, []string{`[bad-value] p/bj.md:4:12: subjects "travel\\lodging" is not a valid subject; write it as travel/lodging`}},
+		{"dot segment", "[travel/../lodging]", []string{`[bad-value] p/bj.md:4:12: subjects "travel/../lodging" is not a valid subject; remove the '.' and '..' parts: a subject is a name, compared whole, not a path`}},
+		{"blank inside a segment", "[travel/car rental]", []string{`[bad-value] p/bj.md:4:12: subjects "travel/car rental" is not a valid subject; use only lowercase letters, digits, '.', '_' and '-', and '/' between the parts of a subject such as travel/lodging`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := corpus.Parse("p/bj.md", file(tt.subjects))
+			if diff := cmp.Diff(tt.want, problems(t, err)); diff != "" {
+				t.Errorf("Parse() mismatch (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -65,9 +65,12 @@ var ruleBadValue = &Rule{
 	ID:       "bad-value",
 	Severity: diag.SeverityError,
 	Summary:  "a front matter value has the wrong shape",
-	Doc: `A value is not what its key needs: a source_id, a subject or a supersedes entry
-that is not lowercase letters, digits, '.', '_' and '-' (the hint suggests the list
-form for "subjects: lodging, rail" and the lowercase spelling for "Lodging"); a
+	Doc: `A value is not what its key needs: a source_id or a supersedes entry that is
+not lowercase letters, digits, '.', '_' and '-'; a subject that is not one or more
+such segments joined by '/' (travel/lodging/beijing), with no empty segment, no
+leading or trailing '/' and no '.' or '..' segment (the hint suggests the list
+form for "subjects: lodging, rail", the lowercase spelling for "Lodging" and
+travel/lodging for "travel//lodging"); a
 lang that is not a language tag; a list where a single value belongs, or the
 reverse; a cite entry that is not a line range N-M, or that repeats or overlaps
 another; a value holding a control character (other than tab), a line or
