@@ -168,3 +168,25 @@ func SubjectsUnder(prefix string, known []string) []string {
 	}
 	return known[i:j:j]
 }
+
+// RelatedSubjects returns the subjects of known (sorted) that s, a subject
+// no source has, stands for in a hierarchy, in order: those under it when
+// it names a parent (travel/lodging for travel/lodging/beijing), else those
+// whose last segments it names (beijing or lodging/beijing for
+// travel/lodging/beijing). A spelling mistake is suggest.Closest's
+// business, not this.
+func RelatedSubjects(s string, known []string) []string {
+	if under := SubjectsUnder(s, known); len(under) > 0 {
+		return under
+	}
+	if !ValidSubject(s) {
+		return nil
+	}
+	var out []string
+	for _, k := range known {
+		if strings.HasSuffix(k, SubjectSep+s) {
+			out = append(out, k)
+		}
+	}
+	return out
+}

@@ -91,6 +91,11 @@ func wordAt(line string, char int) (word string, start, end int) {
 	return line[start:end], start, end
 }
 
+// isSubjectByte reports whether r may appear in a subject.
+func isSubjectByte(r rune) bool {
+	return 'a' <= r && r <= 'z' || '0' <= r && r <= '9' || r == '.' || r == '_' || r == '-' || r == '/'
+}
+
 // hover describes the source of an open file when the cursor is on its
 // front matter: the interval in words, whether it applies today, what it
 // supersedes and what supersedes it, its other languages, and, with case
@@ -290,6 +295,14 @@ func (s *Server) completion(p positionParams) any {
 	switch v.keyOf(p.Position.Line) {
 	case "subjects", "subject":
 		set(completionKindValue, "subject in the corpus", subjects...)
+		// A client's word ends at '/', so it would replace only the last
+		// segment typed (travel/lo + travel/lodging → travel/travel/lodging):
+		// replace the whole subject typed so far.
+		typed := len(before) - len(strings.TrimRightFunc(before, isSubjectByte))
+		at := lspRange{Start: position{Line: p.Position.Line, Character: p.Position.Character - typed}, End: p.Position}
+		for i := range items {
+			items[i].TextEdit = &textEdit{Range: at, NewText: items[i].Label}
+		}
 	case "supersedes":
 		set(completionKindRef, "source_id in the corpus", ids...)
 	case "source_id":

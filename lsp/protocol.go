@@ -105,6 +105,9 @@ type completionItem struct {
 	Detail           string `json:"detail,omitempty"`
 	InsertText       string `json:"insertText,omitempty"`
 	InsertTextFormat int    `json:"insertTextFormat,omitempty"`
+	// TextEdit, when set, replaces its range with its text instead of
+	// the client's idea of the word at the cursor.
+	TextEdit *textEdit `json:"textEdit,omitempty"`
 }
 
 type completionList struct {

@@ -340,6 +340,10 @@ type UnknownSubjectError struct {
 	Subject string
 	// Suggestion is the known subject closest to Subject, or "".
 	Suggestion string
+	// Related are the known subjects Subject stands for in a hierarchy,
+	// sorted (corpus.RelatedSubjects): those under it when it names a
+	// parent (travel/lodging), else those it ends (beijing).
+	Related []string
 	// Known lists the corpus's subjects, sorted, when there are few
 	// enough to name (at most 12); nil otherwise.
 	Known []string
@@ -349,6 +353,8 @@ type UnknownSubjectError struct {
 // `unknown subject "lodgin"; did you mean lodging?`.
 func (e *UnknownSubjectError) Error() string {
 	switch {
+	case len(e.Related) > 0:
+		return fmt.Sprintf("unknown subject %q; did you mean %s?", e.Subject, suggest.OneOf(e.Related, 8))
 	case e.Suggestion != "":
 		return fmt.Sprintf("unknown subject %q; did you mean %s?", e.Subject, e.Suggestion)
 	case len(e.Known) > 0:
@@ -371,7 +377,7 @@ func (ix *Index) checkSubjects(q Query) error {
 			continue
 		}
 		known := ix.Subjects()
-		e := &UnknownSubjectError{Subject: subj, Suggestion: suggest.Closest(subj, known)}
+		e := &UnknownSubjectError{Subject: subj, Suggestion: suggest.Closest(subj, known), Related: corpus.RelatedSubjects(subj, known)}
 		if len(known) <= 12 {
 			e.Known = known
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -278,23 +279,7 @@ func TestSelectUnknownSubject(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			q := selector.Query{Subjects: tt.subjects, Dates: []corpus.Date{corpus.MustParseDate("2026-09-14")}, Lang: "en"}
-			for _, run := range []func() error{
-				func() error { _, err := ix.Select(q); return err },
-				func() error { _, err := ix.Explain(q); return err },
-			} {
-				err := run()
-				var ue *selector.UnknownSubjectError
-				if !errors.As(err, &ue) || !errors.Is(err, selector.ErrBadQuery) {
-					t.Fatalf("error = %v, want an *UnknownSubjectError matching ErrBadQuery", err)
-				}
-				if diff := cmp.Diff(tt.want, ue); diff != "" {
-					t.Errorf("error mismatch (-want +got):\n%s", diff)
-				}
-				if err.Error() != tt.wantMsg {
-					t.Errorf("Error() = %q, want %q", err.Error(), tt.wantMsg)
-				}
-			}
+			checkUnknownSubject(t, ix, tt.subjects, tt.want, tt.wantMsg)
 		})
 	}
 	// A subject the corpus knows, asked on a date no source covers, still
@@ -302,5 +287,87 @@ func TestSelectUnknownSubject(t *testing.T) {
 	sel, err := ix.Select(selector.Query{Subjects: []string{"lodging"}, Dates: []corpus.Date{corpus.MustParseDate("2024-12-31")}, Lang: "en"})
 	if err != nil || len(sel.Sources) != 0 {
 		t.Errorf("Select(known subject, no source on the date) = %v, %v; want no sources and no error", ids(sel.Sources), err)
+	}
+}
+
+// TestSelectHierarchicalSubjects: a subject of several segments is
+// matched whole, never by a prefix or a last segment; asking for a parent
+// or a last segment is an unknown subject whose message names the
+// subjects meant.
+func TestSelectHierarchicalSubjects(t *testing.T) {
+	file := func(id, subjects string) *fstest.MapFile {
+		return &fstest.MapFile{Data: []byte("---\nsource_id: " + id + "\nversion: v1\nsubjects: " + subjects +
+			"\nvalid_from: 2026-01-01\nlang: en\n---\nText.\n")}
+	}
+	c, err := corpus.Load(fstest.MapFS{
+		"bj.md":    file("bj", "[travel/lodging/beijing]"),
+		"sh.md":    file("sh", "[travel/lodging/shanghai]"),
+		"all.md":   file("all", "[travel/lodging]"),
+		"rail.md":  file("rail", "[travel/rail/beijing]"),
+		"local.md": file("local", "[travel/lodging-local]"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := selector.NewIndex(c)
+	day := []corpus.Date{corpus.MustParseDate("2026-09-14")}
+	for subj, want := range map[string][]string{
+		"travel/lodging/beijing": {"bj/en"},
+		"travel/lodging":         {"all/en"},
+		"travel/lodging-local":   {"local/en"},
+	} {
+		sel, err := ix.Select(selector.Query{Subjects: []string{subj}, Dates: day})
+		if err != nil {
+			t.Fatalf("Select(%s): %v", subj, err)
+		}
+		if diff := cmp.Diff(want, ids(sel.Sources)); diff != "" {
+			t.Errorf("Select(%s) mismatch (-want +got):\n%s", subj, diff)
+		}
+	}
+	known := []string{"travel/lodging", "travel/lodging-local", "travel/lodging/beijing", "travel/lodging/shanghai", "travel/rail/beijing"}
+	tests := []struct {
+		name     string
+		subjects []string
+		want     *selector.UnknownSubjectError
+		wantMsg  string
+	}{
+		{"a parent lists what is under it", []string{"travel"}, &selector.UnknownSubjectError{Subject: "travel",
+			Related: known, Known: known},
+			`unknown subject "travel"; did you mean travel/lodging, travel/lodging-local, travel/lodging/beijing, travel/lodging/shanghai or travel/rail/beijing?`},
+		{"a last segment lists the subjects it ends", []string{"beijing"}, &selector.UnknownSubjectError{Subject: "beijing",
+			Related: []string{"travel/lodging/beijing", "travel/rail/beijing"}, Known: known},
+			`unknown subject "beijing"; did you mean travel/lodging/beijing or travel/rail/beijing?`},
+		{"last segments", []string{"lodging/shanghai"}, &selector.UnknownSubjectError{Subject: "lodging/shanghai",
+			Related: []string{"travel/lodging/shanghai"}, Known: known},
+			`unknown subject "lodging/shanghai"; did you mean travel/lodging/shanghai?`},
+		{"a typo in a segment", []string{"travel/lodging/bejing"}, &selector.UnknownSubjectError{Subject: "travel/lodging/bejing",
+			Suggestion: "travel/lodging/beijing", Known: known},
+			`unknown subject "travel/lodging/bejing"; did you mean travel/lodging/beijing?`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			checkUnknownSubject(t, ix, tt.subjects, tt.want, tt.wantMsg)
+		})
+	}
+}
+
+func checkUnknownSubject(t *testing.T, ix *selector.Index, subjects []string, want *selector.UnknownSubjectError, wantMsg string) {
+	t.Helper()
+	q := selector.Query{Subjects: subjects, Dates: []corpus.Date{corpus.MustParseDate("2026-09-14")}, Lang: "en"}
+	for _, run := range []func() error{
+		func() error { _, err := ix.Select(q); return err },
+		func() error { _, err := ix.Explain(q); return err },
+	} {
+		err := run()
+		var ue *selector.UnknownSubjectError
+		if !errors.As(err, &ue) || !errors.Is(err, selector.ErrBadQuery) {
+			t.Fatalf("error = %v, want an *UnknownSubjectError matching ErrBadQuery", err)
+		}
+		if diff := cmp.Diff(want, ue); diff != "" {
+			t.Errorf("error mismatch (-want +got):\n%s", diff)
+		}
+		if err.Error() != wantMsg {
+			t.Errorf("Error() = %q, want %q", err.Error(), wantMsg)
+		}
 	}
 }

@@ -933,11 +933,14 @@ func TestNextVersion(t *testing.T) {
 }
 
 func TestCheckSubjects(t *testing.T) {
-	known := []string{"lodging", "meals", "rail"}
+	known := []string{"lodging", "meals", "rail", "travel/lodging/beijing", "travel/lodging/shanghai"}
 	refs := []SubjectRef{
 		{Path: "cases/b.yaml", Line: 4, Col: 14, Subject: "lodgings"},
 		{Path: "cases/a.yaml", Line: 3, Col: 14, Subject: "rail"},
 		{Path: "cases/a.yaml", Line: 9, Col: 14, Subject: "zzzzzzzzzz"},
+		{Path: "cases/c.yaml", Line: 2, Col: 14, Subject: "travel/lodging"},
+		{Path: "cases/c.yaml", Line: 5, Col: 14, Subject: "shanghai"},
+		{Path: "cases/c.yaml", Line: 7, Col: 14, Subject: "travel/lodging/beijing"},
 	}
 	var got []string
 	for _, f := range CheckSubjects(refs, known, nil) {
@@ -947,9 +950,14 @@ func TestCheckSubjects(t *testing.T) {
 		}
 	}
 	want := []string{
-		"cases/a.yaml:9:14: error: subject zzzzzzzzzz: no source has it; name a subject of a source; the corpus has lodging, meals, rail [unknown-subject]",
+		"cases/a.yaml:9:14: error: subject zzzzzzzzzz: no source has it; name a subject of a source; the corpus has lodging, meals, rail, travel/lodging/beijing, travel/lodging/shanghai [unknown-subject]",
 		"cases/b.yaml:4:14: error: subject lodgings: no source has it; did you mean lodging? [unknown-subject]",
 		"  fix 4:14 lodgings -> lodging",
+		"cases/c.yaml:2:14: error: subject travel/lodging: no source has it; did you mean travel/lodging/beijing or travel/lodging/shanghai? [unknown-subject]",
+		"  fix 2:14 travel/lodging -> travel/lodging/beijing",
+		"  fix 2:14 travel/lodging -> travel/lodging/shanghai",
+		"cases/c.yaml:5:14: error: subject shanghai: no source has it; did you mean travel/lodging/shanghai? [unknown-subject]",
+		"  fix 5:14 shanghai -> travel/lodging/shanghai",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("CheckSubjects() mismatch (-want +got):\n%s", diff)

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/internal/suggest"
 )
@@ -56,9 +57,19 @@ func CheckSubjects(refs []SubjectRef, known []string, cfg *Config) []Finding {
 		}
 		hint := diag.Fix("name a subject of a source; the corpus has " + listSome(known))
 		var fixes []Fix
-		if s := suggest.Closest(ref.Subject, known); s != "" {
-			hint = diag.Hint{Kind: diag.HintDidYouMean, Text: "did you mean " + s + "?", Suggestion: s}
-			fixes = []Fix{{Title: "change to " + s, Path: ref.Path, Line: ref.Line, Col: ref.Col, Old: ref.Subject, New: s}}
+		// A parent or a last segment of hierarchical subjects names the
+		// subjects it stands for; otherwise a typo names the closest.
+		meant := corpus.RelatedSubjects(ref.Subject, known)
+		if len(meant) == 0 {
+			if s := suggest.Closest(ref.Subject, known); s != "" {
+				meant = []string{s}
+			}
+		}
+		if len(meant) > 0 {
+			hint = diag.Hint{Kind: diag.HintDidYouMean, Text: "did you mean " + suggest.OneOf(meant, 8) + "?", Suggestion: meant[0]}
+			for _, s := range meant {
+				fixes = append(fixes, Fix{Title: "change to " + s, Path: ref.Path, Line: ref.Line, Col: ref.Col, Old: ref.Subject, New: s})
+			}
 		}
 		out = append(out, Finding{Diagnostic: diag.Diagnostic{Pos: diag.Pos{Path: ref.Path, Line: ref.Line, Col: ref.Col},
 			Code: diag.Code(ruleUnknownSubject.ID), Severity: sev,

@@ -29,3 +29,22 @@ func TestClosest(t *testing.T) {
 		t.Errorf("Closest tie = %q, want aa", got)
 	}
 }
+
+func TestOneOf(t *testing.T) {
+	tests := []struct {
+		in    []string
+		limit int
+		want  string
+	}{
+		{nil, 8, ""},
+		{[]string{"a"}, 8, "a"},
+		{[]string{"a", "b"}, 8, "a or b"},
+		{[]string{"a", "b", "c"}, 8, "a, b or c"},
+		{[]string{"a", "b", "c"}, 2, "a, b or 1 more"},
+	}
+	for _, tt := range tests {
+		if got := OneOf(tt.in, tt.limit); got != tt.want {
+			t.Errorf("OneOf(%q, %d) = %q, want %q", tt.in, tt.limit, got, tt.want)
+		}
+	}
+}
