@@ -81,6 +81,7 @@ type timelineBar struct {
 	ValidUntil string `json:"valid_until,omitempty"`
 	Selected   bool   `json:"selected"`
 	Conflict   bool   `json:"conflict"`
+	Supplement bool   `json:"supplement,omitempty"`
 }
 
 // serveTimeline answers GET /v1/timeline[?subject=…][&lang=…][&date=…]
@@ -144,7 +145,7 @@ func (s *Server) serveTimeline(w http.ResponseWriter, r *http.Request, snap *Sna
 			tl := timelineLane{Subject: l.Subject, Lang: l.Lang, Bars: []timelineBar{}}
 			for _, b := range l.Bars {
 				tb := timelineBar{SourceID: b.SourceID, Version: b.Version, Lang: b.Lang, ValidFrom: b.ValidFrom.String(),
-					Selected: b.Selected, Conflict: b.Conflict}
+					Selected: b.Selected, Conflict: b.Conflict, Supplement: b.Supplement}
 				if !b.ValidUntil.IsZero() {
 					tb.ValidUntil = b.ValidUntil.String()
 				}

@@ -96,8 +96,12 @@ type Bar struct {
 	// or (for a closed interval) ends after it.
 	ClippedStart, ClippedEnd bool
 	// Overlap: the source shares dates with another of the lane; Conflict:
-	// with one it is not linked to by supersedes.
+	// with one it is not linked to by supersedes, neither of them a
+	// supplement (the rule select and lint use).
 	Overlap, Conflict bool
+	// Supplement: the source declares role: supplement; it applies
+	// beside the others of its subjects by design.
+	Supplement bool
 	// Selected: one of Options.Selected.
 	Selected bool
 }
@@ -111,15 +115,12 @@ func (b *Bar) Label() string {
 	return s
 }
 
-// Interval formats the source's interval, e.g. "2025-01-01 to 2026-01-01
-// (exclusive)" or "2026-01-01, open-ended".
+// Interval formats the source's interval as every ka2 output writes one,
+// half-open: "[2025-01-01, 2026-01-01)" or "[2026-01-01, open)".
 func (b *Bar) Interval() string { return interval(b.ValidFrom, b.ValidUntil) }
 
 func interval(from, until corpus.Date) string {
-	if until.IsZero() {
-		return from.String() + ", open-ended"
-	}
-	return from.String() + " to " + until.String() + " (exclusive)"
+	return corpus.Span{From: from, Until: until}.String()
 }
 
 // Overlap is a run of dates on which the same two or more sources of a
@@ -130,10 +131,14 @@ type Overlap struct {
 	From, Until corpus.Date
 	// Bars are the indexes of the sources in Lane.Bars, in order.
 	Bars []int
-	// Conflict: some pair of them is not linked by supersedes. An overlap
-	// of a source and the one it supersedes is still selected twice, but
-	// the author said which replaces which.
+	// Conflict: some pair of them is not linked by supersedes and
+	// neither is a supplement. An overlap of a source and the one it
+	// supersedes is still selected twice, but the author said which
+	// replaces which.
 	Conflict bool
+	// Supplement: all of them but one at most are supplements, which
+	// apply beside the others by design: the overlap is no problem.
+	Supplement bool
 }
 
 // Interval formats the overlap's dates.
@@ -310,7 +315,8 @@ func layLane(g laneSources, from, until corpus.Date, selected map[[2]string]bool
 		}
 		b := Bar{SourceID: s.ID, Version: s.Version, Unit: s.Unit, Lang: s.Lang, Path: s.Path,
 			Supersedes: slices.Clone(s.Supersedes), ValidFrom: s.ValidFrom, ValidUntil: s.ValidUntil,
-			Start: s.ValidFrom, End: s.ValidUntil, Open: s.ValidUntil.IsZero(), Selected: selected[[2]string{s.ID, s.Lang}]}
+			Start: s.ValidFrom, End: s.ValidUntil, Open: s.ValidUntil.IsZero(), Selected: selected[[2]string{s.ID, s.Lang}],
+			Supplement: s.IsSupplement()}
 		if b.Start.Before(from) {
 			b.Start, b.ClippedStart = from, true
 		}
@@ -342,7 +348,9 @@ func layLane(g laneSources, from, until corpus.Date, selected map[[2]string]bool
 	for _, o := range l.Overlaps {
 		for _, i := range o.Bars {
 			l.Bars[i].Overlap = true
-			l.Bars[i].Conflict = l.Bars[i].Conflict || o.Conflict
+		}
+		for _, p := range conflictPairs(l.Bars, o.Bars) {
+			l.Bars[p[0]].Conflict, l.Bars[p[1]].Conflict = true, true
 		}
 	}
 	for i, b := range l.Bars {
@@ -359,25 +367,45 @@ func layLane(g laneSources, from, until corpus.Date, selected map[[2]string]bool
 	return l
 }
 
+// conflictPairs returns the pairs of idx (indexes in bars) that conflict:
+// neither supersedes the other, and neither is a supplement.
+func conflictPairs(bars []Bar, idx []int) [][2]int {
+	var out [][2]int
+	for x, i := range idx {
+		for _, j := range idx[x+1:] {
+			a, b := bars[i], bars[j]
+			if a.Supplement || b.Supplement || slices.Contains(a.Supersedes, b.SourceID) || slices.Contains(b.Supersedes, a.SourceID) {
+				continue
+			}
+			out = append(out, [2]int{i, j})
+		}
+	}
+	return out
+}
+
 // sweep walks the bars' whole intervals in date order and returns the
 // runs of dates on which two or more apply (overlaps) and the runs
-// between two intervals that none covers (gaps).
+// between two intervals that none covers (gaps). A supplement answers no
+// date on its own, so it covers none, as lint's coverage-gap says.
 func sweep(bars []Bar) ([]Overlap, []Span) {
 	overlaps, gaps := []Overlap{}, []Span{}
 	points := corpus.Cuts(bars)
+	first, lastStart := coverBounds(bars)
 	for k, p := range points {
 		var next corpus.Date // zero: for ever
 		if k+1 < len(points) {
 			next = points[k+1]
 		}
 		var here []int
+		covered := false
 		for i, b := range bars {
 			if b.Validity().Contains(p) {
 				here = append(here, i)
+				covered = covered || !b.Supplement
 			}
 		}
 		switch {
-		case len(here) == 0 && !next.IsZero():
+		case !covered && !next.IsZero() && !first.IsZero() && !p.Before(first) && !lastStart.Before(next):
 			if n := len(gaps); n > 0 && gaps[n-1].Until == p {
 				gaps[n-1].Until = next
 			} else {
@@ -388,19 +416,36 @@ func sweep(bars []Bar) ([]Overlap, []Span) {
 				overlaps[n-1].Until = next
 				continue
 			}
-			o := Overlap{From: p, Until: next, Bars: here}
-			for x := range here {
-				for _, y := range here[x+1:] {
-					a, b := bars[here[x]], bars[y]
-					if !slices.Contains(a.Supersedes, b.SourceID) && !slices.Contains(b.Supersedes, a.SourceID) {
-						o.Conflict = true
-					}
+			o := Overlap{From: p, Until: next, Bars: here, Conflict: len(conflictPairs(bars, here)) > 0}
+			regular := 0
+			for _, i := range here {
+				if !bars[i].Supplement {
+					regular++
 				}
 			}
+			o.Supplement = regular <= 1
 			overlaps = append(overlaps, o)
 		}
 	}
 	return overlaps, gaps
+}
+
+// coverBounds returns the first date a bar other than a supplement
+// applies on and the last date one begins on (zero when there is none): a
+// run of dates no such bar covers is a gap only between the two.
+func coverBounds(bars []Bar) (first, lastStart corpus.Date) {
+	for _, b := range bars {
+		if b.Supplement {
+			continue
+		}
+		if first.IsZero() || b.ValidFrom.Before(first) {
+			first = b.ValidFrom
+		}
+		if lastStart.Before(b.ValidFrom) {
+			lastStart = b.ValidFrom
+		}
+	}
+	return first, lastStart
 }
 
 // Validity is the bar's source's interval as written, [ValidFrom,

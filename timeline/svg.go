@@ -3,9 +3,11 @@ package timeline
 import (
 	"bytes"
 	"fmt"
+	"html/template"
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // SVG sizes, in pixels.
@@ -25,20 +27,121 @@ const (
 	svgLanePad = 12
 	svgLegendH = 40
 	svgCharW   = 6.6 // an estimate of one column of 11 px sans-serif
+	svgNameW   = 7.2 // one column of a lane's name, 12 px bold
+	svgNameH   = 14  // one line of a lane's name
 )
 
 // Colours, chosen to stay apart for colour-blind readers (Tableau 10).
 const (
-	colBar      = "#4e79a7"
-	colSelected = "#f28e2b"
-	colConflict = "#d62728"
-	colOverlap  = "#edc948"
-	colGap      = "#9d9d9d"
-	colToday    = "#2ca02c"
-	colLink     = "#3b3b3b"
-	colGrid     = "#dddddd"
-	colLaneBG   = "#f5f5f5"
+	colBar        = "#4e79a7"
+	colSelected   = "#f28e2b"
+	colConflict   = "#d62728"
+	colOverlap    = "#edc948"
+	colSupplement = "#76b7b2"
+	colGap        = "#9d9d9d"
+	colToday      = "#2ca02c"
+	colLink       = "#3b3b3b"
+	colGrid       = "#dddddd"
+	colLaneBG     = "#f5f5f5"
 )
+
+// Swatches of the legends (the SVG's and the HTML page's): constant
+// markup, never data.
+const (
+	swatchBar        template.HTML = `<rect width="18" height="12" rx="2" fill="` + colBar + `"/>`
+	swatchOpen       template.HTML = `<rect width="12" height="12" fill="` + colBar + `"/><path d="M12,0 L18,6 L12,12 z" fill="` + colBar + `"/>`
+	swatchCut        template.HTML = `<path d="M2,0 L8,6 L2,12" fill="none" stroke="` + colBar + `" stroke-width="2"/>`
+	swatchConflict   template.HTML = `<rect width="18" height="12" fill="` + colConflict + `" fill-opacity="0.3"/><rect x="2" y="2" width="14" height="8" fill="none" stroke="` + colConflict + `" stroke-width="2"/>`
+	swatchOverlap    template.HTML = `<rect width="18" height="12" fill="` + colOverlap + `" fill-opacity="0.3"/>`
+	swatchSupplement template.HTML = `<rect width="18" height="12" rx="2" fill="` + colSupplement + `" stroke="#000000" stroke-width="1" stroke-dasharray="3 2"/>`
+	swatchGap        template.HTML = `<rect width="18" height="12" fill="url(#ka2-gap)"/>`
+	swatchGapPlain   template.HTML = `<rect width="18" height="12" fill="#ffffff" stroke="` + colGap + `" stroke-dasharray="3 2"/>`
+	swatchLink       template.HTML = `<path d="M1,10 C1,1 17,1 17,10" fill="none" stroke="` + colLink + `" stroke-width="1.2" marker-end="url(#ka2-arrow)"/>`
+	swatchLinkPlain  template.HTML = `<path d="M1,10 C1,1 17,1 17,10" fill="none" stroke="` + colLink + `" stroke-width="1.2"/>`
+	swatchToday      template.HTML = `<line x1="9" y1="0" x2="9" y2="12" stroke="` + colToday + `" stroke-width="2" stroke-dasharray="5 3"/>`
+	swatchSelected   template.HTML = `<rect width="18" height="12" rx="2" fill="` + colSelected + `" stroke="#000000" stroke-width="2"/>`
+)
+
+// svgTemplate draws an svgData. Every value is escaped by html/template
+// for where it lands (text, attribute); the markup is only the template's.
+var svgTemplate = template.Must(template.New("svg").Parse(`{{define "svg" -}}
+<svg xmlns="http://www.w3.org/2000/svg" width="{{.Width}}" height="{{.Height}}" viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-labelledby="ka2-tl-title ka2-tl-desc" font-family="sans-serif" font-size="12">
+<title id="ka2-tl-title">{{.Title}}</title>
+<desc id="ka2-tl-desc">{{.Lanes | len}} lanes (subject and language), {{.Sources}} source bars, {{.Conflicts}} conflicts, {{.Gaps}} gaps. Bars run over [valid_from, valid_until): the end date is the first day a source no longer applies.</desc>
+<defs><pattern id="ka2-gap" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#ffffff"/><line x1="0" y1="0" x2="0" y2="6" stroke="{{.ColGap}}" stroke-width="3"/></pattern><marker id="ka2-arrow" viewBox="0 0 6 6" refX="5" refY="3" markerWidth="6" markerHeight="6" orient="auto"><path d="M0,0 L6,3 L0,6 z" fill="{{.ColLink}}"/></marker></defs>
+<rect width="100%" height="100%" fill="#ffffff"/>
+<text x="8" y="20" font-size="14" font-weight="bold">{{.Title}}</text>
+<g class="axis">
+{{range .Ticks}}<line x1="{{.X}}" y1="{{.Y1}}" x2="{{.X}}" y2="{{.Y2}}" stroke="{{.Stroke}}"/>
+{{if .Label}}<text x="{{.LabelX}}" y="{{.LabelY}}">{{.Label}}</text>
+{{end}}{{end}}</g>
+{{range .Lanes}}<g class="lane" data-subject="{{.Subject}}" data-lang="{{.Lang}}">
+{{if .Shade}}<rect x="0" y="{{.Y}}" width="{{.Width}}" height="{{.H}}" fill="{{.Fill}}" fill-opacity="0.6"/>
+{{end}}<text x="8" y="{{.NameY}}" font-weight="bold"><title>{{.Name}}</title>{{range .NameLines}}<tspan x="8" y="{{.Y}}">{{.Text}}</tspan>{{end}}</text>
+{{range .Gaps}}<rect class="gap" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}" fill="url(#ka2-gap)" fill-opacity="0.7"><title>{{.Title}}</title></rect>
+{{end}}{{range .Overlaps}}<rect class="{{.Class}}" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}" fill="{{.Fill}}" fill-opacity="0.3"><title>{{.Title}}</title></rect>
+{{end}}{{range .Bars}}<g class="{{.Class}}" data-source="{{.Source}}" data-lang="{{.Lang}}"><title>{{.Tip}}</title><rect x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}" rx="2" fill="{{.Fill}}" stroke="{{.Stroke}}" stroke-width="{{.StrokeW}}"{{if .Dash}} stroke-dasharray="{{.Dash}}"{{end}}/>{{range .Marks}}<path d="{{.D}}" fill="{{.Fill}}"{{if .Stroke}} stroke="{{.Stroke}}" stroke-width="2"{{end}}/>{{end}}{{if .Label}}<text x="{{.LabelX}}" y="{{.LabelY}}" font-size="11" fill="{{.TextFill}}">{{.Label}}</text>{{end}}</g>
+{{end}}{{range .Links}}<path class="link" d="{{.D}}" fill="none" stroke="{{.Stroke}}" stroke-width="1.2" marker-end="url(#ka2-arrow)"><title>{{.Title}}</title></path>
+{{end}}</g>
+{{end}}{{with .Empty}}<text x="{{.X}}" y="{{.Y}}">no source to show</text>
+{{end}}{{with .Today}}<g class="today"><title>{{.Title}}</title><line x1="{{.X}}" y1="{{.Y1}}" x2="{{.X}}" y2="{{.Y2}}" stroke="{{.Stroke}}" stroke-width="2" stroke-dasharray="5 3"/><text x="{{.X}}" y="{{.TextY}}" fill="{{.Stroke}}" text-anchor="middle" font-weight="bold">today</text></g>
+{{end}}<g class="legend" transform="translate(8,{{.LegendY}})">{{range .Legend}}<g transform="translate({{.X}},0)">{{.Swatch}}<text x="24" y="10" font-size="11">{{.Label}}</text></g>{{end}}</g>
+</svg>
+{{end}}`))
+
+// svgData is what svgTemplate draws; coordinates are formatted by num.
+type svgData struct {
+	Width, Height            int
+	Title                    string
+	Sources, Conflicts, Gaps int
+	ColGap, ColLink          string
+	Ticks                    []svgTick
+	Lanes                    []svgLane
+	Empty                    *svgPoint
+	Today                    *svgToday
+	LegendY                  string
+	Legend                   []svgLegendItem
+}
+
+type svgTick struct {
+	X, Y1, Y2, Stroke, LabelX, LabelY, Label string
+}
+
+type svgLane struct {
+	Subject, Lang, Name string
+	Shade               bool
+	Y, H, Fill, NameY   string
+	Width               int
+	NameLines           []svgText
+	Gaps, Overlaps      []svgRect
+	Bars                []svgBar
+	Links               []svgLink
+}
+
+type svgText struct{ Y, Text string }
+
+type svgRect struct{ Class, X, Y, W, H, Fill, Title string }
+
+type svgBar struct {
+	Class, Source, Lang, Tip                string
+	X, Y, W, H, Fill, Stroke, StrokeW, Dash string
+	Marks                                   []svgPath
+	Label, LabelX, LabelY, TextFill         string
+}
+
+type svgPath struct{ D, Fill, Stroke string }
+
+type svgLink struct{ D, Stroke, Title string }
+
+type svgPoint struct{ X, Y string }
+
+type svgToday struct{ Title, X, Y1, Y2, TextY, Stroke string }
+
+type svgLegendItem struct {
+	X      string
+	Swatch template.HTML
+	Label  string
+}
 
 // WriteSVG draws m as a standalone SVG document width pixels wide
 // (clamped to MinSVGWidth..MaxSVGWidth). The same model and width always
@@ -48,86 +151,84 @@ const (
 func (m *Model) WriteSVG(w io.Writer, width int) error {
 	var b bytes.Buffer
 	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
-	m.svg(&b, width)
-	_, err := w.Write(b.Bytes())
+	if err := svgTemplate.ExecuteTemplate(&b, "svg", m.svgData(width)); err != nil {
+		return err
+	}
+	_, err := w.Write(xmlSafe(b.Bytes()))
 	return err
 }
 
-// svg writes the <svg> element.
-func (m *Model) svg(b *bytes.Buffer, width int) {
+// svgData lays the model out in pixels.
+func (m *Model) svgData(width int) *svgData {
 	width = min(max(width, MinSVGWidth), MaxSVGWidth)
 	x0 := float64(svgLabelW)
 	x1 := float64(width - svgRight)
 	at := func(f float64) float64 { return x0 + f*(x1-x0) }
 
+	// A lane's name wraps in its column (after a '/' where it can),
+	// never cut: two lanes must not read alike.
+	nameW := float64(svgLabelW - 16)
+	nameCols := int(nameW / svgNameW)
+	names := make([][]string, len(m.Lanes))
 	height := svgTop + svgLegendH
 	for i := range m.Lanes {
-		height += laneHeight(&m.Lanes[i])
+		names[i] = wrap(m.Lanes[i].Name(), nameCols, nameCols, true)
+		height += laneHeight(&m.Lanes[i], len(names[i]))
 	}
 	if len(m.Lanes) == 0 {
 		height += 2 * svgRowH
 	}
-	conflicts, gaps, sources := 0, 0, 0
+	d := &svgData{Width: width, Height: height, ColGap: colGap, ColLink: colLink}
 	for i := range m.Lanes {
-		sources += len(m.Lanes[i].Bars)
-		gaps += len(m.Lanes[i].Gaps)
+		d.Sources += len(m.Lanes[i].Bars)
+		d.Gaps += len(m.Lanes[i].Gaps)
 		for _, o := range m.Lanes[i].Overlaps {
 			if o.Conflict {
-				conflicts++
+				d.Conflicts++
 			}
 		}
 	}
-	title := fmt.Sprintf("Validity timeline %s to %s", m.From, m.Until)
+	d.Title = "Validity timeline " + interval(m.From, m.Until)
 	if !m.Today.IsZero() {
-		title += ", today " + m.Today.String()
+		d.Title += ", today " + m.Today.String()
 	}
-	fmt.Fprintf(b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-labelledby="ka2-tl-title ka2-tl-desc" font-family="sans-serif" font-size="12">`+"\n",
-		width, height, width, height)
-	fmt.Fprintf(b, `<title id="ka2-tl-title">%s</title>`+"\n", xesc(title))
-	fmt.Fprintf(b, `<desc id="ka2-tl-desc">%d lanes (subject and language), %d source bars, %d conflicts, %d gaps. Bars run over [valid_from, valid_until): the end date is the first day a source no longer applies.</desc>`+"\n",
-		len(m.Lanes), sources, conflicts, gaps)
-	b.WriteString(`<defs>` +
-		`<pattern id="ka2-gap" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#ffffff"/><line x1="0" y1="0" x2="0" y2="6" stroke="` + colGap + `" stroke-width="3"/></pattern>` +
-		`<marker id="ka2-arrow" viewBox="0 0 6 6" refX="5" refY="3" markerWidth="6" markerHeight="6" orient="auto"><path d="M0,0 L6,3 L0,6 z" fill="` + colLink + `"/></marker>` +
-		"</defs>\n")
-	b.WriteString(`<rect width="100%" height="100%" fill="#ffffff"/>` + "\n")
-	fmt.Fprintf(b, `<text x="8" y="20" font-size="14" font-weight="bold">%s</text>`+"\n", xesc(title))
 
 	// Axis: a grid line and a label per tick; labels that would run into
 	// the previous one are left out (the grid line stays).
 	bottom := float64(height - svgLegendH)
-	b.WriteString(`<g class="axis">` + "\n")
 	next := 0.0
 	for _, t := range m.Ticks(int((x1 - x0) / 60)) {
 		tx := at(m.Pos(t.Date))
-		fmt.Fprintf(b, `<line x1="%s" y1="%d" x2="%s" y2="%s" stroke="%s"/>`+"\n", num(tx), svgTop-12, num(tx), num(bottom), colGrid)
+		tk := svgTick{X: num(tx), Y1: strconv.Itoa(svgTop - 12), Y2: num(bottom), Stroke: colGrid}
 		if tx >= next {
-			fmt.Fprintf(b, `<text x="%s" y="%d">%s</text>`+"\n", num(tx+3), svgTop-16, xesc(t.Label))
+			tk.Label, tk.LabelX, tk.LabelY = t.Label, num(tx+3), strconv.Itoa(svgTop-16)
 			next = tx + 3 + float64(len(t.Label))*7 + 8
 		}
+		d.Ticks = append(d.Ticks, tk)
 	}
-	b.WriteString("</g>\n")
 
 	y := float64(svgTop)
 	for li := range m.Lanes {
 		l := &m.Lanes[li]
-		h := float64(laneHeight(l))
-		fmt.Fprintf(b, `<g class="lane" data-subject="%s" data-lang="%s">`+"\n", xesc(l.Subject), xesc(l.Lang))
-		if li%2 == 0 {
-			fmt.Fprintf(b, `<rect x="0" y="%s" width="%d" height="%s" fill="%s" fill-opacity="0.6"/>`+"\n", num(y), width, num(h), colLaneBG)
+		h := float64(laneHeight(l, len(names[li])))
+		sl := svgLane{Subject: l.Subject, Lang: l.Lang, Name: l.Name(), Shade: li%2 == 0, Y: num(y), H: num(h), Fill: colLaneBG, Width: width,
+			NameY: num(y + svgLanePad + 13)}
+		for k, line := range names[li] {
+			sl.NameLines = append(sl.NameLines, svgText{Y: num(y + svgLanePad + 13 + float64(k*svgNameH)), Text: line})
 		}
-		fmt.Fprintf(b, `<text x="8" y="%s" font-weight="bold"><title>%s</title>%s</text>`+"\n",
-			num(y+svgLanePad+13), xesc(l.Name()), xesc(fitPx(l.Name(), svgLabelW-16, 7.2)))
 		// Gaps and overlaps shade the whole lane height under the bars.
 		for _, g := range l.Gaps {
 			if !g.From.Before(m.Until) || !m.From.Before(g.Until) {
 				continue
 			}
 			gx0, gx1 := at(m.Pos(g.From)), at(m.Pos(g.Until))
-			fmt.Fprintf(b, `<rect class="gap" x="%s" y="%s" width="%s" height="%s" fill="url(#ka2-gap)" fill-opacity="0.7"><title>gap %s: no source applies</title></rect>`+"\n",
-				num(gx0), num(y+2), num(max(gx1-gx0, 2)), num(h-4), xesc(g.Interval()))
+			sl.Gaps = append(sl.Gaps, svgRect{X: num(gx0), Y: num(y + 2), W: num(max(gx1-gx0, 2)), H: num(h - 4),
+				Title: "gap " + g.Interval() + ": no source applies"})
 		}
 		for _, o := range l.Overlaps {
+			if o.Supplement && !o.Conflict {
+				continue // by design: the supplement's bar says so
+			}
 			if !o.From.Before(m.Until) || (!o.Until.IsZero() && !m.From.Before(o.Until)) {
 				continue
 			}
@@ -139,69 +240,11 @@ func (m *Model) svg(b *bytes.Buffer, width int) {
 			if o.Conflict {
 				class, col, what = "overlap conflict", colConflict, "conflict"
 			}
-			fmt.Fprintf(b, `<rect class="%s" x="%s" y="%s" width="%s" height="%s" fill="%s" fill-opacity="0.3"><title>%s %s: %s all apply</title></rect>`+"\n",
-				class, num(ox0), num(y+2), num(max(ox1-ox0, 2)), num(h-4), col, what, xesc(o.Interval()), xesc(strings.Join(rawIDs(l, o.Bars), ", ")))
+			sl.Overlaps = append(sl.Overlaps, svgRect{Class: class, X: num(ox0), Y: num(y + 2), W: num(max(ox1-ox0, 2)), H: num(h - 4), Fill: col,
+				Title: what + " " + o.Interval() + ": " + strings.Join(rawIDs(l, o.Bars), ", ") + " all apply"})
 		}
 		for _, bar := range l.Bars {
-			bx0, bx1 := at(m.Pos(bar.Start)), at(m.Pos(bar.End))
-			if bar.End == m.Until {
-				bx1 = x1
-			}
-			bw := max(bx1-bx0, 1)
-			by := y + svgLanePad + float64(bar.Row*svgRowH)
-			class := "bar"
-			fill, stroke, sw := colBar, "#ffffff", "1"
-			if bar.Conflict {
-				class += " conflict"
-				stroke, sw = colConflict, "2"
-			}
-			if bar.Open {
-				class += " open"
-			}
-			if bar.Selected {
-				class += " selected"
-				fill, stroke, sw = colSelected, "#000000", "2"
-			}
-			fmt.Fprintf(b, `<g class="%s" data-source="%s" data-lang="%s">`, class, xesc(bar.SourceID), xesc(bar.Lang))
-			tip := fmt.Sprintf("%s %s", bar.SourceID, bar.Version)
-			if bar.Lang != "" {
-				tip += " (" + bar.Lang + ")"
-			}
-			tip += ": " + bar.Interval()
-			if bar.Unit != "" {
-				tip += "; unit " + bar.Unit
-			}
-			if len(bar.Supersedes) > 0 {
-				tip += "; supersedes " + strings.Join(bar.Supersedes, ", ")
-			}
-			if bar.Conflict {
-				tip += "; in conflict"
-			}
-			if bar.Selected {
-				tip += "; selected"
-			}
-			tip += "; " + bar.Path
-			fmt.Fprintf(b, `<title>%s</title>`, xesc(tip))
-			fmt.Fprintf(b, `<rect x="%s" y="%s" width="%s" height="%d" rx="2" fill="%s" stroke="%s" stroke-width="%s"/>`,
-				num(bx0), num(by), num(bw), svgBarH, fill, stroke, sw)
-			mid := by + svgBarH/2
-			if bar.Open {
-				fmt.Fprintf(b, `<path d="M%s,%s L%s,%s L%s,%s z" fill="%s"/>`, num(x1), num(by), num(x1+10), num(mid), num(x1), num(by+svgBarH), fill)
-			}
-			if bar.ClippedEnd {
-				fmt.Fprintf(b, `<path d="M%s,%s L%s,%s L%s,%s" fill="none" stroke="%s" stroke-width="2"/>`, num(x1+2), num(by), num(x1+8), num(mid), num(x1+2), num(by+svgBarH), fill)
-			}
-			if bar.ClippedStart {
-				fmt.Fprintf(b, `<path d="M%s,%s L%s,%s L%s,%s" fill="none" stroke="%s" stroke-width="2"/>`, num(x0-2), num(by), num(x0-8), num(mid), num(x0-2), num(by+svgBarH), fill)
-			}
-			if label := fitPx(bar.Label(), bw-8, svgCharW); label != "" {
-				textFill := "#ffffff"
-				if bar.Selected {
-					textFill = "#000000"
-				}
-				fmt.Fprintf(b, `<text x="%s" y="%s" font-size="11" fill="%s">%s</text>`, num(bx0+4), num(by+13), textFill, xesc(label))
-			}
-			b.WriteString("</g>\n")
+			sl.Bars = append(sl.Bars, svgBarOf(bar, m, at, x0, x1, y))
 		}
 		for _, k := range l.Links {
 			from, to := l.Bars[k.From], l.Bars[k.To]
@@ -219,47 +262,109 @@ func (m *Model) svg(b *bytes.Buffer, width int) {
 			ay := y + svgLanePad + float64(to.Row*svgRowH)
 			by := y + svgLanePad + float64(from.Row*svgRowH)
 			lift := 13.0
-			fmt.Fprintf(b, `<path class="link" d="M%s,%s C%s,%s %s,%s %s,%s" fill="none" stroke="%s" stroke-width="1.2" marker-end="url(#ka2-arrow)"><title>%s supersedes %s</title></path>`+"\n",
-				num(ax), num(ay), num(ax), num(ay-lift), num(bx), num(by-lift), num(bx), num(by), colLink, xesc(from.SourceID), xesc(to.SourceID))
+			sl.Links = append(sl.Links, svgLink{Stroke: colLink, Title: from.SourceID + " supersedes " + to.SourceID,
+				D: fmt.Sprintf("M%s,%s C%s,%s %s,%s %s,%s", num(ax), num(ay), num(ax), num(ay-lift), num(bx), num(by-lift), num(bx), num(by))})
 		}
-		b.WriteString("</g>\n")
+		d.Lanes = append(d.Lanes, sl)
 		y += h
 	}
 	if len(m.Lanes) == 0 {
-		fmt.Fprintf(b, `<text x="%s" y="%s">no source to show</text>`+"\n", num(x0), num(y+svgRowH))
+		d.Empty = &svgPoint{X: num(x0), Y: num(y + svgRowH)}
 	}
 	if !m.Today.IsZero() && !m.Today.Before(m.From) && m.Today.Before(m.Until) {
 		tx := at(m.Pos(m.Today))
-		fmt.Fprintf(b, `<g class="today"><title>today %s</title><line x1="%s" y1="%d" x2="%s" y2="%s" stroke="%s" stroke-width="2" stroke-dasharray="5 3"/>`+
-			`<text x="%s" y="%d" fill="%s" text-anchor="middle" font-weight="bold">today</text></g>`+"\n",
-			m.Today, num(tx), svgTop-10, num(tx), num(bottom), colToday, num(tx), svgTop-2, colToday)
+		d.Today = &svgToday{Title: "today " + m.Today.String(), X: num(tx), Y1: strconv.Itoa(svgTop - 10), Y2: num(bottom),
+			TextY: strconv.Itoa(svgTop - 2), Stroke: colToday}
 	}
-	m.svgLegend(b, bottom+14)
-	b.WriteString("</svg>\n")
-}
-
-// svgLegend draws the key of colours and marks in one line at y.
-func (m *Model) svgLegend(b *bytes.Buffer, y float64) {
-	items := []struct{ swatch, label string }{
-		{`<rect width="18" height="12" rx="2" fill="` + colBar + `"/>`, "source [valid_from, valid_until)"},
-		{`<rect width="12" height="12" fill="` + colBar + `"/><path d="M12,0 L18,6 L12,12 z" fill="` + colBar + `"/>`, "open-ended"},
-		{`<rect width="18" height="12" fill="` + colConflict + `" fill-opacity="0.3"/><rect x="2" y="2" width="14" height="8" fill="none" stroke="` + colConflict + `" stroke-width="2"/>`, "conflict"},
-		{`<rect width="18" height="12" fill="` + colOverlap + `" fill-opacity="0.3"/>`, "overlap, supersedes"},
-		{`<rect width="18" height="12" fill="url(#ka2-gap)"/>`, "gap"},
-		{`<path d="M1,10 C1,1 17,1 17,10" fill="none" stroke="` + colLink + `" stroke-width="1.2" marker-end="url(#ka2-arrow)"/>`, "supersedes"},
-		{`<line x1="9" y1="0" x2="9" y2="12" stroke="` + colToday + `" stroke-width="2" stroke-dasharray="5 3"/>`, "today"},
-		{`<rect width="18" height="12" rx="2" fill="` + colSelected + `" stroke="#000000" stroke-width="2"/>`, "selected"},
-	}
-	fmt.Fprintf(b, `<g class="legend" transform="translate(8,%s)">`, num(y))
+	d.LegendY = num(bottom + 14)
 	x := 0.0
-	for _, it := range items {
-		fmt.Fprintf(b, `<g transform="translate(%s,0)">%s<text x="24" y="10" font-size="11">%s</text></g>`, num(x), it.swatch, xesc(it.label))
+	for _, it := range []struct {
+		swatch template.HTML
+		label  string
+	}{
+		{swatchBar, "source [valid_from, valid_until)"},
+		{swatchOpen, "open-ended"},
+		{swatchConflict, "conflict"},
+		{swatchOverlap, "overlap, supersedes"},
+		{swatchSupplement, "supplement"},
+		{swatchGap, "gap"},
+		{swatchLink, "supersedes"},
+		{swatchToday, "today"},
+		{swatchSelected, "selected"},
+	} {
+		d.Legend = append(d.Legend, svgLegendItem{X: num(x), Swatch: it.swatch, Label: it.label})
 		x += 24 + float64(len(it.label))*svgCharW + 16
 	}
-	b.WriteString("</g>\n")
+	return d
 }
 
-func laneHeight(l *Lane) int { return 2*svgLanePad + l.Rows*svgRowH }
+// svgBarOf draws one bar of the lane at y.
+func svgBarOf(bar Bar, m *Model, at func(float64) float64, x0, x1, y float64) svgBar {
+	bx0, bx1 := at(m.Pos(bar.Start)), at(m.Pos(bar.End))
+	if bar.End == m.Until {
+		bx1 = x1
+	}
+	bw := max(bx1-bx0, 1)
+	by := y + svgLanePad + float64(bar.Row*svgRowH)
+	sb := svgBar{Class: "bar", Source: bar.SourceID, Lang: bar.Lang, X: num(bx0), Y: num(by), W: num(bw), H: strconv.Itoa(svgBarH),
+		Fill: colBar, Stroke: "#ffffff", StrokeW: "1", TextFill: "#ffffff"}
+	if bar.Supplement {
+		sb.Class += " supplement"
+		sb.Fill, sb.Stroke, sb.Dash, sb.TextFill = colSupplement, "#000000", "3 2", "#000000"
+	}
+	if bar.Conflict {
+		sb.Class += " conflict"
+		sb.Stroke, sb.StrokeW = colConflict, "2"
+	}
+	if bar.Open {
+		sb.Class += " open"
+	}
+	if bar.Selected {
+		sb.Class += " selected"
+		sb.Fill, sb.Stroke, sb.StrokeW, sb.TextFill = colSelected, "#000000", "2", "#000000"
+	}
+	tip := bar.SourceID + " " + bar.Version
+	if bar.Lang != "" {
+		tip += " (" + bar.Lang + ")"
+	}
+	tip += ": " + bar.Interval()
+	if bar.Unit != "" {
+		tip += "; unit " + bar.Unit
+	}
+	if len(bar.Supersedes) > 0 {
+		tip += "; supersedes " + strings.Join(bar.Supersedes, ", ")
+	}
+	if bar.Supplement {
+		tip += "; supplement: applies beside the others by design"
+	}
+	if bar.Conflict {
+		tip += "; in conflict"
+	}
+	if bar.Selected {
+		tip += "; selected"
+	}
+	sb.Tip = tip + "; " + bar.Path
+	mid := by + svgBarH/2
+	if bar.Open {
+		sb.Marks = append(sb.Marks, svgPath{Fill: sb.Fill, D: fmt.Sprintf("M%s,%s L%s,%s L%s,%s z", num(x1), num(by), num(x1+10), num(mid), num(x1), num(by+svgBarH))})
+	}
+	if bar.ClippedEnd {
+		sb.Marks = append(sb.Marks, svgPath{Fill: "none", Stroke: sb.Fill, D: fmt.Sprintf("M%s,%s L%s,%s L%s,%s", num(x1+2), num(by), num(x1+8), num(mid), num(x1+2), num(by+svgBarH))})
+	}
+	if bar.ClippedStart {
+		sb.Marks = append(sb.Marks, svgPath{Fill: "none", Stroke: sb.Fill, D: fmt.Sprintf("M%s,%s L%s,%s L%s,%s", num(x0-2), num(by), num(x0-8), num(mid), num(x0-2), num(by+svgBarH))})
+	}
+	if label := fitPx(bar.Label(), bw-8, svgCharW); label != "" {
+		sb.Label, sb.LabelX, sb.LabelY = label, num(bx0+4), num(by+13)
+	}
+	return sb
+}
+
+// laneHeight is the height of a lane whose name takes nameLines lines:
+// its rows of bars, or its name when that is taller.
+func laneHeight(l *Lane, nameLines int) int {
+	return max(2*svgLanePad+l.Rows*svgRowH, 2*svgLanePad+4+nameLines*svgNameH)
+}
 
 func rawIDs(l *Lane, idx []int) []string {
 	out := make([]string, len(idx))
@@ -284,27 +389,34 @@ func num(f float64) string {
 	return strings.TrimSuffix(strconv.FormatFloat(f, 'f', 1, 64), ".0")
 }
 
-// xesc escapes s for XML and HTML text and attributes; characters XML 1.0
-// cannot hold become U+FFFD.
-func xesc(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '&':
-			b.WriteString("&amp;")
-		case r == '<':
-			b.WriteString("&lt;")
-		case r == '>':
-			b.WriteString("&gt;")
-		case r == '"':
-			b.WriteString("&#34;")
-		case r == '\'':
-			b.WriteString("&#39;")
-		case r == '\t', r == '\n', r == '\r', 0x20 <= r && r <= 0xD7FF, 0xE000 <= r && r <= 0xFFFD, 0x10000 <= r && r <= 0x10FFFF:
-			b.WriteRune(r)
-		default:
-			b.WriteRune('\uFFFD')
-		}
+// xmlSafe replaces what XML 1.0 cannot hold (invalid UTF-8, control
+// characters other than tab and newlines, U+FFFE and U+FFFF) with U+FFFD.
+// html/template escapes markup but passes such characters through; the
+// templates hold none, so only data can bring them.
+func xmlSafe(b []byte) []byte {
+	ok := func(r rune) bool {
+		return r == '\t' || r == '\n' || r == '\r' || 0x20 <= r && r <= 0xD7FF || 0xE000 <= r && r <= 0xFFFD || 0x10000 <= r && r <= 0x10FFFF
 	}
-	return b.String()
+	clean := true
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if (r == utf8.RuneError && n <= 1) || !ok(r) {
+			clean = false
+			break
+		}
+		i += n
+	}
+	if clean {
+		return b
+	}
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if (r == utf8.RuneError && n <= 1) || !ok(r) {
+			r = '\uFFFD'
+		}
+		out = utf8.AppendRune(out, r)
+		i += n
+	}
+	return out
 }

@@ -18,23 +18,29 @@ const MinTextWidth = 40
 
 // Text symbols. A bar is drawn as "[label━━━)": "[" its first day, ")"
 // the first day it no longer applies (half-open), "▶" an open-ended bar
-// that runs to the right edge, "◀" and "›" a bar cut by the axis. The mark
-// row under a lane shades conflicts, overlaps of a supersedes pair and
-// gaps, and puts today's column on it.
+// that runs to the right edge, "◀" and "›" a bar cut by the axis; a
+// supplement's bar is drawn with "═". The mark row under a lane shades
+// conflicts, overlaps of a supersedes pair and gaps, and puts today's
+// column on it; a supplement's overlap is no problem and is not shaded.
 const (
-	symConflict = '▓'
-	symOverlap  = '▒'
-	symGap      = '░'
-	symToday    = '│'
+	symConflict   = '▓'
+	symOverlap    = '▒'
+	symGap        = '░'
+	symToday      = '│'
+	symBar        = "━"
+	symSupplement = "═"
 )
 
 // textLegend explains the symbols, printed last.
 var textLegend = []string{"[ first day", ") first day no longer valid", "▶ open-ended", "◀ › cut by the axis",
-	"▓ conflict", "▒ overlap of a supersedes pair", "░ gap", "│ today (▼ on the axis)"}
+	"▓ conflict", "▒ overlap of a supersedes pair", "░ gap", "═ supplement: applies beside the others", "│ today (▼ on the axis)"}
 
 // WriteText draws m for a terminal, width columns wide (at least
 // MinTextWidth): the axis, then per lane its bars, a row of marks, and a
-// list of its sources, overlaps and gaps with their exact dates.
+// list of its sources, overlaps and gaps with their exact dates. Every
+// line fits the width: a lane's name that does not fit its column wraps
+// (after a '/' where it can) instead of being cut, so that two lanes
+// never read alike, and the lists wrap.
 func (m *Model) WriteText(w io.Writer, width int) error {
 	width = max(width, MinTextWidth)
 	labelW := 8
@@ -45,14 +51,15 @@ func (m *Model) WriteText(w io.Writer, width int) error {
 	plotW := width - labelW
 
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "ka2 timeline %s to %s (exclusive)", m.From, m.Until)
+	head := "ka2 timeline " + interval(m.From, m.Until)
 	if !m.Today.IsZero() {
-		fmt.Fprintf(&b, "; today %s", m.Today)
+		head += "; today " + m.Today.String()
 	}
 	if m.Lang != "" {
-		fmt.Fprintf(&b, "; lang %s and sources without one", m.Lang)
+		head += "; lang " + textsafe.Escape(m.Lang) + " and sources without one"
 	}
-	b.WriteString("\n\n")
+	writeWrapped(&b, head, width, "", "    ")
+	b.WriteString("\n")
 
 	at := func(f float64) int { return min(plotW-1, int(math.Floor(f*float64(plotW)))) }
 
@@ -67,7 +74,7 @@ func (m *Model) WriteText(w io.Writer, width int) error {
 	for _, t := range ticks {
 		c := at(m.Pos(t.Date))
 		rule[c] = "┼"
-		if c >= next {
+		if c >= next && c+cells(t.Label) <= plotW { // a cut label would name another date
 			next = labels.put(c, t.Label) + 1
 		}
 	}
@@ -82,8 +89,8 @@ func (m *Model) WriteText(w io.Writer, width int) error {
 
 	for li := range m.Lanes {
 		l := &m.Lanes[li]
-		name := fit(textsafe.Escape(l.Name()), labelW-1)
-		rows := make([]row, l.Rows)
+		names := wrap(textsafe.Escape(l.Name()), labelW-1, labelW-1, true)
+		rows := make([]row, max(l.Rows, len(names)))
 		for r := range rows {
 			rows[r] = newRow(plotW)
 		}
@@ -95,8 +102,12 @@ func (m *Model) WriteText(w io.Writer, width int) error {
 			}
 			c1 = max(c1, c0+1)
 			r := rows[bar.Row]
+			line := symBar
+			if bar.Supplement {
+				line = symSupplement
+			}
 			for c := c0; c < c1; c++ {
-				r[c] = "━"
+				r[c] = line
 			}
 			first, last := "[", ")"
 			if bar.ClippedStart {
@@ -112,14 +123,20 @@ func (m *Model) WriteText(w io.Writer, width int) error {
 			if c1-c0 >= 2 {
 				r[c1-1] = last
 			}
-			if c1-c0 >= 4 {
-				r.put(c0+1, fit(textsafe.Escape(bar.Label()), c1-c0-2))
+			// A supplement's label starts after one "═", so that its
+			// style shows however short the bar.
+			lead := 1
+			if bar.Supplement {
+				lead = 2
+			}
+			if c1-c0 >= 3+lead {
+				r.put(c0+lead, fit(textsafe.Escape(bar.Label()), c1-c0-1-lead))
 			}
 		}
 		for r, cellsRow := range rows {
 			lead := pad
-			if r == 0 {
-				lead = name + strings.Repeat(" ", labelW-cells(name))
+			if r < len(names) {
+				lead = names[r] + strings.Repeat(" ", labelW-cells(names[r]))
 			}
 			b.WriteString(strings.TrimRight(lead+cellsRow.String(), " ") + "\n")
 		}
@@ -139,7 +156,7 @@ func (m *Model) WriteText(w io.Writer, width int) error {
 			paint(c0, max(c1, c0+1), string(symGap))
 		}
 		for _, o := range l.Overlaps {
-			if (!o.Until.IsZero() && !m.From.Before(o.Until)) || !o.From.Before(m.Until) {
+			if o.Supplement || (!o.Until.IsZero() && !m.From.Before(o.Until)) || !o.From.Before(m.Until) {
 				continue
 			}
 			c0 := at(m.Pos(o.From))
@@ -160,28 +177,23 @@ func (m *Model) WriteText(w io.Writer, width int) error {
 		if any {
 			b.WriteString(strings.TrimRight(pad+marks.String(), " ") + "\n")
 		}
-		// The facts, with exact dates.
-		var facts bytes.Buffer
-		tw := tabwriter.NewWriter(&facts, 0, 4, 2, ' ', 0)
-		for _, bar := range l.Bars {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", textsafe.Escape(bar.SourceID), textsafe.Escape(bar.Version),
-				bar.Interval(), textsafe.Escape(bar.Unit), notes(l, bar))
-		}
-		tw.Flush()
-		for _, line := range strings.SplitAfter(facts.String(), "\n") {
-			if line != "" {
-				b.WriteString(strings.TrimRight(line, " \n") + "\n")
-			}
-		}
+		writeFacts(&b, l, width)
 		for _, o := range l.Overlaps {
 			what := string(symOverlap) + " overlap"
-			if o.Conflict {
+			switch {
+			case o.Conflict:
 				what = string(symConflict) + " conflict"
+			case o.Supplement:
+				what = symSupplement + " supplement"
 			}
-			fmt.Fprintf(&b, "  %s %s: %s\n", what, o.Interval(), strings.Join(barIDs(l, o.Bars), ", "))
+			text := fmt.Sprintf("%s %s: %s", what, o.Interval(), strings.Join(barIDs(l, o.Bars), ", "))
+			if o.Supplement && !o.Conflict {
+				text += " apply together by design"
+			}
+			writeWrapped(&b, text, width, "  ", "      ")
 		}
 		for _, g := range l.Gaps {
-			fmt.Fprintf(&b, "  %c gap %s: no source applies\n", symGap, g.Interval())
+			writeWrapped(&b, fmt.Sprintf("%c gap %s: no source applies", symGap, g.Interval()), width, "  ", "      ")
 		}
 		b.WriteByte('\n')
 	}
@@ -204,9 +216,126 @@ func (m *Model) WriteText(w io.Writer, width int) error {
 	return err
 }
 
+// writeFacts lists the lane's sources with their exact dates: a table
+// when it fits the width; else the table without its notes, each note
+// wrapped under its row; else one source after the other, each fact on
+// its own wrapped line.
+func writeFacts(b *bytes.Buffer, l *Lane, width int) {
+	table := func(withNotes bool) ([]string, bool) {
+		var facts bytes.Buffer
+		tw := tabwriter.NewWriter(&facts, 0, 4, 2, ' ', 0)
+		for _, bar := range l.Bars {
+			note := ""
+			if withNotes {
+				note = notes(l, bar)
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", textsafe.Escape(bar.SourceID), textsafe.Escape(bar.Version),
+				bar.Interval(), textsafe.Escape(bar.Unit), note)
+		}
+		tw.Flush()
+		lines := strings.Split(strings.TrimSuffix(facts.String(), "\n"), "\n")
+		fits := true
+		for i, line := range lines {
+			lines[i] = strings.TrimRight(line, " ")
+			fits = fits && cells(lines[i]) <= width
+		}
+		return lines, fits
+	}
+	if lines, ok := table(true); ok {
+		for _, line := range lines {
+			b.WriteString(line + "\n")
+		}
+		return
+	}
+	if lines, ok := table(false); ok {
+		for i, line := range lines {
+			b.WriteString(line + "\n")
+			if n := notes(l, l.Bars[i]); n != "" {
+				writeWrapped(b, n, width, "    ", "      ")
+			}
+		}
+		return
+	}
+	for _, bar := range l.Bars {
+		writeWrapped(b, textsafe.Escape(bar.SourceID)+" "+textsafe.Escape(bar.Version), width, "  ", "      ")
+		for _, fact := range []string{bar.Interval(), textsafe.Escape(bar.Unit), notes(l, bar)} {
+			if fact != "" {
+				writeWrapped(b, fact, width, "    ", "      ")
+			}
+		}
+	}
+}
+
+// writeWrapped writes text wrapped to width columns: the first line after
+// first, the others after cont.
+func writeWrapped(b *bytes.Buffer, text string, width int, first, cont string) {
+	for i, line := range wrap(text, width-cells(first), width-cells(cont), false) {
+		lead := cont
+		if i == 0 {
+			lead = first
+		}
+		b.WriteString(strings.TrimRight(lead+line, " ") + "\n")
+	}
+}
+
+// wrap breaks s into lines, the first at most firstW columns wide and the
+// others restW (each at least 1): at blanks, which it drops, and, with
+// slash, after each '/' of a subject. A piece wider than a line is cut
+// where the line ends, so nothing is ever left out.
+func wrap(s string, firstW, restW int, slash bool) []string {
+	firstW, restW = max(firstW, 1), max(restW, 1)
+	var lines []string
+	cur, curW := "", 0
+	limit := func() int {
+		if len(lines) == 0 {
+			return firstW
+		}
+		return restW
+	}
+	flush := func() {
+		lines = append(lines, cur)
+		cur, curW = "", 0
+	}
+	for i, word := range strings.Split(s, " ") {
+		pieces := []string{word}
+		if slash {
+			pieces = strings.SplitAfter(word, "/")
+		}
+		for k, piece := range pieces {
+			if piece == "" {
+				continue
+			}
+			sep := ""
+			if k == 0 && i > 0 && curW > 0 {
+				sep = " "
+			}
+			if w := cells(piece); curW > 0 && curW+cells(sep)+w > limit() {
+				flush()
+				sep = ""
+			}
+			cur += sep
+			curW += cells(sep)
+			for _, r := range piece {
+				if rw := runeCells(r); curW > 0 && curW+rw > limit() {
+					flush()
+				}
+				cur += string(r)
+				curW += runeCells(r)
+			}
+		}
+	}
+	if curW > 0 || len(lines) == 0 {
+		flush()
+	}
+	return lines
+}
+
 // notes says what else is known of a bar: supersedes, cut, selected.
 func notes(l *Lane, bar Bar) string {
 	var n []string
+	if bar.Supplement {
+		n = append(n, "supplement: applies beside the others")
+	}
 	if len(bar.Supersedes) > 0 {
 		n = append(n, "supersedes "+textsafe.Escape(strings.Join(bar.Supersedes, ", ")))
 	}

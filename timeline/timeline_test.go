@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/sebdah/goldie/v2"
+	"golang.org/x/text/width"
 
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/internal/diag"
@@ -84,6 +85,7 @@ func TestGoldens(t *testing.T) {
 		{name: "tangled-window", ix: load(t, tangled()), opts: timeline.Options{Subjects: []string{"meals"}, Lang: "en",
 			From: corpus.MustDate(2024, time.March, 1), Until: corpus.MustDate(2024, time.October, 1)}, width: 90},
 		{name: "generated-1000", ix: selector.NewIndex(gen), opts: timeline.Options{Today: today}, width: 120},
+		{name: "hierarchical", ix: load(t, hierarchical()), opts: timeline.Options{Today: today}, width: 60},
 	}
 	g := goldie.New(t, goldie.WithFixtureDir("testdata/golden"))
 	for _, tt := range tests {
@@ -199,9 +201,9 @@ func TestModel(t *testing.T) {
 		got = append(got, overlap{o.Interval(), ids, o.Conflict})
 	}
 	want := []overlap{
-		{"2024-05-01 to 2024-06-01 (exclusive)", []string{"meal-2024", "meal-2024b"}, false},
-		{"2024-06-01 to 2024-07-01 (exclusive)", []string{"meal-2024", "meal-2024b", "meal-promo"}, true},
-		{"2024-07-01 to 2024-08-01 (exclusive)", []string{"meal-2024b", "meal-promo"}, true},
+		{"[2024-05-01, 2024-06-01)", []string{"meal-2024", "meal-2024b"}, false},
+		{"[2024-06-01, 2024-07-01)", []string{"meal-2024", "meal-2024b", "meal-promo"}, true},
+		{"[2024-07-01, 2024-08-01)", []string{"meal-2024b", "meal-promo"}, true},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("overlaps mismatch (-want +got):\n%s", diff)
@@ -210,7 +212,7 @@ func TestModel(t *testing.T) {
 	for _, g := range l.Gaps {
 		gaps = append(gaps, g.Interval())
 	}
-	if diff := cmp.Diff([]string{"2024-12-01 to 2025-03-01 (exclusive)"}, gaps); diff != "" {
+	if diff := cmp.Diff([]string{"[2024-12-01, 2025-03-01)"}, gaps); diff != "" {
 		t.Errorf("gaps mismatch (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]timeline.Link{{From: 2, To: 1}}, l.Links); diff != "" {
@@ -290,11 +292,14 @@ func randomCorpus(data []byte) fstest.MapFS {
 			until = from.AddDays(1 + int(data[i+1])*int(data[i+2]%9+1)).String()
 		}
 		lang := []string{"", "en", "zh"}[data[i+3]%3]
-		subj := []string{"a", "b", "a, b"}[data[i+2]%3]
+		subj := []string{"a", "b", "a, b", "travel/lodging/beijing-and-the-capital-region", "a, travel/lodging/shanghai"}[int(data[i+2])%5]
 		id := "s" + strconv.Itoa(i/4)
 		extra := ""
 		if i >= 4 && data[i+3]%2 == 0 {
 			extra = "supersedes: [s" + strconv.Itoa(i/4-1) + "]\n"
+		}
+		if data[i]%7 == 3 {
+			extra += "role: supplement\n"
 		}
 		fsys[fmt.Sprintf("%d-%s.md", i/4, lang)] = source(id, "v1", subj, from.String(), until, lang, extra)
 	}
@@ -382,18 +387,29 @@ func checkModel(t *testing.T, m *timeline.Model) {
 	}
 }
 
-// checkTextWidth checks that the axis and bar lines of the text chart
-// fit the width.
+// checkTextWidth checks that every line of the text chart, the lists and
+// the legend included, fits the width.
 func checkTextWidth(t *testing.T, m *timeline.Model, text string, width int) {
 	t.Helper()
 	for _, line := range strings.Split(text, "\n") {
-		if strings.HasPrefix(line, "  ") || strings.HasPrefix(line, "ka2 timeline") {
-			continue // the facts and the heading are not drawn to width
-		}
-		if n := len([]rune(line)); n > width*2 {
-			t.Fatalf("line of %d characters in a %d-column chart: %q", n, width, line)
+		if n := cellWidth(line); n > width {
+			t.Fatalf("line of %d columns in a %d-column chart: %q", n, width, line)
 		}
 	}
+}
+
+// cellWidth is how many terminal columns s takes.
+func cellWidth(s string) int {
+	n := 0
+	for _, r := range s {
+		switch width.LookupRune(r).Kind() {
+		case width.EastAsianWide, width.EastAsianFullwidth:
+			n += 2
+		default:
+			n++
+		}
+	}
+	return n
 }
 
 // checkSVGBars checks that every bar's rectangle lies within the SVG.
@@ -424,6 +440,199 @@ func checkSVGBars(t *testing.T, data []byte) {
 			if b.Rect.X < 0 || b.Rect.Width <= 0 || b.Rect.X+b.Rect.Width > doc.Width {
 				t.Fatalf("bar rect x=%v width=%v outside 0..%v", b.Rect.X, b.Rect.Width, doc.Width)
 			}
+		}
+	}
+}
+
+// hierarchical has long subjects of several segments, in two languages,
+// and a supplement beside the others of two subjects.
+func hierarchical() fstest.MapFS {
+	return fstest.MapFS{
+		"bj-en.md":   source("lodging-bj", "v1", "travel/lodging/beijing", "2026-01-01", "", "en", "unit: CNY per room-night\n"),
+		"bj-zh.md":   source("lodging-bj", "v1", "travel/lodging/beijing", "2026-01-01", "", "zh", "unit: CNY per room-night\n"),
+		"sh-en.md":   source("lodging-sh", "v1", "travel/lodging/shanghai", "2026-01-01", "2026-05-01", "en", ""),
+		"sh2-en.md":  source("lodging-sh2", "v2", "travel/lodging/shanghai", "2026-08-01", "", "en", ""),
+		"shared.md":  source("lodging-receipts", "v1", "travel/lodging/beijing, travel/lodging/shanghai", "2026-03-01", "2027-01-01", "en", "role: supplement\n"),
+		"rail-en.md": source("rail-beijing", "v1", "travel/rail/beijing-capital-airport-express", "2026-02-01", "", "en", ""),
+	}
+}
+
+// TestLaneNamesStayWhole: a lane's name that does not fit its column
+// wraps, after a '/' where it can, and is never cut: the lanes of
+// travel/lodging/beijing in en and zh read apart, in every format.
+func TestLaneNamesStayWhole(t *testing.T) {
+	m, err := timeline.Build(load(t, hierarchical()), timeline.Options{Subjects: []string{"travel/lodging/beijing"}, Today: today})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(render(t, m, "txt", 40))
+	want := `ka2 timeline [2026-01-01, 2027-03-01);
+    today 2026-09-14
+
+             2026                   2027
+             ┼───────────────▼──────┼───
+travel/      [lodging-bj v1 · CNY per …▶
+lodging/        [═lodging-receipts…)
+beijing en
+                             │
+  lodging-bj v1
+    [2026-01-01, open)
+    CNY per room-night
+  lodging-receipts v1
+    [2026-03-01, 2027-01-01)
+    supplement: applies beside the
+      others
+  ═ supplement [2026-03-01, 2027-01-01):
+      lodging-bj, lodging-receipts apply
+      together by design
+
+travel/      [lodging-bj v1 · CNY per …▶
+lodging/
+beijing zh
+                             │
+  lodging-bj v1
+    [2026-01-01, open)
+    CNY per room-night
+
+[ first day  ) first day no longer valid
+▶ open-ended  ◀ › cut by the axis
+▓ conflict
+▒ overlap of a supersedes pair  ░ gap
+═ supplement: applies beside the others
+│ today (▼ on the axis)
+`
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("WriteText(40) mismatch (-want +got):\n%s", diff)
+	}
+	for _, w := range []int{40, 41, 60, 73, 100} {
+		checkTextWidth(t, m, string(render(t, m, "txt", w)), w)
+	}
+
+	// SVG and HTML: each lane's name is the text of its label, whole.
+	for _, format := range []string{"svg", "html"} {
+		data := render(t, m, format, 0)
+		var names []string
+		dec := xml.NewDecoder(bytes.NewReader(bytes.TrimPrefix(data, []byte("<!DOCTYPE html>\n"))))
+		inLane, inSpan := false, false
+		for {
+			tok, err := dec.Token()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch tok := tok.(type) {
+			case xml.StartElement:
+				for _, a := range tok.Attr {
+					if a.Name.Local == "class" && a.Value == "lane" {
+						inLane = true
+						names = append(names, "")
+					}
+				}
+				inSpan = inLane && tok.Name.Local == "tspan"
+			case xml.EndElement:
+				if tok.Name.Local == "text" {
+					inLane = false
+				}
+				inSpan = false
+			case xml.CharData:
+				if inSpan {
+					sep := ""
+					if n := names[len(names)-1]; n != "" && !strings.HasSuffix(n, "/") {
+						sep = " "
+					}
+					names[len(names)-1] += sep + string(tok)
+				}
+			}
+		}
+		if diff := cmp.Diff([]string{"travel/lodging/beijing en", "travel/lodging/beijing zh"}, names); diff != "" {
+			t.Errorf("%s lane names mismatch (-want +got):\n%s", format, diff)
+		}
+		if strings.Contains(string(data), "…</tspan>") {
+			t.Errorf("%s cuts a lane name", format)
+		}
+	}
+}
+
+// TestSupplementIsNoConflict: a source with role: supplement that
+// overlaps the others of its subjects is drawn as a supplement, never as
+// a conflict, as select and lint say; it covers no gap either.
+func TestSupplementIsNoConflict(t *testing.T) {
+	ix := load(t, hierarchical())
+	m, err := timeline.Build(ix, timeline.Options{Subjects: []string{"travel/lodging/beijing", "travel/lodging/shanghai"}, Lang: "en"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type overlap struct {
+		Interval             string
+		Conflict, Supplement bool
+	}
+	var got []overlap
+	var gaps []string
+	for _, l := range m.Lanes {
+		for _, b := range l.Bars {
+			if b.Conflict {
+				t.Errorf("%s: %s drawn in conflict", l.Name(), b.SourceID)
+			}
+			if b.Supplement != (b.SourceID == "lodging-receipts") {
+				t.Errorf("%s: %s Supplement = %v", l.Name(), b.SourceID, b.Supplement)
+			}
+		}
+		for _, o := range l.Overlaps {
+			got = append(got, overlap{o.Interval(), o.Conflict, o.Supplement})
+			// select agrees: no conflict on the overlap's first day.
+			sel, err := ix.Select(selector.Query{Subjects: []string{l.Subject}, Dates: []corpus.Date{o.From}, Lang: l.Lang})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(sel.Conflicts) > 0 {
+				t.Errorf("select reports %v on %s where the timeline draws a supplement", sel.Conflicts, o.From)
+			}
+		}
+		for _, g := range l.Gaps {
+			gaps = append(gaps, l.Name()+" "+g.Interval())
+		}
+	}
+	want := []overlap{
+		{"[2026-03-01, 2027-01-01)", false, true},
+		{"[2026-03-01, 2026-05-01)", false, true},
+		{"[2026-08-01, 2027-01-01)", false, true},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("overlaps mismatch (-want +got):\n%s", diff)
+	}
+	// The supplement alone between lodging-sh and lodging-sh2 is no
+	// coverage: the gap stays, as lint's coverage-gap reports it.
+	if diff := cmp.Diff([]string{"travel/lodging/shanghai en [2026-05-01, 2026-08-01)"}, gaps); diff != "" {
+		t.Errorf("gaps mismatch (-want +got):\n%s", diff)
+	}
+	text := string(render(t, m, "txt", 100))
+	if strings.ContainsRune(text[:strings.LastIndex(text, "[ first day")], '▓') {
+		t.Errorf("text draws a conflict:\n%s", text)
+	}
+	if !strings.Contains(text, "═ supplement [2026-03-01, 2027-01-01): lodging-bj, lodging-receipts apply together by design") {
+		t.Errorf("text does not list the supplement:\n%s", text)
+	}
+	for _, format := range []string{"svg", "html"} {
+		out := string(render(t, m, format, 0))
+		if strings.Contains(out, `class="overlap conflict"`) || strings.Contains(out, " conflict\"") || strings.Contains(out, "in conflict") {
+			t.Errorf("%s draws a conflict", format)
+		}
+		if !strings.Contains(out, `class="bar supplement"`) || !strings.Contains(out, "0 conflicts") {
+			t.Errorf("%s does not draw the supplement as one", format)
+		}
+	}
+	// A supplement does not hide a real conflict beside it.
+	fsys := hierarchical()
+	fsys["bj-other.md"] = source("lodging-bj-other", "v1", "travel/lodging/beijing", "2026-06-01", "2026-07-01", "en", "")
+	m, err = timeline.Build(load(t, fsys), timeline.Options{Subjects: []string{"travel/lodging/beijing"}, Lang: "en"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range m.Lanes[0].Bars {
+		if want := b.SourceID != "lodging-receipts"; b.Conflict != want {
+			t.Errorf("%s: Conflict = %v, want %v", b.SourceID, b.Conflict, want)
 		}
 	}
 }

@@ -285,7 +285,7 @@ func TestTimelineHTML(t *testing.T) {
 	}
 	openFile(t, ctx, "timeline.html", b.Bytes(), chromedp.WaitVisible("figure svg"))
 	title := get(t, ctx, chromedp.Evaluate[string](`document.getElementById("ka2-tl-title").textContent`))
-	if title != "Validity timeline 2025-01-01 to 2026-12-01, today 2026-09-14" {
+	if title != "Validity timeline [2025-01-01, 2026-12-01), today 2026-09-14" {
 		t.Errorf("SVG title = %q", title)
 	}
 	wantCounts(t, ctx, map[string]int{
@@ -295,7 +295,7 @@ func TestTimelineHTML(t *testing.T) {
 		`figure svg g.bar[data-source="travel-v1"][data-lang="zh"]`: 1,
 		"figure svg path.link": 2,
 		"figure svg g.today":   1,
-		"ul.legend li":         9,
+		"ul.legend li":         10,
 		"table tbody tr":       7,
 	})
 	checkA11y(t, ctx, "timeline.html")
