@@ -206,15 +206,13 @@ func (s *Server) describe(v *view) string {
 	return strings.TrimSpace(b.String())
 }
 
-// intervalWords says when src applies: "Applies from 1 Jan 2026,
-// open-ended." The end is written as the last day it applies.
+// intervalWords says when src applies, half-open as every ka2 output
+// writes an interval: "Applies on [2026-01-01, open)."
 func intervalWords(src *corpus.Source) string {
-	from := src.ValidFrom.Time().Format("2 Jan 2006")
 	if src.ValidUntil.IsZero() {
-		return "Applies from " + from + ", open-ended."
+		return "Applies on " + src.Validity().String() + "."
 	}
-	last := src.ValidUntil.AddDays(-1).Time().Format("2 Jan 2006")
-	return fmt.Sprintf("Applies from %s to %s inclusive (valid_until %s is the first day it no longer applies).", from, last, src.ValidUntil)
+	return "Applies on " + src.Validity().String() + ": valid_until " + src.ValidUntil.String() + " is the first day it no longer applies."
 }
 
 // cases are the configured case files' cases (see caseSuite): none

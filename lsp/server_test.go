@@ -293,7 +293,7 @@ func TestServer(t *testing.T) {
 	// Hover on valid_from: the interval in words, today, cases, impact.
 	var h hover
 	c.call("textDocument/hover", positionParams{TextDocument: textDocumentIdentifier{URI: uri}, Position: position{Line: 4, Character: 3}}, &h)
-	for _, want := range []string{"Applies from 1 Jun 2025, open-ended.", "Applies today (2026-09-14).", "Selected by 2 of 2 regression cases.", "Impact of the unsaved edit: 2 of 2 regression cases change:\n- a-2025 (cases/trips.yaml:2): evidence +hotel-v2:1-3;",
+	for _, want := range []string{"Applies on [2025-06-01, open).", "Applies today (2026-09-14).", "Selected by 2 of 2 regression cases.", "Impact of the unsaved edit: 2 of 2 regression cases change:\n- a-2025 (cases/trips.yaml:2): evidence +hotel-v2:1-3;",
 		"- b-2026 (cases/trips.yaml:3): evidence ~hotel-v2:1-3 (valid_from 2026-01-01 → 2025-06-01)"} {
 		if !strings.Contains(h.Contents.Value, want) {
 			t.Errorf("hover = %q, want %q in it", h.Contents.Value, want)

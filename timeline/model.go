@@ -207,7 +207,7 @@ func Build(ix *selector.Index, opts Options) (*Model, error) {
 		}
 	}
 	if !opts.From.IsZero() && !opts.Until.IsZero() && !opts.From.Before(opts.Until) {
-		return nil, &diag.Diagnostic{Code: "empty-axis", Message: fmt.Sprintf("the timeline from %s until %s holds no date", opts.From, opts.Until),
+		return nil, &diag.Diagnostic{Code: "empty-axis", Message: fmt.Sprintf("the timeline %s holds no date", corpus.Span{From: opts.From, Until: opts.Until}),
 			Hint: diag.Set("set {from} before {until}: until is the first date not shown")}
 	}
 

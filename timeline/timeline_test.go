@@ -239,7 +239,7 @@ func TestBuildErrors(t *testing.T) {
 		{"unknown subject", timeline.Options{Subjects: []string{"lodgin"}}, `unknown subject "lodgin"; did you mean lodging?`},
 		{"unknown lang", timeline.Options{Lang: "fr"}, `no source of the corpus is in lang "fr"; name one of the corpus's languages with the lang setting: en, zh`},
 		{"empty axis", timeline.Options{From: corpus.MustDate(2026, 1, 1), Until: corpus.MustDate(2026, 1, 1)},
-			"the timeline from 2026-01-01 until 2026-01-01 holds no date; set the from setting before the until setting: until is the first date not shown"},
+			"the timeline [2026-01-01, 2026-01-01) holds no date; set the from setting before the until setting: until is the first date not shown"},
 		{"after the calendar", timeline.Options{From: corpus.MustDate(9999, 12, 31)},
 			"the timeline from 9999-12-31 holds no date: the last date ka2 knows is 9999-12-31; set the from setting to an earlier date"},
 	}

@@ -179,7 +179,7 @@ func TestLSPBinary(t *testing.T) {
 	}
 
 	h := c.call("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": uri}, "position": map[string]any{"line": 4, "character": 2}}, nil)
-	if v := h.(map[string]any)["contents"].(map[string]any)["value"].(string); !strings.Contains(v, "Applies from 1 Jun 2025, open-ended.") {
+	if v := h.(map[string]any)["contents"].(map[string]any)["value"].(string); !strings.Contains(v, "Applies on [2025-06-01, open).") {
 		t.Errorf("hover = %q", v)
 	}
 	comp := c.call("textDocument/completion", map[string]any{"textDocument": map[string]any{"uri": uri}, "position": map[string]any{"line": 5, "character": 14}}, nil)

@@ -59,8 +59,8 @@ role: supplement; supplements are never reported. The finding is placed at the
 source that starts later; a disable comment or an override in either file
 silences it.
 
-Bad: shared.md and shanghai.md both apply to meals-shanghai from 2026-01-01
-on, and the shared rules are meant to apply beside the city's own:
+Bad: shared.md and shanghai.md both apply to meals-shanghai on [2026-01-01,
+open), and the shared rules are meant to apply beside the city's own:
 
 	# shared.md
 	source_id: meals-shared
@@ -115,8 +115,8 @@ supersedes-boundary instead. A source with role: supplement covers no date: it
 adds to the others and answers nothing alone. If a pause is intended, disable
 the rule for the file.
 
-Bad: only the shared rules (role: supplement) apply to cg-meals from
-2025-07-01 to 2025-08-31.
+Bad: only the shared rules (role: supplement) apply to cg-meals on
+[2025-07-01, 2025-09-01).
 
 	# meals-v1.md              # shared.md               # meals-v2.md
 	valid_from: 2025-01-01     valid_from: 2025-01-01    valid_from: 2025-09-01
@@ -328,13 +328,13 @@ func checkSupersedesBoundary(r *Rule, p *pass) {
 					hint = fmt.Sprintf("the successor starts no later than the source it replaces: give %s a valid_from after %s in %s, or remove %s from its supersedes if it does not replace it",
 						s.ID, old.ValidFrom, s.Path, old.ID)
 				case old.ValidUntil.IsZero():
-					what = fmt.Sprintf("has no valid_until, so both apply from %s on", s.ValidFrom)
+					what = fmt.Sprintf("has no valid_until, so both apply on %s", corpus.Span{From: s.ValidFrom})
 				case s.ValidFrom.Before(old.ValidUntil):
-					what = fmt.Sprintf("its valid_until is %s, so both apply from %s to %s",
-						old.ValidUntil, s.ValidFrom, old.ValidUntil.AddDays(-1))
+					what = fmt.Sprintf("its valid_until is %s, so both apply on %s",
+						old.ValidUntil, corpus.Span{From: s.ValidFrom, Until: old.ValidUntil})
 				default:
-					what = fmt.Sprintf("its valid_until is %s, so neither applies from %s to %s",
-						old.ValidUntil, old.ValidUntil, s.ValidFrom.AddDays(-1))
+					what = fmt.Sprintf("its valid_until is %s, so neither applies on %s",
+						old.ValidUntil, corpus.Span{From: old.ValidUntil, Until: s.ValidFrom})
 				}
 				msg := fmt.Sprintf("%s (%s) is superseded by %s (%s) from %s, but %s",
 					old.ID, old.Path, s.ID, s.Path, s.ValidFrom, what)
@@ -403,10 +403,7 @@ func checkOverlap(r *Rule, p *pass) {
 		default:
 			until = b.ValidUntil
 		}
-		span := fmt.Sprintf("from %s on", b.ValidFrom)
-		if !until.IsZero() {
-			span = fmt.Sprintf("from %s to %s", b.ValidFrom, until.AddDays(-1))
-		}
+		span := "on " + corpus.Span{From: b.ValidFrom, Until: until}.String()
 		subj := "subject " + subjects[k][0]
 		if len(subjects[k]) > 1 {
 			subj = "subjects " + strings.Join(subjects[k], ", ")
@@ -452,8 +449,8 @@ func checkCoverageGap(r *Rule, p *pass) {
 					atKey, otherKey = otherKey, atKey
 				}
 				p.add(r, at, p.pos(at, atKey),
-					fmt.Sprintf("no source covers subject %s%s from %s to %s: %s (%s) ends before, %s (%s) starts after",
-						g.subject, lang, reach, s.ValidFrom.AddDays(-1), last.ID, last.Path, s.ID, s.Path),
+					fmt.Sprintf("no source covers subject %s%s on %s: %s (%s) ends before, %s (%s) starts after",
+						g.subject, lang, corpus.Span{From: reach, Until: s.ValidFrom}, last.ID, last.Path, s.ID, s.Path),
 					fmt.Sprintf("set valid_until: %s in %s, or add a source for the gap; if the gap is intended, disable coverage-gap for this file",
 						s.ValidFrom, last.Path),
 					p.loc(other, otherKey))
