@@ -58,7 +58,8 @@ func Cuts[T interface{ Validity() Span }](xs []T) []Date {
 	return slices.Compact(cuts)
 }
 
-// Subjects lists every subject of the corpus, sorted bytewise.
+// Subjects lists every subject of the corpus in CompareSubjects order,
+// which keeps the subjects under a parent together.
 func (c *Corpus) Subjects() []Subject {
 	by := map[string][]*Source{}
 	for _, s := range c.Sources {
@@ -86,8 +87,32 @@ func (c *Corpus) Subjects() []Subject {
 		sub.Coverage = mergeSpans(spans)
 		out = append(out, sub)
 	}
-	slices.SortFunc(out, func(a, b Subject) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(out, func(a, b Subject) int { return CompareSubjects(a.Name, b.Name) })
 	return out
+}
+
+// CompareSubjects orders subjects segment by segment, each bytewise, so
+// that the subjects under a parent stay together (travel/lodging/beijing
+// before travel/lodging-local, which bytewise order puts between
+// travel/lodging and travel/lodging/beijing). Subjects of one segment
+// sort bytewise.
+func CompareSubjects(a, b string) int {
+	for {
+		x, restA, moreA := strings.Cut(a, SubjectSep)
+		y, restB, moreB := strings.Cut(b, SubjectSep)
+		if c := strings.Compare(x, y); c != 0 {
+			return c
+		}
+		switch {
+		case !moreA && !moreB:
+			return 0
+		case !moreA:
+			return -1
+		case !moreB:
+			return 1
+		}
+		a, b = restA, restB
+	}
 }
 
 // mergeSpans returns the union of spans, merged where they meet or

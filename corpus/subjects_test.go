@@ -1,6 +1,7 @@
 package corpus_test
 
 import (
+	"slices"
 	"testing"
 	"testing/fstest"
 
@@ -187,5 +188,21 @@ func TestParseHierarchicalSubjects(t *testing.T) {
 				t.Errorf("Parse() mismatch (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestCompareSubjects(t *testing.T) {
+	got := []string{"travel/lodging-local", "travel/lodging/shanghai", "rail", "travel", "travel/lodging", "travel-notes", "travel/lodging/beijing", "travel.x/a"}
+	slices.SortFunc(got, corpus.CompareSubjects)
+	want := []string{"rail", "travel", "travel/lodging", "travel/lodging/beijing", "travel/lodging/shanghai", "travel/lodging-local", "travel-notes", "travel.x/a"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("CompareSubjects order mismatch (-want +got):\n%s", diff)
+	}
+	// Without '/', the order is bytewise.
+	flat := []string{"lodging-notice", "lodging", "a.b", "a-b", "a_b", "a"}
+	bytewise := slices.Sorted(slices.Values(flat))
+	slices.SortFunc(flat, corpus.CompareSubjects)
+	if diff := cmp.Diff(bytewise, flat); diff != "" {
+		t.Errorf("CompareSubjects on flat subjects is not bytewise (-want +got):\n%s", diff)
 	}
 }

@@ -366,6 +366,17 @@ func (e *UnknownSubjectError) Error() string {
 // Is reports ErrBadQuery.
 func (e *UnknownSubjectError) Is(target error) bool { return target == ErrBadQuery }
 
+// UnknownSubject says what subj, which none of known (sorted) is, most
+// likely means: the subjects it stands for in a hierarchy, else the
+// closest spelling, else (when there are few) every known subject.
+func UnknownSubject(subj string, known []string) *UnknownSubjectError {
+	e := &UnknownSubjectError{Subject: subj, Suggestion: suggest.Closest(subj, known), Related: corpus.RelatedSubjects(subj, known)}
+	if len(known) <= 12 {
+		e.Known = known
+	}
+	return e
+}
+
 // Subjects lists every subject some source of the corpus is about, sorted.
 func (ix *Index) Subjects() []string { return slices.Sorted(maps.Keys(ix.bySubject)) }
 
@@ -376,12 +387,7 @@ func (ix *Index) checkSubjects(q Query) error {
 		if ix.bySubject[subj] != nil {
 			continue
 		}
-		known := ix.Subjects()
-		e := &UnknownSubjectError{Subject: subj, Suggestion: suggest.Closest(subj, known), Related: corpus.RelatedSubjects(subj, known)}
-		if len(known) <= 12 {
-			e.Known = known
-		}
-		return e
+		return UnknownSubject(subj, ix.Subjects())
 	}
 	return nil
 }

@@ -53,6 +53,9 @@ func registerCompletions(f *Factory, cmd *cobra.Command) {
 		if cmd.Name() == "show" {
 			cmd.ValidArgsFunction = corpusNames(sourceIDs)
 		}
+		if cmd.Name() == "subjects" {
+			cmd.ValidArgsFunction = corpusNames(func(c *corpus.Corpus) []string { return withParents(subjectNames(c)) })
+		}
 	}
 	if cmd.Name() == "regress" && cmd.Flags().Lookup("case") != nil {
 		_ = cmd.RegisterFlagCompletionFunc("case", func(c *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
