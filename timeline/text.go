@@ -266,6 +266,19 @@ func writeFacts(b *bytes.Buffer, l *Lane, width int) {
 	}
 }
 
+// splitAfterAny splits s after each byte of seps, keeping it.
+func splitAfterAny(s, seps string) []string {
+	var out []string
+	for {
+		i := strings.IndexAny(s, seps)
+		if i < 0 {
+			return append(out, s)
+		}
+		out = append(out, s[:i+1])
+		s = s[i+1:]
+	}
+}
+
 // writeWrapped writes text wrapped to width columns: the first line after
 // first, the others after cont.
 func writeWrapped(b *bytes.Buffer, text string, width int, first, cont string) {
@@ -280,8 +293,9 @@ func writeWrapped(b *bytes.Buffer, text string, width int, first, cont string) {
 
 // wrap breaks s into lines, the first at most firstW columns wide and the
 // others restW (each at least 1): at blanks, which it drops, and, with
-// slash, after each '/' of a subject. A piece wider than a line is cut
-// where the line ends, so nothing is ever left out.
+// slash, after each '/' of a subject (or '-', '_', '.' within a segment).
+// A piece wider than a line is cut where the line ends, so nothing is
+// ever left out.
 func wrap(s string, firstW, restW int, slash bool) []string {
 	firstW, restW = max(firstW, 1), max(restW, 1)
 	var lines []string
@@ -299,7 +313,7 @@ func wrap(s string, firstW, restW int, slash bool) []string {
 	for i, word := range strings.Split(s, " ") {
 		pieces := []string{word}
 		if slash {
-			pieces = strings.SplitAfter(word, "/")
+			pieces = splitAfterAny(word, "/-_.")
 		}
 		for k, piece := range pieces {
 			if piece == "" {
