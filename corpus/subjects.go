@@ -3,6 +3,8 @@ package corpus
 import (
 	"slices"
 	"strings"
+
+	"github.com/ka2/ka2/internal/suggest"
 )
 
 // Subject is what a corpus says about one subject: the sources about it,
@@ -214,4 +216,22 @@ func RelatedSubjects(s string, known []string) []string {
 		}
 	}
 	return out
+}
+
+// MeantSubjects says what s, a subject none of known (sorted) is, most
+// likely means: the subjects it stands for in a hierarchy
+// (RelatedSubjects), or else the closest by spelling; each looked up as
+// s is written and, failing that, as FixSubject writes it (Travel//Rail
+// is travel/rail). Both are empty when nothing is close.
+func MeantSubjects(s string, known []string) (related []string, closest string) {
+	related, closest = RelatedSubjects(s, known), suggest.Closest(s, known)
+	if fixed := FixSubject(s); fixed != "" && len(related) == 0 {
+		if _, ok := slices.BinarySearch(known, fixed); ok {
+			return nil, fixed
+		}
+		if related = RelatedSubjects(fixed, known); len(related) == 0 && closest == "" {
+			closest = suggest.Closest(fixed, known)
+		}
+	}
+	return related, closest
 }

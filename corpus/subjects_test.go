@@ -206,3 +206,26 @@ func TestCompareSubjects(t *testing.T) {
 		t.Errorf("CompareSubjects on flat subjects is not bytewise (-want +got):\n%s", diff)
 	}
 }
+
+func TestMeantSubjects(t *testing.T) {
+	known := []string{"lodging", "rail", "travel/lodging", "travel/lodging/beijing", "travel/rail/beijing"}
+	tests := []struct {
+		in          string
+		wantRelated []string
+		wantClosest string
+	}{
+		{"travel", []string{"travel/lodging", "travel/lodging/beijing", "travel/rail/beijing"}, ""},
+		{"beijing", []string{"travel/lodging/beijing", "travel/rail/beijing"}, ""},
+		{"lodgin", nil, "lodging"},
+		{"Travel//Lodging", nil, "travel/lodging"},
+		{"Travel/Rail", []string{"travel/rail/beijing"}, ""},
+		{"Beijing", []string{"travel/lodging/beijing", "travel/rail/beijing"}, ""},
+		{"zzzzzzzz", nil, ""},
+	}
+	for _, tt := range tests {
+		related, closest := corpus.MeantSubjects(tt.in, known)
+		if diff := cmp.Diff(tt.wantRelated, related, cmpopts.EquateEmpty()); diff != "" || closest != tt.wantClosest {
+			t.Errorf("MeantSubjects(%q) = %v, %q; want %v, %q", tt.in, related, closest, tt.wantRelated, tt.wantClosest)
+		}
+	}
+}

@@ -370,7 +370,8 @@ func (e *UnknownSubjectError) Is(target error) bool { return target == ErrBadQue
 // likely means: the subjects it stands for in a hierarchy, else the
 // closest spelling, else (when there are few) every known subject.
 func UnknownSubject(subj string, known []string) *UnknownSubjectError {
-	e := &UnknownSubjectError{Subject: subj, Suggestion: suggest.Closest(subj, known), Related: corpus.RelatedSubjects(subj, known)}
+	e := &UnknownSubjectError{Subject: subj}
+	e.Related, e.Suggestion = corpus.MeantSubjects(subj, known)
 	if len(known) <= 12 {
 		e.Known = known
 	}

@@ -343,6 +343,15 @@ func TestSelectHierarchicalSubjects(t *testing.T) {
 		{"a typo in a segment", []string{"travel/lodging/bejing"}, &selector.UnknownSubjectError{Subject: "travel/lodging/bejing",
 			Suggestion: "travel/lodging/beijing", Known: known},
 			`unknown subject "travel/lodging/bejing"; did you mean travel/lodging/beijing?`},
+		{"capitals and a doubled slash", []string{"Travel//Rail/Beijing"}, &selector.UnknownSubjectError{Subject: "Travel//Rail/Beijing",
+			Suggestion: "travel/rail/beijing", Known: known},
+			`unknown subject "Travel//Rail/Beijing"; did you mean travel/rail/beijing?`},
+		{"a subject in capitals", []string{"Travel/Lodging/"}, &selector.UnknownSubjectError{Subject: "Travel/Lodging/",
+			Suggestion: "travel/lodging", Known: known},
+			`unknown subject "Travel/Lodging/"; did you mean travel/lodging?`},
+		{"a parent in capitals", []string{"Travel/Rail"}, &selector.UnknownSubjectError{Subject: "Travel/Rail",
+			Related: []string{"travel/rail/beijing"}, Known: known},
+			`unknown subject "Travel/Rail"; did you mean travel/rail/beijing?`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

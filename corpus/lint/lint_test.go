@@ -941,6 +941,7 @@ func TestCheckSubjects(t *testing.T) {
 		{Path: "cases/c.yaml", Line: 2, Col: 14, Subject: "travel/lodging"},
 		{Path: "cases/c.yaml", Line: 5, Col: 14, Subject: "shanghai"},
 		{Path: "cases/c.yaml", Line: 7, Col: 14, Subject: "travel/lodging/beijing"},
+		{Path: "cases/c.yaml", Line: 9, Col: 14, Subject: "Travel/Lodging/Beijing"},
 	}
 	var got []string
 	for _, f := range CheckSubjects(refs, known, nil) {
@@ -958,6 +959,8 @@ func TestCheckSubjects(t *testing.T) {
 		"  fix 2:14 travel/lodging -> travel/lodging/shanghai",
 		"cases/c.yaml:5:14: error: subject shanghai: no source has it; did you mean travel/lodging/shanghai? [unknown-subject]",
 		"  fix 5:14 shanghai -> travel/lodging/shanghai",
+		"cases/c.yaml:9:14: error: subject Travel/Lodging/Beijing: no source has it; did you mean travel/lodging/beijing? [unknown-subject]",
+		"  fix 9:14 Travel/Lodging/Beijing -> travel/lodging/beijing",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("CheckSubjects() mismatch (-want +got):\n%s", diff)

@@ -59,11 +59,9 @@ func CheckSubjects(refs []SubjectRef, known []string, cfg *Config) []Finding {
 		var fixes []Fix
 		// A parent or a last segment of hierarchical subjects names the
 		// subjects it stands for; otherwise a typo names the closest.
-		meant := corpus.RelatedSubjects(ref.Subject, known)
-		if len(meant) == 0 {
-			if s := suggest.Closest(ref.Subject, known); s != "" {
-				meant = []string{s}
-			}
+		meant, closest := corpus.MeantSubjects(ref.Subject, known)
+		if len(meant) == 0 && closest != "" {
+			meant = []string{closest}
 		}
 		if len(meant) > 0 {
 			hint = diag.Hint{Kind: diag.HintDidYouMean, Text: "did you mean " + suggest.OneOf(meant, 8) + "?", Suggestion: meant[0]}
