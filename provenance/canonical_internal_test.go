@@ -46,7 +46,7 @@ func TestDefaultPolicySpellsOutDefaults(t *testing.T) {
 			got = v
 		}
 	}
-	want := newToolResultOK(defaultFailureMarkers, defaultStatusFields, defaultOKStatuses, defaultErrorFields)
+	want := newToolResultOK(defaultFailureMarkers, defaultStatusFields, defaultOKFields, defaultOKStatuses, defaultErrorFields)
 	if got == nil || fmt.Sprint(*got) != fmt.Sprint(*want) {
 		t.Errorf("default policy's tool_result_ok = %+v, want %+v", got, want)
 	}

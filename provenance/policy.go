@@ -627,7 +627,7 @@ func (pp *policyParser) transitions(n *yaml.Node) []transition {
 }
 
 var validatorParams = map[string][]string{
-	ValidatorToolResultOK:  {"check", "markers", "status_fields", "ok_statuses", "error_fields"},
+	ValidatorToolResultOK:  {"check", "markers", "status_fields", "ok_fields", "ok_statuses", "error_fields"},
 	ValidatorNonEmpty:      {"check"},
 	ValidatorMaxCodepoints: {"check", "limit"},
 }
@@ -669,7 +669,7 @@ func (pp *policyParser) validators(n *yaml.Node, what string) []validator {
 		switch check.Value {
 		case ValidatorToolResultOK:
 			out = append(out, newToolResultOK(list("markers", defaultFailureMarkers), list("status_fields", defaultStatusFields),
-				list("ok_statuses", defaultOKStatuses), list("error_fields", defaultErrorFields)))
+				list("ok_fields", defaultOKFields), list("ok_statuses", defaultOKStatuses), list("error_fields", defaultErrorFields)))
 		case ValidatorNonEmpty:
 			out = append(out, nonEmpty{})
 		case ValidatorMaxCodepoints:

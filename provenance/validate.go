@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/ka2/ka2/internal/jsontext"
 )
 
 // validator is one check a transition runs on the item it transforms. It
@@ -23,9 +25,13 @@ const (
 	// failure marker matched as whole words (case-folded; markers in Han,
 	// Hiragana or Katakana script match as substrings), or, when the text
 	// is a JSON object, a status field that is not an OK status (a listed
-	// string, true, 0 or a 2xx number) or an error field that is set (not
-	// null, false, "", [] or {}). In JSON, markers are looked for in string
-	// values, not in keys. Its parameters are markers, status_fields,
+	// string, true, 0 or a 2xx number), an OK field (ok, success) that is
+	// not true, or an error field that is set (not null, false, "", [] or
+	// {}); field names match whatever their case ("Status"). JSON that
+	// repeats a key at any depth is refused: readers differ on which of
+	// the two values counts, so {"status":"failed","status":"ok"} says
+	// both. In JSON, markers are looked for in string values, not in
+	// keys. Its parameters are markers, status_fields, ok_fields,
 	// ok_statuses and error_fields; one left out takes the value the
 	// embedded default policy spells out.
 	ValidatorToolResultOK = "tool_result_ok"
@@ -45,6 +51,7 @@ var (
 		"失败", "错误", "异常", "超时", "拒绝", "未找到",
 	}
 	defaultStatusFields = []string{"status"}
+	defaultOKFields     = []string{"ok", "success"}
 	defaultOKStatuses   = []string{"ok", "success", "succeeded", "successful", "completed", "done", "found"}
 	defaultErrorFields  = []string{"error", "errors", "err", "exception"}
 )
@@ -53,13 +60,21 @@ var (
 type toolResultOK struct {
 	markers      [][]string // markers split into folded words
 	cjkMarkers   []string   // folded markers matched as substrings
-	statusFields []string
+	statusFields []string   // folded, as every field list: keys match whatever their case
+	okFields     []string
 	okStatuses   []string // folded
 	errorFields  []string
 }
 
-func newToolResultOK(markers, statusFields, okStatuses, errorFields []string) *toolResultOK {
-	v := &toolResultOK{statusFields: statusFields, errorFields: errorFields}
+func newToolResultOK(markers, statusFields, okFields, okStatuses, errorFields []string) *toolResultOK {
+	fold := func(l []string) []string {
+		out := make([]string, len(l))
+		for i, s := range l {
+			out[i] = Canonical(s)
+		}
+		return out
+	}
+	v := &toolResultOK{statusFields: fold(statusFields), okFields: fold(okFields), errorFields: fold(errorFields)}
 	for _, m := range markers {
 		f := Canonical(m)
 		if hasCJK(f) {
@@ -68,9 +83,7 @@ func newToolResultOK(markers, statusFields, okStatuses, errorFields []string) *t
 			v.markers = append(v.markers, w)
 		}
 	}
-	for _, s := range okStatuses {
-		v.okStatuses = append(v.okStatuses, Canonical(s))
-	}
+	v.okStatuses = fold(okStatuses)
 	return v
 }
 
@@ -103,6 +116,9 @@ func (v *toolResultOK) checkText(text string) string {
 }
 
 func (v *toolResultOK) checkJSON(text string) string {
+	if e := jsontext.Exact([]byte(text)); e != nil {
+		return "the result is ambiguous JSON: " + e.Error()
+	}
 	dec := json.NewDecoder(bytes.NewReader([]byte(text)))
 	dec.UseNumber()
 	var doc any
@@ -110,31 +126,15 @@ func (v *toolResultOK) checkJSON(text string) string {
 		return v.checkText(text)
 	}
 	if obj, ok := doc.(map[string]any); ok {
-		for _, f := range v.statusFields {
-			val, ok := obj[f]
-			if !ok {
-				continue
-			}
-			switch s := val.(type) {
-			case string:
-				if !slices.Contains(v.okStatuses, Canonical(s)) {
-					return fmt.Sprintf("the result's %q is %q, not one of the OK statuses %s", f, s, strings.Join(v.okStatuses, ", "))
-				}
-			case bool:
-				if !s {
-					return fmt.Sprintf("the result's %q is false", f)
-				}
-			case json.Number:
-				if n, err := s.Int64(); err != nil || n != 0 && (n < 200 || n > 299) {
-					return fmt.Sprintf("the result's %q is %s, not 0 or a 2xx code", f, s)
-				}
-			default:
-				return fmt.Sprintf("the result's %q is %s, not an OK status", f, compactJSON(val))
-			}
+		// Sorted, so that the reason given is the same every time.
+		keys := make([]string, 0, len(obj))
+		for k := range obj {
+			keys = append(keys, k)
 		}
-		for _, f := range v.errorFields {
-			if val, ok := obj[f]; ok && isSet(val) {
-				return fmt.Sprintf("the result has %q set to %s", f, compactJSON(val))
+		slices.Sort(keys)
+		for _, k := range keys {
+			if why := v.checkField(k, obj[k]); why != "" {
+				return why
 			}
 		}
 	}
@@ -144,6 +144,42 @@ func (v *toolResultOK) checkJSON(text string) string {
 		return why == ""
 	})
 	return why
+}
+
+// checkField checks one field of a JSON object against the status, OK and
+// error fields.
+func (v *toolResultOK) checkField(f string, val any) string {
+	name := Canonical(f)
+	if slices.Contains(v.statusFields, name) {
+		switch s := val.(type) {
+		case string:
+			if !slices.Contains(v.okStatuses, Canonical(s)) {
+				return fmt.Sprintf("the result's %q is %q, not one of the OK statuses %s", f, s, strings.Join(v.okStatuses, ", "))
+			}
+		case bool:
+			if !s {
+				return fmt.Sprintf("the result's %q is false", f)
+			}
+		case json.Number:
+			if n, err := s.Int64(); err != nil || n != 0 && (n < 200 || n > 299) {
+				return fmt.Sprintf("the result's %q is %s, not 0 or a 2xx code", f, s)
+			}
+		default:
+			return fmt.Sprintf("the result's %q is %s, not an OK status", f, compactJSON(val))
+		}
+	}
+	// An OK field says success only with true (or an OK status word): 0,
+	// null or "no" is no success, whatever a status field says.
+	if slices.Contains(v.okFields, name) {
+		s, isString := val.(string)
+		if val != true && !(isString && (Canonical(s) == "true" || slices.Contains(v.okStatuses, Canonical(s)))) {
+			return fmt.Sprintf("the result's %q is %s, not true", f, compactJSON(val))
+		}
+	}
+	if slices.Contains(v.errorFields, name) && isSet(val) {
+		return fmt.Sprintf("the result has %q set to %s", f, compactJSON(val))
+	}
+	return ""
 }
 
 // isSet reports whether a JSON value says something: not null, false, "",
