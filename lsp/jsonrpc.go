@@ -6,15 +6,24 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/textproto"
 	"strconv"
 	"strings"
 	"sync"
 )
 
-// maxMessage bounds one JSON-RPC message: a policy file is at most 4 MiB,
-// and a message carries at most one file's text plus framing.
+// maxMessage bounds one JSON-RPC message body: a policy file is at most
+// 4 MiB (inputfile.MaxSize), and a message carries at most one file's
+// text plus a few hundred bytes of JSON around it; JSON escapes at most
+// double a character of ordinary text (a 3-byte character as a 6-byte
+// \uXXXX), so four times the file limit leaves room for any file the
+// linter could read.
 const maxMessage = 16 << 20
+
+// maxHeader bounds a message's header: LSP defines two fields,
+// Content-Length and Content-Type, a hundred bytes between them. The
+// reader's buffer is this size, so past it the server has read at most
+// this much of the line before it gives up.
+const maxHeader = 4 << 10
 
 // message is a JSON-RPC 2.0 request, notification or response.
 type message struct {
@@ -50,34 +59,71 @@ type conn struct {
 	seq int // ids of the server's own requests
 }
 
-func newConn(r io.Reader, w io.Writer) *conn { return &conn{r: bufio.NewReader(r), w: w} }
+func newConn(r io.Reader, w io.Writer) *conn {
+	return &conn{r: bufio.NewReaderSize(r, maxHeader), w: w}
+}
 
-// errFraming is a message whose header cannot be read; the stream cannot
-// be resynchronized after it.
-var errFraming = errors.New("lsp: bad message framing")
+// ErrFraming is a message whose header cannot be read, or one over the
+// limits of its header or body: the stream cannot be resynchronized
+// after it, so Serve returns it and the session ends.
+var ErrFraming = errors.New("lsp: bad message framing")
 
 // read returns the next message's body.
 func (c *conn) read() ([]byte, error) {
-	tp := textproto.NewReader(c.r)
-	h, err := tp.ReadMIMEHeader()
+	length, err := c.header()
 	if err != nil {
-		if errors.Is(err, io.EOF) && len(h) == 0 {
-			return nil, io.EOF
-		}
-		return nil, fmt.Errorf("%w: %v", errFraming, err)
+		return nil, err
 	}
-	n, err := strconv.Atoi(strings.TrimSpace(h.Get("Content-Length")))
+	n, err := strconv.Atoi(length)
 	if err != nil || n < 0 {
-		return nil, fmt.Errorf("%w: Content-Length %q", errFraming, h.Get("Content-Length"))
+		return nil, fmt.Errorf("%w: Content-Length %q is not a byte count", ErrFraming, length)
 	}
 	if n > maxMessage {
-		return nil, fmt.Errorf("%w: a message of %d bytes is over the limit of %d", errFraming, n, maxMessage)
+		return nil, fmt.Errorf("%w: a message of %d bytes is over the limit of %d; the session ends", ErrFraming, n, maxMessage)
 	}
 	body := make([]byte, n)
 	if _, err := io.ReadFull(c.r, body); err != nil {
-		return nil, fmt.Errorf("%w: %v", errFraming, err)
+		return nil, fmt.Errorf("%w: %v", ErrFraming, err)
 	}
 	return body, nil
+}
+
+// header reads a message's header, at most maxHeader bytes in all, and
+// returns its Content-Length. It returns io.EOF when the stream ends
+// before a message starts.
+func (c *conn) header() (string, error) {
+	var length string
+	seen, read := false, 0
+	for {
+		line, err := c.r.ReadSlice('\n')
+		read += len(line)
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull) || read > maxHeader:
+			return "", fmt.Errorf("%w: a message header is over the limit of %d bytes; the session ends", ErrFraming, maxHeader)
+		case errors.Is(err, io.EOF) && read == 0:
+			return "", io.EOF
+		case err != nil:
+			return "", fmt.Errorf("%w: the header ends before its blank line: %v", ErrFraming, err)
+		}
+		text := strings.TrimSuffix(strings.TrimSuffix(string(line), "\n"), "\r")
+		if text == "" {
+			if !seen {
+				return "", fmt.Errorf("%w: a message header has no Content-Length", ErrFraming)
+			}
+			return length, nil
+		}
+		name, value, ok := strings.Cut(text, ":")
+		if !ok {
+			return "", fmt.Errorf("%w: header line %q is not \"Name: value\"", ErrFraming, text)
+		}
+		if strings.EqualFold(strings.TrimSpace(name), "Content-Length") {
+			// Two lengths would make the message mean two things.
+			if seen {
+				return "", fmt.Errorf("%w: a message header repeats Content-Length", ErrFraming)
+			}
+			length, seen = strings.TrimSpace(value), true
+		}
+	}
 }
 
 // write sends one message.

@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -369,10 +370,60 @@ func TestExitWithoutShutdown(t *testing.T) {
 }
 
 func TestBadFraming(t *testing.T) {
-	r := strings.NewReader("Content-Length: 99999999999\r\n\r\n{}")
+	long := strings.Repeat("x", maxHeader)
+	tests := []struct {
+		name, in, want string
+	}{
+		{"body over the limit", "Content-Length: 99999999999\r\n\r\n{}", "over the limit of 16777216"},
+		{"one header line over the limit", "Content-Length: 2" + long + "\r\n\r\n{}", "header is over the limit of 4096 bytes"},
+		{"many short header lines over the limit", strings.Repeat("X-Pad: 1234567890\r\n", maxHeader/10) + "Content-Length: 2\r\n\r\n{}", "header is over the limit of 4096 bytes"},
+		{"Content-Length repeated", "Content-Length: 2\r\nContent-Length: 20\r\n\r\n{}", "repeats Content-Length"},
+		{"no Content-Length", "Content-Type: application/vscode-jsonrpc\r\n\r\n{}", "no Content-Length"},
+		{"Content-Length not a number", "Content-Length: two\r\n\r\n{}", "not a byte count"},
+		{"header line without a colon", "Content-Length 2\r\n\r\n{}", "is not \"Name: value\""},
+		{"stream ends inside the header", "Content-Length: 2\r\n", "ends before its blank line"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := Serve(context.Background(), strings.NewReader(tt.in), io.Discard, Options{})
+			if !errors.Is(err, ErrFraming) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Serve() = %v, want ErrFraming saying %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// endless is a header line that never ends: a Content-Length followed by
+// digits, up to left bytes, counting what was read.
+type endless struct{ read, left int }
+
+func (e *endless) Read(p []byte) (int, error) {
+	if e.left == 0 {
+		return 0, io.EOF
+	}
+	n := min(len(p), e.left)
+	copy(p, "Content-Length: ")
+	for i := range p[:n] {
+		if e.read+i >= len("Content-Length: ") {
+			p[i] = '7'
+		}
+	}
+	e.read += n
+	e.left -= n
+	return n, nil
+}
+
+// TestOversizedHeaderStopsReading: the server gives up on a header line
+// that does not end once it is over the limit, instead of reading on (a
+// 300 MiB line took the old reader past 1 GB).
+func TestOversizedHeaderStopsReading(t *testing.T) {
+	r := &endless{left: 64 << 20}
 	err := Serve(context.Background(), r, io.Discard, Options{})
-	if err == nil || !strings.Contains(err.Error(), "over the limit") {
-		t.Errorf("Serve() = %v, want a framing error", err)
+	if !errors.Is(err, ErrFraming) {
+		t.Fatalf("Serve() = %v, want ErrFraming", err)
+	}
+	if r.read > maxHeader {
+		t.Errorf("Serve() read %d bytes of an endless header, want at most %d", r.read, maxHeader)
 	}
 }
 

@@ -273,3 +273,48 @@ for _, d in ipairs(vim.diagnostic.get(0)) do
 end
 vim.cmd("qall!")
 `
+
+// TestLSPBinaryOversizedHeader sends the real `ka2 lsp` a header line
+// that does not end, through a pipe, and counts what the server took from
+// it: it ends the session past the header limit, naming it, instead of
+// reading on. The pipe's buffer (64 KiB on Linux, 1 MiB at most) holds
+// what the server never read.
+func TestLSPBinaryOversizedHeader(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "ka2", "lsp")
+	cmd.Dir = t.TempDir()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	const offered = 64 << 20
+	chunk := []byte(strings.Repeat("7", 64<<10))
+	written := 0
+	if n, err := io.WriteString(stdin, "Content-Length: "); err == nil {
+		written += n
+		for written < offered {
+			n, err := stdin.Write(chunk)
+			written += n
+			if err != nil {
+				break // the server is gone: the pipe has no reader
+			}
+		}
+	}
+	stdin.Close()
+	err = cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 2 {
+		t.Errorf("ka2 lsp exit = %v (code %d), want 2", err, code)
+	}
+	if !strings.Contains(stderr.String(), "message header is over the limit of 4096 bytes") {
+		t.Errorf("stderr = %q, want the header limit named", stderr.String())
+	}
+	if written > 2<<20 {
+		t.Errorf("the server took %d bytes of an endless header line, want it to stop near 4 KiB", written)
+	}
+}

@@ -38,7 +38,9 @@ either the corpus is the workspace folder. Rules and severities come from
 .ka2lint.yaml as for ka2 lint. Messages about the server itself go to
 standard error.
 
-Exit 0 after the client's shutdown and exit, 1 on exit without shutdown.`,
+Exit 0 after the client's shutdown and exit, 1 on exit without shutdown, 2
+when a message's framing is broken or over its limits (a header of 4 KiB, a
+body of 16 MiB): the stream cannot be followed past it, so the session ends.`,
 		Example: `  ka2 lsp
   # Neovim: vim.lsp.start({name = "ka2", cmd = {"ka2", "lsp"}, root_dir = vim.fn.getcwd()})`,
 		Args: cobra.NoArgs,
