@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"embed"
 	"errors"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/golden"
 	"github.com/ka2/ka2/internal/atomicfile"
+	"github.com/ka2/ka2/internal/inputfile"
 	"github.com/ka2/ka2/project"
 )
 
@@ -49,7 +51,9 @@ which runs ka2's GitHub Action on every pull request.
 
 From inside DIR, ka2 lint, ka2 build and ka2 regress then need no
 --corpus or case folder. Init refuses to overwrite a file that exists
-(--force overwrites); each file is written whole or not at all.`,
+(--force overwrites); each file is written whole or not at all. When the
+example cannot build there (policies in DIR clash with it), init puts DIR
+back as it was and says why.`,
 		Example: `  ka2 init my-policies && cd my-policies
   ka2 lint
   ka2 build --subject meals --date 2026-07-01 --question "What is the daily meal allowance?"
@@ -96,8 +100,9 @@ func initFiles(v VersionInfo) (map[string][]byte, []string, error) {
 	return files, order, err
 }
 
-// The case file init writes, whose goldens it makes.
-const initCases = "cases"
+// The case file init writes, whose goldens it makes: only it, so that
+// the goldens of case files already in the folder are left alone.
+const initCases = "cases/meals.yaml"
 
 // initGoldens lists the goldens the template's cases get, relative to DIR.
 var initGoldens = []string{
@@ -127,10 +132,41 @@ func runInit(o *InitOptions) error {
 	if len(exist) > 0 && !o.Force {
 		return usageError{fmt.Errorf("%s already exist%s; ka2 init overwrites nothing: choose an empty folder, or pass --force to overwrite", strings.Join(exist, ", "), map[bool]string{true: "s", false: ""}[len(exist) == 1])}
 	}
+	// Whether the example works depends on what the folder holds already
+	// (policies that clash with it), which only a build shows: so init
+	// writes, builds, and on any failure puts the folder back as it was,
+	// rather than leave half a project that a second run refuses.
+	var undo initUndo
+	if err := undo.save(o.Dir, append(append([]string(nil), order...), initGoldens...)); err != nil {
+		return err
+	}
+	if err := o.write(files, order, &undo); err != nil {
+		if uerr := undo.restore(); uerr != nil {
+			return fmt.Errorf("%w; putting the folder back as it was failed: %v", err, uerr)
+		}
+		return fmt.Errorf("%w; ka2 init left the folder as it was", err)
+	}
+	for _, rel := range append(order, initGoldens...) {
+		fmt.Fprintf(o.f.Out, "wrote %s\n", path.Join(filepath.ToSlash(o.Dir), rel))
+	}
+	next := "ka2 lint && ka2 regress"
+	if o.Dir != "." {
+		next = "cd " + shellQuote(filepath.ToSlash(o.Dir)) + " && " + next
+	}
+	fmt.Fprintf(o.f.Out, "next: %s\n", next)
+	if v, ok := o.f.version().Release(); !ok {
+		fmt.Fprintf(o.f.ErrOut, "note: this ka2 is %s, not a release: .github/workflows/ka2.yml pins %s; set it (two places) to the release you install\n", v, unreleasedPin)
+	}
+	return nil
+}
+
+// write writes the template's files, then the goldens its cases build,
+// recording in undo each folder it makes.
+func (o *InitOptions) write(files map[string][]byte, order []string, undo *initUndo) error {
 	for _, rel := range order {
 		p := filepath.Join(o.Dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return fmt.Errorf("%w", err)
+		if err := undo.mkdirAll(filepath.Dir(p)); err != nil {
+			return err
 		}
 		if err := atomicfile.Write(o.ctx(), p, files[rel], 0o644); err != nil {
 			return fmt.Errorf("%w", err)
@@ -156,18 +192,97 @@ func runInit(o *InitOptions) error {
 		rep.WriteText(&buf, flagName)
 		return fmt.Errorf("the example cases fail:\n%s", buf.String())
 	}
-	for _, rel := range append(order, initGoldens...) {
-		fmt.Fprintf(o.f.Out, "wrote %s\n", path.Join(filepath.ToSlash(o.Dir), rel))
-	}
-	next := "ka2 lint && ka2 regress"
-	if o.Dir != "." {
-		next = "cd " + shellQuote(filepath.ToSlash(o.Dir)) + " && " + next
-	}
-	fmt.Fprintf(o.f.Out, "next: %s\n", next)
-	if v, ok := o.f.version().Release(); !ok {
-		fmt.Fprintf(o.f.ErrOut, "note: this ka2 is %s, not a release: .github/workflows/ka2.yml pins %s; set it (two places) to the release you install\n", v, unreleasedPin)
+	return nil
+}
+
+// initUndo is what ka2 init needs to put a folder back as it was: every
+// file it may write, what those that were there (with --force) held, and
+// the folders it made.
+type initUndo struct {
+	files   []string
+	before  map[string][]byte
+	perms   map[string]fs.FileMode
+	created []string // outermost first
+}
+
+// save records the files at rels below dir as they are now.
+func (u *initUndo) save(dir string, rels []string) error {
+	u.before, u.perms = map[string][]byte{}, map[string]fs.FileMode{}
+	for _, rel := range rels {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		u.files = append(u.files, p)
+		data, err := inputfile.ReadFile(p, inputfile.MaxSize)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			return fmt.Errorf("%s: %s", filepath.ToSlash(p), inputfile.Reason(err))
+		default:
+			info, err := os.Stat(p)
+			if err != nil {
+				return fmt.Errorf("%w", err)
+			}
+			u.before[p], u.perms[p] = data, info.Mode().Perm()
+		}
 	}
 	return nil
+}
+
+// mkdirAll is os.MkdirAll, recording the folders it makes.
+func (u *initUndo) mkdirAll(dir string) error {
+	var missing []string
+	for d := filepath.Clean(dir); filepath.Dir(d) != d; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); !errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		missing = append(missing, d)
+	}
+	for i := len(missing) - 1; i >= 0; i-- {
+		if err := os.Mkdir(missing[i], 0o755); err != nil {
+			return fmt.Errorf("%w", err)
+		}
+		u.created = append(u.created, missing[i])
+	}
+	return nil
+}
+
+// restore puts back every file as save found it and removes the folders
+// mkdirAll made. It runs after Ctrl-C too, so it takes no context.
+func (u *initUndo) restore() error {
+	var errs []error
+	for _, p := range u.files {
+		if data, ok := u.before[p]; ok {
+			errs = append(errs, atomicfile.Write(context.Background(), p, data, u.perms[p]))
+			continue
+		}
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	for i := len(u.created) - 1; i >= 0; i-- {
+		errs = append(errs, removeEmptyTree(u.created[i])) // golden.Run makes the goldens' folders below them
+	}
+	return errors.Join(errs...)
+}
+
+// removeEmptyTree removes dir and the folders below it if none of them
+// holds a file; a file that is there says why it stays.
+func removeEmptyTree(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if !e.IsDir() {
+			return fmt.Errorf("%s stays: it holds %s, which ka2 init did not write", filepath.ToSlash(dir), e.Name())
+		}
+		if err := removeEmptyTree(filepath.Join(dir, e.Name())); err != nil {
+			return err
+		}
+	}
+	return os.Remove(dir)
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.
