@@ -26,3 +26,7 @@ const (
 	CodeAmbiguousAddress diag.Code = "ambiguous-address"
 	CodeRangeOutsideBody diag.Code = "range-outside-body"
 )
+
+// CodeFrontMatterInBody is a body that starts with a front matter key or
+// a second '---': keys meant for the front matter became body text.
+const CodeFrontMatterInBody diag.Code = "front-matter-in-body"

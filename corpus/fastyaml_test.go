@@ -77,6 +77,14 @@ func FuzzFrontMatterFastPath(f *testing.F) {
 	for _, s := range frontMatterSeeds(f) {
 		f.Add(s, "Body line one.\nBody line two.")
 	}
+	// Bodies that start with what belongs to the front matter (refused
+	// through either path alike), and prose that only looks like a key.
+	fm := "source_id: a\nversion: v1\nsubjects: [x]\nvalid_from: 2026-01-01"
+	for _, body := range []string{"valid_until: 2027-01-01\nunit: CNY\n---\nText.", "---\nText.", "\n# note\nlang: en\nText.",
+		"lang:", "Scope: lodging on business trips.\n---\nText.", "valid_until:\n"} {
+		f.Add(fm, body)
+		f.Add(fm+"\nvalid_until:", body)
+	}
 	f.Fuzz(func(t *testing.T, fm, body string) {
 		fast, arena, ok := fastFrontMatter(fm)
 		if ok {

@@ -3,6 +3,7 @@ package corpus_test
 import (
 	"bytes"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -18,7 +19,7 @@ var parseCodes = map[diag.Code]bool{
 	corpus.CodeInvalidUTF8: true, corpus.CodeNoFrontMatter: true, corpus.CodeBadFrontMatter: true,
 	corpus.CodeUnknownKey: true, corpus.CodeDuplicateKey: true, corpus.CodeMissingKey: true,
 	corpus.CodeBadValue: true, corpus.CodeBadDate: true, corpus.CodeEmptyInterval: true,
-	corpus.CodeCiteOutsideBody: true, corpus.CodeEmptyBody: true,
+	corpus.CodeCiteOutsideBody: true, corpus.CodeEmptyBody: true, corpus.CodeFrontMatterInBody: true,
 }
 
 // fileLines counts the lines of a file as a person does: a final newline
@@ -150,6 +151,26 @@ func FuzzParse(f *testing.F) {
 		}
 		if pos, ok := src.Keys.Get("source_id"); !ok || pos.Line < 2 || pos.Line >= src.BodyLine {
 			t.Errorf("Keys[source_id] = %v, %t, want a line inside the front matter", pos, ok)
+		}
+		// The body never starts with what belongs to the front matter: no
+		// '---' first, and no known key before the first line of text past
+		// blank and '#' lines.
+		blank := true
+		for i, l := range src.Lines {
+			if strings.TrimSpace(l) == "" {
+				continue
+			}
+			if blank && strings.TrimRight(l, " \t") == "---" {
+				t.Errorf("Parse() accepted a body that starts with '---' on its line %d", i+1)
+			}
+			blank = false
+			if strings.HasPrefix(l, "#") {
+				continue
+			}
+			if key, rest, ok := strings.Cut(l, ":"); ok && slices.Contains(corpus.KnownKeys(), key) && (rest == "" || rest[0] == ' ' || rest[0] == '\t') {
+				t.Errorf("Parse() accepted a body whose line %d is a front matter key: %q", i+1, l)
+			}
+			break
 		}
 	})
 }

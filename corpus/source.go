@@ -248,12 +248,57 @@ func (p *parser) parse(data []byte) {
 		p.body = joinLines(text, lines, crlf, end+1, len(lines))
 	}
 	p.frontMatter(joinLines(text, lines, crlf, 1, end))
+	p.frontMatterInBody(lines, end)
 	// A source is there to be quoted: without text, every question on its
 	// subject would select it and have nothing to quote.
 	if EmptyBody(p.src.Lines) {
 		p.errorf(p.src.BodyLine, 1, CodeEmptyBody, "write the policy text below the closing '---'",
 			"the body is empty; it must hold the policy text")
 	}
+}
+
+// frontMatterInBody reports a body that starts with what belongs to the
+// front matter: a '---' in the middle of the front matter ends it, and
+// the keys after it would be quoted as policy text while the source lost
+// them (open-ended, without a unit). It reports a '---' as the first line
+// with text, and a front matter key ("valid_until:") before any policy
+// text, past blank lines and '#' lines (YAML comments such as a ka2lint
+// directive, or a Markdown heading). Only the keys ka2 knows count,
+// written as YAML writes them, so "Scope: lodging on business trips."
+// stays policy text. end is the index of the closing '---' in lines.
+func (p *parser) frontMatterInBody(lines []string, end int) {
+	blank := true // only blank lines so far
+	for i := end + 1; i < len(lines); i++ {
+		l := lines[i]
+		switch {
+		case strings.TrimSpace(l) == "":
+			continue
+		case blank && isDelimiter(l):
+			p.errorf(i+1, 1, CodeFrontMatterInBody,
+				fmt.Sprintf("keep one '---' between the keys and the policy text: remove this one, or the one on line %d", end+1),
+				"a second '---' starts the body: the front matter ended on line %d", end+1)
+			return
+		case strings.HasPrefix(l, "#"):
+			blank = false
+			continue
+		}
+		if key := bodyKey(l); key != "" {
+			p.errorf(i+1, 1, CodeFrontMatterInBody,
+				fmt.Sprintf("if the key belongs to the front matter, move it above the '---' on line %d; policy text must not start with a front matter key", end+1),
+				"front matter key %s is in the body: the '---' on line %d ended the front matter", key, end+1)
+		}
+		return
+	}
+}
+
+// bodyKey returns the known front matter key line starts with, as
+// "key:" followed by a blank or the end of the line, or "".
+func bodyKey(line string) string {
+	k, rest, ok := strings.Cut(line, ":")
+	if !ok || keyIndex(k) < 0 || rest != "" && rest[0] != ' ' && rest[0] != '\t' {
+		return ""
+	}
+	return k
 }
 
 // EmptyBody reports whether a body's lines hold no text: every line is
@@ -493,14 +538,15 @@ func (p *parser) unsafeValue(n *yaml.Node, key string) bool {
 	return true
 }
 
-// node returns the value of key, reporting a missing required key. A null
-// value counts as missing.
+// node returns the value of key, reporting a missing required key. A key
+// written without a value (or with null) is an error whether or not it is
+// required: left out, valid_until means open-ended and lang every
+// language, which is not what "valid_until:" with the date still to be
+// filled in says.
 func (p *parser) node(v *strict.Fields, key string, required bool) *yaml.Node {
 	n := v.Value(key)
 	if n != nil && n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
-		if required {
-			p.errorf(n.Line+1, n.Column, CodeMissingKey, "give "+key+" a value", "%s is empty", key)
-		}
+		p.emptyValue(n, key, required)
 		return nil
 	}
 	if n == nil && required {
@@ -522,10 +568,25 @@ func (p *parser) scalar(v *strict.Fields, key string, required bool) string {
 		return ""
 	}
 	val := strings.TrimSpace(n.Value)
-	if val == "" && required {
-		p.errorf(n.Line+1, n.Column, CodeMissingKey, "give "+key+" a value", "%s is empty", key)
+	if val == "" {
+		p.emptyValue(n, key, required)
 	}
 	return val
+}
+
+// emptyValue reports key written with no value at n.
+func (p *parser) emptyValue(n *yaml.Node, key string, required bool) {
+	hint := "give " + key + " a value"
+	if !required {
+		hint += ", or remove the key"
+		switch key {
+		case "valid_until":
+			hint += " for an open-ended source"
+		case "lang":
+			hint += " for a source that serves every language"
+		}
+	}
+	p.errorf(n.Line+1, n.Column, CodeMissingKey, hint, "%s is empty", key)
 }
 
 // list accepts a YAML sequence of scalars, or a single scalar as a list of one.
@@ -585,7 +646,11 @@ func (p *parser) date(v *strict.Fields, key string, required bool) Date {
 }
 
 func (p *parser) cite(n *yaml.Node) {
-	if n == nil || (n.Kind == yaml.ScalarNode && n.Tag == "!!null") {
+	if n == nil {
+		return
+	}
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		p.emptyValue(n, "cite", false)
 		return
 	}
 	items := []*yaml.Node{n}

@@ -103,7 +103,7 @@ func TestParse(t *testing.T) {
 			},
 		},
 		{
-			name: "comments, block list, and an empty valid_until is open-ended",
+			name: "comments and a block list",
 			in: doc([]string{
 				"# taxi rules, kept short",
 				"source_id: taxi-v1   # the first version",
@@ -112,17 +112,16 @@ func TestParse(t *testing.T) {
 				"  - taxi",
 				`  - "airport-transfer"`,
 				"valid_from: '2026-01-01'",
-				"valid_until:",
 				"lang: en",
 			}, "Take a licensed taxi and keep the printed receipt.\n"),
 			want: &corpus.Source{
 				ID: "taxi-v1", Version: "2.10", Subjects: []string{"taxi", "airport-transfer"},
 				ValidFrom: corpus.MustDate(2026, 1, 1), Lang: "en",
-				BodyLine: 12,
+				BodyLine: 11,
 				Lines:    []string{"Take a licensed taxi and keep the printed receipt."},
 				Keys: keys(map[string]corpus.Pos{
 					"source_id": {Line: 3, Col: 1}, "version": {Line: 4, Col: 1}, "subjects": {Line: 5, Col: 1},
-					"valid_from": {Line: 8, Col: 1}, "valid_until": {Line: 9, Col: 1}, "lang": {Line: 10, Col: 1},
+					"valid_from": {Line: 8, Col: 1}, "lang": {Line: 9, Col: 1},
 				}),
 			},
 		},
@@ -133,8 +132,28 @@ func TestParse(t *testing.T) {
 		},
 		{
 			name: "a dash line in the body is body text",
-			in:   doc(hotel, "---\nafter the rule\n"),
-			want: hotelSource(7, []string{"---", "after the rule"}),
+			in:   doc(hotel, "Before the rule.\n\n---\nafter the rule\n"),
+			want: hotelSource(7, []string{"Before the rule.", "", "---", "after the rule"}),
+		},
+		{
+			name: "a setext heading is body text",
+			in:   doc(hotel, "Scope: lodging on business trips.\n---\nunit: is a word here, below the text\n"),
+			want: hotelSource(7, []string{"Scope: lodging on business trips.", "---", "unit: is a word here, below the text"}),
+		},
+		{
+			name: "policy prose like a key is body text",
+			in:   doc(hotel, "Scope: lodging on business trips.\nLang: the rule is the same in every language.\n"),
+			want: hotelSource(7, []string{"Scope: lodging on business trips.", "Lang: the rule is the same in every language."}),
+		},
+		{
+			name: "a known key inside a word, or without a colon, is body text",
+			in:   doc(hotel, "units: rooms are counted per night.\nunit CNY\n"),
+			want: hotelSource(7, []string{"units: rooms are counted per night.", "unit CNY"}),
+		},
+		{
+			name: "a heading, then text",
+			in:   doc(hotel, "# Lodging\n\nThe limit is 520 CNY.\n"),
+			want: hotelSource(7, []string{"# Lodging", "", "The limit is 520 CNY."}),
 		},
 		{
 			name: "delimiters may have trailing blanks",
@@ -236,6 +255,74 @@ var parseErrorTests = []struct {
 		name: "invalid UTF-8 after a BOM",
 		in:   "\ufeff-\xff-\n",
 		want: []string{"[invalid-utf8] policies/hotel-v1.md:1:2: invalid UTF-8; save the file as UTF-8"},
+	},
+	// missing-key: a key written without a value, required or not
+	{
+		name: "empty valid_until",
+		in:   doc(hotelWith("valid_until:"), threeLines),
+		want: []string{"[missing-key] policies/hotel-v1.md:6:13: valid_until is empty; give valid_until a value, or remove the key for an open-ended source"},
+	},
+	{
+		name: "null valid_until",
+		in:   doc(hotelWith("valid_until: ~"), threeLines),
+		want: []string{"[missing-key] policies/hotel-v1.md:6:14: valid_until is empty; give valid_until a value, or remove the key for an open-ended source"},
+	},
+	{
+		name: "empty lang",
+		in:   doc(hotelWith("lang:"), threeLines),
+		want: []string{"[missing-key] policies/hotel-v1.md:6:6: lang is empty; give lang a value, or remove the key for a source that serves every language"},
+	},
+	{
+		name: "quoted empty lang",
+		in:   doc(hotelWith(`lang: ""`), threeLines),
+		want: []string{"[missing-key] policies/hotel-v1.md:6:7: lang is empty; give lang a value, or remove the key for a source that serves every language"},
+	},
+	{
+		name: "null unit and blank role",
+		in:   doc(hotelWith("unit: null", "role: '  '"), threeLines),
+		want: []string{
+			"[missing-key] policies/hotel-v1.md:6:7: unit is empty; give unit a value, or remove the key",
+			"[missing-key] policies/hotel-v1.md:7:7: role is empty; give role a value, or remove the key",
+		},
+	},
+	{
+		name: "empty supersedes and cite",
+		in:   doc(hotelWith("supersedes:", "cite:"), threeLines),
+		want: []string{
+			"[missing-key] policies/hotel-v1.md:6:12: supersedes is empty; give supersedes a value, or remove the key",
+			"[missing-key] policies/hotel-v1.md:7:6: cite is empty; give cite a value, or remove the key",
+		},
+	},
+	// front-matter-in-body
+	{
+		name: "a '---' in the middle of the front matter",
+		in:   doc(hotel, "valid_until: 2027-01-01\nunit: CNY per room-night\n---\n"+threeLines),
+		want: []string{"[front-matter-in-body] policies/hotel-v1.md:7:1: front matter key valid_until is in the body: the '---' on line 6 ended the front matter; if the key belongs to the front matter, move it above the '---' on line 6; policy text must not start with a front matter key"},
+	},
+	{
+		name: "a key after a comment, past the closing '---'",
+		in:   doc(hotel, "# ends with the 2027 revision\nvalid_until: 2027-01-01\n---\n"+threeLines),
+		want: []string{"[front-matter-in-body] policies/hotel-v1.md:8:1: front matter key valid_until is in the body: the '---' on line 6 ended the front matter; if the key belongs to the front matter, move it above the '---' on line 6; policy text must not start with a front matter key"},
+	},
+	{
+		name: "a key and a tab, after blank lines",
+		in:   doc(hotel, "\n\nlang:\ten\n"+threeLines),
+		want: []string{"[front-matter-in-body] policies/hotel-v1.md:9:1: front matter key lang is in the body: the '---' on line 6 ended the front matter; if the key belongs to the front matter, move it above the '---' on line 6; policy text must not start with a front matter key"},
+	},
+	{
+		name: "a block list key in the body",
+		in:   doc(hotel, "subjects:\n  - rail\n"+threeLines),
+		want: []string{"[front-matter-in-body] policies/hotel-v1.md:7:1: front matter key subjects is in the body: the '---' on line 6 ended the front matter; if the key belongs to the front matter, move it above the '---' on line 6; policy text must not start with a front matter key"},
+	},
+	{
+		name: "a second '---' right after the front matter",
+		in:   doc(hotel, "---\nvalid_until: 2027-01-01\n---\n"+threeLines),
+		want: []string{"[front-matter-in-body] policies/hotel-v1.md:7:1: a second '---' starts the body: the front matter ended on line 6; keep one '---' between the keys and the policy text: remove this one, or the one on line 6"},
+	},
+	{
+		name: "a second '---' after blank lines, CRLF",
+		in:   strings.ReplaceAll(doc(hotel, "\n---\n"+threeLines), "\n", "\r\n"),
+		want: []string{"[front-matter-in-body] policies/hotel-v1.md:8:1: a second '---' starts the body: the front matter ended on line 6; keep one '---' between the keys and the policy text: remove this one, or the one on line 6"},
 	},
 	// no-front-matter
 	{
@@ -652,7 +739,7 @@ func TestParseErrorCodes(t *testing.T) {
 	for _, c := range []diag.Code{
 		corpus.CodeInvalidUTF8, corpus.CodeNoFrontMatter, corpus.CodeBadFrontMatter, corpus.CodeUnknownKey,
 		corpus.CodeDuplicateKey, corpus.CodeMissingKey, corpus.CodeBadValue, corpus.CodeBadDate,
-		corpus.CodeEmptyInterval, corpus.CodeCiteOutsideBody, corpus.CodeEmptyBody,
+		corpus.CodeEmptyInterval, corpus.CodeCiteOutsideBody, corpus.CodeEmptyBody, corpus.CodeFrontMatterInBody,
 	} {
 		if !covered[c] {
 			t.Errorf("no TestParseErrors case reports %s", c)

@@ -32,14 +32,19 @@ Save the file as UTF-8 in your editor.`,
 var ruleFrontMatter = &Rule{
 	ID:       "front-matter",
 	Severity: diag.SeverityError,
-	Summary:  "front matter is missing, never closed, not valid YAML, or repeats a key",
+	Summary:  "front matter is missing, never closed, not valid YAML, repeats a key, or spills into the body",
 	Doc: `Every policy file starts with a line '---', the keys (YAML), and another line
 '---'; the body follows. This rule reports a file without front matter, front
 matter that is never closed, YAML that does not parse or is not a mapping of keys
 to values, a key set twice (including subject and subjects together), a YAML
 document end line '...' (YAML would ignore every key after it), and an explicit
-YAML tag such as !!binary or !!str.`,
-	codes: []diag.Code{corpus.CodeNoFrontMatter, corpus.CodeBadFrontMatter, corpus.CodeDuplicateKey},
+YAML tag such as !!binary or !!str. It also reports a body that starts with a
+second '---' or, before any policy text (past blank lines and '#' lines), with a
+front matter key such as valid_until: a '---' in the middle of the front matter
+ends it, and the keys after it would be quoted as policy text while the source
+went without them (open-ended, without a unit). Only the keys ka2 knows count:
+"Scope: lodging on business trips." is policy text.`,
+	codes: []diag.Code{corpus.CodeNoFrontMatter, corpus.CodeBadFrontMatter, corpus.CodeDuplicateKey, corpus.CodeFrontMatterInBody},
 }
 
 var ruleUnknownKey = &Rule{
@@ -55,9 +60,11 @@ closest known key.`,
 var ruleMissingKey = &Rule{
 	ID:       "missing-key",
 	Severity: diag.SeverityError,
-	Summary:  "a required key is missing or empty",
+	Summary:  "a required key is missing, or a key is empty",
 	Doc: `source_id, version, subjects (or subject) and valid_from are required and must
-not be empty.`,
+not be empty. Any other key that is written must have a value too: an empty
+valid_until or lang would otherwise read as left out, making the source
+open-ended or one for every language. Remove the key to mean that.`,
 	codes: []diag.Code{corpus.CodeMissingKey},
 }
 
