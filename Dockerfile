@@ -45,6 +45,10 @@ ENV PATH=/usr/local/bin
 # 65532 is the "nonroot" user of distroless images; any non-zero id works,
 # and Kubernetes' runAsNonRoot needs it numeric.
 USER 65532:65532
+# The files ka2 reads here are mounted by whoever runs the container, and
+# owned by a user of the host, never by 65532: believe their settings
+# files (ka2.yaml, .ka2lint.yaml) whoever owns them.
+ENV KA2_TRUSTED_DIRS=*
 WORKDIR /tmp
 EXPOSE 8080
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \

@@ -39,6 +39,11 @@ type Options struct {
 	// Log receives messages about the server itself (not findings); nil
 	// discards them.
 	Log io.Writer
+	// Trust says whose ka2.yaml, .ka2ignore and .ka2lint.yaml, found from
+	// the workspace folder upward, are used; one it does not believe is
+	// ignored, with a log message. nil is the user the server runs as
+	// (and root), with no folder allowed beyond.
+	Trust *project.Trust
 
 	// impactStart, when set, is called as an impact build starts, with
 	// its context: tests count builds and cancel one in flight.
@@ -59,9 +64,10 @@ type Settings struct {
 	// without one.
 	Project string `json:"project,omitempty"`
 
-	project   *project.Config // its exclusions narrow the corpus
-	root      string          // the workspace folder, for paths in messages
-	contracts []string        // the contract files the case files name (watch.go)
+	project   *project.Config   // its exclusions narrow the corpus
+	skipped   []project.Skipped // project files ignored for their owner
+	root      string            // the workspace folder, for paths in messages
+	contracts []string          // the contract files the case files name (watch.go)
 }
 
 // show writes an absolute path relative to the workspace folder, slash
@@ -124,7 +130,7 @@ func (b badProject) Unwrap() error { return b.error }
 // the workspace folder itself. The project's exclusions apply to
 // whichever corpus folder wins. A project file that does not load is an
 // error: linting without it would lint other files than ka2 lint does.
-func resolveSettings(p initializeParams) (Settings, error) {
+func resolveSettings(p initializeParams, t *project.Trust) (Settings, error) {
 	root := ""
 	if len(p.WorkspaceFolders) > 0 {
 		root = uriPath(p.WorkspaceFolders[0].URI)
@@ -143,16 +149,18 @@ func resolveSettings(p initializeParams) (Settings, error) {
 	}
 	s := Settings{root: root}
 	if root != "" {
-		found, err := project.Find(root)
+		found, skipped, err := project.Find(root, t)
 		if err != nil {
 			return Settings{}, err
 		}
+		s.skipped = skipped
 		if found != "" {
-			cfg, err := project.Load(found)
+			cfg, err := project.Load(found, t)
 			if err != nil {
 				return Settings{}, badProject{err}
 			}
 			s.Project, s.project = found, cfg
+			s.skipped = append(s.skipped, cfg.Skipped...)
 		}
 	}
 	abs := func(p string) string {
@@ -219,8 +227,9 @@ type Server struct {
 	disk       stamps            // what was on disk when last read, for a client that does not watch
 	justSaved  map[string]string // policy files read on save, by path: their text then (watch.go)
 
-	inflight map[string]context.CancelFunc // requests answered off the read loop, by id
-	wg       sync.WaitGroup
+	inflight   map[string]context.CancelFunc // requests answered off the read loop, by id
+	skipLogged map[string]bool               // settings files ignored for their owner, logged once
+	wg         sync.WaitGroup
 }
 
 // ErrExitWithoutShutdown is returned by Serve when the client sent exit
@@ -290,7 +299,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, opts Options) error {
 func newServer(opts Options, c *conn) *Server {
 	return &Server{opts: opts, conn: c, docs: map[string]string{}, published: map[string]bool{},
 		revs: map[string]int{}, impacts: map[string]impactEntry{}, dirty: map[string]bool{}, inflight: map[string]context.CancelFunc{},
-		justSaved: map[string]string{}}
+		justSaved: map[string]string{}, skipLogged: map[string]bool{}}
 }
 
 // deferred answers a request off the read loop, so that a long one (an
@@ -333,6 +342,25 @@ func (s *Server) bump(rel string) {
 	s.rev++
 	s.revs[rel] = s.rev
 	s.dirty[rel] = true
+}
+
+// trust is Options.Trust, or the user the server runs as.
+func (s *Server) trust() *project.Trust {
+	if s.opts.Trust != nil {
+		return s.opts.Trust
+	}
+	return &project.Trust{UID: os.Getuid()}
+}
+
+// logSkipped logs, once per file, a settings file ignored for its owner.
+func (s *Server) logSkipped(sk project.Skipped) {
+	s.mu.Lock()
+	seen := s.skipLogged[sk.Path]
+	s.skipLogged[sk.Path] = true
+	s.mu.Unlock()
+	if !seen {
+		s.logf("ignoring %s: it is owned by user %d, neither you nor root; trust its folder to use it", sk.Path, sk.Owner)
+	}
 }
 
 func (s *Server) logf(format string, args ...any) {
@@ -383,7 +411,10 @@ func (s *Server) handle(ctx context.Context, m *message) (any, *rpcError) {
 		if err := json.Unmarshal(m.Params, &p); err != nil {
 			return nil, invalidParams(err)
 		}
-		st, err := resolveSettings(p)
+		st, err := resolveSettings(p, s.trust())
+		for _, sk := range st.skipped {
+			s.logSkipped(sk)
+		}
 		if bad := (badProject{}); errors.As(err, &bad) {
 			err = fmt.Errorf("%w (fix %s and restart the language server)", bad.error, project.FileName)
 		}
@@ -712,7 +743,13 @@ func (s *Server) lintCorpus(ctx context.Context, root string, docs map[string]st
 		return nil, fmt.Errorf("open corpus: %w", err)
 	}
 	defer r.Close()
-	cfg, err := lint.FindConfigOS(root)
+	cfg, err := lint.FindConfigOS(root, func(path string) bool {
+		sk, ok := s.trust().Believes(path)
+		if !ok {
+			s.logSkipped(sk)
+		}
+		return ok
+	})
 	if err != nil {
 		s.logf("lint configuration: %v", err) // lint without it, as far as it goes
 		cfg = nil

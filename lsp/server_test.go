@@ -16,6 +16,8 @@ import (
 
 	gocmp "github.com/google/go-cmp/cmp"
 	gocmpopts "github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/ka2/ka2/project"
 )
 
 // client drives a Server over pipes, as an editor does.
@@ -480,7 +482,7 @@ func TestResolveSettings(t *testing.T) {
 			if tt.opts != "" {
 				p.InitOptions = json.RawMessage(tt.opts)
 			}
-			got, err := resolveSettings(p)
+			got, err := resolveSettings(p, nil)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(filepath.ToSlash(err.Error()), tt.wantErr) {
 					t.Fatalf("resolveSettings() error = %v, want %q in it", err, tt.wantErr)
@@ -654,5 +656,39 @@ func TestCodeLens(t *testing.T) {
 	c.call("textDocument/codeLens", codeLensParams{TextDocument: doc}, &lenses)
 	if len(lenses) != 1 || !strings.HasPrefix(lenses[0].Command.Title, "impact unknown: the corpus with this edit does not load: ") {
 		t.Errorf("code lenses of a buffer that breaks the corpus = %+v", lenses)
+	}
+}
+
+// TestServerIgnoresAnotherUsersProject: a ka2.yaml above the workspace
+// that another user owns is not used, and the log says so once.
+func TestServerIgnoresAnotherUsersProject(t *testing.T) {
+	shared := writeFiles(t, map[string]string{"ka2.yaml": "corpus: evil\n", "alice/hotel.md": "x\n"})
+	theirs := filepath.Join(shared, "ka2.yaml")
+	trust := &project.Trust{UID: 12345} // as any user but root, the test's files are not user 12345's
+	if os.Getuid() == 0 {
+		if err := os.Chown(theirs, 12345, -1); err != nil {
+			t.Fatal(err)
+		}
+		trust = &project.Trust{UID: 0}
+	} else if os.Getuid() == 12345 {
+		t.Skip("the test's other user is 12345, who runs it")
+	}
+	var log strings.Builder
+	s := newServer(Options{Trust: trust, Log: &log}, nil)
+	ws := filepath.Join(shared, "alice")
+	st, err := resolveSettings(initializeParams{RootPath: ws}, s.trust())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Corpus != ws || st.Project != "" {
+		t.Errorf("resolveSettings() = corpus %s, project %q; want the workspace folder and no project file", st.Corpus, st.Project)
+	}
+	for range 2 {
+		for _, sk := range st.skipped {
+			s.logSkipped(sk)
+		}
+	}
+	if got := log.String(); strings.Count(got, "ignoring "+theirs+": it is owned by user") != 1 {
+		t.Errorf("log = %q, want the ignored %s once", got, theirs)
 	}
 }

@@ -479,7 +479,10 @@ func (s *Server) reload(ctx context.Context, k part) {
 		s.mu.Lock()
 		p := s.params
 		s.mu.Unlock()
-		st, err := resolveSettings(p)
+		st, err := resolveSettings(p, s.trust())
+		for _, sk := range st.skipped {
+			s.logSkipped(sk)
+		}
 		if bad := (badProject{}); errors.As(err, &bad) {
 			err = fmt.Errorf("%w (fix %s; until then the language server keeps the settings it had)", bad.error, project.FileName)
 		}

@@ -86,29 +86,38 @@ type Config struct {
 
 	// Pos holds where each key written in the file is.
 	Pos map[string]diag.Pos
+	// Skipped holds the .ka2ignore beside the file when Load passed it
+	// over for its owner (see Trust).
+	Skipped []Skipped
 }
 
 // Find returns the project file in dir or the nearest folder above it
 // that has one, or "" when none does. The path is dir joined with as
 // many ".." as it took (ka2.yaml, ../ka2.yaml), so messages stay short.
-// Only a regular file (or a link to one) counts.
-func Find(dir string) (string, error) {
+// Only a regular file (or a link to one) counts. A file t does not
+// believe is passed over, as if it were not there, and returned in
+// skipped; a nil t believes every file.
+func Find(dir string, t *Trust) (path string, skipped []Skipped, err error) {
 	cur := filepath.Clean(dir)
 	for {
 		p := filepath.Join(cur, FileName)
 		info, err := os.Stat(p)
 		switch {
 		case err == nil && info.Mode().IsRegular():
-			return p, nil
+			s, ok := t.Believes(p)
+			if ok {
+				return p, skipped, nil
+			}
+			skipped = append(skipped, s)
 		case err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
-			return "", fmt.Errorf("find %s: %w", FileName, err)
+			return "", skipped, fmt.Errorf("find %s: %w", FileName, err)
 		}
 		abs, err := filepath.Abs(cur)
 		if err != nil {
-			return "", fmt.Errorf("find %s: %w", FileName, err)
+			return "", skipped, fmt.Errorf("find %s: %w", FileName, err)
 		}
 		if filepath.Dir(abs) == abs {
-			return "", nil // the top: no project file
+			return "", skipped, nil // the top: no project file
 		}
 		cur = filepath.Join(cur, "..")
 	}
@@ -122,8 +131,10 @@ func mustAbs(p string) string {
 	return a
 }
 
-// Load reads the project file at path and the .ka2ignore beside it.
-func Load(path string) (*Config, error) {
+// Load reads the project file at path and the .ka2ignore beside it. A
+// .ka2ignore t does not believe is left out and recorded in Skipped; a
+// nil t believes it (the caller named the project file).
+func Load(path string, t *Trust) (*Config, error) {
 	data, err := inputfile.ReadFile(path, inputfile.MaxSize)
 	if err != nil {
 		return nil, &diag.Diagnostic{Pos: diag.Pos{Path: filepath.ToSlash(path)}, Code: CodeUnreadable, Message: "cannot read the project file: " + inputfile.Reason(err), Hint: diag.Fix("check the path, or remove the file")}
@@ -133,6 +144,10 @@ func Load(path string) (*Config, error) {
 		return nil, err
 	}
 	ignore := filepath.Join(c.Dir, corpus.IgnoreFile)
+	if s, ok := t.Believes(ignore); !ok {
+		c.Skipped = append(c.Skipped, s)
+		return c, nil
+	}
 	data, err = inputfile.ReadFile(ignore, inputfile.MaxSize)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

@@ -63,7 +63,7 @@ func TestFind(t *testing.T) {
 	if err := os.MkdirAll(deep, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := project.Find(deep); err != nil || got != "" {
+	if got, _, err := project.Find(deep, nil); err != nil || got != "" {
 		// A temporary folder has no project file above it, unless the
 		// machine put one at its root; then this test says nothing.
 		if err == nil {
@@ -74,14 +74,14 @@ func TestFind(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, project.FileName), []byte("corpus: policies\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got, err := project.Find(deep)
+	got, _, err := project.Find(deep, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := filepath.Join(deep, "..", "..", project.FileName); got != filepath.Clean(want) {
 		t.Errorf("Find() = %q, want %q", got, want)
 	}
-	c, err := project.Load(got)
+	c, err := project.Load(got, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestFilter(t *testing.T) {
 	}
 	write(project.FileName, "corpus: policies\nexclude: [policies/drafts/]\n")
 	write(corpus.IgnoreFile, "README.md\n")
-	c, err := project.Load(filepath.Join(dir, project.FileName))
+	c, err := project.Load(filepath.Join(dir, project.FileName), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
@@ -26,8 +27,28 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:           "testdata/script",
 		UpdateScripts: os.Getenv("GOLDIE_UPDATE") != "",
-		Cmds:          map[string]func(ts *testscript.TestScript, neg bool, args []string){"exits": cmdExits},
+		Cmds:          map[string]func(ts *testscript.TestScript, neg bool, args []string){"exits": cmdExits, "chown": cmdChown},
+		Condition: func(cond string) (bool, error) {
+			if cond == "root" { // chown needs it
+				return os.Getuid() == 0, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 	})
+}
+
+// cmdChown gives files to a user id: "chown 12345 shared/ka2.yaml".
+func cmdChown(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: chown UID FILE...")
+	}
+	uid, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("chown: bad user id %q", args[0])
+	}
+	for _, f := range args[1:] {
+		ts.Check(os.Lchown(ts.MkAbs(f), uid, -1))
+	}
 }
 
 // cmdExits runs a command and checks its exit status, which plain exec

@@ -286,20 +286,21 @@ func relSlash(anc, dir string) string {
 // FindConfigOS is FindConfig on the operating system's file system: it
 // looks for ConfigFile in dir and each parent folder up to the file system
 // root. The Config's Path is written relative to dir when dir is relative.
-func FindConfigOS(dir string) (*Config, error) {
+// A file for which believe returns false (given the path as it would be
+// reported) is passed over as if it were not there: the caller decides,
+// and warns, whose files it believes; nil believes every file.
+func FindConfigOS(dir string, believe func(path string) bool) (*Config, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("find %s: %w", ConfigFile, err)
 	}
 	for d := abs; ; {
 		data, err := inputfile.ReadFile(filepath.Join(d, ConfigFile), inputfile.MaxSize)
+		if err == nil && believe != nil && !believe(configPath(dir, abs, d)) {
+			err = fs.ErrNotExist
+		}
 		if err == nil {
-			up, _ := filepath.Rel(abs, d)
-			name := filepath.Join(d, ConfigFile)
-			if !filepath.IsAbs(dir) {
-				name = filepath.Join(dir, up, ConfigFile)
-			}
-			c, err := ParseConfig(filepath.ToSlash(name), data)
+			c, err := ParseConfig(filepath.ToSlash(configPath(dir, abs, d)), data)
 			if err != nil {
 				return nil, err
 			}
@@ -316,4 +317,14 @@ func FindConfigOS(dir string) (*Config, error) {
 		}
 		d = parent
 	}
+}
+
+// configPath is the path of the ConfigFile in folder d, an ancestor of abs
+// (dir made absolute), relative to dir when dir is relative.
+func configPath(dir, abs, d string) string {
+	if filepath.IsAbs(dir) {
+		return filepath.Join(d, ConfigFile)
+	}
+	up, _ := filepath.Rel(abs, d)
+	return filepath.Join(dir, up, ConfigFile)
 }

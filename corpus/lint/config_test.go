@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -205,7 +206,7 @@ func TestFindConfigOS(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, ConfigFile), []byte("rules: {bom: off}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c, err := FindConfigOS(corpusDir)
+	c, err := FindConfigOS(corpusDir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,11 +218,45 @@ func TestFindConfigOS(t *testing.T) {
 	}
 
 	t.Chdir(corpusDir)
-	c, err = FindConfigOS(".")
+	c, err = FindConfigOS(".", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c == nil || c.Path != "../../"+ConfigFile {
 		t.Errorf("FindConfigOS(.) = %+v, want Path ../../%s", c, ConfigFile)
+	}
+}
+
+// TestFindConfigOSBelieve: a file the caller does not believe is passed
+// over as if it were not there, and the search goes on upward; believe is
+// asked with the path as it would be reported.
+func TestFindConfigOSBelieve(t *testing.T) {
+	root := t.TempDir()
+	inner := filepath.Join(root, "shared")
+	corpusDir := filepath.Join(inner, "policies")
+	if err := os.MkdirAll(corpusDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{root, inner} {
+		if err := os.WriteFile(filepath.Join(d, ConfigFile), []byte("rules: {bom: off}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var asked []string
+	c, err := FindConfigOS(corpusDir, func(p string) bool {
+		asked = append(asked, p)
+		return p != filepath.Join(inner, ConfigFile)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.ToSlash(filepath.Join(root, ConfigFile)); c == nil || c.Path != want || c.Base != "shared/policies" {
+		t.Errorf("FindConfigOS() = %+v, want Path %s, Base shared/policies", c, want)
+	}
+	if diff := cmp.Diff([]string{filepath.Join(inner, ConfigFile), filepath.Join(root, ConfigFile)}, asked); diff != "" {
+		t.Errorf("believe asked mismatch (-want +got):\n%s", diff)
+	}
+	if c, err := FindConfigOS(corpusDir, func(string) bool { return false }); err != nil || (c != nil && strings.HasPrefix(c.Path, filepath.ToSlash(root))) {
+		t.Errorf("FindConfigOS() believing nothing = %+v, %v, want none of the test's files", c, err)
 	}
 }

@@ -36,7 +36,10 @@ func NewCmdConfig(f *Factory, runF func(*ConfigOptions) error) *cobra.Command {
 policy, counter, capacity, reserve, lang and the exclusions — and where
 each came from: a flag, the project file (file:line:col), its .ka2ignore,
 or the default. The project file is --config, else $KA2_CONFIG, else
-ka2.yaml found from the current folder upward.
+ka2.yaml found from the current folder upward. A ka2.yaml or .ka2ignore
+found upward that is owned by neither you nor root is ignored, and listed
+as such, unless its folder is in $KA2_TRUSTED_DIRS (absolute folders,
+separated as in PATH, or * for every folder).
 
 The flags are those of the other commands, so ka2 config --counter
 o200k_base shows what ka2 build --counter o200k_base would use.`,
@@ -77,6 +80,9 @@ type ConfigReport struct {
 	From     string    `json:"from,omitempty"`
 	Settings []Setting `json:"settings"`
 	Exclude  []Setting `json:"exclude"`
+	// Skipped are the project files and .ka2ignore found upward and
+	// ignored for their owner.
+	Skipped []project.Skipped `json:"skipped,omitempty"`
 }
 
 func runConfig(o *ConfigOptions, cmd *cobra.Command) error {
@@ -87,6 +93,9 @@ func runConfig(o *ConfigOptions, cmd *cobra.Command) error {
 	rep := ConfigReport{Settings: []Setting{}, Exclude: []Setting{}}
 	if cfg != nil {
 		rep.File, rep.From = filepath.ToSlash(cfg.Path), o.f.proj.from
+	}
+	for _, s := range o.f.proj.skipped {
+		rep.Skipped = append(rep.Skipped, project.Skipped{Path: filepath.ToSlash(s.Path), Owner: s.Owner})
 	}
 	source := func(flag string) string {
 		if o.f.fromProject(flag) {
@@ -143,6 +152,9 @@ func runConfig(o *ConfigOptions, cmd *cobra.Command) error {
 		fmt.Fprintf(tw, "project file\t%s\tfound from the current folder upward\n", rep.File)
 	default:
 		fmt.Fprintf(tw, "project file\t%s\t%s\n", rep.File, rep.From)
+	}
+	for _, s := range rep.Skipped {
+		fmt.Fprintf(tw, "ignored\t%s\towned by user %d, neither you nor root\n", textsafe.Escape(s.Path), s.Owner)
 	}
 	for _, s := range rep.Settings {
 		if s.Value == "" {

@@ -58,6 +58,10 @@ type Factory struct {
 	// binary's own (currentVersion).
 	Version func() VersionInfo
 
+	// UID is the user ka2 runs as, for the owner check of the settings
+	// files found upward (see project.Trust); nil is os.Getuid.
+	UID func() int
+
 	// ErrorFormat is "text" or "json", from the root --error-format flag.
 	ErrorFormat string
 
@@ -66,6 +70,7 @@ type Factory struct {
 	// the working folder).
 	ConfigFile, Dir string
 	proj            projectState
+	warned          map[string]bool // the settings files passed over, warned about once each
 }
 
 // GitRunner runs git with args and returns its standard output. It stops

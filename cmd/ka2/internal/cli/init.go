@@ -174,7 +174,7 @@ func (o *InitOptions) write(files map[string][]byte, order []string, undo *initU
 	}
 	// The goldens are what the cases build now, written by regress's own
 	// update, so they are exact.
-	proj, err := project.Load(filepath.Join(o.Dir, project.FileName))
+	proj, err := project.Load(filepath.Join(o.Dir, project.FileName), nil) // init wrote it
 	if err != nil {
 		return err
 	}

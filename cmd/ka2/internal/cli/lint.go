@@ -272,7 +272,11 @@ func isWordByte(c byte) bool {
 func lintDir(o *LintOptions, dir string, day corpus.Date, cfg *lint.Config) (lint.Report, error) {
 	opts := lint.Options{Today: day, Config: cfg}
 	if cfg == nil {
-		found, err := lint.FindConfigOS(dir)
+		believe, err := o.f.lintConfigBelieved()
+		if err != nil {
+			return lint.Report{}, err
+		}
+		found, err := lint.FindConfigOS(dir, believe)
 		if err != nil {
 			return lint.Report{}, err
 		}

@@ -35,8 +35,10 @@ The corpus folder, case files and exclusions come from ka2.yaml (found from
 the workspace folder upward); "corpus" and "cases" in the client's
 initializationOptions (relative to the workspace folder) override it; without
 either the corpus is the workspace folder. Rules and severities come from
-.ka2lint.yaml as for ka2 lint. Messages about the server itself go to
-standard error.
+.ka2lint.yaml as for ka2 lint. As for every command, one of those files
+found upward that is owned by neither you nor root is ignored, with a
+message, unless its folder is in KA2_TRUSTED_DIRS. Messages about the
+server itself go to standard error.
 
 Exit 0 after the client's shutdown and exit, 1 on exit without shutdown, 2
 when a message's framing is broken or over its limits (a header of 4 KiB, a
@@ -53,7 +55,11 @@ body of 16 MiB): the stream cannot be followed past it, so the session ends.`,
 }
 
 func runLSP(o *LSPOptions) error {
-	err := lsp.Serve(o.ctx(), o.f.In, o.f.Out, lsp.Options{Now: o.f.now, Log: o.f.ErrOut})
+	trust, err := o.f.trust()
+	if err != nil {
+		return err
+	}
+	err = lsp.Serve(o.ctx(), o.f.In, o.f.Out, lsp.Options{Now: o.f.now, Log: o.f.ErrOut, Trust: trust})
 	if errors.Is(err, lsp.ErrExitWithoutShutdown) {
 		return exitError{kind: errkind.CheckFailed, err: err}
 	}

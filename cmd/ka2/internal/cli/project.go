@@ -3,6 +3,8 @@ package cli
 import (
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -10,11 +12,77 @@ import (
 
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/internal/diag"
+	"github.com/ka2/ka2/internal/textsafe"
 	"github.com/ka2/ka2/project"
 )
 
 // envConfig names the project file when --config does not.
 const envConfig = "KA2_CONFIG"
+
+// envTrustedDirs lists the folders whose settings files are used whoever
+// owns them (see project.Trust).
+const envTrustedDirs = "KA2_TRUSTED_DIRS"
+
+// trust is the owner check of the settings files this run finds upward:
+// ka2.yaml, the .ka2ignore beside it and .ka2lint.yaml.
+func (f *Factory) trust() (*project.Trust, error) {
+	uid := os.Getuid
+	if f.UID != nil {
+		uid = f.UID
+	}
+	allowed, err := project.ParseAllowed(f.getenv(envTrustedDirs))
+	if err != nil {
+		return nil, usageError{fmt.Errorf("%s: %w; list absolute folders separated by %q, or *", envTrustedDirs, err, string(os.PathListSeparator))}
+	}
+	return &project.Trust{UID: uid(), Allowed: allowed}, nil
+}
+
+// skippedWarning is the JSON form of the warning about a passed-over file.
+type skippedWarning struct {
+	Warning struct {
+		Kind    string `json:"kind"`
+		Message string `json:"message"`
+		Path    string `json:"path"`
+		Owner   int    `json:"owner"`
+	} `json:"warning"`
+}
+
+// warnSkipped tells, once per file, that a settings file found upward was
+// passed over for its owner, and how to use it after all.
+func (f *Factory) warnSkipped(s project.Skipped) {
+	path := filepath.ToSlash(s.Path)
+	if f.warned[path] {
+		return
+	}
+	if f.warned == nil {
+		f.warned = map[string]bool{}
+	}
+	f.warned[path] = true
+	msg := fmt.Sprintf("ignoring %s: it is owned by user %d, neither you nor root; if you trust it, add its folder to %s", path, s.Owner, envTrustedDirs)
+	if f.ErrorFormat == "json" {
+		var w skippedWarning
+		w.Warning.Kind, w.Warning.Message, w.Warning.Path, w.Warning.Owner = "untrusted_file", msg, path, s.Owner
+		writeJSON(f.ErrOut, w, false)
+		return
+	}
+	fmt.Fprintf(f.ErrOut, "ka2: warning: %s\n", textsafe.Escape(msg))
+}
+
+// lintConfigBelieved is the owner check of lint.FindConfigOS, warning
+// about each file it passes over.
+func (f *Factory) lintConfigBelieved() (func(path string) bool, error) {
+	t, err := f.trust()
+	if err != nil {
+		return nil, err
+	}
+	return func(path string) bool {
+		s, ok := t.Believes(path)
+		if !ok {
+			f.warnSkipped(s)
+		}
+		return ok
+	}, nil
+}
 
 // projectState is the project file a run uses, found once.
 type projectState struct {
@@ -26,6 +94,9 @@ type projectState struct {
 	from string
 	// filled holds the flags the file set, with where it set them.
 	filled map[string]diag.Pos
+	// skipped are the project files and .ka2ignore passed over for
+	// their owner.
+	skipped []project.Skipped
 }
 
 // project returns the project file of this run: --config, else
@@ -42,19 +113,32 @@ func (f *Factory) project() (*project.Config, error) {
 	if path == "" {
 		path, p.from = f.getenv(envConfig), envConfig
 	}
+	var trust *project.Trust // a file named is believed
 	if path == "" {
 		dir := f.Dir
 		if dir == "" {
 			dir = "."
 		}
-		path, p.err = project.Find(dir)
+		if trust, p.err = f.trust(); p.err != nil {
+			return nil, p.err
+		}
+		path, p.skipped, p.err = project.Find(dir, trust)
+		for _, s := range p.skipped {
+			f.warnSkipped(s)
+		}
 		p.from = "found"
 		if p.err != nil || path == "" {
 			p.from = ""
 			return nil, p.err
 		}
 	}
-	p.cfg, p.err = project.Load(path)
+	p.cfg, p.err = project.Load(path, trust)
+	if p.cfg != nil {
+		for _, s := range p.cfg.Skipped {
+			f.warnSkipped(s)
+			p.skipped = append(p.skipped, s)
+		}
+	}
 	if p.err != nil && p.from != "found" {
 		p.err = usageError{fmt.Errorf("%s: %w", p.from, p.err)}
 	}
