@@ -117,7 +117,10 @@ func (v *toolResultOK) checkText(text string) string {
 
 func (v *toolResultOK) checkJSON(text string) string {
 	if e := jsontext.Exact([]byte(text)); e != nil {
-		return "the result is ambiguous JSON: " + e.Error()
+		if e.Repeated {
+			return "the result's JSON can be read two ways: " + e.Error()
+		}
+		return "the result's JSON has invalid text: " + e.Error()
 	}
 	dec := json.NewDecoder(bytes.NewReader([]byte(text)))
 	dec.UseNumber()

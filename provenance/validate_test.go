@@ -50,6 +50,7 @@ func TestToolResultOK(t *testing.T) {
 		{"JSON Status beside status, one failing", `{"status":"ok","Status":"failed"}`, true},
 		{"JSON Error capitalized, set", `{"Error":"quota"}`, true},
 		{"JSON ok inside a nested object is data", `{"status":"ok","flags":{"ok":false}}`, false},
+		{"JSON with a lone surrogate", `{"status":"ok","note":"\ud800"}`, true},
 		{"not JSON, braces", "{status: failed", true},
 		{"empty", "  \n ", true},
 	}
