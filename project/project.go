@@ -1,5 +1,6 @@
 // Package project decides what a ka2 project's settings are: it finds the
-// project file ka2.yaml from a folder upward, reads it strictly (every
+// project file ka2.yaml from a folder upward (passing over, as git does, a
+// file owned by neither the user nor root: see Trust), reads it strictly (every
 // problem positioned, an unknown key with a did-you-mean), resolves its
 // paths against the file's folder, and gathers the exclusions (the
 // exclude globs and the .ka2ignore beside the file) a corpus load

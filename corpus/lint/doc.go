@@ -28,7 +28,8 @@
 // # Configuration
 //
 // A .ka2lint.yaml file, found by walking up from the corpus directory (see
-// FindConfig and FindConfigOS), turns rules off or changes their severity,
+// FindConfig and FindConfigOS; the caller of FindConfigOS says which files
+// it believes, by their owner), turns rules off or changes their severity,
 // for the whole corpus and per path glob:
 //
 //	rules:
