@@ -81,8 +81,13 @@ func (c *conn) read() ([]byte, error) {
 	if n > maxMessage {
 		return nil, fmt.Errorf("%w: a message of %d bytes is over the limit of %d; the session ends", ErrFraming, n, maxMessage)
 	}
-	body := make([]byte, n)
-	if _, err := io.ReadFull(c.r, body); err != nil {
+	// Read what arrives rather than allocate the length up front: a
+	// header that claims 16 MiB then sends a few bytes holds no more.
+	body, err := io.ReadAll(io.LimitReader(c.r, int64(n)))
+	if err == nil && len(body) < n {
+		err = io.ErrUnexpectedEOF
+	}
+	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrFraming, err)
 	}
 	return body, nil
