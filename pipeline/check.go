@@ -147,12 +147,12 @@ func (ps *parser) noUpstream(prev, st *Stage, pos diag.Pos) {
 }
 
 // compatible reports one C-004 when the provider's output schema is not a
-// subtype of the stage's input schema. A hand-off is checked when the
-// stage declares an input schema and the provider declares its context:
-// one that declares no output schema (or a run input without
-// input_schema) is a C-004 too, since nothing then says its output fits.
-// Plain text hand-off from a stage without a context block is never
-// checked.
+// subtype of the stage's input schema. A hand-off is checked whenever the
+// stage declares an input schema: a provider that declares no output
+// schema, has no context block at all (plain text), or is a run input
+// without input_schema is a C-004 too, since nothing then says its output
+// fits and the run would refuse it there. A stage without an input
+// schema takes plain text and is never checked.
 func (ps *parser) compatible(from *provider, st *Stage, pos diag.Pos) {
 	want, _ := st.schemas(ps.p.def)
 	if want == "" || from.unknown {
@@ -168,8 +168,6 @@ func (ps *parser) compatible(from *provider, st *Stage, pos diag.Pos) {
 	}
 	pair := fmt.Sprintf("Context incompatible in pipeline '%s >> %s'%s", from.name, st.Name, via)
 	switch {
-	case from.schema == "" && !from.declared:
-		return
 	case from.schema == "" && from.owner() == InputStage:
 		ps.errorf(CodeIncompatible, pos, fmt.Sprintf("Declare input_schema: %s at the top level of the pipeline file", want),
 			"%s: the run input declares no input_schema, so nothing says it fits input_schema='%s'", pair, want)
@@ -179,8 +177,14 @@ func (ps *parser) compatible(from *provider, st *Stage, pos diag.Pos) {
 		if builtinRunner(st.Uses) {
 			fix = fmt.Sprintf("Declare %s.context.output_schema (a subtype of '%s', which %s reads)", from.owner(), want, st.Uses)
 		}
+		says := "declares no output_schema"
+		if !from.declared {
+			// Plain text from a stage without a context block: the
+			// run would refuse it at this stage's input, so say so now.
+			says = "has no context block"
+		}
 		ps.errorf(CodeIncompatible, pos, fix,
-			"%s: upstream declares no output_schema, so nothing says '%s' writes what input_schema='%s' requires", pair, from.owner(), want)
+			"%s: upstream %s, so nothing says '%s' writes what input_schema='%s' requires", pair, says, from.owner(), want)
 		return
 	case from.schema == TextInput:
 		fix := fmt.Sprintf("Declare input_schema: %s at the top level, or remove %s.context.input_schema to take the text as it is", want, st.Name)

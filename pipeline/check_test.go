@@ -1,6 +1,8 @@
 package pipeline
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -96,9 +98,22 @@ func TestCompatible(t *testing.T) {
 			want:      "field 'date' is string, want date",
 		},
 		{
-			name:      "integer is not number",
+			name:      "integer where number is wanted",
 			protocols: "Out: {n: integer}\n  In: {n: number}",
-			want:      "field 'n' is integer, want number",
+		},
+		{
+			name:      "list of integers where a list of numbers is wanted",
+			protocols: "Out: {ns: list<integer>, m: M1}\n  In: {ns: list<number>, m: M2}\n  M1: {x: integer}\n  M2: {x: number}",
+		},
+		{
+			name:      "number is not integer",
+			protocols: "Out: {n: number}\n  In: {n: integer}",
+			want:      "field 'n' is number, want integer",
+		},
+		{
+			name:      "optional integer where a required number is wanted",
+			protocols: "Out: {\"n?\": integer}\n  In: {n: number}",
+			want:      "field 'n' is optional, want required",
 		},
 		{
 			name:      "optional where required",
@@ -250,5 +265,91 @@ func TestChains(t *testing.T) {
 				t.Errorf("n=%d mask=%b: C-004 pairs mismatch (-want +got):\n%s", n, mask, diff)
 			}
 		}
+	}
+}
+
+// TestUntypedIntoTyped: a stage that declares input_schema, handed the
+// plain text of a stage without a context block (directly, through a
+// shared store, or through a ka2.grade stage that passes it on), is a C-004
+// naming the stage that wrote the text, and Run refuses the pipeline
+// before any stage runs; the run would otherwise fail at the typed stage's
+// input.
+func TestUntypedIntoTyped(t *testing.T) {
+	const head = "protocols:\n  P: {n: number}\nstages:\n"
+	tests := []struct {
+		name, stages, flow string
+		wantPair, wantOwner  string
+		wantSays             string // "" for "has no context block"
+	}{
+		{
+			name:     "direct",
+			stages:   "  one: {exec: [./one]}\n  two: {exec: [./two], context: {input_schema: P}}\n",
+			flow:     "one >> two",
+			wantPair: "one >> two", wantOwner: "one",
+		},
+		{
+			name: "through a shared store",
+			stages: "  one: {exec: [./one], context: {sink: 'shared:notes'}}\n  mid: {exec: [./mid], context: {source: fresh}}\n" +
+				"  two: {exec: [./two], context: {source: 'shared:notes', input_schema: P}}\n",
+			flow:     "one >> mid >> two",
+			wantPair: "one >> two' via shared:notes", wantOwner: "one", wantSays: "declares no output_schema",
+		},
+		{
+			name: "through ka2.grade",
+			stages: "  build: {uses: ka2.build}\n  one: {exec: [./one], context: {inherit: [artifacts]}}\n" +
+				"  grade: {uses: ka2.grade, context: {inherit: [artifacts]}}\n  two: {exec: [./two], context: {input_schema: P}}\n",
+			flow:     "build >> one >> grade >> two",
+			wantPair: "grade >> two'", wantOwner: "one", wantSays: "declares no output_schema",
+		},
+		{
+			name: "through ka2.grade, from a stage without a context block",
+			stages: "  one: {exec: [./one]}\n" +
+				"  grade: {uses: ka2.grade, context: {inherit: [artifacts]}}\n  two: {exec: [./two], context: {input_schema: P}}\n",
+			flow:     "one >> grade >> two",
+			wantPair: "grade >> two'", wantOwner: "one",
+		},
+		{
+			name:     "into ka2.verify",
+			stages:   "  one: {exec: [./one]}\n  verify: {uses: ka2.verify}\n",
+			flow:     "one >> verify",
+			wantPair: "one >> verify", wantOwner: "one",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := head + tt.stages
+			if !strings.HasPrefix(tt.flow, "build") {
+				src += "input_schema: string\n"
+			}
+			p := parseString(t, "untyped.yaml", src+"flow: "+tt.flow+"\n")
+			var got []string
+			for _, d := range p.Diagnostics {
+				got = append(got, string(d.Code)+" "+d.Message)
+			}
+			says := tt.wantSays
+			if says == "" {
+				says = "has no context block"
+			}
+			pair := tt.wantPair
+			if !strings.Contains(pair, "'") {
+				pair += "'"
+			}
+			want := []string{fmt.Sprintf("C-004 Context incompatible in pipeline '%s: upstream %s, so nothing says '%s' writes what input_schema='%s' requires",
+				pair, says, tt.wantOwner, map[bool]string{true: "ka2-context-v1", false: "P"}[strings.Contains(tt.flow, "verify")])}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("diagnostics mismatch (-want +got):\n%s", diff)
+			}
+			if !strings.Contains(p.Diagnostics[0].Hint.String(), "Declare "+tt.wantOwner+".context.output_schema") {
+				t.Errorf("hint %q does not send the fix to '%s'", p.Diagnostics[0].Hint, tt.wantOwner)
+			}
+			in := TextInputOf("q")
+			if strings.HasPrefix(tt.flow, "build") {
+				in = RequestInput(lodging2026)
+			}
+			run, err := p.Run(context.Background(), in, RunOptions{Builder: sampleBuilder(t, 0), Dir: t.TempDir()})
+			if !errors.Is(err, ErrCheck) || run != nil {
+				t.Errorf("Run() = %v, %v; want no run and ErrCheck", run, err)
+			}
+		})
 	}
 }

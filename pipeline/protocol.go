@@ -24,7 +24,7 @@ const (
 	KindInvalid  TypeKind = iota // the zero value; no valid type has it
 	KindString                   // a JSON string
 	KindInteger                  // a JSON number without a fractional part
-	KindNumber                   // any JSON number; integer is not number
+	KindNumber                   // any JSON number; an integer field fits where a number is wanted
 	KindBoolean                  // true or false
 	KindDate                     // a string holding a calendar date, YYYY-MM-DD
 	KindList                     // a JSON array of Elem
@@ -209,7 +209,8 @@ func newComparer(ps Protocols) *comparer {
 }
 
 // Compatible reports whether a value of protocol have is always a value of
-// protocol want: have has every field want requires, with the same type,
+// protocol want: have has every field want requires, with the same type
+// (or integer where want has number, since every integer is a number),
 // recursively. It lists what is missing or mistyped, by field path.
 func (ps Protocols) Compatible(have, want string) (bool, []string) {
 	probs := newComparer(ps).compare(have, want)
@@ -267,7 +268,8 @@ func (c *comparer) compare(have, want string) []problemAt {
 }
 
 // compareType compares a field's types. Lists compare element-wise; two
-// protocols compare structurally, with the field path extended.
+// protocols compare structurally, with the field path extended; integer
+// is a subtype of number, as Validate accepts every integer as a number.
 func (c *comparer) compareType(have, want Type, path string) []problemAt {
 	h, w, suffix := have, want, ""
 	for h.Kind == KindList && w.Kind == KindList {
@@ -283,6 +285,8 @@ func (c *comparer) compareType(have, want Type, path string) []problemAt {
 		}
 		return out
 	case h.Kind == w.Kind && h.Kind != KindList && h.Kind != KindProtocol:
+		return nil
+	case h.Kind == KindInteger && w.Kind == KindNumber:
 		return nil
 	}
 	return []problemAt{{path: path, kind: "type", have: have.String(), want: want.String()}}

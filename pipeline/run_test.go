@@ -421,13 +421,6 @@ func TestRunStops(t *testing.T) {
 			wantIs: ErrSchema, wantStage: "a", wantStep: "output", wantRan: 2, wantErr: "not a JSON document",
 		},
 		{
-			name: "input breaks its schema",
-			src: schemas + "stages:\n" + emitStage("a", `{"output":{"y":"1"}}`) +
-				emitStage("b", "{}", "context: {input_schema: P}") + emitStage("c", "{}") + "flow: a >> b >> c\n",
-			wantIs: ErrSchema, wantStage: "b", wantStep: "input", wantRan: 3,
-			wantErr: "its input from 'a' breaks input_schema 'P': breaks its schema: /x: missing required field of P",
-		},
-		{
 			name:   "non-zero exit",
 			src:    "stages:\n" + rawStage("a", "exec: [./emit, -exit, '3', -stderr, 'boom']") + emitStage("b", "{}") + "flow: a >> b\n",
 			wantIs: ErrStageFailed, wantStage: "a", wantStep: "run", wantExit: 3, wantRan: 2, wantErr: "exited with status 3: boom",
