@@ -68,7 +68,9 @@
 //   - max_history_turns N keeps the last N user turns and everything after
 //     the first of them;
 //   - with inherit artifacts, the upstream artifacts, which win over the
-//     stage's own on a clash (the clash is recorded);
+//     stage's own on a clash (the clash is recorded), except over a
+//     checker's own "grade" or "verification"; no other stage or hook
+//     may write an artifact of those names (ErrCheckerArtifact);
 //   - with inherit tool_results, the upstream tool results, the stage's own
 //     appended after them;
 //   - with an input schema, the upstream output text as JSON in Input,

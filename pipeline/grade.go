@@ -3,6 +3,8 @@ package pipeline
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/ka2/ka2/grade"
 	"github.com/ka2/ka2/internal/jsontext"
@@ -46,6 +48,30 @@ func (r *runner) grade(st *Stage, sc *StageContext) (StageOutput, error) {
 		failed = fmt.Errorf("%w: %d finding(s), the first: %s", ErrGrade, len(res.Findings), res.Findings[0])
 	}
 	return checkOutput(st, answer, "grade", res, failed)
+}
+
+// checkerArtifacts are the artifacts a built-in checker writes, by name,
+// and the uses value of the checker that writes each. Downstream stages
+// and the snapshot take such an artifact as the checker's verdict, so no
+// other stage or hook may write one (ErrCheckerArtifact), and a checker's
+// own wins over one it inherits from an earlier checker.
+var checkerArtifacts = map[string]string{"grade": UsesGrade, "verification": UsesVerify}
+
+// checkerArtifact refuses arts, the artifacts stage st (or, with hook, one
+// of its hooks) wrote, when they hold a name a checker writes and the
+// writer is not that checker itself. step and who name the writer in the
+// error.
+func checkerArtifact(st *Stage, step, who string, arts map[string]json.RawMessage, hook bool) error {
+	for _, name := range slices.Sorted(maps.Keys(arts)) {
+		checker, ok := checkerArtifacts[name]
+		if !ok || (!hook && st.Uses == checker) {
+			continue
+		}
+		return &StageError{Stage: st.Name, Step: step,
+			Err: fmt.Errorf("%w: %s writes artifact '%s', which only a %s stage writes: stages downstream would take it for that check's result; name it otherwise",
+				ErrCheckerArtifact, who, name, checker)}
+	}
+	return nil
 }
 
 // checkOutput is the output of a stage that checks what it is handed

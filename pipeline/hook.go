@@ -109,6 +109,9 @@ func (r *runner) hook(ctx context.Context, st *Stage, h *Hook, stdin []byte, sna
 			return nil, fail("an artifact has an empty name")
 		}
 	}
+	if err := checkerArtifact(st, h.Kind, who, out.Artifacts, true); err != nil {
+		return nil, err
+	}
 	rec.Artifacts = slices.Sorted(maps.Keys(out.Artifacts))
 	return out.Artifacts, nil
 }

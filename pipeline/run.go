@@ -98,7 +98,9 @@ type Snapshot struct {
 	// ToolResults are the inherited tool results followed by the stage's.
 	ToolResults []ToolResult `json:"tool_results"`
 	// Artifacts are the stage's own, overridden by inherited ones on a
-	// clash; ArtifactClashes names the overridden ones.
+	// clash, except that a checker's own result ("grade",
+	// "verification") overrides the one it inherited; ArtifactClashes
+	// names the artifacts whose two values differed.
 	Artifacts       map[string]json.RawMessage `json:"artifacts"`
 	ArtifactClashes []string                   `json:"artifact_clashes,omitempty"`
 	OutputText      string                     `json:"output_text"`
@@ -227,6 +229,10 @@ var (
 	// ErrNoContract: a ka2.grade stage inherited no "contract" artifact
 	// to grade against.
 	ErrNoContract = errors.New("no contract to grade against")
+	// ErrCheckerArtifact: a stage or a hook wrote an artifact under a
+	// name a built-in checker writes ("grade", "verification"), which
+	// would pass for that checker's result.
+	ErrCheckerArtifact = errors.New("artifact forges a checker's result")
 )
 
 // StageError is why a run stopped at a stage.
@@ -443,6 +449,9 @@ func (r *runner) execute(ctx context.Context, st *Stage, sc *StageContext, snap 
 	if err != nil {
 		return nil, err
 	}
+	if err := checkerArtifact(st, "output", fmt.Sprintf("stage '%s'", st.Name), out.Artifacts, false); err != nil {
+		return nil, err
+	}
 
 	// The stage's turn, then what it inherited merged with its own.
 	text := outputText(out)
@@ -461,8 +470,12 @@ func (r *runner) execute(ctx context.Context, st *Stage, sc *StageContext, snap 
 		snap.Artifacts[name] = compactJSON(v)
 	}
 	for name, v := range sc.Artifacts {
-		if own, ok := snap.Artifacts[name]; ok && !bytes.Equal(own, v) {
+		own, ok := snap.Artifacts[name]
+		if ok && !bytes.Equal(own, v) {
 			snap.ArtifactClashes = append(snap.ArtifactClashes, name)
+		}
+		if ok && checkerArtifacts[name] == st.Uses {
+			continue // a checker's own result wins over an earlier one's
 		}
 		snap.Artifacts[name] = v
 	}
