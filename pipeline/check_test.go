@@ -277,9 +277,9 @@ func TestChains(t *testing.T) {
 func TestUntypedIntoTyped(t *testing.T) {
 	const head = "protocols:\n  P: {n: number}\nstages:\n"
 	tests := []struct {
-		name, stages, flow string
-		wantPair, wantOwner  string
-		wantSays             string // "" for "has no context block"
+		name, stages, flow  string
+		wantPair, wantOwner string
+		wantSays            string // "" for "has no context block"
 	}{
 		{
 			name:     "direct",
