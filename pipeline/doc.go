@@ -102,7 +102,13 @@
 //
 // Each stage's snapshot records its StageDefinition and the Digests of
 // the definition and of its input; RunOptions.Resume reuses a completed
-// snapshot with equal digests instead of running the stage, and Replay
+// snapshot with equal digests instead of running the stage. The digests
+// do not cover the outcome, so a snapshot is evidence, not fact: before
+// one stands for its stage, its definition and context must be the ones
+// its digests name, its hooks must have exited 0, it must hand on what it
+// inherited and its output must keep to the stage's schema and limits,
+// and a ka2.verify or ka2.grade stage runs again and must agree with it
+// (a contradiction is a *SnapshotError). Replay
 // runs a stage again from its snapshot, with its hooks in the places
 // Snapshot.HookKinds records, through the same step as a run.
 //

@@ -57,6 +57,15 @@ func (r *runner) grade(st *Stage, sc *StageContext) (StageOutput, error) {
 // own wins over one it inherits from an earlier checker.
 var checkerArtifacts = map[string]string{"grade": UsesGrade, "verification": UsesVerify}
 
+// owns reports whether st is the checker that writes the artifact name.
+func (st *Stage) owns(name string) bool {
+	c, ok := checkerArtifacts[name]
+	return ok && c == st.Uses
+}
+
+// checkerOf is the artifact each built-in checker writes, by uses value.
+var checkerOf = map[string]string{UsesGrade: "grade", UsesVerify: "verification"}
+
 // checkerArtifact refuses arts, the artifacts stage st (or, with hook, one
 // of its hooks) wrote, when they hold a name a checker writes and the
 // writer is not that checker itself. step and who name the writer in the
@@ -64,7 +73,7 @@ var checkerArtifacts = map[string]string{"grade": UsesGrade, "verification": Use
 func checkerArtifact(st *Stage, step, who string, arts map[string]json.RawMessage, hook bool) error {
 	for _, name := range slices.Sorted(maps.Keys(arts)) {
 		checker, ok := checkerArtifacts[name]
-		if !ok || (!hook && st.Uses == checker) {
+		if !ok || (!hook && st.owns(name)) {
 			continue
 		}
 		return &StageError{Stage: st.Name, Step: step,

@@ -892,3 +892,57 @@ func TestCheckerArtifactForged(t *testing.T) {
 		t.Errorf("grade2's clashes = %v, want the replaced grade recorded", g2.ArtifactClashes)
 	}
 }
+
+// TestResumeContradiction: a snapshot that would be reused, edited so
+// that its content contradicts the outcome it records, is a
+// *SnapshotError for its stage, and the stage is not run (nor reused).
+func TestResumeContradiction(t *testing.T) {
+	dir := t.TempDir()
+	src := "protocols:\n  P: {x: string}\ninput_schema: string\nstages:\n" +
+		countStage(dir, "a", `{"output":{"x":"ok"}}`, "context: {output_schema: P}", "max_output_bytes: 20",
+			"after: [./artifact, audit, '\"seen\"']") +
+		"flow: a\n"
+	first, err := runScripts(t, src, TextInputOf("q"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		edit func(s *Snapshot)
+		want string
+	}{
+		{name: "a hook that vetoed", edit: func(s *Snapshot) { s.Hooks[0].ExitCode = 3 },
+			want: "completed, but records hook after (./artifact audit \"seen\") exiting with status 3"},
+		{name: "a hook left out", edit: func(s *Snapshot) { s.Hooks = nil },
+			want: "completed, but records 0 hook run(s) where its definition has 1 hook(s)"},
+		{name: "an output that breaks its schema", edit: func(s *Snapshot) { s.OutputText = `{"x":1}` },
+			want: "its output text breaks output_schema 'P'"},
+		{name: "an output over its limit", edit: func(s *Snapshot) { s.OutputText = `{"x":"` + strings.Repeat("o", 30) + `"}` },
+			want: "over its max_output_bytes 20"},
+		{name: "another output schema", edit: func(s *Snapshot) { s.OutputSchema = "" },
+			want: "records output_schema '', not its definition's 'P'"},
+		{name: "another sink", edit: func(s *Snapshot) { s.Sink = "discard" },
+			want: "records sink discard, not its definition's downstream"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := json.Marshal(snapshot(t, first, "a"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var prev Snapshot
+			if err := json.Unmarshal(b, &prev); err != nil {
+				t.Fatal(err)
+			}
+			tt.edit(&prev)
+			run, err := runScripts(t, src, TextInputOf("q"), map[string]*Snapshot{"a": &prev})
+			var se *SnapshotError
+			if !errors.As(err, &se) || !errors.Is(err, ErrBadSnapshot) || se.Stage != "a" || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Run() error = %v, want a SnapshotError of stage a saying …%s…", err, tt.want)
+			}
+			if counted(t, filepath.Join(dir, "a")) != 1 || len(run.Snapshots) != 1 || len(run.Resumed) != 0 {
+				t.Errorf("the stage ran or was reused: %d runs, snapshots %d, resumed %v", counted(t, filepath.Join(dir, "a")), len(run.Snapshots), run.Resumed)
+			}
+		})
+	}
+}

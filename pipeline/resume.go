@@ -6,9 +6,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ka2/ka2/contract"
@@ -181,6 +183,128 @@ func reusable(prev, now *Snapshot) bool {
 		prev.Digests != nil && now.Digests != nil && *prev.Digests == *now.Digests
 }
 
+// ErrBadSnapshot is matched by a *SnapshotError: a snapshot of an earlier
+// run whose content contradicts what it records.
+var ErrBadSnapshot = errors.New("the snapshot contradicts itself")
+
+// SnapshotError is a snapshot in RunOptions.Resume, or handed to Replay,
+// that cannot stand for its stage: what it records (its outcome, its
+// definition, its artifacts) is not what its own content says, so it was
+// edited or is not a snapshot ka2 wrote for this stage. The stage did not
+// run. Whoever read the snapshot names its file.
+type SnapshotError struct {
+	Stage string
+	Err   error
+}
+
+// Error names the stage and says what contradicts what.
+func (e *SnapshotError) Error() string {
+	return fmt.Sprintf("the snapshot of stage '%s' %v; it was edited, or was not written for this stage", e.Stage, e.Err)
+}
+
+// Unwrap returns the contradiction.
+func (e *SnapshotError) Unwrap() error { return e.Err }
+
+// Is makes errors.Is(err, ErrBadSnapshot) true.
+func (e *SnapshotError) Is(target error) bool { return target == ErrBadSnapshot }
+
+// consistent holds prev, a reusable snapshot (its digests are now's), to
+// its own content before it stands for st: its definition is the one its
+// digest names, its context the one its input digest names, every hook
+// it records ran and exited 0, it hands on what it inherited, writes no
+// checker's artifact unless it is that checker, and its output text keeps
+// to st's output schema and limits. A run writes snapshots that pass;
+// one that does not was edited.
+func (r *runner) consistent(st *Stage, prev, now *Snapshot, outSchema string) error {
+	bad := func(format string, args ...any) error {
+		return &SnapshotError{Stage: st.Name, Err: fmt.Errorf(format, args...)}
+	}
+	switch {
+	case prev.Definition == nil || digestJSON(prev.Definition) != prev.Digests.Definition:
+		return bad("records a definition that is not the one its definition digest names")
+	case prev.Context == nil:
+		return bad("records no context")
+	case prev.Runner != now.Runner || !slices.Equal(prev.Exec, now.Exec):
+		return bad("records runner %s %q, not its definition's %s %q", prev.Runner, prev.Exec, now.Runner, now.Exec)
+	case prev.Sink != now.Sink:
+		return bad("records sink %s, not its definition's %s", prev.Sink, now.Sink)
+	case prev.Context.Stage != st.Name:
+		return bad("records the context of stage '%s'", prev.Context.Stage)
+	}
+	sc := *prev.Context
+	sc.Artifacts = cloneArtifacts(sc.Artifacts)
+	if !withoutBeforeHooks(prev, &sc) {
+		return bad("records a context that is not the one its input digest names")
+	}
+	hooks := slices.Concat(prev.Definition.Before, prev.Definition.After)
+	if len(prev.Hooks) != len(hooks) {
+		return bad("completed, but records %d hook run(s) where its definition has %d hook(s)", len(prev.Hooks), len(hooks))
+	}
+	for i, h := range prev.Hooks {
+		if !slices.Equal(h.Exec, hooks[i]) || h.ExitCode != 0 {
+			return bad("completed, but records hook %s (%s) exiting with status %d", h.Hook, strings.Join(h.Exec, " "), h.ExitCode)
+		}
+	}
+	c := prev.Context
+	if len(prev.Messages) < len(c.Messages) || !slices.Equal(prev.Messages[:len(c.Messages)], c.Messages) {
+		return bad("hands on messages that do not start with the ones it was handed")
+	}
+	if len(prev.ToolResults) < len(c.ToolResults) || !slices.EqualFunc(prev.ToolResults[:len(c.ToolResults)], c.ToolResults, func(a, b ToolResult) bool {
+		return a.Tool == b.Tool && bytes.Equal(compactJSON(a.Content), compactJSON(b.Content))
+	}) {
+		return bad("hands on tool results that do not start with the ones it was handed")
+	}
+	for _, name := range slices.Sorted(maps.Keys(prev.Artifacts)) {
+		v := compactJSON(prev.Artifacts[name])
+		inherited, ok := c.Artifacts[name]
+		switch {
+		case ok && !bytes.Equal(v, compactJSON(inherited)) && !st.owns(name):
+			return bad("hands on artifact '%s' other than the one it inherited, which wins", name)
+		case !ok && checkerArtifacts[name] != "" && !st.owns(name):
+			return bad("holds artifact '%s', which only a %s stage writes", name, checkerArtifacts[name])
+		}
+	}
+	for name := range c.Artifacts {
+		if _, ok := prev.Artifacts[name]; !ok {
+			return bad("does not hand on artifact '%s', which it inherited", name)
+		}
+	}
+	if prev.OutputSchema != outSchema {
+		return bad("records output_schema '%s', not its definition's '%s'", prev.OutputSchema, outSchema)
+	}
+	if outSchema != "" {
+		if err := r.p.Protocols.Validate(outSchema, []byte(prev.OutputText)); err != nil {
+			return bad("completed, but its output text breaks output_schema '%s': %v", outSchema, err)
+		}
+	}
+	if err := r.checkLimits(st, prev.OutputText); err != nil {
+		return bad("completed, but %v", errors.Unwrap(err))
+	}
+	return nil
+}
+
+// recheck holds prev, the snapshot of a checker (ka2.verify, ka2.grade)
+// that completed, to now, the snapshot of the checker run again on the
+// same context: failed is what the run now returned. A snapshot that
+// records a verdict the check does not give on its own context was
+// edited.
+func recheck(st *Stage, prev, now *Snapshot, failed error) error {
+	name := checkerOf[st.Uses]
+	bad := func(format string, args ...any) error {
+		return &SnapshotError{Stage: st.Name, Err: fmt.Errorf(format, args...)}
+	}
+	switch {
+	case failed != nil:
+		return bad("records that the stage completed, but %s on the context it records stops: %v", st.Uses, failed)
+	case !bytes.Equal(compactJSON(prev.Artifacts[name]), now.Artifacts[name]):
+		return bad("records a %s artifact that is not what %s finds on the context it records (%s, not %s)",
+			name, st.Uses, compactJSON(prev.Artifacts[name]), now.Artifacts[name])
+	case prev.OutputText != now.OutputText:
+		return bad("records an output text other than the one %s passes on", st.Uses)
+	}
+	return nil
+}
+
 // ReplayHooks says whether a replay ran the stage's hooks.
 type ReplayHooks int
 
@@ -341,6 +465,17 @@ func (r *runner) replayHooks(st *Stage, snap *Snapshot) error {
 // context the stage read, which leaves the context they were handed; the
 // input digest, taken before they ran, must agree.
 func beforeHooks(snap *Snapshot, sc *StageContext) error {
+	if !withoutBeforeHooks(snap, sc) {
+		return fmt.Errorf("%w: the context in the snapshot of '%s', without the artifacts its before hooks added, does not match its input digest; it was edited",
+			ErrBadInput, snap.Stage)
+	}
+	return nil
+}
+
+// withoutBeforeHooks takes the artifacts the before hooks added out of
+// sc, the context the stage read, and reports whether what is left is the
+// context its input digest names (or the snapshot has no digests).
+func withoutBeforeHooks(snap *Snapshot, sc *StageContext) bool {
 	for _, h := range snap.Hooks {
 		if h.Hook == "before_stage" || h.Hook == "before" {
 			for _, name := range h.Artifacts {
@@ -350,11 +485,7 @@ func beforeHooks(snap *Snapshot, sc *StageContext) error {
 			}
 		}
 	}
-	if snap.Digests != nil && digestJSON(sc) != snap.Digests.Input {
-		return fmt.Errorf("%w: the context in the snapshot of '%s', without the artifacts its before hooks added, does not match its input digest; it was edited",
-			ErrBadInput, snap.Stage)
-	}
-	return nil
+	return snap.Digests == nil || digestJSON(sc) == snap.Digests.Input
 }
 
 // cloneArtifacts copies an artifact map, compact (as a run holds them; a

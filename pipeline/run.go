@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -144,7 +145,10 @@ type RunOptions struct {
 	After func(time.Duration) <-chan time.Time
 	// Resume holds the snapshots of an earlier run by stage name. A stage
 	// whose snapshot there completed with the same Digests is not run
-	// again: its snapshot stands for it (and Run.Resumed names it).
+	// again: its snapshot stands for it (and Run.Resumed names it). Such
+	// a snapshot is held to its own content first, and a ka2.verify or
+	// ka2.grade stage runs again and must agree with it (Run.Rechecked);
+	// one that does not is a *SnapshotError, and the run stops there.
 	Resume map[string]*Snapshot
 
 	// maxStdout, when not zero, replaces the stdout limit of exec
@@ -193,6 +197,10 @@ type Run struct {
 	// Resumed names the stages whose snapshots were taken from
 	// RunOptions.Resume instead of running them, in flow order.
 	Resumed []string
+	// Rechecked names the ka2.verify and ka2.grade stages whose
+	// snapshots in RunOptions.Resume could have stood for them: they ran
+	// again, as checks are cheap, and agreed with the snapshot.
+	Rechecked []string
 }
 
 // Output is the output text of the last stage that ran.
@@ -299,10 +307,18 @@ func (p *Pipeline) Run(ctx context.Context, in RunInput, opts RunOptions) (*Run,
 		if from == nil { // the check rules this out
 			return run, fmt.Errorf("%w: stage '%s' has no context to read from %s", errInternal, st.Name, st.source())
 		}
-		snap, reused, err := r.stage(ctx, st, from)
+		snap, how, err := r.stage(ctx, st, from)
+		if errors.Is(err, ErrBadSnapshot) {
+			// The stage did not run: its snapshot of the earlier run
+			// is the problem, and stays as it is.
+			return run, err
+		}
 		run.Snapshots = append(run.Snapshots, snap)
-		if reused {
+		switch how {
+		case resumed:
 			run.Resumed = append(run.Resumed, st.Name)
+		case rechecked:
+			run.Rechecked = append(run.Rechecked, st.Name)
 		}
 		if err != nil {
 			snap.Error = err.Error()
@@ -380,8 +396,10 @@ func trimHistory(history []Message, n int) ([]Message, int) {
 }
 
 // stage runs one stage on the context handed off from from, with its
-// hooks, or reuses its snapshot from RunOptions.Resume (reused).
-func (r *runner) stage(ctx context.Context, st *Stage, from *Snapshot) (*Snapshot, bool, error) {
+// hooks, or reuses its snapshot from RunOptions.Resume (resumed), or runs
+// a checker again and holds its snapshot there to the result
+// (rechecked).
+func (r *runner) stage(ctx context.Context, st *Stage, from *Snapshot) (*Snapshot, resumption, error) {
 	sc := handoff(st, from)
 	def, kinds := r.definition(st)
 	snap := &Snapshot{
@@ -411,27 +429,50 @@ func (r *runner) stage(ctx context.Context, st *Stage, from *Snapshot) (*Snapsho
 		// replay has it.
 		answer, err := jsontext.Marshal(from.OutputText)
 		if err != nil {
-			return snap, false, err
+			return snap, ran, err
 		}
 		sc.Input = answer
 	}
 	snap.Digests = &Digests{Definition: digestJSON(snap.Definition), Input: digestJSON(sc)}
-	if prev := r.opts.Resume[st.Name]; reusable(prev, snap) {
-		return prev, true, nil
+	prev := r.opts.Resume[st.Name]
+	if !reusable(prev, snap) {
+		prev = nil
+	} else if err := r.consistent(st, prev, snap, outSchema); err != nil {
+		return snap, ran, err
+	} else if _, checker := checkerOf[st.Uses]; !checker {
+		return prev, resumed, nil
 	}
 	if inSchema != "" {
 		if err := r.p.Protocols.Validate(inSchema, []byte(from.OutputText)); err != nil {
-			return snap, false, &StageError{Stage: st.Name, Step: "input",
+			return snap, ran, &StageError{Stage: st.Name, Step: "input",
 				Err: fmt.Errorf("its input from '%s' breaks input_schema '%s': %w; fix '%s' or the declared schema",
 					from.Stage, inSchema, err, from.Stage)}
 		}
 	}
 	stop, err := r.execute(ctx, st, sc, snap, outSchema)
+	if prev != nil {
+		// A checker's verdict is not taken from its snapshot: it ran
+		// again on the same context, and the snapshot must agree.
+		if err := recheck(st, prev, snap, cmp.Or(err, stop)); err != nil {
+			return snap, ran, err
+		}
+		return snap, rechecked, nil
+	}
 	if err == nil {
 		err = stop
 	}
-	return snap, false, err
+	return snap, ran, err
 }
+
+// resumption is how a stage of a resumed run got its snapshot.
+type resumption int
+
+const (
+	ran       resumption = iota // it ran
+	resumed                     // its snapshot in RunOptions.Resume stands for it
+	rechecked                   // a checker ran again and agreed with its snapshot
+)
+
 
 // execute runs a stage on its context sc as a run does: its before hooks,
 // its runner, then (once its snapshot holds its turn, what it inherited
@@ -474,7 +515,7 @@ func (r *runner) execute(ctx context.Context, st *Stage, sc *StageContext, snap 
 		if ok && !bytes.Equal(own, v) {
 			snap.ArtifactClashes = append(snap.ArtifactClashes, name)
 		}
-		if ok && checkerArtifacts[name] == st.Uses {
+		if ok && st.owns(name) {
 			continue // a checker's own result wins over an earlier one's
 		}
 		snap.Artifacts[name] = v

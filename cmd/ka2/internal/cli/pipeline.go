@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"time"
@@ -21,6 +22,7 @@ import (
 	"github.com/ka2/ka2/internal/atomicfile"
 	"github.com/ka2/ka2/internal/errkind"
 	"github.com/ka2/ka2/internal/inputfile"
+	"github.com/ka2/ka2/internal/jsontext"
 	"github.com/ka2/ka2/pipeline"
 )
 
@@ -279,8 +281,9 @@ func runPipelineRun(o *PipelineRunOptions) error {
 	if o.File != "-" {
 		opts.Dir = filepath.Dir(o.File)
 	}
+	var files map[string]string // the snapshot file of each resumed stage
 	if o.Resume {
-		if opts.Resume, err = readSnapshots(o.Snapshots); err != nil {
+		if opts.Resume, files, err = readSnapshots(o.Snapshots); err != nil {
 			return exitError{kind: errkind.BadInput, err: err}
 		}
 	}
@@ -294,6 +297,14 @@ func runPipelineRun(o *PipelineRunOptions) error {
 		for _, name := range run.Resumed {
 			fmt.Fprintf(o.f.ErrOut, "ka2: stage '%s': resumed from its snapshot in %s\n", name, displayName(o.Snapshots))
 		}
+		for _, name := range run.Rechecked {
+			fmt.Fprintf(o.f.ErrOut, "ka2: stage '%s': checked again, and agrees with its snapshot in %s\n", name, displayName(o.Snapshots))
+		}
+	}
+	var bad *pipeline.SnapshotError
+	if errors.As(runErr, &bad) {
+		// The folder is left as it is: the snapshot is the evidence.
+		return exitError{kind: errkind.BadInput, err: fmt.Errorf("%s: %w", displayName(files[bad.Stage]), runErr)}
 	}
 	if run != nil && o.Snapshots != "" {
 		// An interrupted run's snapshots say where it stopped: write
@@ -351,27 +362,30 @@ func writeSnapshots(ctx context.Context, dir, progDir string, run *pipeline.Run)
 // snapshotName is the name of a snapshot file: NN-STAGE.json.
 var snapshotName = regexp.MustCompile(`^[0-9]+-(.+)\.json$`)
 
-// readSnapshots reads the snapshots in dir by stage. A folder that does not
-// exist yet holds none. A stage with two snapshot files (from runs of
-// different flows) is left out, so neither is reused by mistake.
-func readSnapshots(dir string) (map[string]*pipeline.Snapshot, error) {
+// readSnapshots reads the snapshots in dir by stage, and the file each
+// was read from. A folder that does not exist yet holds none. A stage with
+// two snapshot files (from runs of different flows) is left out, so
+// neither is reused by mistake.
+func readSnapshots(dir string) (map[string]*pipeline.Snapshot, map[string]string, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("--snapshots: %w", err)
+		return nil, nil, fmt.Errorf("--snapshots: %w", err)
 	}
 	out := map[string]*pipeline.Snapshot{}
+	files := map[string]string{}
 	twice := map[string]bool{}
 	for _, e := range entries {
 		m := snapshotName.FindStringSubmatch(e.Name())
 		if m == nil || !e.Type().IsRegular() {
 			continue
 		}
-		snap, err := readSnapshot(filepath.Join(dir, e.Name()))
+		name := filepath.Join(dir, e.Name())
+		snap, err := readSnapshot(name)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if snap.Stage != m[1] || snap.Stage == pipeline.InputStage {
 			continue
@@ -379,25 +393,53 @@ func readSnapshots(dir string) (map[string]*pipeline.Snapshot, error) {
 		if out[snap.Stage] != nil {
 			twice[snap.Stage] = true
 		}
-		out[snap.Stage] = snap
+		out[snap.Stage], files[snap.Stage] = snap, name
 	}
 	for name := range twice {
 		delete(out, name)
 	}
-	return out, nil
+	return out, files, nil
 }
 
-// readSnapshot reads one snapshot file.
+// readSnapshot reads one snapshot file. It must be exactly what ka2
+// writes: valid text, no repeated keys, and nothing that does not come
+// back the same when the snapshot is written again (an unknown key, a key
+// in another case, which encoding/json would take for a known one).
 func readSnapshot(name string) (*pipeline.Snapshot, error) {
 	data, err := inputfile.ReadFile(name, inputfile.MaxSize)
 	if err != nil {
 		return nil, fmt.Errorf("read snapshot: %w", err)
 	}
+	bad := func(err error) error { return fmt.Errorf("snapshot %s: %w", filepath.ToSlash(name), err) }
+	if e := jsontext.Exact(data); e != nil {
+		return nil, bad(e)
+	}
 	var snap pipeline.Snapshot
 	if err := json.Unmarshal(data, &snap); err != nil {
-		return nil, fmt.Errorf("snapshot %s: %w", filepath.ToSlash(name), err)
+		return nil, bad(err)
+	}
+	again, err := jsontext.Marshal(&snap)
+	if err != nil {
+		return nil, bad(err)
+	}
+	if !sameJSON(data, again) {
+		return nil, bad(errors.New("it holds keys or values a snapshot does not have (an unknown key, a key spelled in another case, a null where a list belongs); it was not written by ka2 pipeline run"))
 	}
 	return &snap, nil
+}
+
+// sameJSON reports whether a and b, two JSON documents, hold the same
+// values, whatever their spacing and key order.
+func sameJSON(a, b []byte) bool {
+	decode := func(data []byte) (any, bool) {
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.UseNumber()
+		var v any
+		return v, dec.Decode(&v) == nil
+	}
+	va, oka := decode(a)
+	vb, okb := decode(b)
+	return oka && okb && reflect.DeepEqual(va, vb)
 }
 
 // PipelineReplayOptions are the inputs of `ka2 pipeline replay`.

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/ka2/ka2/internal/testutil"
 )
 
@@ -187,4 +189,157 @@ func TestPipelineResumeBadSnapshot(t *testing.T) {
 	if code != 2 || out != "" || !strings.Contains(errOut, "01-build.json") {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
+}
+
+// editJSON rewrites the JSON object in file as edit changes it, through
+// set and del, which leave every value they do not change as it is
+// written (its keys in their order, its numbers as written).
+func editJSON(t *testing.T, file string, edit func(set func(v any, path ...string), del func(path ...string))) {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var change func(doc json.RawMessage, path []string, v any, remove bool) json.RawMessage
+	change = func(doc json.RawMessage, path []string, v any, remove bool) json.RawMessage {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(doc, &m); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		switch {
+		case len(path) > 1:
+			m[path[0]] = change(m[path[0]], path[1:], v, remove)
+		case remove:
+			delete(m, path[0])
+		default:
+			b, err := json.Marshal(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m[path[0]] = b
+		}
+		out, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	doc := json.RawMessage(b)
+	edit(func(v any, path ...string) { doc = change(doc, path, v, false) },
+		func(path ...string) { doc = change(doc, path, nil, true) })
+	testutil.WriteFile(t, file, string(doc))
+}
+
+// TestPipelineResumeTampered: --resume holds every snapshot it would
+// reuse to its own content, and runs the checkers (ka2.grade) again: a
+// snapshot whose recorded outcome, command, definition or artifacts were
+// edited is an input error (exit 2) naming its file, nothing is printed,
+// and the folder is left as it was. An untouched folder resumes, and
+// the grade stage is checked again.
+func TestPipelineResumeTampered(t *testing.T) {
+	const good = "The limit is 750 CNY per room-night [travel-v2:3]."
+	const bad = "The limit is 750 CNY per room-night [travel-v2:99]."
+	passed := map[string]any{"ok": true, "findings": []any{}}
+	tests := []struct {
+		name     string
+		answer   string
+		onFail   string // the grade stage's on_fail
+		wantRun  int    // the exit status of the first run
+		file     string // the snapshot edited
+		edit     func(set func(any, ...string), del func(...string))
+		wantWhat string // part of the error; "" for an untouched folder
+	}{
+		{name: "untouched", answer: good, file: "03-grade.json", edit: func(func(any, ...string), func(...string)) {}},
+		{name: "a failed grade marked passed", answer: bad, wantRun: 6, file: "03-grade.json",
+			edit: func(set func(any, ...string), del func(...string)) {
+				del("error")
+				set(passed, "artifacts", "grade")
+			}, wantWhat: "ka2.grade on the context it records stops"},
+		{name: "a failed grade with its error blanked", answer: bad, wantRun: 6, file: "03-grade.json",
+			edit: func(_ func(any, ...string), del func(...string)) { del("error") }, wantWhat: "ka2.grade on the context it records stops"},
+		{name: "an error blanked as ka2 never writes it", answer: bad, wantRun: 6, file: "03-grade.json",
+			edit: func(set func(any, ...string), _ func(...string)) { set("", "error") }, wantWhat: "it holds keys or values a snapshot does not have"},
+		{name: "a recorded grade marked passed", answer: bad, onFail: "continue", file: "03-grade.json",
+			edit:     func(set func(any, ...string), _ func(...string)) { set(passed, "artifacts", "grade") },
+			wantWhat: "records a grade artifact that is not what ka2.grade finds"},
+		{name: "a grade forged into the answer's artifacts", answer: bad, onFail: "continue", file: "02-answer.json",
+			edit:     func(set func(any, ...string), _ func(...string)) { set(passed, "artifacts", "grade") },
+			wantWhat: "holds artifact 'grade', which only a ka2.grade stage writes"},
+		{name: "the inherited contract dropped", answer: good, file: "02-answer.json",
+			edit:     func(_ func(any, ...string), del func(...string)) { del("artifacts", "contract") },
+			wantWhat: "does not hand on artifact 'contract'"},
+		{name: "the answer's exec edited", answer: good, file: "02-answer.json",
+			edit:     func(set func(any, ...string), _ func(...string)) { set([]string{"sh", "-c", "echo pwned"}, "exec") },
+			wantWhat: "records runner exec"},
+		{name: "the answer's definition edited under its digest", answer: good, file: "02-answer.json",
+			edit: func(set func(any, ...string), _ func(...string)) {
+				set([]string{"sh", "-c", "echo pwned"}, "definition", "exec")
+			}, wantWhat: "records a definition that is not the one its definition digest names"},
+		{name: "the answer's context edited under its digest", answer: good, file: "02-answer.json",
+			edit: func(set func(any, ...string), _ func(...string)) {
+				set([]map[string]string{{"role": "user", "content": "other"}}, "context", "messages")
+			}, wantWhat: "records a context that is not the one its input digest names"},
+		{name: "a key in another case", answer: good, file: "02-answer.json",
+			edit:     func(set func(any, ...string), _ func(...string)) { set(0, "Exit_Code") },
+			wantWhat: "it holds keys or values a snapshot does not have"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, snaps := t.TempDir(), t.TempDir()
+			answer := filepath.Join(dir, "answer.txt")
+			testutil.WriteFile(t, answer, tt.answer+"\n")
+			onFail := ""
+			if tt.onFail != "" {
+				onFail = ", on_fail: " + tt.onFail
+			}
+			file := filepath.Join(dir, "p.yaml")
+			testutil.WriteFile(t, file, fmt.Sprintf(`stages:
+  build: {uses: ka2.build}
+  answer: {exec: [%s, %s], context: {inherit: [artifacts]}}
+  grade: {uses: ka2.grade%s, context: {inherit: [artifacts]}}
+flow: build >> answer >> grade
+`, scriptPath(t, "showfile"), answer, onFail))
+			question := "../../../../examples/pipeline/question.json"
+			code, _, errOut := runKA2(t, "", "pipeline", "run", file, "--input", question, "--snapshots", snaps)
+			if code != tt.wantRun {
+				t.Fatalf("first run: exit %d, want %d: %s", code, tt.wantRun, errOut)
+			}
+			name := filepath.Join(snaps, tt.file)
+			editJSON(t, name, tt.edit)
+			before := snapshotFiles(t, snaps)
+			code, out, errOut := runKA2(t, "", "pipeline", "run", file, "--input", question, "--snapshots", snaps, "--resume")
+			if tt.wantWhat == "" {
+				if code != 0 || out != tt.answer+"\n" || !strings.Contains(errOut, "stage 'grade': checked again, and agrees with its snapshot") {
+					t.Errorf("untouched: exit %d, stdout %q, stderr %q", code, out, errOut)
+				}
+				return
+			}
+			if code != 2 || out != "" || !strings.Contains(errOut, filepath.ToSlash(name)+": ") || !strings.Contains(errOut, tt.wantWhat) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit 2 naming %s: …%s…", code, out, errOut, tt.file, tt.wantWhat)
+			}
+			if diff := cmp.Diff(before, snapshotFiles(t, snaps)); diff != "" {
+				t.Errorf("the folder changed (-before +after):\n%s", diff)
+			}
+		})
+	}
+}
+
+// snapshotFiles is the content of every file in dir, by name.
+func snapshotFiles(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Type().IsRegular() {
+			b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[e.Name()] = string(b)
+		}
+	}
+	return out
 }
