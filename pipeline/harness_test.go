@@ -946,3 +946,74 @@ func TestResumeContradiction(t *testing.T) {
 		})
 	}
 }
+
+// TestReplayPipeline: a replay with the pipeline runs the stage as the
+// pipeline file defines it, with its hooks, and refuses when that is not
+// the definition the snapshot's digest names; an edited command in the
+// snapshot, its digest written to match, never runs. Without the
+// pipeline, a snapshot whose definition or exec is not the one its digest
+// names is a *SnapshotError.
+func TestReplayPipeline(t *testing.T) {
+	dir := t.TempDir()
+	src := "stages:\n" + countStage(dir, "a", `{"output_text":"a"}`, `after: [./artifact, audit, '"seen"']`) + "flow: a\n"
+	p := parseString(t, "replay.yaml", src)
+	run, err := p.Run(context.Background(), TextInputOf("q"), RunOptions{Dir: scriptsDir(t), Timeout: 7 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := throughFile(t, snapshot(t, run, "a"))
+	// Replayed with the default time limit: the run's, which the
+	// definition records, is the one it runs with.
+	opts := ReplayOptions{RunOptions: RunOptions{Dir: scriptsDir(t), Timeout: time.Minute}, Pipeline: p}
+	res, err := Replay(context.Background(), snap, opts)
+	if err != nil || !res.Equal() || res.Hooks != HooksRun || string(res.Artifacts["audit"]) != `"seen"` {
+		t.Fatalf("Replay() = %+v, %v; want equal, with hooks", res, err)
+	}
+	if got := counted(t, filepath.Join(dir, "a")); got != 2 {
+		t.Errorf("a ran %d times, want 2", got)
+	}
+
+	marker := filepath.Join(dir, "forged")
+	forged := []string{"./count", marker, `{"output_text":"a"}`}
+	tests := []struct {
+		name     string
+		p        *Pipeline // nil: without the pipeline
+		edit     func(s *Snapshot)
+		wantIs   error
+		wantText string
+	}{
+		{name: "exec edited, digest rewritten", p: p, edit: func(s *Snapshot) {
+			s.Exec, s.Definition.Exec = forged, forged
+			s.Digests.Definition = digestJSON(s.Definition)
+		}, wantIs: ErrDefinitionChanged, wantText: "'a' differs in exec"},
+		{name: "exec edited", p: p, edit: func(s *Snapshot) { s.Definition.Exec = forged },
+			wantIs: ErrBadSnapshot, wantText: "records a definition that is not the one its definition digest names"},
+		{name: "exec edited, without the pipeline", edit: func(s *Snapshot) { s.Definition.Exec = forged },
+			wantIs: ErrBadSnapshot, wantText: "records a definition that is not the one its definition digest names"},
+		{name: "the top-level exec edited, without the pipeline", edit: func(s *Snapshot) { s.Exec = forged },
+			wantIs: ErrBadSnapshot, wantText: "records exec"},
+		{name: "the file's stage changed", p: parseString(t, "replay.yaml", strings.Replace(src, `"a"`, `"b"`, 1)),
+			edit: func(*Snapshot) {}, wantIs: ErrDefinitionChanged, wantText: "'a' differs in exec"},
+		{name: "the file's hooks changed", p: parseString(t, "replay.yaml", strings.Replace(src, `"seen"`, `"heard"`, 1)),
+			edit: func(*Snapshot) {}, wantIs: ErrDefinitionChanged, wantText: "'a' differs in after"},
+		{name: "the stage gone from the file", p: parseString(t, "replay.yaml", "stages:\n  b: {exec: [./b]}\nflow: b\n"),
+			edit: func(*Snapshot) {}, wantIs: ErrDefinitionChanged, wantText: "runs no stage 'a'"},
+		{name: "the context edited", p: p, edit: func(s *Snapshot) { s.Context.Messages[0].Content = "other" },
+			wantIs: ErrBadInput, wantText: "does not match its input digest"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := throughFile(t, snap)
+			tt.edit(s)
+			o := opts
+			o.Pipeline = tt.p
+			_, err := Replay(context.Background(), s, o)
+			if !errors.Is(err, tt.wantIs) || !strings.Contains(err.Error(), tt.wantText) {
+				t.Errorf("Replay() error = %v, want %v: …%s…", err, tt.wantIs, tt.wantText)
+			}
+			if counted(t, marker) != 0 {
+				t.Errorf("the command edited into the snapshot ran")
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -327,7 +328,19 @@ type ReplayOptions struct {
 	RunOptions
 	// NoHooks replays the stage alone, on the context it read.
 	NoHooks bool
+	// Pipeline, when not nil, is the pipeline the run ran: the stage
+	// runs as its file defines it (program, hooks, time limit), and only
+	// when that definition is the one the snapshot's definition digest
+	// names (ErrDefinitionChanged otherwise). Without it the stage runs
+	// the definition the snapshot records, which whoever can write the
+	// snapshot file chooses.
+	Pipeline *Pipeline
 }
+
+// ErrDefinitionChanged is matched by the error of a replay whose
+// pipeline defines the stage otherwise than the run that wrote the
+// snapshot did.
+var ErrDefinitionChanged = errors.New("the stage's definition changed since the snapshot was written")
 
 // Replayed is a stage run again from its snapshot.
 type Replayed struct {
@@ -356,9 +369,14 @@ func (r Replayed) ArtifactsEqual() bool {
 }
 
 // Replay runs a stage again from its snapshot, as a run would, and returns
-// the output text (and artifacts) then and now. The stage's hooks run as
-// in a run, on the context the stage was handed before them, from the
-// definition's command lines in the places Snapshot.HookKinds records: a
+// the output text (and artifacts) then and now. With opts.Pipeline the
+// stage runs as that pipeline defines it, with its hooks, and only when
+// its definition is the one the snapshot's digest names
+// (ErrDefinitionChanged); a snapshot whose definition or context is not
+// the one its digests name is a *SnapshotError. Without it, the stage's
+// hooks run as in a run, on the context the stage was handed before them,
+// from the recorded definition's command lines in the places
+// Snapshot.HookKinds records: a
 // veto is a *StageError wrapping ErrVetoed, and the hooks' artifacts are
 // compared with the recorded ones. With opts.NoHooks, or a snapshot that
 // records no HookKinds, the stage reads the context it read then (after
@@ -371,6 +389,15 @@ func (r Replayed) ArtifactsEqual() bool {
 func Replay(ctx context.Context, snap *Snapshot, opts ReplayOptions) (Replayed, error) {
 	if snap == nil || snap.Context == nil || snap.Definition == nil {
 		return Replayed{}, fmt.Errorf("%w: the snapshot records no context or definition to replay; it was not written by a stage run", ErrBadInput)
+	}
+	if snap.Digests != nil && digestJSON(snap.Definition) != snap.Digests.Definition {
+		return Replayed{}, &SnapshotError{Stage: snap.Stage, Err: errors.New("records a definition that is not the one its definition digest names")}
+	}
+	if snap.Exec != nil && !slices.Equal(snap.Exec, snap.Definition.Exec) {
+		return Replayed{}, &SnapshotError{Stage: snap.Stage, Err: fmt.Errorf("records exec %q, but its definition %q", snap.Exec, snap.Definition.Exec)}
+	}
+	if opts.Pipeline != nil {
+		return replayDefined(ctx, snap, opts)
 	}
 	d := snap.Definition
 	st := &Stage{Name: snap.Stage, Uses: d.Uses, Exec: d.Exec, System: d.System, OnFail: d.OnFail}
@@ -423,6 +450,89 @@ func Replay(ctx context.Context, snap *Snapshot, opts ReplayOptions) (Replayed, 
 		res.RecordedArtifacts, res.Artifacts = cloneArtifacts(snap.Artifacts), now.Artifacts
 	}
 	return res, nil
+}
+
+// replayDefined is Replay of the stage as opts.Pipeline defines it.
+func replayDefined(ctx context.Context, snap *Snapshot, opts ReplayOptions) (Replayed, error) {
+	p := opts.Pipeline
+	if err := p.Diagnostics.Err(); err != nil {
+		return Replayed{}, err
+	}
+	if snap.Digests == nil {
+		return Replayed{}, fmt.Errorf("%w: the snapshot of '%s' records no digests to hold the pipeline's definition to", ErrBadInput, snap.Stage)
+	}
+	st := p.Stages[snap.Stage]
+	if st == nil || !slices.ContainsFunc(p.Flow, func(f FlowStep) bool { return f.Stage == snap.Stage }) {
+		return Replayed{}, fmt.Errorf("%w: the pipeline's flow runs no stage '%s', whose snapshot this is", ErrDefinitionChanged, snap.Stage)
+	}
+	if st.Uses != "" && st.Uses != UsesGrade && opts.Builder == nil {
+		return Replayed{}, fmt.Errorf("stage '%s' runs %s, which needs RunOptions.Builder", snap.Stage, st.Uses)
+	}
+	r := &runner{p: p, opts: opts.RunOptions}
+	if t, err := time.ParseDuration(snap.Definition.Timeout); err == nil && st.Timeout == 0 && t > 0 {
+		// The run's default time limit, which the definition records:
+		// not a reason to refuse the replay.
+		r.opts.Timeout = t
+	}
+	def, kinds := r.definition(st)
+	if digestJSON(def) != snap.Digests.Definition {
+		return Replayed{}, fmt.Errorf("%w: '%s' differs in %s; run the pipeline again to record the new definition",
+			ErrDefinitionChanged, snap.Stage, strings.Join(definitionDiff(snap.Definition, def), ", "))
+	}
+	sc := *snap.Context
+	sc.Artifacts = cloneArtifacts(sc.Artifacts)
+	res := Replayed{Recorded: snap.OutputText, Hooks: HooksNone}
+	st = &Stage{Name: st.Name, Uses: st.Uses, Exec: st.Exec, System: st.System, Timeout: st.Timeout, Context: st.Context,
+		Before: st.Before, After: st.After, OnFail: st.OnFail} // schemas and output limits are not applied
+	switch {
+	case len(def.Before)+len(def.After) == 0:
+		if !withoutBeforeHooks(snap, &sc) {
+			return Replayed{}, &SnapshotError{Stage: snap.Stage, Err: errors.New("records a context that is not the one its input digest names")}
+		}
+	case opts.NoHooks:
+		res.Hooks = HooksSkipped
+		st.Before, st.After = nil, nil
+		r.p = &Pipeline{def: p.def, Protocols: p.Protocols, Stages: p.Stages, Flow: p.Flow}
+	default:
+		res.Hooks = HooksRun
+		if err := beforeHooks(snap, &sc); err != nil {
+			return Replayed{}, err
+		}
+	}
+	now := &Snapshot{Stage: snap.Stage, Runner: cmp.Or(st.Uses, "exec"), Exec: st.Exec, Context: &sc, Definition: def, HookKinds: kinds,
+		Messages: []Message{}, ToolResults: []ToolResult{}, Artifacts: map[string]json.RawMessage{}, Sink: st.sink().String()}
+	res.Snapshot = now
+	if _, err := r.execute(ctx, st, &sc, now, ""); err != nil {
+		return res, err
+	}
+	res.Output = now.OutputText
+	if res.Hooks != HooksSkipped {
+		res.RecordedArtifacts, res.Artifacts = cloneArtifacts(snap.Artifacts), now.Artifacts
+	}
+	return res, nil
+}
+
+// definitionDiff names the parts of two stage definitions that differ.
+func definitionDiff(was, now *StageDefinition) []string {
+	fields := func(d *StageDefinition) map[string]json.RawMessage {
+		b, _ := jsontext.Marshal(d)
+		var m map[string]json.RawMessage
+		_ = json.Unmarshal(b, &m)
+		return m
+	}
+	a, b := fields(was), fields(now)
+	keys := slices.Concat(slices.Collect(maps.Keys(a)), slices.Collect(maps.Keys(b)))
+	slices.Sort(keys)
+	var out []string
+	for _, k := range slices.Compact(keys) {
+		if !bytes.Equal(a[k], b[k]) {
+			out = append(out, k)
+		}
+	}
+	if len(out) == 0 {
+		out = []string{"what it builds from"}
+	}
+	return out
 }
 
 // replayHooks puts the hooks the snapshot's definition records where

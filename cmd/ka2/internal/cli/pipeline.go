@@ -11,7 +11,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -37,7 +39,7 @@ every hand-off whose schemas do not fit before anything runs; run runs the
 flow, handing each stage exactly the context its declaration asks for.`,
 		Args: cobra.NoArgs,
 	}
-	cmd.AddCommand(NewCmdPipelineCheck(f, nil), NewCmdPipelineRun(f, nil), NewCmdPipelineReplay(f, nil))
+	cmd.AddCommand(NewCmdPipelineCheck(f, nil), NewCmdPipelineRun(f, nil), NewCmdPipelineReplay(f, nil), NewCmdPipelineRollback(f, nil))
 	return cmd
 }
 
@@ -281,6 +283,13 @@ func runPipelineRun(o *PipelineRunOptions) error {
 	if o.File != "-" {
 		opts.Dir = filepath.Dir(o.File)
 	}
+	if o.Snapshots != "" {
+		// A rollback stopped halfway is finished before the folder is
+		// read or written.
+		if err := finishRollbacks(context.WithoutCancel(o.ctx()), o.Snapshots); err != nil {
+			return exitError{kind: errkind.BadInput, err: fmt.Errorf("--snapshots: %w", err)}
+		}
+	}
 	var files map[string]string // the snapshot file of each resumed stage
 	if o.Resume {
 		if opts.Resume, files, err = readSnapshots(o.Snapshots); err != nil {
@@ -442,15 +451,32 @@ func sameJSON(a, b []byte) bool {
 	return oka && okb && reflect.DeepEqual(va, vb)
 }
 
+// recordedCommands writes the command lines a recorded definition runs:
+// its program (or its in-process runner) and its hooks.
+func recordedCommands(d *pipeline.StageDefinition) string {
+	var parts []string
+	if d.Uses != "" {
+		parts = append(parts, d.Uses)
+	} else {
+		parts = append(parts, strconv.Quote(strings.Join(d.Exec, " ")))
+	}
+	for _, h := range slices.Concat(d.Before, d.After) {
+		parts = append(parts, "hook "+strconv.Quote(strings.Join(h, " ")))
+	}
+	return strings.Join(parts, ", ")
+}
+
 // PipelineReplayOptions are the inputs of `ka2 pipeline replay`.
 type PipelineReplayOptions struct {
 	f *Factory
 	corpusFlags
 	budgetFlags
-	Dir     string
-	Stage   string
-	Timeout time.Duration
-	NoHooks bool
+	Dir      string
+	Stage    string
+	Pipeline string
+	Recorded bool
+	Timeout  time.Duration
+	NoHooks  bool
 	cmdContext
 }
 
@@ -459,45 +485,64 @@ type PipelineReplayOptions struct {
 func NewCmdPipelineReplay(f *Factory, runF func(*PipelineReplayOptions) error) *cobra.Command {
 	opts := &PipelineReplayOptions{f: f}
 	cmd := &cobra.Command{
-		Use:   "replay DIR STAGE",
+		Use:   "replay DIR STAGE (--pipeline FILE | --recorded)",
 		Short: "Run one stage again from its snapshot and compare its output",
 		Long: `Replay reads STAGE's snapshot in DIR (the --snapshots folder of a run), runs
-the stage again as a run would, with its recorded definition and its hooks
-(the pipeline's before_stage and after_stage, the stage's before and after)
-on the context it was handed, and prints the output text and a newline. It
-compares the output text and the artifacts (the stage's, the inherited
-ones and those its hooks added) with the recorded ones. Schemas and output
-limits are not applied.
+the stage again as a run would, with its hooks (the pipeline's before_stage
+and after_stage, the stage's before and after) on the context it was handed,
+and prints the output text and a newline. It compares the output text and
+the artifacts (the stage's, the inherited ones and those its hooks added)
+with the recorded ones. Schemas and output limits are not applied.
+
+With --pipeline FILE (the file the run ran) the stage runs as FILE defines
+it, in FILE's folder, and only when that definition is the one the
+snapshot's definition digest names: a changed stage, hook, time limit or
+corpus is refused (exit 2), so a command edited into the snapshot never
+runs. --recorded runs instead the command lines the snapshot records, in
+the folder it records; whoever can write the snapshot chooses them, and
+stderr says so before they run.
 
 With --no-hooks the stage runs alone on the context it read (after its
-before hooks) and only the output text is compared; so does a snapshot
-written before ka2 recorded where hooks are declared. Stderr says so.
+before hooks) and only the output text is compared; so does a --recorded
+snapshot written before ka2 recorded where hooks are declared. Stderr says
+so.
 
 Exit codes: 0 the output equals the recorded one; 1 it differs, and stderr
-shows a diff (recorded, then replayed); 2 no such snapshot, or a bad one; 6
-the stage failed, or a hook vetoed it. A ka2.build or ka2.verify stage uses
-the corpus and budget flags, as ka2 build does.`,
+shows a diff (recorded, then replayed); 2 no such snapshot, a bad one, or
+one FILE no longer defines that way; 6 the stage failed, or a hook vetoed
+it. A ka2.build or ka2.verify stage uses the corpus and budget flags, as
+ka2 build does.`,
 		Example: `  ka2 pipeline run answer.pipeline.yaml --input question.json --snapshots run/
-  ka2 pipeline replay run/ answer`,
+  ka2 pipeline replay run/ answer --pipeline answer.pipeline.yaml`,
 		Args: cobra.ExactArgs(2),
 		RunE: runE(opts, &opts.cmdContext, func(args []string) { opts.Dir, opts.Stage = args[0], args[1] }, opts.validate, runF, runPipelineReplay),
 	}
 	fs := cmd.Flags()
 	fs.DurationVar(&opts.Timeout, "timeout", pipeline.DefaultTimeout, "time limit of an exec stage whose snapshot records none")
 	fs.BoolVar(&opts.NoHooks, "no-hooks", false, "run the stage alone, without its hooks, and compare only its output text")
+	fs.StringVar(&opts.Pipeline, "pipeline", "", "the pipeline file the run ran: replay the stage as it defines it")
+	fs.BoolVar(&opts.Recorded, "recorded", false, "replay the command lines the snapshot records instead of a pipeline file's")
 	opts.corpusFlags.register(fs)
 	opts.budgetFlags.register(fs)
 	return cmd
 }
 
 func (o *PipelineReplayOptions) validate() error {
-	if o.Timeout <= 0 {
+	switch {
+	case o.Timeout <= 0:
 		return usageError{fmt.Errorf("--timeout %s: give a positive duration such as 30s", o.Timeout)}
+	case o.Pipeline == "" && !o.Recorded:
+		return usageError{errors.New("--pipeline FILE is required: replay runs the stage as the pipeline file the run ran defines it; --recorded runs the command lines the snapshot records instead, which whoever can edit the snapshot chooses")}
+	case o.Pipeline != "" && o.Recorded:
+		return usageError{errors.New("give --pipeline or --recorded, not both")}
 	}
 	return nil
 }
 
 func runPipelineReplay(o *PipelineReplayOptions) error {
+	if err := finishRollbacks(context.WithoutCancel(o.ctx()), o.Dir); err != nil {
+		return exitError{kind: errkind.BadInput, err: fmt.Errorf("replay: %w", err)}
+	}
 	entries, err := os.ReadDir(o.Dir)
 	if err != nil {
 		return exitError{kind: errkind.BadInput, err: fmt.Errorf("replay: %w", err)}
@@ -522,7 +567,31 @@ func runPipelineReplay(o *PipelineReplayOptions) error {
 	}
 	opts := pipeline.ReplayOptions{NoHooks: o.NoHooks,
 		RunOptions: pipeline.RunOptions{Env: o.f.environ(), Timeout: o.Timeout, Dir: filepath.Join(o.Dir, filepath.FromSlash(snap.Dir))}}
-	if snap.Definition != nil && snap.Definition.Uses != "" {
+	needsBuilder := snap.Definition != nil && snap.Definition.Uses != ""
+	if o.Pipeline != "" {
+		p, _, err := parsePipeline(o.f, o.Pipeline, o.Contract)
+		if err != nil {
+			return err
+		}
+		for _, d := range p.Diagnostics {
+			fmt.Fprintln(o.f.ErrOut, d)
+		}
+		if err := p.Diagnostics.Err(); err != nil {
+			return exitError{kind: errkind.BadInput, err: err}
+		}
+		opts.Pipeline, opts.Dir = p, "."
+		if o.Pipeline != "-" {
+			opts.Dir = filepath.Dir(o.Pipeline)
+		}
+		st := p.Stages[o.Stage]
+		// The definition digest covers what the builder builds from, so
+		// a stage whose definition has it needs one to be compared.
+		needsBuilder = st != nil && (st.Uses != "" || st.MaxOutputTokens != 0)
+	} else if snap.Definition != nil {
+		fmt.Fprintf(o.f.ErrOut, "ka2: stage '%s': replaying the command lines its snapshot records (--recorded), not a pipeline file's: %s\n",
+			o.Stage, recordedCommands(snap.Definition))
+	}
+	if needsBuilder {
 		if opts.Builder, err = o.builder(o.ctx(), &o.corpusFlags); err != nil {
 			return err
 		}
@@ -539,7 +608,7 @@ func runPipelineReplay(o *PipelineReplayOptions) error {
 		if errors.As(err, &se) {
 			return exitError{kind: errkind.StageFailed, err: err}
 		}
-		if errors.Is(err, pipeline.ErrBadInput) {
+		if errors.Is(err, pipeline.ErrBadInput) || errors.Is(err, pipeline.ErrBadSnapshot) || errors.Is(err, pipeline.ErrDefinitionChanged) {
 			return exitError{kind: errkind.BadInput, err: fmt.Errorf("%s: %w", filepath.ToSlash(filepath.Join(o.Dir, file)), err)}
 		}
 		return err

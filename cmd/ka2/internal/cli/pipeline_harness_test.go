@@ -3,16 +3,21 @@
 package cli_test
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ka2/ka2/internal/testutil"
+	"github.com/ka2/ka2/pipeline"
 )
 
 // scriptPath is the absolute path of a test script in pipeline/testdata/scripts.
@@ -50,7 +55,7 @@ func TestPipelineREADMEExample(t *testing.T) {
 		t.Errorf("check: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	// The same replayed from its snapshot: equal.
-	code, out, errOut = runKA2(t, "", "pipeline", "replay", snaps, "answer")
+	code, out, errOut = runKA2(t, "", "pipeline", "replay", snaps, "answer", "--pipeline", dir+"/pipeline.yaml")
 	if code != 0 || !strings.Contains(out, `"citation":"travel-v2:3-3"`) {
 		t.Errorf("replay: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
@@ -114,17 +119,17 @@ func TestPipelineReplayCommand(t *testing.T) {
 	if code, _, errOut := runKA2(t, "", "pipeline", "run", file, "--input-text", "q", "--snapshots", snaps); code != 0 {
 		t.Fatalf("run: exit %d: %s", code, errOut)
 	}
-	code, out, errOut := runKA2(t, "", "pipeline", "replay", snaps, "show")
+	code, out, errOut := runKA2(t, "", "pipeline", "replay", snaps, "show", "--pipeline", file)
 	if code != 0 || out != "first\n" || errOut != "" {
 		t.Errorf("equal replay: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	testutil.WriteFile(t, value, "second\n")
-	code, out, errOut = runKA2(t, "", "pipeline", "replay", snaps, "show")
+	code, out, errOut = runKA2(t, "", "pipeline", "replay", snaps, "show", "--pipeline", file)
 	if code != 1 || out != "second\n" || !strings.Contains(errOut, "-first") || !strings.Contains(errOut, "+second") ||
 		!strings.Contains(errOut, "stage 'show': the replayed output differs from the recorded one") {
 		t.Errorf("different replay: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	code, out, errOut = runKA2(t, "", "pipeline", "replay", snaps, "nope")
+	code, out, errOut = runKA2(t, "", "pipeline", "replay", snaps, "nope", "--pipeline", file)
 	if code != 2 || out != "" || !strings.Contains(errOut, "no snapshot of stage 'nope'") {
 		t.Errorf("unknown stage: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
@@ -155,9 +160,11 @@ func TestPipelineReplayOldSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	testutil.WriteFile(t, name, string(b))
-	code, out, errOut := runKA2(t, "", "pipeline", "replay", snaps, "a")
+	code, out, errOut := runKA2(t, "", "pipeline", "replay", snaps, "a", "--recorded")
 	if code != 0 || out != "echo: q\n" ||
-		errOut != "ka2: stage 'a': replayed without its hooks: its snapshot does not record where they are declared (it predates hook_kinds); only the output text is compared. Run the pipeline again with --snapshots to record them\n" {
+		errOut != "ka2: stage 'a': replaying the command lines its snapshot records (--recorded), not a pipeline file's: "+
+			strconv.Quote(scriptPath(t, "echo"))+", hook "+strconv.Quote(scriptPath(t, "artifact")+` audit "seen"`)+"\n"+
+			"ka2: stage 'a': replayed without its hooks: its snapshot does not record where they are declared (it predates hook_kinds); only the output text is compared. Run the pipeline again with --snapshots to record them\n" {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
@@ -342,4 +349,117 @@ func snapshotFiles(t *testing.T, dir string) map[string]string {
 		}
 	}
 	return out
+}
+
+// TestPipelineRollbackCommand: a run of s1 >> s2 >> s3 rolled back to s1
+// keeps s1's snapshot and moves s2's and s3's, with a record, into
+// discarded/1; --resume then reuses s1 and runs s2 and s3 again. A stage
+// the folder has no snapshot of is refused (exit 2), and a second
+// rollback takes discarded/2.
+func TestPipelineRollbackCommand(t *testing.T) {
+	dir, snaps := t.TempDir(), t.TempDir()
+	count := scriptPath(t, "count")
+	var src strings.Builder
+	src.WriteString("stages:\n")
+	for _, n := range []string{"s1", "s2", "s3"} {
+		fmt.Fprintf(&src, "  %s: {exec: [%s, %s, '{\"output_text\":\"%s\"}']}\n", n, count, filepath.Join(dir, n), n)
+	}
+	src.WriteString("flow: s1 >> s2 >> s3\n")
+	file := filepath.Join(dir, "p.yaml")
+	testutil.WriteFile(t, file, src.String())
+	counts := func() string {
+		var s []string
+		for _, n := range []string{"s1", "s2", "s3"} {
+			b, _ := os.ReadFile(filepath.Join(dir, n))
+			s = append(s, fmt.Sprint(strings.Count(string(b), "ran")))
+		}
+		return strings.Join(s, " ")
+	}
+	run := func(args ...string) (int, string, string) {
+		return runKA2(t, "", append([]string{"pipeline", "run", file, "--input-text", "q", "--snapshots", snaps}, args...)...)
+	}
+	if code, _, errOut := run(); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, errOut)
+	}
+	code, out, errOut := runKA2(t, "", "pipeline", "rollback", snaps, "s1")
+	rec := filepath.ToSlash(filepath.Join(snaps, "discarded", "1", "rollback.json"))
+	if code != 0 || out != "discarded 02-s2.json\ndiscarded 03-s3.json\nrecord "+rec+"\n" || errOut != "" {
+		t.Fatalf("rollback: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if got := strings.Join(slices.Sorted(maps.Keys(snapshotFiles(t, snaps))), " "); got != "00-input.json 01-s1.json" {
+		t.Errorf("the folder holds %s after the rollback", got)
+	}
+	if got := snapshotFiles(t, filepath.Join(snaps, "discarded", "1")); got["02-s2.json"] == "" || got["03-s3.json"] == "" ||
+		!strings.Contains(got["rollback.json"], `"discarded": [`) {
+		t.Errorf("discarded/1 holds %v", slices.Sorted(maps.Keys(got)))
+	}
+	code, out, errOut = run("--resume")
+	if code != 0 || out != "s3\n" || !strings.Contains(errOut, "stage 's1': resumed") || strings.Contains(errOut, "stage 's2': resumed") {
+		t.Fatalf("resumed run: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if got := counts(); got != "1 2 2" {
+		t.Errorf("counts %s, want 1 2 2: s1 reused, s2 and s3 run again", got)
+	}
+	code, out, errOut = runKA2(t, "", "pipeline", "rollback", snaps, "s4")
+	if code != 2 || out != "" || !strings.Contains(errOut, "holds no snapshot of stage 's4'") {
+		t.Errorf("unknown stage: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	code, out, _ = runKA2(t, "", "pipeline", "rollback", snaps, "input")
+	if code != 0 || !strings.HasSuffix(out, "record "+filepath.ToSlash(filepath.Join(snaps, "discarded", "2", "rollback.json"))+"\n") {
+		t.Errorf("second rollback: exit %d, stdout %q", code, out)
+	}
+}
+
+// TestPipelineReplayTampered: replay runs the pipeline file's definition,
+// so an exec edited into the snapshot (its digest rewritten to match)
+// never runs: exit 2 naming the file and what differs. Without
+// --pipeline or --recorded it is a usage error; with --recorded an edit
+// the digest does not cover is refused, and stderr says what runs.
+func TestPipelineReplayTampered(t *testing.T) {
+	dir, snaps := t.TempDir(), t.TempDir()
+	file := filepath.Join(dir, "p.yaml")
+	testutil.WriteFile(t, file, fmt.Sprintf("stages:\n  a: {exec: [%s]}\nflow: a\n", scriptPath(t, "echo")))
+	if code, _, errOut := runKA2(t, "", "pipeline", "run", file, "--input-text", "q", "--snapshots", snaps); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, errOut)
+	}
+	name := filepath.Join(snaps, "01-a.json")
+	marker := filepath.Join(dir, "pwned")
+	forged := []string{"sh", "-c", "touch " + marker + "; printf '{\"output_text\":\"echo: q\"}'"}
+	editJSON(t, name, func(set func(any, ...string), _ func(...string)) {
+		set(forged, "exec")
+		set(forged, "definition", "exec")
+	})
+	code, out, errOut := runKA2(t, "", "pipeline", "replay", snaps, "a", "--recorded")
+	if code != 2 || out != "" || !strings.Contains(errOut, "01-a.json: the snapshot of stage 'a' records a definition that is not the one its definition digest names") {
+		t.Errorf("--recorded, digest not rewritten: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	// The digest rewritten to match the edit, as anyone can.
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var snap struct {
+		Definition pipeline.StageDefinition `json:"definition"`
+	}
+	if err := json.Unmarshal(b, &snap); err != nil {
+		t.Fatal(err)
+	}
+	def, err := json.Marshal(snap.Definition)
+	if err != nil {
+		t.Fatal(err)
+	}
+	editJSON(t, name, func(set func(any, ...string), _ func(...string)) {
+		set(fmt.Sprintf("sha256:%x", sha256.Sum256(def)), "digests", "definition")
+	})
+	code, out, errOut = runKA2(t, "", "pipeline", "replay", snaps, "a", "--pipeline", file)
+	if code != 2 || out != "" || !strings.Contains(errOut, "01-a.json: the stage's definition changed since the snapshot was written: 'a' differs in exec") {
+		t.Errorf("--pipeline: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	code, out, errOut = runKA2(t, "", "pipeline", "replay", snaps, "a")
+	if code != 2 || out != "" || !strings.Contains(errOut, "--pipeline FILE is required") {
+		t.Errorf("no --pipeline: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the command edited into the snapshot ran")
+	}
 }
