@@ -473,7 +473,6 @@ const (
 	rechecked                   // a checker ran again and agreed with its snapshot
 )
 
-
 // execute runs a stage on its context sc as a run does: its before hooks,
 // its runner, then (once its snapshot holds its turn, what it inherited
 // and its own) the output schema, the output limits and its after hooks.
