@@ -9,9 +9,12 @@ import (
 	"path/filepath"
 	"strings"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/internal/jsontext"
 	"github.com/ka2/ka2/internal/procrun"
+	"github.com/ka2/ka2/internal/strict"
 )
 
 // The output limits of an exec program and of a hook: procrun's defaults
@@ -106,6 +109,9 @@ func parseStageOutput(data []byte) (StageOutput, error) {
 	if err := checkText(data); err != nil {
 		return StageOutput{}, fmt.Errorf("%w: stdout: %v", ErrBadOutput, err)
 	}
+	if err := checkKeys(data, stageOutputMap); err != nil {
+		return StageOutput{}, fmt.Errorf("%w: %v; the keys are output_text or output, messages, tool_results and artifacts", ErrBadOutput, err)
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var out StageOutput
@@ -158,4 +164,80 @@ func checkText(data []byte) error {
 		return fmt.Errorf("%s: %s; %s", where, e.Msg, e.Hint)
 	}
 	return fmt.Errorf("%s: invalid text: %s; %s", where, e.Msg, e.Hint)
+}
+
+// The keys of what a stage or a hook prints, at each level.
+var (
+	stageOutputMap = &strict.Map{What: "the stage output", Keys: []strict.Key{{Name: "output_text"}, {Name: "output"},
+		{Name: "messages", Kind: strict.Sequence}, {Name: "tool_results", Kind: strict.Sequence}, {Name: "artifacts", Kind: strict.Mapping}}}
+	hookOutputMap = &strict.Map{What: "the hook output", Keys: []strict.Key{{Name: "artifacts", Kind: strict.Mapping}}}
+	messageMap    = &strict.Map{What: "a message", Keys: []strict.Key{{Name: "role"}, {Name: "content"}}}
+	toolResultMap = &strict.Map{What: "a tool result", Keys: []strict.Key{{Name: "tool"}, {Name: "content"}}}
+	artifactsMap  = &strict.Map{What: "artifacts", AnyKey: true}
+)
+
+// checkKeys holds the keys of data, a stage's or a hook's output, to m
+// through the strict decoder: exactly as written, each once, known where
+// m knows them. encoding/json, which decodes the output next, matches a
+// key to a field whatever its case, so {"Output_Text": …} or a second key
+// differing only in case would otherwise pass for output_text. Text that
+// is not JSON is left for the decoder to report.
+func checkKeys(data []byte, m *strict.Map) error {
+	doc, err := strict.ParseJSON(data)
+	if err != nil {
+		return nil
+	}
+	d := &strict.Decoder{Words: outputWords}
+	f := d.Mapping(strict.Root(doc), m)
+	for _, e := range f.All() {
+		switch e.Name {
+		case "messages", "tool_results":
+			item := messageMap
+			if e.Name == "tool_results" {
+				item = toolResultMap
+			}
+			if v := strict.Deref(e.Value); v.Kind == yaml.SequenceNode {
+				for i, c := range v.Content {
+					if c.Kind == yaml.MappingNode {
+						d.Mapping(c, item.Named(fmt.Sprintf("%s[%d]", e.Name, i)))
+					}
+				}
+			}
+		case "artifacts":
+			if v := strict.Deref(e.Value); v.Kind == yaml.MappingNode {
+				d.Mapping(v, artifactsMap)
+			}
+		}
+	}
+	if len(d.Diags) == 0 {
+		return nil
+	}
+	first := d.Diags[0]
+	return fmt.Errorf("%d:%d: %s", first.Line, first.Col, first.Message)
+}
+
+// outputWords words the structural problems of a stage's or a hook's
+// output.
+func outputWords(is strict.Issue, d *diag.Diagnostic) {
+	switch is.Problem {
+	case strict.UnknownKey:
+		d.Message = fmt.Sprintf("unknown field %q in %s", is.Key, is.Map.What)
+		meant := is.Suggestion
+		for _, k := range is.Known() {
+			if strings.EqualFold(k, is.Key) {
+				meant = k
+			}
+		}
+		if meant != "" {
+			d.Message += fmt.Sprintf(" (did you mean %q? keys are matched exactly)", meant)
+		}
+	case strict.DuplicateKey:
+		d.Message = fmt.Sprintf("key %q in %s repeats the one at %d:%d", is.Key, is.Map.What, is.First.Line, is.First.Column)
+	case strict.WrongKind:
+		d.Message = fmt.Sprintf("%s in %s must be %s", is.Key, is.Map.What, map[strict.Kind]string{strict.Sequence: "a list", strict.Mapping: "an object"}[is.Want])
+	case strict.KeyNotScalar, strict.NotMapping:
+		d.Message = fmt.Sprintf("%s must be a JSON object", is.Map.What)
+	default:
+		d.Message = fmt.Sprintf("%s: key %q", is.Map.What, is.Key)
+	}
 }

@@ -1,6 +1,8 @@
 package pipeline
 
 import (
+	"encoding/json"
+	"errors"
 	"regexp"
 	"slices"
 	"testing"
@@ -54,6 +56,42 @@ func FuzzParse(f *testing.F) {
 		again, _ := Parse("fuzz.yaml", src, nil)
 		if diff := cmp.Diff(p.Diagnostics, again.Diagnostics); diff != "" {
 			t.Errorf("two parses differ (-first +second):\n%s", diff)
+		}
+	})
+}
+
+// FuzzStageOutput feeds stage output documents to parseStageOutput. It
+// must never panic, give the same answer twice, and an output it accepts
+// must hold only keys written exactly as a stage output spells them: its
+// compact re-encoding reads back to the same output.
+func FuzzStageOutput(f *testing.F) {
+	for _, s := range []string{`{"output_text":"x"}`, `{"output":{"a":1},"artifacts":{"g":true}}`,
+		`{"output_text":"a","messages":[{"role":"assistant","content":"a"}],"tool_results":[{"tool":"t","content":1}]}`,
+		`{"OUTPUT_TEXT":"x"}`, `{"output_text":"a","Output_Text":"b"}`, `{"messages":[{"role":"user","Content":"c"}]}`,
+		`{"artifacts":{"x":1,"X":2}}`, `{"output_text":"\ud800"}`, `[]`, `{"output_text":1}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		out, err := parseStageOutput(data)
+		again, err2 := parseStageOutput(data)
+		if (err == nil) != (err2 == nil) || (err != nil && err.Error() != err2.Error()) {
+			t.Fatalf("two parses differ: %v, %v", err, err2)
+		}
+		if err != nil {
+			if !errors.Is(err, ErrBadOutput) {
+				t.Errorf("error %v is not ErrBadOutput", err)
+			}
+			return
+		}
+		if !cmp.Equal(outputText(out), outputText(again)) {
+			t.Errorf("two parses give different output text")
+		}
+		b, err := json.Marshal(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := parseStageOutput(b); err != nil {
+			t.Errorf("accepted %s, but not its re-encoding %s: %v", data, b, err)
 		}
 	})
 }

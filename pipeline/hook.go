@@ -95,6 +95,9 @@ func (r *runner) hook(ctx context.Context, st *Stage, h *Hook, stdin []byte, sna
 	if err := checkText(stdout); err != nil {
 		return nil, fail("stdout: %v", err)
 	}
+	if err := checkKeys(stdout, hookOutputMap); err != nil {
+		return nil, fail(`%v; a hook prints nothing, or {"artifacts": {"NAME": VALUE, …}}`, err)
+	}
 	dec := json.NewDecoder(bytes.NewReader(stdout))
 	dec.DisallowUnknownFields()
 	var out hookOutput

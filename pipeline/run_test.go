@@ -21,6 +21,7 @@ import (
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/internal/diag"
+	"github.com/ka2/ka2/internal/strict"
 	"github.com/ka2/ka2/internal/testutil"
 	"github.com/ka2/ka2/selector"
 )
@@ -728,6 +729,67 @@ func TestRequestRunInputJSON(t *testing.T) {
 			// snapshot records.
 			if got := p.inputSnapshot(in).OutputText; got != tt.want {
 				t.Errorf("inputSnapshot().OutputText = %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestOutputKeysExact: what a stage or a hook prints is read through the
+// strict decoder, so a key is matched exactly as written: one in another
+// case (which encoding/json would take for the known key, last one
+// winning) is refused with its line and column, at every level the
+// output has keys, and no stage after it runs.
+func TestOutputKeysExact(t *testing.T) {
+	tests := []struct {
+		name  string
+		out   string // the stage's output
+		hook  string // a before hook's output, when not ""
+		want  string
+		probe string // an artifacts object whose refusal depends on internal/strict (see below)
+	}{
+		{name: "a known key in another case", out: `{"OUTPUT_TEXT":"x"}`,
+			want: `1:2: unknown field "OUTPUT_TEXT" in the stage output (did you mean "output_text"? keys are matched exactly)`},
+		{name: "a second key differing only in case", out: `{"output_text":"a","Output_Text":"b"}`,
+			want: `1:20: unknown field "Output_Text" in the stage output (did you mean "output_text"? keys are matched exactly)`},
+		{name: "in a message", out: `{"output_text":"a","messages":[{"role":"assistant","content":"a","Content":"b"}]}`,
+			want: `unknown field "Content" in messages[0]`},
+		{name: "in a tool result", out: `{"output_text":"a","tool_results":[{"tool":"t","Tool":"u","content":1}]}`,
+			want: `unknown field "Tool" in tool_results[0]`},
+		{name: "artifacts in another case", out: `{"output_text":"a","Artifacts":{"x":1}}`,
+			want: `unknown field "Artifacts" in the stage output`},
+		{name: "a hook's artifacts in another case", out: `{"output_text":"a"}`, hook: `{"ARTIFACTS":{"x":1}}`,
+			want: `unknown field "ARTIFACTS" in the hook output`},
+		{name: "artifact names differing only in case", out: `{"output_text":"a","artifacts":{"x":1,"X":2}}`,
+			probe: `{"x":1,"X":2}`, want: `"X"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.probe != "" {
+				// Artifact names are free, so only a strict decoder that
+				// refuses keys differing only in case refuses these;
+				// internal/strict is changed to do so in another branch.
+				doc, err := strict.ParseJSON([]byte(tt.probe))
+				if err != nil {
+					t.Fatal(err)
+				}
+				d := &strict.Decoder{Words: func(strict.Issue, *diag.Diagnostic) {}}
+				d.Mapping(strict.Root(doc), &strict.Map{AnyKey: true})
+				if len(d.Diags) == 0 {
+					t.Skip("internal/strict does not refuse keys that differ only in case yet")
+				}
+			}
+			extra := []string{}
+			if tt.hook != "" {
+				extra = append(extra, "before: [./emit, -out, '"+tt.hook+"']")
+			}
+			src := "stages:\n" + emitStage("a", tt.out, extra...) + emitStage("b", `{"output_text":"b"}`) + "flow: a >> b\n"
+			run, err := runPipeline(t, src, lodging2026)
+			var se *StageError
+			if !errors.Is(err, ErrBadOutput) || !errors.As(err, &se) || se.Stage != "a" || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Run() error = %v, want ErrBadOutput at stage a with …%s…", err, tt.want)
+			}
+			if len(run.Snapshots) != 2 {
+				t.Errorf("%d snapshots; the stage after the refused output ran", len(run.Snapshots))
 			}
 		})
 	}
