@@ -36,7 +36,9 @@ func NewCmdPipeline(f *Factory) *cobra.Command {
 		Long: `A pipeline file declares stages (ka2's own build, or programs), what context
 each takes and gives, and a flow such as build >> answer >> check. check finds
 every hand-off whose schemas do not fit before anything runs; run runs the
-flow, handing each stage exactly the context its declaration asks for.`,
+flow, handing each stage exactly the context its declaration asks for;
+replay runs one stage again from its snapshot, and rollback discards the
+snapshots after a stage so that run --resume goes on from there.`,
 		Args: cobra.NoArgs,
 	}
 	cmd.AddCommand(NewCmdPipelineCheck(f, nil), NewCmdPipelineRun(f, nil), NewCmdPipelineReplay(f, nil), NewCmdPipelineRollback(f, nil))
@@ -215,7 +217,13 @@ tool_results and artifacts, on stdout.
 produced, its stderr and exit status, its definition and the digests of the
 definition and the input) as DIR/NN-STAGE.json, also when a stage fails.
 With --resume, a stage whose snapshot in DIR completed with the same digests
-is not run again: its snapshot stands for it, and the rest run. Exit codes: 1 the pipeline file has errors, 2 bad input, 3 and 4 as
+is not run again: its snapshot stands for it, and the rest run. The snapshot
+must agree with itself first (its definition and context the ones its
+digests name, its hooks exited 0, its artifacts and output as the stage
+hands them on), and ka2.verify and ka2.grade stages run again and must agree
+with theirs; a snapshot that does not is exit 2, naming its file, and DIR is
+left as it is. Exit codes: 1 the pipeline file has errors, 2 bad input or a
+snapshot that contradicts itself, 3 and 4 as
 ka2 build (from a ka2.build stage), 6 a stage failed, timed out, or broke its
 schema, a hook vetoed it, a ka2.verify or ka2.grade stage found problems, or its output
 is over its max_output_bytes or max_output_tokens.`,
