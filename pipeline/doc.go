@@ -107,8 +107,9 @@
 // one stands for its stage, its definition and context must be the ones
 // its digests name, its hooks must have exited 0, it must hand on what it
 // inherited and its output must keep to the stage's schema and limits,
-// and a ka2.verify or ka2.grade stage runs again and must agree with it
-// (a contradiction is a *SnapshotError). Replay
+// and a ka2.build, ka2.verify or ka2.grade runner runs again on the
+// context it records and must give what it records (a contradiction is a
+// *SnapshotError). Replay
 // runs a stage again from its snapshot, with its hooks in the places
 // Snapshot.HookKinds records, through the same step as a run.
 //

@@ -284,26 +284,51 @@ func (r *runner) consistent(st *Stage, prev, now *Snapshot, outSchema string) er
 	return nil
 }
 
-// recheck holds prev, the snapshot of a checker (ka2.verify, ka2.grade)
-// that completed, to now, the snapshot of the checker run again on the
-// same context: failed is what the run now returned. A snapshot that
-// records a verdict the check does not give on its own context was
-// edited.
-func recheck(st *Stage, prev, now *Snapshot, failed error) error {
-	name := checkerOf[st.Uses]
+// recheck runs the built-in runner of st (ka2.build, ka2.verify,
+// ka2.grade) again on the context prev, its consistent snapshot, records,
+// and holds prev to what it gives: no failure where prev completed, the
+// same output text, and the same artifacts of its own (the contract, the
+// verification, the grade). Its hooks do not run: prev's record of them
+// was checked by consistent. A snapshot that records what the runner
+// does not give on its own context was edited.
+func (r *runner) recheck(ctx context.Context, st *Stage, prev *Snapshot) error {
 	bad := func(format string, args ...any) error {
 		return &SnapshotError{Stage: st.Name, Err: fmt.Errorf(format, args...)}
 	}
-	switch {
-	case failed != nil:
-		return bad("records that the stage completed, but %s on the context it records stops: %v", st.Uses, failed)
-	case !bytes.Equal(compactJSON(prev.Artifacts[name]), now.Artifacts[name]):
-		return bad("records a %s artifact that is not what %s finds on the context it records (%s, not %s)",
-			name, st.Uses, compactJSON(prev.Artifacts[name]), now.Artifacts[name])
-	case prev.OutputText != now.OutputText:
-		return bad("records an output text other than the one %s passes on", st.Uses)
+	sc := *prev.Context
+	sc.Artifacts = cloneArtifacts(sc.Artifacts)
+	out, err := r.run(ctx, st, &sc, &Snapshot{})
+	if err == nil {
+		err = out.stop
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
+		return bad("records that the stage completed, but %s on the context it records stops: %v", st.Uses, err)
+	}
+	if text := outputText(out); text != prev.OutputText {
+		return bad("records an output text other than the one %s gives on the context it records", st.Uses)
+	}
+	for _, name := range slices.Sorted(maps.Keys(out.Artifacts)) {
+		if _, inherited := sc.Artifacts[name]; inherited && !st.owns(name) {
+			continue // the inherited one wins, and consistent held prev to it
+		}
+		if was, now := compactJSON(prev.Artifacts[name]), compactJSON(out.Artifacts[name]); !bytes.Equal(was, now) {
+			return bad("records a %s artifact that is not what %s gives on the context it records (%s, not %s)",
+				name, st.Uses, shorten(string(was)), shorten(string(now)))
+		}
 	}
 	return nil
+}
+
+// shorten cuts s to a length an error message can quote.
+func shorten(s string) string {
+	const n = 120
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
 }
 
 // ReplayHooks says whether a replay ran the stage's hooks.

@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -146,9 +145,10 @@ type RunOptions struct {
 	// Resume holds the snapshots of an earlier run by stage name. A stage
 	// whose snapshot there completed with the same Digests is not run
 	// again: its snapshot stands for it (and Run.Resumed names it). Such
-	// a snapshot is held to its own content first, and a ka2.verify or
-	// ka2.grade stage runs again and must agree with it (Run.Rechecked);
-	// one that does not is a *SnapshotError, and the run stops there.
+	// a snapshot is held to its own content first, and the runner of a
+	// ka2.build, ka2.verify or ka2.grade stage runs again and must give
+	// what it records (Run.Rechecked); one that does not is a
+	// *SnapshotError, and the run stops there.
 	Resume map[string]*Snapshot
 
 	// maxStdout, when not zero, replaces the stdout limit of exec
@@ -197,9 +197,10 @@ type Run struct {
 	// Resumed names the stages whose snapshots were taken from
 	// RunOptions.Resume instead of running them, in flow order.
 	Resumed []string
-	// Rechecked names the ka2.verify and ka2.grade stages whose
-	// snapshots in RunOptions.Resume could have stood for them: they ran
-	// again, as checks are cheap, and agreed with the snapshot.
+	// Rechecked names the ka2.build, ka2.verify and ka2.grade stages
+	// whose snapshots in RunOptions.Resume stand for them after their
+	// runner ran again, in process, on the context the snapshot records
+	// (not their hooks), and gave what the snapshot records.
 	Rechecked []string
 }
 
@@ -434,13 +435,20 @@ func (r *runner) stage(ctx context.Context, st *Stage, from *Snapshot) (*Snapsho
 		sc.Input = answer
 	}
 	snap.Digests = &Digests{Definition: digestJSON(snap.Definition), Input: digestJSON(sc)}
-	prev := r.opts.Resume[st.Name]
-	if !reusable(prev, snap) {
-		prev = nil
-	} else if err := r.consistent(st, prev, snap, outSchema); err != nil {
-		return snap, ran, err
-	} else if _, checker := checkerOf[st.Uses]; !checker {
-		return prev, resumed, nil
+	if prev := r.opts.Resume[st.Name]; reusable(prev, snap) {
+		if err := r.consistent(st, prev, snap, outSchema); err != nil {
+			return snap, ran, err
+		}
+		if !builtinRunner(st.Uses) {
+			return prev, resumed, nil
+		}
+		// What a built-in runner gives is not taken from its snapshot:
+		// it is cheap to run again on the context the snapshot records,
+		// and the snapshot must agree.
+		if err := r.recheck(ctx, st, prev); err != nil {
+			return snap, ran, err
+		}
+		return prev, rechecked, nil
 	}
 	if inSchema != "" {
 		if err := r.p.Protocols.Validate(inSchema, []byte(from.OutputText)); err != nil {
@@ -450,14 +458,6 @@ func (r *runner) stage(ctx context.Context, st *Stage, from *Snapshot) (*Snapsho
 		}
 	}
 	stop, err := r.execute(ctx, st, sc, snap, outSchema)
-	if prev != nil {
-		// A checker's verdict is not taken from its snapshot: it ran
-		// again on the same context, and the snapshot must agree.
-		if err := recheck(st, prev, snap, cmp.Or(err, stop)); err != nil {
-			return snap, ran, err
-		}
-		return snap, rechecked, nil
-	}
 	if err == nil {
 		err = stop
 	}
@@ -470,7 +470,7 @@ type resumption int
 const (
 	ran       resumption = iota // it ran
 	resumed                     // its snapshot in RunOptions.Resume stands for it
-	rechecked                   // a checker ran again and agreed with its snapshot
+	rechecked                   // a built-in runner ran again and agreed with its snapshot
 )
 
 // execute runs a stage on its context sc as a run does: its before hooks,

@@ -220,10 +220,10 @@ With --resume, a stage whose snapshot in DIR completed with the same digests
 is not run again: its snapshot stands for it, and the rest run. The snapshot
 must agree with itself first (its definition and context the ones its
 digests name, its hooks exited 0, its artifacts and output as the stage
-hands them on), and ka2.verify and ka2.grade stages run again and must agree
-with theirs; a snapshot that does not is exit 2, naming its file, and DIR is
-left as it is. Exit codes: 1 the pipeline file has errors, 2 bad input or a
-snapshot that contradicts itself, 3 and 4 as
+hands them on), and ka2.build, ka2.verify and ka2.grade stages run again in
+process (without their hooks) and must agree with theirs; a snapshot that does not is exit 2, naming its file, and DIR is
+left as it is. Exit codes: 2 the pipeline file has errors, bad input, or a
+snapshot that contradicts itself; 3 and 4 as
 ka2 build (from a ka2.build stage), 6 a stage failed, timed out, or broke its
 schema, a hook vetoed it, a ka2.verify or ka2.grade stage found problems, or its output
 is over its max_output_bytes or max_output_tokens.`,
@@ -311,11 +311,13 @@ func runPipelineRun(o *PipelineRunOptions) error {
 	}
 	run, runErr := p.Run(o.ctx(), in, opts)
 	if run != nil {
-		for _, name := range run.Resumed {
-			fmt.Fprintf(o.f.ErrOut, "ka2: stage '%s': resumed from its snapshot in %s\n", name, displayName(o.Snapshots))
-		}
-		for _, name := range run.Rechecked {
-			fmt.Fprintf(o.f.ErrOut, "ka2: stage '%s': checked again, and agrees with its snapshot in %s\n", name, displayName(o.Snapshots))
+		for _, s := range run.Snapshots {
+			switch {
+			case slices.Contains(run.Resumed, s.Stage):
+				fmt.Fprintf(o.f.ErrOut, "ka2: stage '%s': resumed from its snapshot in %s\n", s.Stage, displayName(o.Snapshots))
+			case slices.Contains(run.Rechecked, s.Stage):
+				fmt.Fprintf(o.f.ErrOut, "ka2: stage '%s': run again in process, and agrees with its snapshot in %s\n", s.Stage, displayName(o.Snapshots))
+			}
 		}
 	}
 	var bad *pipeline.SnapshotError

@@ -268,7 +268,7 @@ func TestPipelineResumeTampered(t *testing.T) {
 			edit: func(set func(any, ...string), _ func(...string)) { set("", "error") }, wantWhat: "it holds keys or values a snapshot does not have"},
 		{name: "a recorded grade marked passed", answer: bad, onFail: "continue", file: "03-grade.json",
 			edit:     func(set func(any, ...string), _ func(...string)) { set(passed, "artifacts", "grade") },
-			wantWhat: "records a grade artifact that is not what ka2.grade finds"},
+			wantWhat: "records a grade artifact that is not what ka2.grade gives"},
 		{name: "a grade forged into the answer's artifacts", answer: bad, onFail: "continue", file: "02-answer.json",
 			edit:     func(set func(any, ...string), _ func(...string)) { set(passed, "artifacts", "grade") },
 			wantWhat: "holds artifact 'grade', which only a ka2.grade stage writes"},
@@ -286,6 +286,11 @@ func TestPipelineResumeTampered(t *testing.T) {
 			edit: func(set func(any, ...string), _ func(...string)) {
 				set([]map[string]string{{"role": "user", "content": "other"}}, "context", "messages")
 			}, wantWhat: "records a context that is not the one its input digest names"},
+		{name: "the contract forged in the build snapshot", answer: good, file: "01-build.json",
+			edit: func(set func(any, ...string), _ func(...string)) {
+				// Both places the contract is, changed alike; the edit
+				// is applied to the file below.
+			}, wantWhat: "records an output text other than the one ka2.build gives"},
 		{name: "a key in another case", answer: good, file: "02-answer.json",
 			edit:     func(set func(any, ...string), _ func(...string)) { set(0, "Exit_Code") },
 			wantWhat: "it holds keys or values a snapshot does not have"},
@@ -313,10 +318,21 @@ flow: build >> answer >> grade
 			}
 			name := filepath.Join(snaps, tt.file)
 			editJSON(t, name, tt.edit)
+			if tt.file == "01-build.json" {
+				b, err := os.ReadFile(name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				forged := strings.ReplaceAll(string(b), "limit is 750 CNY", "limit is 900 CNY")
+				if forged == string(b) {
+					t.Fatal("the contract does not quote the limit")
+				}
+				testutil.WriteFile(t, name, forged)
+			}
 			before := snapshotFiles(t, snaps)
 			code, out, errOut := runKA2(t, "", "pipeline", "run", file, "--input", question, "--snapshots", snaps, "--resume")
 			if tt.wantWhat == "" {
-				if code != 0 || out != tt.answer+"\n" || !strings.Contains(errOut, "stage 'grade': checked again, and agrees with its snapshot") {
+				if code != 0 || out != tt.answer+"\n" || !strings.Contains(errOut, "stage 'grade': run again in process, and agrees with its snapshot") {
 					t.Errorf("untouched: exit %d, stdout %q, stderr %q", code, out, errOut)
 				}
 				return
