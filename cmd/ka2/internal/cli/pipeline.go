@@ -398,10 +398,13 @@ func readSnapshots(dir string) (map[string]*pipeline.Snapshot, map[string]string
 	twice := map[string]bool{}
 	for _, e := range entries {
 		m := snapshotName.FindStringSubmatch(e.Name())
-		if m == nil || !e.Type().IsRegular() {
+		if m == nil {
 			continue
 		}
 		name := filepath.Join(dir, e.Name())
+		if err := regularSnapshot(name, e); err != nil {
+			return nil, nil, err
+		}
 		snap, err := readSnapshot(name)
 		if err != nil {
 			return nil, nil, err
@@ -418,6 +421,16 @@ func readSnapshots(dir string) (map[string]*pipeline.Snapshot, map[string]string
 		delete(out, name)
 	}
 	return out, files, nil
+}
+
+// regularSnapshot refuses a snapshot entry that is not a regular file: a
+// link could make any file stand for a stage's snapshot, and ka2 writes
+// none.
+func regularSnapshot(name string, e fs.DirEntry) error {
+	if e.Type().IsRegular() {
+		return nil
+	}
+	return fmt.Errorf("snapshot %s is not a regular file (a link, or a folder); ka2 writes snapshots as files, so remove it", displayName(name))
 }
 
 // readSnapshot reads one snapshot file. It must be exactly what ka2
@@ -570,6 +583,13 @@ func runPipelineReplay(o *PipelineReplayOptions) error {
 	if file == "" {
 		return exitError{kind: errkind.BadInput, err: fmt.Errorf("replay: %s holds no snapshot of stage '%s' (no NN-%s.json)",
 			displayName(o.Dir), o.Stage, o.Stage)}
+	}
+	for _, e := range entries {
+		if e.Name() == file {
+			if err := regularSnapshot(filepath.Join(o.Dir, file), e); err != nil {
+				return exitError{kind: errkind.BadInput, err: fmt.Errorf("replay: %w", err)}
+			}
+		}
 	}
 	snap, err := readSnapshot(filepath.Join(o.Dir, file))
 	if err != nil {

@@ -479,3 +479,31 @@ func TestPipelineReplayTampered(t *testing.T) {
 		t.Fatal("the command edited into the snapshot ran")
 	}
 }
+
+// TestPipelineSnapshotLink: a snapshot that is a link (here to a copy of
+// the real one, elsewhere) is refused by --resume and by replay, exit 2
+// naming it: ka2 writes none, and a link could put any file there.
+func TestPipelineSnapshotLink(t *testing.T) {
+	dir, snaps := t.TempDir(), t.TempDir()
+	file := filepath.Join(dir, "p.yaml")
+	testutil.WriteFile(t, file, fmt.Sprintf("stages:\n  a: {exec: [%s]}\nflow: a\n", scriptPath(t, "echo")))
+	if code, _, errOut := runKA2(t, "", "pipeline", "run", file, "--input-text", "q", "--snapshots", snaps); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, errOut)
+	}
+	name, elsewhere := filepath.Join(snaps, "01-a.json"), filepath.Join(dir, "copy.json")
+	if err := os.Rename(name, elsewhere); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, name); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"pipeline", "run", file, "--input-text", "q", "--snapshots", snaps, "--resume"},
+		{"pipeline", "replay", snaps, "a", "--pipeline", file},
+	} {
+		code, out, errOut := runKA2(t, "", args...)
+		if code != 2 || out != "" || !strings.Contains(errOut, "snapshot "+filepath.ToSlash(name)+" is not a regular file") {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q", args[1], code, out, errOut)
+		}
+	}
+}
