@@ -182,6 +182,7 @@ type PipelineRunOptions struct {
 	InputText string
 	Snapshots string
 	Resume    bool
+	From      string
 	Timeout   time.Duration
 	cmdContext
 }
@@ -217,7 +218,8 @@ tool_results and artifacts, on stdout.
 produced, its stderr and exit status, its definition and the digests of the
 definition and the input) as DIR/NN-STAGE.json, also when a stage fails.
 With --resume, a stage whose snapshot in DIR completed with the same digests
-is not run again: its snapshot stands for it, and the rest run. The snapshot
+is not run again (--from STAGE first discards STAGE's snapshot and the later
+ones into DIR/discarded/N, with a record, as ka2 pipeline rollback does): its snapshot stands for it, and the rest run. The snapshot
 must agree with itself first (its definition and context the ones its
 digests name, its hooks exited 0, its artifacts and output as the stage
 hands them on), and ka2.build, ka2.verify and ka2.grade stages run again in
@@ -231,6 +233,7 @@ is over its max_output_bytes or max_output_tokens.`,
   echo '{"question":"Lodging limit?","subjects":["lodging"],"dates":["2026-09-14"]}' |
     ka2 pipeline run answer.pipeline.yaml --input - --snapshots run/
   ka2 pipeline run answer.pipeline.yaml --input question.json --snapshots run/ --resume
+  ka2 pipeline run answer.pipeline.yaml --input question.json --snapshots run/ --resume --from answer
   ka2 pipeline run research.pipeline.yaml --input-text "quantum computing 2024"`,
 		Args: cobra.ExactArgs(1),
 		RunE: runE(opts, &opts.cmdContext, func(args []string) { opts.File = args[0] }, opts.validate, runF, runPipelineRun),
@@ -240,6 +243,7 @@ is over its max_output_bytes or max_output_tokens.`,
 	fs.StringVar(&opts.InputText, "input-text", "", "the run input as plain text, for a pipeline whose input_schema is string or that declares none")
 	fs.StringVar(&opts.Snapshots, "snapshots", "", "write every stage's snapshot into this folder")
 	fs.BoolVar(&opts.Resume, "resume", false, "reuse the snapshots in --snapshots of stages that completed with the same definition and input")
+	fs.StringVar(&opts.From, "from", "", "with --resume: first discard the snapshots of this stage and the later ones (as pipeline rollback does), so they run again")
 	fs.DurationVar(&opts.Timeout, "timeout", pipeline.DefaultTimeout, "time limit of an exec stage without its own timeout")
 	opts.corpusFlags.register(fs)
 	opts.budgetFlags.register(fs)
@@ -254,6 +258,8 @@ func (o *PipelineRunOptions) validate() error {
 		return usageError{errors.New("give --input or --input-text, not both")}
 	case o.Resume && o.Snapshots == "":
 		return usageError{errors.New("--resume needs --snapshots DIR: the folder of the run to resume")}
+	case o.From != "" && !o.Resume:
+		return usageError{errors.New("--from STAGE goes with --resume: it discards STAGE's snapshot and the later ones, and the run resumes from there")}
 	case o.Input == "-" && o.File == "-":
 		return usageError{errors.New("the pipeline file and --input cannot both be standard input")}
 	case o.Timeout <= 0:
@@ -297,6 +303,14 @@ func runPipelineRun(o *PipelineRunOptions) error {
 		if err := finishRollbacks(context.WithoutCancel(o.ctx()), o.Snapshots); err != nil {
 			return exitError{kind: errkind.BadInput, err: fmt.Errorf("--snapshots: %w", err)}
 		}
+	}
+	if o.From != "" {
+		rec, where, err := rollbackFrom(context.WithoutCancel(o.ctx()), o.Snapshots, o.From)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(o.f.ErrOut, "ka2: --from %s: discarded %s (record %s)\n", o.From, strings.Join(rec.Discarded, ", "),
+			filepath.ToSlash(filepath.Join(where, rollbackRecordName)))
 	}
 	var files map[string]string // the snapshot file of each resumed stage
 	if o.Resume {

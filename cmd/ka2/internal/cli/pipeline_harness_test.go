@@ -369,9 +369,10 @@ func snapshotFiles(t *testing.T, dir string) map[string]string {
 
 // TestPipelineRollbackCommand: a run of s1 >> s2 >> s3 rolled back to s1
 // keeps s1's snapshot and moves s2's and s3's, with a record, into
-// discarded/1; --resume then reuses s1 and runs s2 and s3 again. A stage
-// the folder has no snapshot of is refused (exit 2), and a second
-// rollback takes discarded/2.
+// discarded/1; --resume then reuses s1 and runs s2 and s3 again, and so
+// does run --resume --from s2 at once. A stage the folder has no snapshot
+// of is refused (exit 2, the folder as it was), and each later rollback
+// takes the next discarded/N.
 func TestPipelineRollbackCommand(t *testing.T) {
 	dir, snaps := t.TempDir(), t.TempDir()
 	count := scriptPath(t, "count")
@@ -416,12 +417,30 @@ func TestPipelineRollbackCommand(t *testing.T) {
 	if got := counts(); got != "1 2 2" {
 		t.Errorf("counts %s, want 1 2 2: s1 reused, s2 and s3 run again", got)
 	}
+	// --from s2 does both at once: s2 and s3 run again, s1 is reused.
+	code, out, errOut = run("--resume", "--from", "s2")
+	rec2 := filepath.ToSlash(filepath.Join(snaps, "discarded", "2", "rollback.json"))
+	if code != 0 || out != "s3\n" || !strings.Contains(errOut, "ka2: --from s2: discarded 02-s2.json, 03-s3.json (record "+rec2+")") {
+		t.Fatalf("--from s2: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if got := counts(); got != "1 3 3" {
+		t.Errorf("counts %s, want 1 3 3", got)
+	}
+	for _, args := range [][]string{{"--resume", "--from", "s4"}, {"--resume", "--from", "input"}, {"--from", "s2"}} {
+		before := snapshotFiles(t, snaps)
+		if code, out, errOut := run(args...); code != 2 || out != "" || !strings.Contains(errOut, "--from") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errOut)
+		}
+		if diff := cmp.Diff(before, snapshotFiles(t, snaps)); diff != "" {
+			t.Errorf("%v: the folder changed (-before +after):\n%s", args, diff)
+		}
+	}
 	code, out, errOut = runKA2(t, "", "pipeline", "rollback", snaps, "s4")
 	if code != 2 || out != "" || !strings.Contains(errOut, "holds no snapshot of stage 's4'") {
 		t.Errorf("unknown stage: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	code, out, _ = runKA2(t, "", "pipeline", "rollback", snaps, "input")
-	if code != 0 || !strings.HasSuffix(out, "record "+filepath.ToSlash(filepath.Join(snaps, "discarded", "2", "rollback.json"))+"\n") {
+	if code != 0 || !strings.HasSuffix(out, "record "+filepath.ToSlash(filepath.Join(snaps, "discarded", "3", "rollback.json"))+"\n") {
 		t.Errorf("second rollback: exit %d, stdout %q", code, out)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/ka2/ka2/internal/atomicfile"
 	"github.com/ka2/ka2/internal/errkind"
 	"github.com/ka2/ka2/internal/inputfile"
+	"github.com/ka2/ka2/pipeline"
 )
 
 // PipelineRollbackOptions are the inputs of `ka2 pipeline rollback`.
@@ -223,6 +224,30 @@ func rollbackSnapshots(ctx context.Context, dir, stage string, crash func(step i
 		return rollbackRecord{}, "", bad(err)
 	}
 	return rec, final, nil
+}
+
+// rollbackFrom rolls dir back to the snapshot just before stage's, so
+// that stage and every later one run again: pipeline run --from.
+func rollbackFrom(ctx context.Context, dir, stage string) (rollbackRecord, string, error) {
+	bad := func(err error) error { return exitError{kind: errkind.BadInput, err: fmt.Errorf("--from: %w", err)} }
+	if err := finishRollbacks(ctx, dir); err != nil {
+		return rollbackRecord{}, "", bad(err)
+	}
+	files, err := listSnapshotFiles(dir)
+	if err != nil {
+		return rollbackRecord{}, "", bad(err)
+	}
+	i := slices.IndexFunc(files, func(f snapshotFile) bool { return f.stage == stage })
+	switch {
+	case stage == pipeline.InputStage:
+		return rollbackRecord{}, "", bad(fmt.Errorf("the run input is not a stage to run again; name the first stage of the flow"))
+	case i < 0:
+		return rollbackRecord{}, "", bad(fmt.Errorf("%s holds no snapshot of stage '%s' (no NN-%s.json), so there is nothing to run again from",
+			displayName(dir), stage, stage))
+	case i == 0:
+		return rollbackRecord{}, "", bad(fmt.Errorf("%s holds no snapshot before stage '%s''s to keep", displayName(dir), stage))
+	}
+	return rollbackSnapshots(ctx, dir, files[i-1].stage, nil)
 }
 
 // moveDiscarded moves the files rec discards from dir into partial, then
