@@ -63,8 +63,6 @@ func (st *Stage) owns(name string) bool {
 	return ok && c == st.Uses
 }
 
-// checkerOf is the artifact each built-in checker writes, by uses value.
-var checkerOf = map[string]string{UsesGrade: "grade", UsesVerify: "verification"}
 
 // checkerArtifact refuses arts, the artifacts stage st (or, with hook, one
 // of its hooks) wrote, when they hold a name a checker writes and the
