@@ -63,7 +63,6 @@ func (st *Stage) owns(name string) bool {
 	return ok && c == st.Uses
 }
 
-
 // checkerArtifact refuses arts, the artifacts stage st (or, with hook, one
 // of its hooks) wrote, when they hold a name a checker writes and the
 // writer is not that checker itself. step and who name the writer in the

@@ -232,8 +232,7 @@ func (r *runner) consistent(st *Stage, prev, now *Snapshot, outSchema string) er
 	case prev.Context.Stage != st.Name:
 		return bad("records the context of stage '%s'", prev.Context.Stage)
 	}
-	sc := *prev.Context
-	sc.Artifacts = cloneArtifacts(sc.Artifacts)
+	sc := copyContext(prev.Context)
 	if !withoutBeforeHooks(prev, &sc) {
 		return bad("records a context that is not the one its input digest names")
 	}
@@ -295,8 +294,7 @@ func (r *runner) recheck(ctx context.Context, st *Stage, prev *Snapshot) error {
 	bad := func(format string, args ...any) error {
 		return &SnapshotError{Stage: st.Name, Err: fmt.Errorf(format, args...)}
 	}
-	sc := *prev.Context
-	sc.Artifacts = cloneArtifacts(sc.Artifacts)
+	sc := copyContext(prev.Context)
 	out, err := r.run(ctx, st, &sc, &Snapshot{})
 	if err == nil {
 		err = out.stop
@@ -446,8 +444,7 @@ func Replay(ctx context.Context, snap *Snapshot, opts ReplayOptions) (Replayed, 
 		def = opts.Builder.Definition
 	}
 	r := &runner{p: &Pipeline{def: def, Protocols: Protocols{}}, opts: opts.RunOptions}
-	sc := *snap.Context
-	sc.Artifacts = cloneArtifacts(sc.Artifacts)
+	sc := copyContext(snap.Context)
 	res := Replayed{Recorded: snap.OutputText, Hooks: HooksNone}
 	switch {
 	case len(d.Before)+len(d.After) == 0:
@@ -504,8 +501,7 @@ func replayDefined(ctx context.Context, snap *Snapshot, opts ReplayOptions) (Rep
 		return Replayed{}, fmt.Errorf("%w: '%s' differs in %s; run the pipeline again to record the new definition",
 			ErrDefinitionChanged, snap.Stage, strings.Join(definitionDiff(snap.Definition, def), ", "))
 	}
-	sc := *snap.Context
-	sc.Artifacts = cloneArtifacts(sc.Artifacts)
+	sc := copyContext(snap.Context)
 	res := Replayed{Recorded: snap.OutputText, Hooks: HooksNone}
 	st = &Stage{Name: st.Name, Uses: st.Uses, Exec: st.Exec, System: st.System, Timeout: st.Timeout, Context: st.Context,
 		Before: st.Before, After: st.After, OnFail: st.OnFail} // schemas and output limits are not applied
@@ -621,6 +617,20 @@ func withoutBeforeHooks(snap *Snapshot, sc *StageContext) bool {
 		}
 	}
 	return snap.Digests == nil || digestJSON(sc) == snap.Digests.Input
+}
+
+// copyContext copies a context read from a snapshot as a run holds it:
+// its artifacts and input compact, so that a stage that reads its input
+// as bytes (ka2.verify) reads what it read in the run, not the indented
+// form a snapshot file holds, and changes to the copy do not reach the
+// snapshot.
+func copyContext(c *StageContext) StageContext {
+	sc := *c
+	sc.Artifacts = cloneArtifacts(sc.Artifacts)
+	if sc.Input != nil {
+		sc.Input = slices.Clone(compactJSON(sc.Input))
+	}
+	return sc
 }
 
 // cloneArtifacts copies an artifact map, compact (as a run holds them; a
