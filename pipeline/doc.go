@@ -36,7 +36,9 @@
 // fresh; shared:NAME), sink (downstream, the default; discard;
 // shared:NAME), input_schema, output_schema, max_history_turns and inherit
 // (any of messages, artifacts, tool_results). A stage without a context
-// block hands off plain text and is never checked. A ka2.build stage
+// block hands off plain text; handing it to a stage that declares an
+// input schema is a C-004, since the run would refuse it there. A
+// ka2.build stage
 // always reads ka2-request-v1 and writes ka2-context-v1.
 //
 // # The check
@@ -44,7 +46,8 @@
 // Parse checks a file and reports Diagnostics with a stable Code and a
 // file:line:col each. A stage's output schema is compatible with the next
 // stage's input schema when it has every field that one requires, with
-// the same type, recursively through nested protocols and lists; extra
+// the same type (or integer where number is wanted), recursively through
+// nested protocols and lists; extra
 // fields are allowed and names of protocols do not matter. Every
 // incompatible hand-off gives exactly one CodeIncompatible (C-004)
 // diagnostic naming the pair, both schemas and every missing or mistyped
