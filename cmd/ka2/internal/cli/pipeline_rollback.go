@@ -267,6 +267,8 @@ func moveDiscarded(dir, partial, final string, rec rollbackRecord, stop func() b
 			return fmt.Errorf("%s is in %s and in the unfinished rollback %s; remove the one that is not wanted", name, displayName(dir), displayName(partial))
 		case errors.Is(srcErr, fs.ErrNotExist) && dstErr == nil:
 			continue // moved before the rollback was stopped
+		case errors.Is(srcErr, fs.ErrNotExist) && errors.Is(dstErr, fs.ErrNotExist):
+			continue // removed by hand since: nothing left to discard
 		case srcErr != nil:
 			return srcErr
 		}
