@@ -632,8 +632,8 @@ func runPipelineReplay(o *PipelineReplayOptions) error {
 		// a stage whose definition has it needs one to be compared.
 		needsBuilder = st != nil && (st.Uses != "" || st.MaxOutputTokens != 0)
 	} else if snap.Definition != nil {
-		fmt.Fprintf(o.f.ErrOut, "ka2: stage '%s': replaying the command lines its snapshot records (--recorded), not a pipeline file's: %s\n",
-			o.Stage, recordedCommands(snap.Definition))
+		fmt.Fprintf(o.f.ErrOut, "ka2: stage '%s': replaying the command lines its snapshot records (--recorded), not a pipeline file's: %s, in %s\n",
+			o.Stage, recordedCommands(snap.Definition), displayName(opts.Dir))
 	}
 	if needsBuilder {
 		if opts.Builder, err = o.builder(o.ctx(), &o.corpusFlags); err != nil {

@@ -163,7 +163,8 @@ func TestPipelineReplayOldSnapshot(t *testing.T) {
 	code, out, errOut := runKA2(t, "", "pipeline", "replay", snaps, "a", "--recorded")
 	if code != 0 || out != "echo: q\n" ||
 		errOut != "ka2: stage 'a': replaying the command lines its snapshot records (--recorded), not a pipeline file's: "+
-			strconv.Quote(scriptPath(t, "echo"))+", hook "+strconv.Quote(scriptPath(t, "artifact")+` audit "seen"`)+"\n"+
+			strconv.Quote(scriptPath(t, "echo"))+", hook "+strconv.Quote(scriptPath(t, "artifact")+` audit "seen"`)+
+			", in "+filepath.ToSlash(filepath.Join(snaps, snapDir(t, name)))+"\n"+
 			"ka2: stage 'a': replayed without its hooks: its snapshot does not record where they are declared (it predates hook_kinds); only the output text is compared. Run the pipeline again with --snapshots to record them\n" {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
@@ -525,4 +526,21 @@ func TestPipelineSnapshotLink(t *testing.T) {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q", args[1], code, out, errOut)
 		}
 	}
+}
+
+// snapDir is the folder a snapshot file records its programs ran in,
+// relative to the snapshot's folder.
+func snapDir(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var snap struct {
+		Dir string `json:"dir"`
+	}
+	if err := json.Unmarshal(b, &snap); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.FromSlash(snap.Dir)
 }
