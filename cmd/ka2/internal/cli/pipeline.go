@@ -218,17 +218,20 @@ tool_results and artifacts, on stdout.
 produced, its stderr and exit status, its definition and the digests of the
 definition and the input) as DIR/NN-STAGE.json, also when a stage fails.
 With --resume, a stage whose snapshot in DIR completed with the same digests
-is not run again (--from STAGE first discards STAGE's snapshot and the later
-ones into DIR/discarded/N, with a record, as ka2 pipeline rollback does): its snapshot stands for it, and the rest run. The snapshot
-must agree with itself first (its definition and context the ones its
-digests name, its hooks exited 0, its artifacts and output as the stage
+is not run again: its snapshot stands for it, and the rest run. The
+snapshot must agree with itself first (its definition and context the ones
+its digests name, its hooks exited 0, its artifacts and output as the stage
 hands them on), and ka2.build, ka2.verify and ka2.grade stages run again in
-process (without their hooks) and must agree with theirs; a snapshot that does not is exit 2, naming its file, and DIR is
-left as it is. Exit codes: 2 the pipeline file has errors, bad input, or a
-snapshot that contradicts itself; 3 and 4 as
-ka2 build (from a ka2.build stage), 6 a stage failed, timed out, or broke its
-schema, a hook vetoed it, a ka2.verify or ka2.grade stage found problems, or its output
-is over its max_output_bytes or max_output_tokens.`,
+process (without their hooks) and must agree with theirs; a snapshot that
+does not is exit 2, naming its file, and DIR is left as it is. --from STAGE
+first discards STAGE's snapshot and the later ones into DIR/discarded/N,
+with a record, as ka2 pipeline rollback does.
+
+Exit codes: 2 the pipeline file has errors, bad input, or a snapshot that
+contradicts itself; 3 and 4 as ka2 build (from a ka2.build stage); 6 a stage
+failed, timed out, or broke its schema, a hook vetoed it, a ka2.verify or
+ka2.grade stage found problems, or its output is over its max_output_bytes
+or max_output_tokens.`,
 		Example: `  ka2 pipeline run answer.pipeline.yaml --input question.json
   echo '{"question":"Lodging limit?","subjects":["lodging"],"dates":["2026-09-14"]}' |
     ka2 pipeline run answer.pipeline.yaml --input - --snapshots run/
