@@ -21,17 +21,81 @@ import (
 	"github.com/ka2/ka2/selector"
 )
 
+// The codes of the problems Verify reports, stable machine names that
+// `ka2 verify --format json`, POST /v1/verify and the ka2.verify pipeline
+// stage write as "code".
+const (
+	// ProblemText: invalid UTF-8 or a lone surrogate escape (see CheckText).
+	ProblemText diag.Code = "text"
+	// ProblemSchema: not JSON, or not what the contract's JSON Schema allows.
+	ProblemSchema diag.Code = "schema"
+	// ProblemTemplate: another template than the definition's.
+	ProblemTemplate diag.Code = "template"
+	// ProblemLang: the instruction is the text of no language of the definition.
+	ProblemLang diag.Code = "lang"
+	// ProblemInstruction: the instruction differs from the language's text.
+	ProblemInstruction diag.Code = "instruction"
+	// ProblemExample: the example differs from the language's example.
+	ProblemExample diag.Code = "example"
+	// ProblemScope: the scope is missing or is not a scope the corpus can select for.
+	ProblemScope diag.Code = "scope"
+	// ProblemUnknownSource: a record's source_id names no source of the corpus.
+	ProblemUnknownSource diag.Code = "unknown_source"
+	// ProblemVersion: a record's version is not its source's.
+	ProblemVersion diag.Code = "version"
+	// ProblemApplicability: a record's valid_from, valid_until or unit is not its source's.
+	ProblemApplicability diag.Code = "applicability"
+	// ProblemQuote: a quote differs from the lines its address names, or the
+	// address names no lines.
+	ProblemQuote diag.Code = "quote"
+	// ProblemShiftedRange: the quote is found at other lines of its source.
+	ProblemShiftedRange diag.Code = "shifted_range"
+	// ProblemCut: a record quotes part of a whole body or of a cite range,
+	// its address adjusted to the lines it kept.
+	ProblemCut diag.Code = "cut"
+	// ProblemRange: a record's lines are neither a whole body nor one of its
+	// source's cite ranges, nor inside one; or promoted output not cited whole.
+	ProblemRange diag.Code = "range"
+	// ProblemForm: a source is quoted whole where the contract quotes cite
+	// ranges, or by cite ranges where it quotes whole bodies.
+	ProblemForm diag.Code = "form"
+	// ProblemCiteOrder: a source's cite ranges are not in the order it declares them.
+	ProblemCiteOrder diag.Code = "cite_order"
+	// ProblemCiteMissing: a short contract leaves out a cite range of a source it quotes.
+	ProblemCiteMissing diag.Code = "cite_missing"
+	// ProblemRecord: a field of a record other than those above differs
+	// from what the build writes for it.
+	ProblemRecord diag.Code = "record"
+	// ProblemOrder: corpus evidence after promoted output.
+	ProblemOrder diag.Code = "order"
+	// ProblemDuplicate: two records with one address.
+	ProblemDuplicate diag.Code = "duplicate"
+	// ProblemSelectionMissing: a source applies to the scope and has no record.
+	ProblemSelectionMissing diag.Code = "selection_missing"
+	// ProblemSelectionExtra: a record of a source that does not apply to the scope.
+	ProblemSelectionExtra diag.Code = "selection_extra"
+	// ProblemSelectionOrder: sources out of the selection's order.
+	ProblemSelectionOrder diag.Code = "selection_order"
+	// ProblemProvenance: the provenance policy refuses a part as the type its field holds.
+	ProblemProvenance diag.Code = "provenance"
+	// ProblemNotCanonical: not in ka2's compact form.
+	ProblemNotCanonical diag.Code = "not_canonical"
+	// ProblemBudget: over budget, or the budget cannot be counted.
+	ProblemBudget diag.Code = "budget"
+
+	// NoteNotInCorpus notes a record checked as far as it can be without
+	// corpus lines: promoted output, memory, tool output.
+	NoteNotInCorpus diag.Code = "not_in_corpus"
+	// NoteExtraInstruction notes request instructions after the template's.
+	NoteExtraInstruction diag.Code = "extra_instruction"
+)
+
 // Problem is one thing Verify found wrong with a contract, or, in
 // Verification.Notes, one thing it could not check. It is a diagnostic
 // whose Path is a JSON pointer into the contract, e.g.
 // "/evidence/1/quote" ("" for the whole document); Line and Col are not
-// used. Its Code is a stable machine name: schema, template, lang,
-// instruction, example, scope, unknown_source, version, applicability,
-// quote, shifted_range, range, order, duplicate, selection_missing,
-// selection_extra, selection_order, provenance, not_canonical, budget,
-// text (invalid UTF-8 or a lone surrogate escape, see CheckText); for
-// notes, not_in_corpus and extra_instruction. Its Hint, when not zero,
-// names settings a front end words for its user (see Phrase).
+// used. Its Code is one of the Problem and Note constants. Its Hint, when
+// not zero, names settings a front end words for its user (see Phrase).
 type Problem diag.Diagnostic
 
 // Diagnostic returns p as the diagnostic it is.
@@ -84,15 +148,19 @@ func ProblemsJSON(ps []Problem, name func(setting string) string) []ProblemJSON 
 }
 
 // Verification is what Verify found: the problems, the language it checked
-// the contract in, and the budget accounting when the contract could be
-// counted. Notes name the parts Verify could check only in part, such as
-// promoted tool output, which has no corpus lines to compare with; they
-// are not problems.
+// the contract in, whether it read the contract as short (quoting cite
+// ranges), and the budget accounting when the contract could be counted.
+// Notes name the parts Verify could check only in part, such as promoted
+// tool output, which has no corpus lines to compare with; they are not
+// problems.
 type Verification struct {
 	Problems []Problem
 	Notes    []Problem
 	Lang     string
-	Budget   *budget.Report
+	// Short is true when the contract's corpus records were compared with
+	// the short build (Request.Short), false for the whole one.
+	Short  bool
+	Budget *budget.Report
 }
 
 // OK reports whether no problem was found.
@@ -118,13 +186,27 @@ func (d *Definition) CompiledSchema() (*jsonschema.Schema, error) {
 	return d.schema, d.schemaErr
 }
 
-// Verify checks a serialized contract against the corpus it claims to quote:
-// the schema, that every quote equals the lines its address names, the
-// ordering rule, no duplicate records, that every record can be registered
-// under the builder's policy as the type its field holds, the canonical
-// serialization, and the budget. It lists every problem, in the order of
-// the contract. lang may be empty: it is then found from the instruction
-// text. A trailing newline (as ka2 build prints) is ignored.
+// Verify checks a serialized contract against the corpus it claims to
+// quote. It lists every problem; the contract is OK when there is none.
+// lang may be empty: it is then found from the instruction text. A
+// trailing newline (as ka2 build prints) is ignored.
+//
+// The contract must be one Build can make: the schema; the template's
+// instruction and example in lang; a scope the corpus can select for;
+// corpus evidence that is, record for record, what Build writes for that
+// scope in lang, with every field of every record compared; every part
+// registered under the builder's policy as the type its field holds; the
+// canonical serialization; and the budget. The corpus evidence is derived
+// from the scope's selection in one of Build's two forms, whole bodies or
+// short (Request.Short: each source's cite ranges, in their declared
+// order, or its whole body when it declares none); the form is the one
+// of the first record that quotes a source in exactly one of the two
+// forms (whole when there is none). A record that is neither a whole body
+// nor exactly one cite range, a source quoted in the other form, a cite
+// range out of order or left out, and a source missing, extra or out of
+// order are each a problem of its own code (see the Problem constants).
+// Without a scope, the evidence is compared with the same form of the
+// sources the records name.
 //
 // Records that do not quote the corpus are checked as far as they can be,
 // and each gets a note: an evidence record whose source_id is a tool:NAME
@@ -136,53 +218,105 @@ func (d *Definition) CompiledSchema() (*jsonschema.Schema, error) {
 // through the policy. Request instructions after the template's
 // instruction text are registered as instructions and noted.
 func (b *Builder) Verify(data []byte, lang string) Verification {
-	var v Verification
-	add := func(code diag.Code, where, format string, args ...any) {
-		v.Problems = append(v.Problems, Problem{Pos: diag.Pos{Path: where}, Code: code, Message: fmt.Sprintf(format, args...)})
-	}
-	note := func(code diag.Code, where, format string, args ...any) {
-		v.Notes = append(v.Notes, Problem{Pos: diag.Pos{Path: where}, Code: code, Message: fmt.Sprintf(format, args...)})
-	}
 	data = bytes.TrimSuffix(data, []byte("\n"))
 	data = bytes.TrimSuffix(data, []byte("\r"))
+	vf := &verifier{b: b, registered: true}
+	if !vf.decode(data) {
+		return vf.v
+	}
+	vf.checkTexts(lang)
+	scope, sel, q := vf.checkScope()
+	vf.st = b.NewStore()
+	vf.register("/instruction", provenance.NewItem(provenance.KindInstruction, provenance.SourceSystem, vf.baseInstruction, noTime))
+	vf.register("/example", provenance.NewExample(vf.w.Example, noTime))
+	vf.checkEvidence(sel, q)
+	vf.registerRest(scope)
+	if vf.w.Template != b.Definition.Template {
+		vf.add(ProblemTemplate, "/template", "template is %q, want %q", vf.w.Template, b.Definition.Template)
+		return vf.v
+	}
+	if vf.registered {
+		vf.checkBudget(data)
+	}
+	return vf.v
+}
 
+// verifier holds one Verify's state between its phases.
+type verifier struct {
+	b *Builder
+	v Verification
+	w Document
+	// baseInstruction is the template's instruction text, extraInstruction
+	// what a request added after it.
+	baseInstruction, extraInstruction string
+
+	st *provenance.Store
+	// items are the parts to assemble in the order Build registers them;
+	// later are those registered after the question (promoted output,
+	// memory, tool output).
+	items, later []provenance.Item
+	// registered is false when a part could not be registered, so the
+	// contract cannot be assembled again and counted.
+	registered bool
+	// recordProblem is set by problems that make the assembled text differ
+	// from the contract, so that not_canonical is not reported for them.
+	recordProblem bool
+}
+
+func (vf *verifier) add(code diag.Code, where, format string, args ...any) {
+	vf.v.Problems = append(vf.v.Problems, Problem{Pos: diag.Pos{Path: where}, Code: code, Message: fmt.Sprintf(format, args...)})
+}
+
+func (vf *verifier) note(code diag.Code, where, format string, args ...any) {
+	vf.v.Notes = append(vf.v.Notes, Problem{Pos: diag.Pos{Path: where}, Code: code, Message: fmt.Sprintf(format, args...)})
+}
+
+// decode checks the text and the schema and reads the contract into
+// vf.w; it reports false when there is nothing further to check.
+func (vf *verifier) decode(data []byte) bool {
 	// encoding/json would read invalid text as U+FFFD, and the contract
 	// would be checked as something it is not.
 	if e := jsontext.Check(data); e != nil {
-		add("text", e.Pointer, "%d:%d: invalid text: %s; %s", e.Line, e.Col, e.Msg, e.Hint)
-		return v
+		vf.add(ProblemText, e.Pointer, "%d:%d: invalid text: %s; %s", e.Line, e.Col, e.Msg, e.Hint)
+		return false
 	}
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
 	if err != nil {
-		add("schema", "", "not a JSON document: %v", err)
-		return v
+		vf.add(ProblemSchema, "", "not a JSON document: %v", err)
+		return false
 	}
-	sch, err := b.Definition.CompiledSchema()
+	def := vf.b.Definition
+	sch, err := def.CompiledSchema()
 	if err != nil {
-		add("schema", "", "cannot compile the contract schema: %v", err)
-		return v
+		vf.add(ProblemSchema, "", "cannot compile the contract schema: %v", err)
+		return false
 	}
 	if err := sch.Validate(inst); err != nil {
 		for _, u := range schemaErrors(err) {
-			add("schema", u.where, "%s", u.msg)
+			vf.add(ProblemSchema, u.where, "%s", u.msg)
 		}
-		if m, ok := inst.(map[string]any); ok && b.Definition.field(provenance.KindScope) != nil {
-			if _, has := m[b.Definition.field(provenance.KindScope).Name]; !has {
-				add("scope", "/scope", "the contract has no scope (the subjects and dates asked), so its selection cannot be checked; contracts from before scope was added must be rebuilt")
+		if m, ok := inst.(map[string]any); ok && def.field(provenance.KindScope) != nil {
+			if _, has := m[def.field(provenance.KindScope).Name]; !has {
+				vf.add(ProblemScope, "/scope", "the contract has no scope (the subjects and dates asked), so its selection cannot be checked; contracts from before scope was added must be rebuilt")
 			}
 		}
-		return v
+		return false
 	}
-	var w Document
-	if err := json.Unmarshal(data, &w); err != nil {
-		add("schema", "", "%v", err)
-		return v
+	if err := json.Unmarshal(data, &vf.w); err != nil {
+		vf.add(ProblemSchema, "", "%v", err)
+		return false
 	}
+	return true
+}
 
+// checkTexts finds the language (unless given) and compares the
+// instruction and example with the template's texts in it.
+func (vf *verifier) checkTexts(lang string) {
+	def, w := vf.b.Definition, &vf.w
 	// instructionOf splits the instruction into the template's text for a
 	// language and what a request added after it.
 	instructionOf := func(l string) (base, extra string, ok bool) {
-		c, found := b.Definition.Content[l]
+		c, found := def.Content[l]
 		switch {
 		case !found:
 			return "", "", false
@@ -193,305 +327,227 @@ func (b *Builder) Verify(data []byte, lang string) Verification {
 		}
 		return "", "", false
 	}
-	v.Lang = lang
-	if v.Lang == "" {
-		for _, l := range b.Definition.Langs() {
+	vf.v.Lang = lang
+	if vf.v.Lang == "" {
+		for _, l := range def.Langs() {
 			if _, _, ok := instructionOf(l); ok {
-				v.Lang = l
+				vf.v.Lang = l
 			}
 		}
-		if v.Lang == "" {
-			v.Problems = append(v.Problems, Problem{Pos: diag.Pos{Path: "/instruction"}, Code: "lang",
+		if vf.v.Lang == "" {
+			vf.v.Problems = append(vf.v.Problems, Problem{Pos: diag.Pos{Path: "/instruction"}, Code: ProblemLang,
 				Message: "the instruction matches no language of the contract definition", Hint: diag.Set("pass {lang}")})
 		}
 	}
-	baseInstruction, extraInstruction := w.Instruction, ""
-	if c, ok := b.Definition.Content[v.Lang]; ok {
-		if base, extra, ok := instructionOf(v.Lang); ok {
-			baseInstruction, extraInstruction = base, extra
-			if extra != "" {
-				note("extra_instruction", "/instruction", "the instruction has %d code points of request instructions after the %s text of template %s; verify checked only that they register as instructions under the policy",
-					utf8.RuneCountInString(extra), v.Lang, b.Definition.Template)
-			}
-		} else {
-			add("instruction", "/instruction", "the instruction differs from the %s text of template %s", v.Lang, b.Definition.Template)
-		}
-		if c.Example != w.Example {
-			add("example", "/example", "the example differs from the %s example of template %s", v.Lang, b.Definition.Template)
-		}
+	vf.baseInstruction = w.Instruction
+	c, ok := def.Content[vf.v.Lang]
+	if !ok {
+		return
 	}
+	if base, extra, ok := instructionOf(vf.v.Lang); ok {
+		vf.baseInstruction, vf.extraInstruction = base, extra
+		if extra != "" {
+			vf.note(NoteExtraInstruction, "/instruction", "the instruction has %d code points of request instructions after the %s text of template %s; verify checked only that they register as instructions under the policy",
+				utf8.RuneCountInString(extra), vf.v.Lang, def.Template)
+		}
+	} else {
+		vf.add(ProblemInstruction, "/instruction", "the instruction differs from the %s text of template %s", vf.v.Lang, def.Template)
+	}
+	if c.Example != w.Example {
+		vf.add(ProblemExample, "/example", "the example differs from the %s example of template %s", vf.v.Lang, def.Template)
+	}
+}
 
-	st := b.NewStore()
-	registered := true
-	refuse := func(where string, err error) {
-		add("provenance", where, "%v", err)
-		registered = false
+// checkScope reads the contract's scope and selects for it in the
+// contract's language. The scope is nil when the contract has none or it
+// is not a scope; the selection is nil when it cannot be made (no scope,
+// no language, a subject the corpus does not have), and q is its query.
+func (vf *verifier) checkScope() (_ *Scope, sel []*corpus.Source, q selector.Query) {
+	if vf.w.Scope == nil {
+		if vf.b.Definition.field(provenance.KindScope) != nil {
+			// The schema requires the scope; a definition whose schema
+			// does not still cannot have its selection checked without it.
+			vf.add(ProblemScope, "/scope", "the contract has no scope, so its selection cannot be checked: rebuild it with this version of ka2")
+			vf.registered = false
+		}
+		return nil, nil, q
 	}
-	reg := func(where string, c provenance.Item) (provenance.Item, bool) {
-		it, err := st.Add(c)
-		if err != nil {
-			refuse(where, err)
-			return provenance.Item{}, false
-		}
-		return it, true
+	sc, err := vf.w.Scope.scope()
+	if err != nil {
+		vf.add(ProblemScope, "/scope", "%v", err)
+		vf.registered = false
+		return nil, nil, q
 	}
-	// derive registers text from source as the type the source may
-	// register, then transforms it along the policy's route to type to.
-	derive := func(where, source, text string, to provenance.Kind) (provenance.Item, bool) {
-		if err := provenance.CheckSource(source); err != nil {
-			refuse(where, err)
-			return provenance.Item{}, false
-		}
-		route, ok := st.Policy().Route(source, to)
-		if !ok {
-			add("provenance", where, "source %s cannot become %s under policy %s, directly or through its transforms", source, to, st.Policy().Name())
-			registered = false
-			return provenance.Item{}, false
-		}
-		it, ok := reg(where, provenance.NewItem(route[0], source, text, noTime))
-		for _, k := range route[1:] {
-			if !ok {
-				break
-			}
-			var err error
-			if it, err = st.Transform(it, k); err != nil {
-				refuse(where, err)
-				ok = false
-			}
-		}
-		return it, ok
+	if vf.v.Lang == "" {
+		return &sc, nil, q // the selection depends on the language, which is unknown
 	}
+	q = sc.Query(vf.v.Lang)
+	selection, err := vf.b.Index.Select(q)
+	if err != nil {
+		vf.add(ProblemScope, "/scope", "%v", err)
+		return &sc, nil, q
+	}
+	if selection.Sources == nil {
+		return &sc, []*corpus.Source{}, q // selected, and nothing applies
+	}
+	return &sc, selection.Sources, q
+}
 
-	c := b.Index.Corpus()
-	var items, later []provenance.Item
-	if it, ok := reg("/instruction", provenance.NewItem(provenance.KindInstruction, provenance.SourceSystem, baseInstruction, noTime)); ok {
-		items = append(items, it)
+// register adds candidate c to the store, reporting a refusal at where.
+func (vf *verifier) register(where string, c provenance.Item) (provenance.Item, bool) {
+	it, err := vf.st.Add(c)
+	if err != nil {
+		vf.refuse(where, err)
+		return provenance.Item{}, false
 	}
-	if it, ok := reg("/example", provenance.NewExample(w.Example, noTime)); ok {
-		items = append(items, it)
+	vf.items = append(vf.items, it)
+	return it, true
+}
+
+func (vf *verifier) refuse(where string, err error) {
+	vf.add(ProblemProvenance, where, "%v", err)
+	vf.registered = false
+}
+
+// derive registers text from source as the type the source may register,
+// then transforms it along the policy's route to type to, and adds the
+// result to vf.later.
+func (vf *verifier) derive(where, source, text string, to provenance.Kind) (provenance.Item, bool) {
+	if err := provenance.CheckSource(source); err != nil {
+		vf.refuse(where, err)
+		return provenance.Item{}, false
 	}
-	var prev *corpus.Source
-	// records are the corpus evidence records whose source was found.
-	type record struct {
-		i int
-		s *corpus.Source
+	route, ok := requestRoute(vf.st.Policy(), source, to)
+	if !ok {
+		vf.add(ProblemProvenance, where, "source %s cannot become %s under policy %s as a request item (%s) or through its transforms", source, to, vf.st.Policy().Name(), kindList(requestKinds))
+		vf.registered = false
+		return provenance.Item{}, false
 	}
-	var records []record
-	seen := map[string]int{}
-	promoted := -1 // index of the first promoted evidence record
-	recordProblem := false
-	for i, e := range w.Evidence {
-		where := fmt.Sprintf("/evidence/%d", i)
-		addr := corpus.Address{SourceID: e.SourceID, Range: corpus.Range{Start: e.LineStart, End: e.LineEnd}}
-		if j, dup := seen[addr.String()]; dup {
-			add("duplicate", where, "%s is also record %d", addr, j)
-		}
-		seen[addr.String()] = i
-		if strings.Contains(e.SourceID, ":") {
-			if promoted < 0 {
-				promoted = i
-			}
-			it, ok := derive(where, e.SourceID, e.Quote, provenance.KindEvidence)
-			if !ok {
-				continue
-			}
-			later = append(later, it)
-			if e.Version != it.Ref.Version {
-				add("version", where+"/version", "promoted output from %s must have the first 12 hex digits of its content ID, %s, as version, not %q", e.SourceID, it.Ref.Version, e.Version)
-				recordProblem = true
-			}
-			if addr.Range != it.Ref.Lines {
-				add("range", where, "promoted output from %s is cited whole, as lines %s, not %s", e.SourceID, it.Ref.Lines, addr.Range)
-				recordProblem = true
-			}
-			if e.ValidFrom != "" || e.ValidUntil != "" || e.Unit != "" {
-				add("applicability", where, "promoted output from %s has no validity or unit: a tool result declares neither, so valid_from, valid_until and unit are left out", e.SourceID)
-				recordProblem = true
-			}
-			note("not_in_corpus", where, "%s is promoted output from %s: checked against its content ID and re-derived through policy %s (validators included), not against the corpus",
-				it.Ref.Address(), e.SourceID, st.Policy().Name())
-			continue
-		}
-		if promoted >= 0 {
-			add("order", where, "corpus evidence %s must come before promoted output (record %d)", addr, promoted)
-			recordProblem = true
-		}
-		ref := provenance.Ref{SourceID: e.SourceID, Version: e.Version, Lines: addr.Range, Unit: e.Unit}
-		for _, d := range []struct {
-			key, text string
-			into      *corpus.Date
-		}{{"valid_from", e.ValidFrom, &ref.ValidFrom}, {"valid_until", e.ValidUntil, &ref.ValidUntil}} {
-			if d.text == "" {
-				continue
-			}
-			day, err := corpus.ParseDate(d.text)
-			if err != nil {
-				add("applicability", where+"/"+d.key, "%v", err)
-				recordProblem = true
-				continue
-			}
-			*d.into = day
-		}
-		if it, ok := reg(where, provenance.NewEvidence(ref, e.Quote, noTime)); ok {
-			items = append(items, it)
-		}
-		s, err := c.Lookup(e.SourceID, v.Lang)
+	it, err := vf.st.Add(provenance.NewItem(route[0], source, text, noTime))
+	for _, k := range route[1:] {
 		if err != nil {
-			add("unknown_source", where+"/source_id", "%v", err)
-			continue
-		}
-		records = append(records, record{i, s})
-		if s.Version != e.Version {
-			add("version", where+"/version", "%s has version %s in the corpus, not %s", s.ID, s.Version, e.Version)
-		}
-		checkApplicability(add, where, s, e)
-		quote, err := s.Quote(addr.Range)
-		switch {
-		case err != nil:
-			add("quote", where, "%s: %v", addr, err)
-		case quote != e.Quote:
-			if r, ok := findLines(s, e.Quote); ok {
-				add("shifted_range", where, "the quote is lines %s of %s, not %s", r, s.ID, addr.Range)
-			} else {
-				add("quote", where+"/quote", "the quote differs from %s: %s", addr, firstDifference(quote, e.Quote))
-			}
-		}
-		if prev != nil && selector.Compare(prev, s) > 0 {
-			add("selection_order", where, "%s (valid_from %s) must come before %s (valid_from %s): order is valid_from descending, then source_id",
-				s.ID, s.ValidFrom, prev.ID, prev.ValidFrom)
-		}
-		prev = s
-	}
-	// The scope: the evidence must be exactly the selection for its
-	// subjects and dates in the contract's language.
-	switch {
-	case w.Scope != nil:
-		sc, err := w.Scope.scope()
-		if err != nil {
-			add("scope", "/scope", "%v", err)
-			registered = false
 			break
 		}
-		if it, ok := reg("/scope", NewScope(sc, noTime)); ok {
-			items = append(items, it)
+		it, err = vf.st.Transform(it, k)
+	}
+	if err != nil {
+		vf.refuse(where, err)
+		return provenance.Item{}, false
+	}
+	vf.later = append(vf.later, it)
+	return it, true
+}
+
+// requestRoute is the shortest chain of types by which Build can make
+// content from source into type to: a type a request may add (see
+// requestKinds) that the source may register, then the policy's
+// transitions. Policy.Route may start from any type the source
+// registers, such as evidence from corpus:*, which no request adds.
+func requestRoute(p *provenance.Policy, source string, to provenance.Kind) ([]provenance.Kind, bool) {
+	prev := map[provenance.Kind]provenance.Kind{}
+	var queue []provenance.Kind
+	for _, k := range provenance.Kinds() {
+		if slices.Contains(requestKinds, k) && p.Allows(source, k) {
+			prev[k] = ""
+			queue = append(queue, k)
 		}
-		if v.Lang == "" {
-			break // the selection depends on the language, which is unknown
+	}
+	transitions := p.Transitions()
+	for len(queue) > 0 {
+		k := queue[0]
+		queue = queue[1:]
+		if k == to {
+			route := []provenance.Kind{k}
+			for prev[route[0]] != "" {
+				route = slices.Insert(route, 0, prev[route[0]])
+			}
+			return route, true
 		}
-		q := sc.Query(v.Lang)
-		sel, err := b.Index.Select(q)
-		if err != nil {
-			add("scope", "/scope", "%v", err)
-			break
-		}
-		recorded := map[*corpus.Source]bool{}
-		for _, r := range records {
-			recorded[r.s] = true
-		}
-		for _, s := range sel.Sources {
-			if !recorded[s] {
-				add("selection_missing", "/evidence", "%s applies to the scope on %s but the contract has no record of it: rebuild the contract",
-					s.ID, dateList(selector.Decide(s, q).Dates))
+		for _, n := range provenance.Kinds() {
+			if _, seen := prev[n]; !seen && slices.ContainsFunc(transitions, func(t provenance.Transition) bool { return t.From == k && t.To == n }) {
+				prev[n] = k
+				queue = append(queue, n)
 			}
 		}
-		selected := map[*corpus.Source]bool{}
-		for _, s := range sel.Sources {
-			selected[s] = true
-		}
-		reported := map[*corpus.Source]bool{}
-		for _, r := range records {
-			if !selected[r.s] && !reported[r.s] {
-				reported[r.s] = true
-				add("selection_extra", fmt.Sprintf("/evidence/%d", r.i), "%s does not apply to the scope (%s): rebuild the contract",
-					r.s.ID, selector.Decide(r.s, q).Explain())
-			}
-		}
-	case b.Definition.field(provenance.KindScope) != nil:
-		// The schema requires the scope; a definition whose schema does
-		// not still cannot have its selection checked without it.
-		add("scope", "/scope", "the contract has no scope, so its selection cannot be checked: rebuild it with this version of ka2")
-		registered = false
 	}
-	if it, ok := reg("/question", provenance.NewItem(provenance.KindQuestion, provenance.SourceUser, w.Question, noTime)); ok {
-		items = append(items, it)
+	return nil, false
+}
+
+func kindList(ks []provenance.Kind) string {
+	s := make([]string, len(ks))
+	for i, k := range ks {
+		s[i] = string(k)
 	}
-	if extraInstruction != "" {
-		if it, ok := reg("/instruction", provenance.NewItem(provenance.KindInstruction, provenance.SourceSystem, extraInstruction, noTime)); ok {
-			items = append(items, it)
-		}
+	return strings.Join(s, ", ")
+}
+
+// registerRest registers the scope, the question, request instructions,
+// memory and tool output, after the evidence, as Build does.
+func (vf *verifier) registerRest(sc *Scope) {
+	if sc != nil {
+		vf.register("/scope", NewScope(*sc, noTime))
+	}
+	vf.register("/question", provenance.NewItem(provenance.KindQuestion, provenance.SourceUser, vf.w.Question, noTime))
+	if vf.extraInstruction != "" {
+		vf.register("/instruction", provenance.NewItem(provenance.KindInstruction, provenance.SourceSystem, vf.extraInstruction, noTime))
 	}
 	for _, f := range []struct {
 		kind provenance.Kind
 		list []TextRecord
-	}{{provenance.KindMemory, w.Memory}, {provenance.KindToolOutput, w.ToolOutput}} {
+	}{{provenance.KindMemory, vf.w.Memory}, {provenance.KindToolOutput, vf.w.ToolOutput}} {
 		for i, r := range f.list {
 			where := fmt.Sprintf("/%s/%d", f.kind, i)
-			if it, ok := derive(where, r.Source, r.Text, f.kind); ok {
-				later = append(later, it)
-				note("not_in_corpus", where, "%s from %s: registered through policy %s, not checked against the corpus", f.kind, r.Source, st.Policy().Name())
+			if _, ok := vf.derive(where, r.Source, r.Text, f.kind); ok {
+				vf.note(NoteNotInCorpus, where, "%s from %s: registered through policy %s, not checked against the corpus", f.kind, r.Source, vf.st.Policy().Name())
 			}
 		}
 	}
-	items = append(items, later...)
+}
 
-	if w.Template != b.Definition.Template {
-		add("template", "/template", "template is %q, want %q", w.Template, b.Definition.Template)
-		return v
-	}
-	if !registered {
-		return v
-	}
-	text, spans, err := assemble(b.Definition, st, items, "")
+// checkBudget assembles the registered parts again, checks that they make
+// the contract as sent, and counts them.
+func (vf *verifier) checkBudget(data []byte) {
+	b := vf.b
+	text, spans, err := assemble(b.Definition, vf.st, append(vf.items, vf.later...), "")
 	if err != nil {
-		add("schema", "", "%v", err)
-		return v
+		vf.add(ProblemSchema, "", "%v", err)
+		return
 	}
-	if !bytes.Equal(text, data) && !recordProblem {
-		add("not_canonical", "", "the contract is not in ka2's compact form (whitespace, key order or escaping differ), so its cost cannot be checked as sent")
+	if !bytes.Equal(text, data) && !vf.recordProblem {
+		vf.add(ProblemNotCanonical, "", "the contract is not in ka2's compact form (whitespace, key order or escaping differ), so its cost cannot be checked as sent")
 	}
 	if err := b.Limits.Validate(); err != nil {
-		add("budget", "", "cannot count the contract: %v", err)
-		return v
+		vf.add(ProblemBudget, "", "cannot count the contract: %v", err)
+		return
 	}
 	rep := budget.AccountBytes(b.Counter, text, spans, b.Limits)
 	if b.Framing != nil {
-		var err error
 		if rep, err = b.Framing.Account(b.Counter, string(text), spans, b.Limits); err != nil {
-			add("budget", "", "cannot count the contract: %v", err)
-			return v
+			vf.add(ProblemBudget, "", "cannot count the contract: %v", err)
+			return
 		}
 	}
-	v.Budget = &rep
+	vf.v.Budget = &rep
 	if !rep.Fits() {
-		add("budget", "", "%v", (&budget.OverError{Report: rep}).Error())
+		vf.add(ProblemBudget, "", "%v", (&budget.OverError{Report: rep}).Error())
 	}
-	return v
 }
 
 var noTime time.Time
 
-// checkApplicability compares a record's validity and unit with its
-// source's: a record that says it applies at other times, or in another
-// unit, than the corpus says misleads however exact its quote is.
-func checkApplicability(add func(code diag.Code, where, format string, args ...any), where string, s *corpus.Source, e EvidenceRecord) {
-	for _, f := range []struct {
-		key, got, want string
-	}{
-		{"valid_from", e.ValidFrom, s.ValidFrom.String()},
-		{"valid_until", e.ValidUntil, s.ValidUntil.String()},
-		{"unit", e.Unit, s.Unit},
-	} {
-		switch {
-		case f.got == f.want:
-		case f.want == "" && f.key == "valid_until":
-			add("applicability", where+"/"+f.key, "%s is open-ended in the corpus, not valid until %s: leave valid_until out", s.ID, f.got)
-		case f.want == "":
-			add("applicability", where+"/"+f.key, "%s declares no unit in the corpus, not %q: leave unit out", s.ID, f.got)
-		case f.got == "":
-			add("applicability", where+"/"+f.key, "%s has %s %s in the corpus, and the record leaves it out", s.ID, f.key, quoteIfUnit(f.key, f.want))
-		default:
-			add("applicability", where+"/"+f.key, "%s has %s %s in the corpus, not %s", s.ID, f.key, quoteIfUnit(f.key, f.want), quoteIfUnit(f.key, f.got))
-		}
+// checkApplicability words a difference in a record's validity or unit
+// from its source's: a record that says it applies at other times, or in
+// another unit, than the corpus says misleads however exact its quote is.
+func (vf *verifier) checkApplicability(where, id, key, got, want string) {
+	switch {
+	case want == "" && key == "valid_until":
+		vf.add(ProblemApplicability, where, "%s is open-ended in the corpus, not valid until %s: leave valid_until out", id, got)
+	case want == "":
+		vf.add(ProblemApplicability, where, "%s declares no unit in the corpus, not %q: leave unit out", id, got)
+	case got == "":
+		vf.add(ProblemApplicability, where, "%s has %s %s in the corpus, and the record leaves it out", id, key, quoteIfUnit(key, want))
+	default:
+		vf.add(ProblemApplicability, where, "%s has %s %s in the corpus, not %s", id, key, quoteIfUnit(key, want), quoteIfUnit(key, got))
 	}
 }
 
