@@ -370,12 +370,12 @@ func (vf *verifier) rangeProblem(st *evidenceState, where string, code diag.Code
 		}
 		var left []string
 		if r.Start > from.Start {
-			left = append(left, corpus.Range{Start: from.Start, End: r.Start - 1}.String())
+			left = append(left, linesWord(corpus.Range{Start: from.Start, End: r.Start - 1}))
 		}
 		if r.End < from.End {
-			left = append(left, corpus.Range{Start: r.End + 1, End: from.End}.String())
+			left = append(left, linesWord(corpus.Range{Start: r.End + 1, End: from.End}))
 		}
-		vf.add(code, where, "lines %s of %s are cut from %s, lines %s: lines %s are left out; a record quotes a whole body or exactly one cite range",
+		vf.add(code, where, "lines %s of %s are cut from %s, lines %s, leaving out %s: a record quotes a whole body or exactly one cite range",
 			r, s.ID, what, from, strings.Join(left, " and "))
 	default: // ProblemRange
 		var cites []string
@@ -385,6 +385,14 @@ func (vf *verifier) rangeProblem(st *evidenceState, where string, code diag.Code
 		vf.add(code, where, "lines %s of %s are neither its whole body (lines %s) nor one of the cite ranges this contract quotes it by (%s): a record quotes a whole body or exactly one cite range",
 			r, s.ID, s.Body(), strings.Join(cites, ", "))
 	}
+}
+
+// linesWord words a range as "line N" or "lines N-M".
+func linesWord(r corpus.Range) string {
+	if r.Start == r.End {
+		return fmt.Sprintf("line %d", r.Start)
+	}
+	return "lines " + r.String()
 }
 
 // formOf words how lines r quote s.
@@ -407,7 +415,7 @@ func formName(short bool) string {
 func (vf *verifier) checkPlace(st *evidenceState, i, j int) {
 	d := st.d
 	defer func() { st.last, st.lastAt = j, i }()
-	if st.last < 0 || j > st.last {
+	if st.last < 0 || j >= st.last { // a second cut of one range is no order problem
 		return
 	}
 	s, prev := d.list[j].src, d.list[st.last].src

@@ -28,24 +28,28 @@ func NewCmdVerify(f *Factory, runF func(*VerifyOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "verify FILE",
 		Short: "Check a contract against the corpus it quotes",
-		Long: `Verify reads a contract (FILE, or - for standard input) and checks it
-against the corpus: the JSON Schema, that every quote equals the lines its
-address names and each record's valid_from, valid_until and unit are its
-source's, no duplicate records, that every record registers under the
-provenance policy (--policy) as its field's type, ka2's compact form, and the
-budget. It re-runs the selection for the contract's scope (its subjects and
-dates) in its language and reports an applicable source without a record
-(selection_missing), a record of a source that does not apply
-(selection_extra) and records out of order (selection_order). It lists every
-problem and exits 1 if there is any.
+		Long: `Verify reads a contract (FILE, or - for standard input) and checks that it
+is one ka2 build can print for the scope it carries, with the corpus,
+contract definition, provenance policy (--policy), counter and budget given:
+the JSON Schema, the template, the instruction and example of its language,
+ka2's compact form, the policy, and the budget. For the evidence it derives
+from the scope (subjects and dates), the corpus and the contract's form
+(whole bodies, or cite ranges as with build --short) the exact records build
+emits and compares them record by record, every field: a record that is not
+a whole body or exactly one cite range (cut, range), a source quoted both
+ways or in the other form (form), cite ranges out of order or missing
+(cite_order, cite_missing), sources missing, extra or out of order
+(selection_missing, selection_extra, selection_order), and a quote, version,
+validity or unit that is not the source's. It lists every problem and exits
+1 if there is any; the README lists every problem code.
 
 Records that do not quote the corpus are checked as far as they can be and
 noted ("note: … not_in_corpus"), which is not a problem: promoted tool output
 (an evidence record whose source_id is tool:NAME) must carry the first 12 hex
 digits of its quote's content ID as version and lines 1 to its last line, and
 is re-derived through the policy's tool_output → evidence transform, its
-validators included; memory and tool_output records are registered under
-their sources through the policy.`,
+validators included; memory and tool_output records must be ones a request
+could add under their sources through the policy.`,
 		Example: `  ka2 build --subject lodging --date 2026-09-14 --question "…" > contract.json
   ka2 verify contract.json`,
 		Args: cobra.ExactArgs(1),
