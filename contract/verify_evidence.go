@@ -355,10 +355,13 @@ func (vf *verifier) rangeProblem(st *evidenceState, where string, code diag.Code
 				s.ID, formOf(s, r), formOf(s, corpus.Range{Start: ke.LineStart, End: ke.LineEnd}), k)
 			return
 		}
-		k := st.decider
-		ke := vf.w.Evidence[k]
-		vf.add(code, where, "%s is quoted %s, but this contract quotes %s, as /evidence/%d shows (%s %s): a contract quotes every source in one form, whole bodies or cite ranges",
-			s.ID, formOf(s, r), formName(d.short), k, ke.SourceID, formOf(st.srcs[k], corpus.Range{Start: ke.LineStart, End: ke.LineEnd}))
+		// The record that decided the form quotes its source in the
+		// other form than r, so it exists and is not this one.
+		if k := st.decider; k >= 0 {
+			ke := vf.w.Evidence[k]
+			vf.add(code, where, "%s is quoted %s, but this contract quotes %s, as /evidence/%d shows (%s %s): a contract quotes every source in one form, whole bodies or cite ranges",
+				s.ID, formOf(s, r), formName(d.short), k, ke.SourceID, formOf(st.srcs[k], corpus.Range{Start: ke.LineStart, End: ke.LineEnd}))
+		}
 	case ProblemQuote:
 		_, err := s.Quote(r)
 		vf.add(code, where, "%s:%s: %v", s.ID, r, err)

@@ -26,20 +26,31 @@ func citedBuilder(t *testing.T) *contract.Builder {
 	return b
 }
 
-// rec is a record of the cited corpus as Build writes it, quoting lines
-// start to end.
-func rec(t *testing.T, b *contract.Builder, id string, start, end int) contract.EvidenceRecord {
-	t.Helper()
-	s, err := b.Index.Corpus().Lookup(id, "en")
-	if err != nil {
+// recorder returns rec, which makes a record of source id quoting lines
+// start to end exactly: a record of id from the built contract, moved,
+// so that it keeps every other field Build writes.
+func recorder(t *testing.T, b *contract.Builder, built []byte) func(id string, start, end int) contract.EvidenceRecord {
+	var d contract.Document
+	if err := json.Unmarshal(built, &d); err != nil {
 		t.Fatal(err)
 	}
-	q, err := s.Quote(corpus.Range{Start: start, End: end})
-	if err != nil {
-		t.Fatal(err)
+	return func(id string, start, end int) contract.EvidenceRecord {
+		t.Helper()
+		i := slices.IndexFunc(d.Evidence, func(e contract.EvidenceRecord) bool { return e.SourceID == id })
+		if i < 0 {
+			t.Fatalf("the contract has no record of %s", id)
+		}
+		s, err := b.Index.Corpus().Lookup(id, "en")
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := d.Evidence[i]
+		if e.Quote, err = s.Quote(corpus.Range{Start: start, End: end}); err != nil {
+			t.Fatal(err)
+		}
+		e.LineStart, e.LineEnd = start, end
+		return e
 	}
-	return contract.EvidenceRecord{SourceID: s.ID, Version: s.Version, ValidFrom: s.ValidFrom.String(), ValidUntil: s.ValidUntil.String(),
-		Unit: s.Unit, LineStart: start, LineEnd: end, Quote: q}
 }
 
 // TestVerifyRecordForms: a record is a whole body or exactly one declared
@@ -63,6 +74,7 @@ func TestVerifyRecordForms(t *testing.T) {
 	if diff := cmp.Diff([]string{"meals-faq:1-2", "meals-v2:1-2", "meals-v2:4-5", "meals-card:1-2", "meals-v1:2-3"}, addresses(t, short)); diff != "" {
 		t.Fatalf("short build mismatch (-want +got):\n%s", diff)
 	}
+	rec := recorder(t, b, whole)
 	edit := func(data []byte, f func(ev []contract.EvidenceRecord) []contract.EvidenceRecord) []byte {
 		var d contract.Document
 		if err := json.Unmarshal(data, &d); err != nil {
@@ -81,29 +93,29 @@ func TestVerifyRecordForms(t *testing.T) {
 		{"whole, as built", whole, false, nil, ""},
 		{"short, as built: meals-faq has no cite ranges and is quoted whole", short, true, nil, ""},
 		{"whole body cut to lines 1-4, line_end adjusted: the exception on line 5 is gone", edit(whole, func(ev []contract.EvidenceRecord) []contract.EvidenceRecord {
-			ev[1] = rec(t, b, "meals-v2", 1, 4)
+			ev[1] = rec("meals-v2", 1, 4)
 			return ev
 		}), false, []string{"cut"}, "lines 1-4 of meals-v2 are cut from its whole body, lines 1-6, leaving out lines 5-6"},
 		{"whole body cut from the start", edit(whole, func(ev []contract.EvidenceRecord) []contract.EvidenceRecord {
-			ev[3] = rec(t, b, "meals-v1", 2, 4)
+			ev[3] = rec("meals-v1", 2, 4)
 			return ev
 		}), false, []string{"cut"}, "leaving out line 1:"},
 		{"cite range cut", edit(short, func(ev []contract.EvidenceRecord) []contract.EvidenceRecord {
-			ev[2] = rec(t, b, "meals-v2", 4, 4)
+			ev[2] = rec("meals-v2", 4, 4)
 			return ev
 		}), true, []string{"cut"}, "cut from its cite range, lines 4-5, leaving out line 5"},
 		{"cite range extended", edit(short, func(ev []contract.EvidenceRecord) []contract.EvidenceRecord {
-			ev[1] = rec(t, b, "meals-v2", 1, 3)
+			ev[1] = rec("meals-v2", 1, 3)
 			return ev
 		}), true, []string{"range"}, "nor one of the cite ranges this contract quotes it by (1-2, 4-5)"},
 		{"a source without cite ranges split in two", edit(short, func(ev []contract.EvidenceRecord) []contract.EvidenceRecord {
-			return slices.Insert(ev[1:], 0, rec(t, b, "meals-faq", 1, 1), rec(t, b, "meals-faq", 2, 2))
+			return slices.Insert(ev[1:], 0, rec("meals-faq", 1, 1), rec("meals-faq", 2, 2))
 		}), true, []string{"cut", "cut"}, "cut from its whole body"},
 		{"whole and its cite ranges", edit(whole, func(ev []contract.EvidenceRecord) []contract.EvidenceRecord {
-			return slices.Insert(ev, 2, rec(t, b, "meals-v2", 1, 2), rec(t, b, "meals-v2", 4, 5))
+			return slices.Insert(ev, 2, rec("meals-v2", 1, 2), rec("meals-v2", 4, 5))
 		}), false, []string{"form", "form"}, "meals-v2 is quoted by its cite range 1-2 here and whole (lines 1-6) at /evidence/1"},
 		{"cite ranges and the whole body", edit(short, func(ev []contract.EvidenceRecord) []contract.EvidenceRecord {
-			return slices.Insert(ev, 3, rec(t, b, "meals-v2", 1, 6))
+			return slices.Insert(ev, 3, rec("meals-v2", 1, 6))
 		}), true, []string{"form"}, "meals-v2 is quoted whole (lines 1-6) here and by its cite range 1-2 at /evidence/1"},
 		{"cite ranges swapped", edit(short, func(ev []contract.EvidenceRecord) []contract.EvidenceRecord {
 			ev[1], ev[2] = ev[2], ev[1]
@@ -119,15 +131,15 @@ func TestVerifyRecordForms(t *testing.T) {
 			return slices.Delete(ev, 1, 3)
 		}), true, []string{"selection_missing"}, "meals-v2 applies to the scope"},
 		{"short, one source whole", edit(short, func(ev []contract.EvidenceRecord) []contract.EvidenceRecord {
-			ev[4] = rec(t, b, "meals-v1", 1, 4)
+			ev[4] = rec("meals-v1", 1, 4)
 			return ev
 		}), true, []string{"form"}, "meals-v1 is quoted whole (lines 1-4), but this contract quotes cite ranges, as /evidence/1 shows (meals-v2 by its cite range 1-2)"},
 		{"whole, one source by its cite range", edit(whole, func(ev []contract.EvidenceRecord) []contract.EvidenceRecord {
-			ev[3] = rec(t, b, "meals-v1", 2, 3)
+			ev[3] = rec("meals-v1", 2, 3)
 			return ev
 		}), false, []string{"form"}, "meals-v1 is quoted by its cite range 2-3, but this contract quotes whole bodies, as /evidence/1 shows"},
 		{"the first record that tells the forms apart decides", edit(short, func(ev []contract.EvidenceRecord) []contract.EvidenceRecord {
-			return slices.Insert(slices.Delete(ev, 1, 3), 1, rec(t, b, "meals-v2", 1, 6))
+			return slices.Insert(slices.Delete(ev, 1, 3), 1, rec("meals-v2", 1, 6))
 		}), false, []string{"form"}, "meals-v1 is quoted by its cite range 2-3"},
 		{"cite range address shifted, quote kept", edit(short, func(ev []contract.EvidenceRecord) []contract.EvidenceRecord {
 			ev[4].LineStart, ev[4].LineEnd = 3, 4
