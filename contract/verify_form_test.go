@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -317,4 +318,44 @@ func addresses(t *testing.T, data []byte) []string {
 		out = append(out, e.Address())
 	}
 	return out
+}
+
+// TestVerifyEveryRecordField changes each field of a built record in
+// turn, found by reflection so that a field added to EvidenceRecord is
+// covered without a new case: every change is a problem.
+func TestVerifyEveryRecordField(t *testing.T) {
+	b := citedBuilder(t)
+	for _, short := range []bool{false, true} {
+		res, err := b.Build(context.Background(), request("en", "What may a meal cost?", short, "meals", "2026-03-01"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var base contract.Document
+		if err := json.Unmarshal(res.JSON, &base); err != nil {
+			t.Fatal(err)
+		}
+		typ := reflect.TypeFor[contract.EvidenceRecord]()
+		for i := range base.Evidence {
+			for f := range typ.NumField() {
+				var d contract.Document
+				if err := json.Unmarshal(res.JSON, &d); err != nil {
+					t.Fatal(err)
+				}
+				field := reflect.ValueOf(&d.Evidence[i]).Elem().Field(f)
+				switch field.Kind() {
+				case reflect.String:
+					field.SetString(field.String() + "x")
+				case reflect.Int:
+					field.SetInt(field.Int() + 1)
+				case reflect.Bool:
+					field.SetBool(!field.Bool())
+				default:
+					t.Fatalf("EvidenceRecord.%s is a %s: say here how to change it", typ.Field(f).Name, field.Kind())
+				}
+				if v := b.Verify(marshalCompact(t, d), ""); v.OK() {
+					t.Errorf("short=%v: record %d with %s changed verifies", short, i, typ.Field(f).Name)
+				}
+			}
+		}
+	}
 }
