@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -205,6 +206,14 @@ func TestSelectShowVerify(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"selection_missing", "selection_extra"}, codes); diff != "" {
 		t.Errorf("verify of a contract for the wrong date: problem codes mismatch (-want +got):\n%s\n%s", diff, v.body)
+	}
+	// The records are compared with the build's: travel-v2 kept to lines
+	// 1-2, its address adjusted, is a cut.
+	cut := regexp.MustCompile(`"line_end":5,"quote":"([^"]*)\\nThe lodging limit is 750[^"]*"`).ReplaceAllString(string(contractBody), `"line_end":2,"quote":"$1"`)
+	v = r.post(t, "/v1/verify", cut)
+	ok.Problems = nil
+	if err := json.Unmarshal(v.body, &ok); err != nil || ok.OK || len(ok.Problems) != 1 || ok.Problems[0].Code != string(contract.ProblemCut) {
+		t.Errorf("verify of a cut record: %s (%v), want one cut problem", v.body, err)
 	}
 }
 
