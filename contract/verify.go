@@ -37,6 +37,8 @@ const (
 	ProblemInstruction diag.Code = "instruction"
 	// ProblemExample: the example differs from the language's example.
 	ProblemExample diag.Code = "example"
+	// ProblemQuestion: the question is only white space, which Build refuses.
+	ProblemQuestion diag.Code = "question"
 	// ProblemScope: the scope is missing or is not a scope the corpus can select for.
 	ProblemScope diag.Code = "scope"
 	// ProblemUnknownSource: a record's source_id names no source of the corpus.
@@ -338,6 +340,9 @@ func (vf *verifier) checkTexts(lang string) {
 			vf.v.Problems = append(vf.v.Problems, Problem{Pos: diag.Pos{Path: "/instruction"}, Code: ProblemLang,
 				Message: "the instruction matches no language of the contract definition", Hint: diag.Set("pass {lang}")})
 		}
+	}
+	if strings.TrimSpace(w.Question) == "" {
+		vf.add(ProblemQuestion, "/question", "the question is only white space, which ka2 build refuses as empty")
 	}
 	vf.baseInstruction = w.Instruction
 	c, ok := def.Content[vf.v.Lang]

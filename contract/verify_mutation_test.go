@@ -498,6 +498,7 @@ func (h *harness) listMutations(emit func(string, func(*contract.Document) bool)
 	// Any question can be asked: a contract with another question is the
 	// build of that question, and verifies.
 	emit("question", func(d *contract.Document) bool { d.Question += " Please answer briefly."; return true })
+	emit("question_blank", func(d *contract.Document) bool { d.Question = " \t "; return true })
 }
 
 func nextDay(s string) string {

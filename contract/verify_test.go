@@ -110,6 +110,9 @@ func TestVerify(t *testing.T) {
 			json.Indent(&buf, res.JSON, "", "  ")
 			return buf.Bytes()
 		}(), []string{"not_canonical"}, ""},
+		{"blank question", edit(func(d *contract.Document) {
+			d.Question = "  \n"
+		}), []string{"question"}, "white space"},
 		{"not json", []byte("{"), []string{"schema"}, ""},
 		{"missing question", []byte(`{"template":"ka2-context-v1","instruction":"x","example":{"question":"q","answer":"a"},"evidence":[]}`), []string{"schema", "scope"}, ""},
 		{"edited instruction", edit(func(d *contract.Document) {
