@@ -126,29 +126,26 @@ func randomRequest(rng *rand.Rand, n int) contract.Request {
 	return contract.Request{Query: q, Question: fmt.Sprintf("Question %d: what applies?", n), Short: rng.IntN(2) == 0}
 }
 
-// builds returns the whole and the short build of a document's scope and
-// question in lang, those that succeed.
-func (h *harness) builds(d contract.Document, lang string) [][]byte {
+// builds returns the builds of a document's scope and question, whole
+// and short, in every language of the definition: those that succeed.
+func (h *harness) builds(d contract.Document) [][]byte {
 	key, _ := json.Marshal([]any{d.Scope, d.Question})
 	if out, ok := h.oracle[string(key)]; ok {
 		return out
 	}
 	var out [][]byte
-	if d.Scope != nil {
-		q := selector.Query{Subjects: d.Scope.Subjects, Lang: lang}
-		ok := true
-		for _, s := range d.Scope.Dates {
-			day, err := corpus.ParseDate(s)
-			if err != nil {
-				ok = false
-				break
-			}
-			q.Dates = append(q.Dates, day)
-		}
+	var dates []corpus.Date
+	ok := d.Scope != nil
+	for i := 0; ok && i < len(d.Scope.Dates); i++ {
+		day, err := corpus.ParseDate(d.Scope.Dates[i])
+		dates, ok = append(dates, day), err == nil
+	}
+	for _, lang := range h.b.Definition.Langs() {
 		for _, short := range []bool{false, true} {
 			if !ok {
 				break
 			}
+			q := selector.Query{Subjects: d.Scope.Subjects, Dates: dates, Lang: lang}
 			if res, err := h.b.Build(context.Background(), contract.Request{Query: q, Question: d.Question, Short: short}); err == nil {
 				out = append(out, res.JSON)
 			}
@@ -159,14 +156,14 @@ func (h *harness) builds(d contract.Document, lang string) [][]byte {
 }
 
 // check verifies one mutation and tallies it.
-func (h *harness) check(class string, orig, data []byte, d contract.Document, lang string) {
+func (h *harness) check(class string, orig, data []byte, d contract.Document) {
 	ct := h.tally[class]
 	if ct == nil {
 		ct = &classTally{}
 		h.tally[class] = ct
 	}
 	ct.total++
-	equal := slices.ContainsFunc(h.builds(d, lang), func(b []byte) bool { return bytes.Equal(b, data) })
+	equal := slices.ContainsFunc(h.builds(d), func(b []byte) bool { return bytes.Equal(b, data) })
 	v := h.b.Verify(data, "")
 	switch {
 	case equal:
@@ -221,7 +218,7 @@ func (h *harness) mutate(orig []byte, lang string) {
 		if !f(&d) {
 			return
 		}
-		h.check(class, orig, encodeCompact(h.t, d), d, lang)
+		h.check(class, orig, encodeCompact(h.t, d), d)
 	}
 	base := fresh()
 	n := len(base.Evidence)
@@ -479,10 +476,21 @@ func (h *harness) listMutations(emit func(string, func(*contract.Document) bool)
 			return true
 		})
 	}
+	emit("scope_subject_repeated", func(d *contract.Document) bool {
+		d.Scope.Subjects = append(d.Scope.Subjects, d.Scope.Subjects[0])
+		return true
+	})
 	emit("scope_subject_unknown", func(d *contract.Document) bool { d.Scope.Subjects[0] = "no-such-subject"; return true })
 	emit("scope_dropped", func(d *contract.Document) bool { d.Scope = nil; return true })
 	emit("instruction", func(d *contract.Document) bool { d.Instruction += " Also follow the evidence."; return true })
 	emit("example", func(d *contract.Document) bool { d.Example.Answer += " (rounded)"; return true })
+	// The instruction and example of the other language: a build in that
+	// language when every record's source has no language.
+	other := h.b.Definition.Content[map[string]string{"en": "zh", "zh": "en"}[lang]]
+	emit("other_language_texts", func(d *contract.Document) bool {
+		d.Instruction, d.Example = other.Instruction, other.Example
+		return true
+	})
 	emit("template", func(d *contract.Document) bool { d.Template += "x"; return true })
 	// Text claimed from the corpus that no request can add: the corpus
 	// registers only evidence, and a request adds no evidence.
