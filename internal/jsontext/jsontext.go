@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ka2/ka2/internal/diag"
+	"github.com/ka2/ka2/internal/strict"
 )
 
 // Error is invalid text in a JSON document.
@@ -96,10 +97,10 @@ func mayHaveSurrogate(data []byte) bool {
 
 type frame struct {
 	object    bool
-	expectKey bool           // in an object, before the next key
-	key       string         // in an object, the current key
-	index     int            // in an array, the current element
-	seen      map[string]int // with scanner.keys: each key's offset
+	expectKey bool               // in an object, before the next key
+	key       string             // in an object, the current key
+	index     int                // in an array, the current element
+	seen      map[string]seenKey // with scanner.keys: each key, by strict.FoldKey
 }
 
 type scanner struct {
@@ -208,26 +209,38 @@ func (s *scanner) scan(data []byte) *Error {
 }
 
 // repeated records the key f.key read at off, and returns an *Error when
-// f's object had it already (only under scanner.keys).
+// f's object had it already, or a key that differs from it only in case,
+// which encoding/json reads as the same field (only under scanner.keys).
 func (s *scanner) repeated(data []byte, f *frame, off int) *Error {
 	if !s.keys {
 		return nil
 	}
-	first, ok := f.seen[f.key]
+	fold := strict.FoldKey(f.key)
+	first, ok := f.seen[fold]
 	if !ok {
 		if f.seen == nil {
-			f.seen = map[string]int{}
+			f.seen = map[string]seenKey{}
 		}
-		f.seen[f.key] = off
+		f.seen[fold] = seenKey{off, f.key}
 		return nil
 	}
-	line, col := position(data, first)
+	line, col := position(data, first.off)
 	e := &Error{Offset: off, Key: true, Repeated: true,
 		Msg:  fmt.Sprintf("key %q repeats the one at %d:%d", f.key, line, col),
 		Hint: "keep one: JSON readers differ on which of the two values a repeated key means"}
+	if first.key != f.key {
+		e.Msg = fmt.Sprintf("key %q differs only in case from %q at %d:%d", f.key, first.key, line, col)
+		e.Hint = "keep one: encoding/json reads keys that differ only in case as one field, other JSON readers as two"
+	}
 	e.Field, e.Pointer = s.pathOfObject()
 	e.Line, e.Col = position(data, off)
 	return e
+}
+
+// seenKey is where a key of an object was read, and how it was written.
+type seenKey struct {
+	off int
+	key string
 }
 
 // pathOfObject is the path of the innermost object, whose key is being

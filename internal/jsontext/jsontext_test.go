@@ -57,7 +57,13 @@ func TestExact(t *testing.T) {
 		{"repeated through an escape", `{"a": 1, "a": 2}`, `1:10: a key: key "a" repeats the one at 1:2; keep one: JSON readers differ on which of the two values a repeated key means`, true},
 		{"repeated in a nested object", "{\"artifacts\": {\n  \"x\": 1,\n  \"x\": 2}}", `3:3: a key of artifacts: key "x" repeats the one at 2:3; keep one: JSON readers differ on which of the two values a repeated key means`, true},
 		{"repeated in an array element", `[{}, {"k": 1, "k": 1}]`, `1:15: a key of [1]: key "k" repeats the one at 1:7; keep one: JSON readers differ on which of the two values a repeated key means`, true},
-		{"case differs: two keys", `{"a": 1, "A": 2}`, "", false},
+		// encoding/json reads keys that differ only in case as one field
+		// (the last wins), so they repeat a key.
+		{"case differs", `{"evidence": [], "Evidence": [999]}`, `1:18: a key: key "Evidence" differs only in case from "evidence" at 1:2; keep one: encoding/json reads keys that differ only in case as one field, other JSON readers as two`, true},
+		{"case differs, upper first", `{"A": 1, "a": 2}`, `1:10: a key: key "a" differs only in case from "A" at 1:2; keep one: encoding/json reads keys that differ only in case as one field, other JSON readers as two`, true},
+		{"case differs by the Kelvin sign", `{"k": 1, "\u212a": 2}`, "1:10: a key: key \"\u212a\" differs only in case from \"k\" at 1:2; keep one: encoding/json reads keys that differ only in case as one field, other JSON readers as two", true},
+		{"case differs in a nested object", `{"x": {"Quote": "a", "quote": "b"}}`, `1:22: a key of x: key "quote" differs only in case from "Quote" at 1:8; keep one: encoding/json reads keys that differ only in case as one field, other JSON readers as two`, true},
+		{"different keys of one fold length", `{"ab": 1, "ba": 2}`, "", false},
 		{"invalid text still refused", "{\"q\": \"caf\xe9\"}", `1:11: q: invalid UTF-8 byte 0xe9; encode the text as UTF-8`, false},
 	}
 	for _, tt := range tests {

@@ -17,6 +17,8 @@ package strict
 import (
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 
@@ -140,6 +142,39 @@ type Issue struct {
 
 // Known lists the names the mapping accepts, in declared order.
 func (is Issue) Known() []string { return is.Map.Known() }
+
+// CaseVariant reports a DuplicateKey issue whose two keys differ only in
+// case ("Evidence" after "evidence"): encoding/json reads them as one
+// field, other readers as two, so they repeat a key as surely as an
+// exact copy does.
+func (is Issue) CaseVariant() bool {
+	return is.Problem == DuplicateKey && is.First != nil && is.First.Value != is.Key
+}
+
+// FoldKey is the form of a key under which keys that differ only in case
+// are equal: FoldKey(a) == FoldKey(b) exactly when strings.EqualFold(a,
+// b), the comparison encoding/json uses to match an object's keys to a
+// struct's fields. Every rune becomes the least rune of its simple case
+// folding orbit.
+func FoldKey(s string) string {
+	plain := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf || ('a' <= c && c <= 'z') {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return s // nothing in it folds to a smaller rune
+	}
+	return strings.Map(func(r rune) rune {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		return least
+	}, s)
+}
 
 // DidYouMean returns a did-you-mean hint worded as text (say, "did you
 // mean %s?") when the issue has a suggestion, and otherwise else.
@@ -272,12 +307,22 @@ func (d *Decoder) Mapping(n *yaml.Node, m *Map) *Fields {
 		return nil
 	}
 	var meant []string // known keys suggested for unknown ones
+	// keys holds every scalar key read so far, known or not, to find one
+	// that differs from a later key only in case.
+	var keysBuf [16]*yaml.Node
+	keys := keysBuf[:0]
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := Deref(n.Content[i]), n.Content[i+1]
 		if k.Kind != yaml.ScalarNode {
 			d.issue(Issue{Problem: KeyNotScalar, Map: m, Node: k})
 			continue
 		}
+		if prev := caseVariant(keys, k.Value); prev != nil {
+			d.issue(Issue{Problem: DuplicateKey, Map: m, Key: k.Value, Node: k, First: prev})
+			meant = append(meant, k.Value) // reported here, not again as missing
+			continue
+		}
+		keys = append(keys, k)
 		key, declared := m.key(k.Value)
 		switch {
 		case declared && key.Reserved:
@@ -307,6 +352,17 @@ func (d *Decoder) Mapping(n *yaml.Node, m *Map) *Fields {
 		}
 	}
 	return f
+}
+
+// caseVariant returns the first of keys that differs from name only in
+// case, or nil.
+func caseVariant(keys []*yaml.Node, name string) *yaml.Node {
+	for _, k := range keys {
+		if k.Value != name && strings.EqualFold(k.Value, name) {
+			return k
+		}
+	}
+	return nil
 }
 
 // newFields returns the Fields of mapping n, with room for its entries.

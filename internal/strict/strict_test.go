@@ -56,6 +56,13 @@ func TestMapping(t *testing.T) {
 			entries: []string{"name"}},
 		{name: "a duplicate of a wrong kind is still a duplicate", src: "name: [a]\nname: b\n",
 			want: []string{"p:1:7: 7 name want a single value", "p:2:1: 5 name first 1"}},
+		// encoding/json reads keys that differ only in case as one field:
+		// a case variant repeats the key, known or not, first or second.
+		{name: "case variant after the key", src: "name: a\nName: b\n", want: []string{"p:2:1: 5 Name first 1"}, entries: []string{"name"}},
+		{name: "case variant before the key", src: "NAME: a\nname: b\n",
+			want: []string{"p:1:1: 3 NAME; no suggestion", "p:2:1: 5 name first 1"}},
+		{name: "case variant of an unknown key", src: "name: a\nzz: 1\nZZ: 2\n",
+			want: []string{"p:2:1: 3 zz; no suggestion", "p:3:1: 5 ZZ first 2"}, entries: []string{"name"}},
 		{name: "missing required", src: "list: []\n", want: []string{"p:1:1: 6 name"}, entries: []string{"list"}},
 		{name: "line offset", src: "list: []\n", offset: 1, want: []string{"p:2:1: 6 name"}, entries: []string{"list"}},
 		{name: "not a mapping", src: "- a\n", want: []string{"p:1:1: 1 "}},
