@@ -175,6 +175,23 @@ func appendEvidence(b []byte, it provenance.Item) []byte {
 		b = append(b, `,"unit":`...)
 		b = appendString(b, it.Ref.Unit)
 	}
+	// Role only when not primary, serves only when more than one subject
+	// was asked: a contract for one subject of primary sources is written
+	// as it was before they existed.
+	if it.Ref.Role != "" {
+		b = append(b, `,"role":`...)
+		b = appendString(b, it.Ref.Role)
+	}
+	if it.Ref.Serves != "" {
+		b = append(b, `,"serves":[`...)
+		for i, s := range strings.Split(it.Ref.Serves, " ") {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, s)
+		}
+		b = append(b, ']')
+	}
 	b = append(b, `,"line_start":`...)
 	b = strconv.AppendInt(b, int64(it.Ref.Lines.Start), 10)
 	b = append(b, `,"line_end":`...)

@@ -181,7 +181,7 @@ func (b *Builder) build(ctx context.Context, s *provenance.Store, req Request) (
 		return nil, fmt.Errorf("%w for subject %s on %s%s", ErrNoEvidence,
 			strings.Join(sel.Query.Subjects, ", "), dateList(sel.Query.Dates), langNote(lang))
 	}
-	evidence, err := evidenceCandidates(b.Index.Corpus(), sel.Sources, req.Short)
+	evidence, err := evidenceCandidates(b.Index.Corpus(), sel.Sources, sel.Query.Subjects, req.Short)
 	if err != nil {
 		return nil, err
 	}
@@ -396,10 +396,12 @@ func (b *Builder) assembleIn(s *provenance.Store, items []provenance.Item, madeS
 
 // evidenceCandidates quotes each source: its whole body, or with short its
 // cite ranges, one item per range, in the order given; without content IDs,
-// which the store computes when it registers them.
-func evidenceCandidates(c *corpus.Corpus, sources []*corpus.Source, short bool) ([]provenance.Item, error) {
+// which the store computes when it registers them. Each names the asked
+// subjects it serves when more than one was asked (see Serves).
+func evidenceCandidates(c *corpus.Corpus, sources []*corpus.Source, asked []string, short bool) ([]provenance.Item, error) {
 	items := make([]provenance.Item, 0, len(sources))
 	for _, s := range sources {
+		serves := servesText(Serves(s, asked))
 		ranges := []corpus.Range{s.Body()}
 		if short && len(s.Cite) > 0 {
 			ranges = s.Cite
@@ -409,8 +411,10 @@ func evidenceCandidates(c *corpus.Corpus, sources []*corpus.Source, short bool) 
 			if err != nil {
 				return nil, err
 			}
+			ref := SourceRef(s, r)
+			ref.Serves = serves
 			items = append(items, provenance.Item{Kind: provenance.KindEvidence, Source: provenance.SchemeCorpus + ":" + s.ID, Text: quote,
-				Ref: SourceRef(s, r)})
+				Ref: ref})
 		}
 	}
 	return items, nil

@@ -2,7 +2,10 @@ package contract
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/ka2/ka2/corpus"
 
 	"github.com/ka2/ka2/provenance"
 )
@@ -39,9 +42,32 @@ type EvidenceRecord struct {
 	ValidFrom  string `json:"valid_from,omitempty"`
 	ValidUntil string `json:"valid_until,omitempty"`
 	Unit       string `json:"unit,omitempty"`
-	LineStart  int    `json:"line_start"`
-	LineEnd    int    `json:"line_end"`
-	Quote      string `json:"quote"`
+	// Role is the source's role when it is not primary: "supplement", a
+	// source that applies together with the others of its subject, so it
+	// is in no conflict. "" for a primary source.
+	Role string `json:"role,omitempty"`
+	// Serves lists the asked subjects the record serves, in the order
+	// asked, when the scope asks more than one; nil when it asks one,
+	// which every record then serves. Two records conflict only when they
+	// serve one subject (see ServesSubject).
+	Serves    []string `json:"serves,omitempty"`
+	LineStart int      `json:"line_start"`
+	LineEnd   int      `json:"line_end"`
+	Quote     string   `json:"quote"`
+}
+
+// IsSupplement reports whether the record's source declares role:
+// supplement.
+func (r EvidenceRecord) IsSupplement() bool { return r.Role == corpus.RoleSupplement }
+
+// ServesSubject reports whether the record serves asked subject subj of
+// a scope that asks subjects: every record serves the one subject of a
+// single-subject scope; with more, the record names those it serves.
+func (r EvidenceRecord) ServesSubject(subj string, subjects []string) bool {
+	if len(subjects) < 2 {
+		return len(subjects) == 0 || subjects[0] == subj
+	}
+	return slices.Contains(r.Serves, subj)
 }
 
 // Address is the record's citation address, "ID:START-END".

@@ -80,6 +80,14 @@ type Ref struct {
 	ValidFrom  corpus.Date
 	ValidUntil corpus.Date
 	Unit       string
+	// Role is the source's role when it is not a primary source
+	// ("supplement"), or "". Serves names the asked subjects the quote
+	// serves, separated by single spaces (a subject has none), when the
+	// question asked more than one; "" otherwise. Both say which records
+	// may conflict: only primary records serving one asked subject. Serves
+	// is a string, not a list, so that a Ref stays comparable.
+	Role   string
+	Serves string
 }
 
 // Address formats the reference as a citation address "ID:START-END".
@@ -94,13 +102,15 @@ type refJSON struct {
 	ValidFrom  string `json:"valid_from,omitempty"`
 	ValidUntil string `json:"valid_until,omitempty"`
 	Unit       string `json:"unit,omitempty"`
+	Role       string `json:"role,omitempty"`
+	Serves     string `json:"serves,omitempty"`
 	LineStart  int    `json:"line_start"`
 	LineEnd    int    `json:"line_end"`
 }
 
 // MarshalJSON writes the reference with the contract's field names.
 func (r Ref) MarshalJSON() ([]byte, error) {
-	return json.Marshal(refJSON{r.SourceID, r.Version, r.Lang, dateText(r.ValidFrom), dateText(r.ValidUntil), r.Unit, r.Lines.Start, r.Lines.End})
+	return json.Marshal(refJSON{r.SourceID, r.Version, r.Lang, dateText(r.ValidFrom), dateText(r.ValidUntil), r.Unit, r.Role, r.Serves, r.Lines.Start, r.Lines.End})
 }
 
 // UnmarshalJSON reads what MarshalJSON writes.
@@ -109,7 +119,7 @@ func (r *Ref) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &j); err != nil {
 		return err
 	}
-	*r = Ref{SourceID: j.SourceID, Version: j.Version, Lang: j.Lang, Unit: j.Unit, Lines: corpus.Range{Start: j.LineStart, End: j.LineEnd}}
+	*r = Ref{SourceID: j.SourceID, Version: j.Version, Lang: j.Lang, Unit: j.Unit, Role: j.Role, Serves: j.Serves, Lines: corpus.Range{Start: j.LineStart, End: j.LineEnd}}
 	for _, d := range []struct {
 		text string
 		into *corpus.Date
@@ -383,6 +393,11 @@ func itemKey(it Item) string {
 		put(dateText(it.Ref.ValidFrom))
 		put(dateText(it.Ref.ValidUntil))
 		put(it.Ref.Unit)
+	}
+	// So did role and serves, for the same reason.
+	if it.Ref.Role != "" || it.Ref.Serves != "" {
+		put(it.Ref.Role)
+		put(it.Ref.Serves)
 	}
 	var sum [sha256.Size]byte
 	return hex.EncodeToString(h.Sum(sum[:0]))
