@@ -282,7 +282,7 @@ func run(ctx context.Context, gen Generator, c *Case, v *Variant, rep int, doc [
 		return r
 	}
 	r.Answer = answer
-	gc, err := grade.ParseContract(string(v.Condition), doc)
+	gc, err := contract.ReadContract(string(v.Condition), doc)
 	if err != nil {
 		r.Error = err.Error()
 		return r

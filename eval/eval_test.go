@@ -31,7 +31,7 @@ import (
 type genFunc func(c *contract.Document) string
 
 func (f genFunc) Answer(_ context.Context, doc []byte, _ eval.Request) (string, error) {
-	c, err := grade.ParseContract("contract", doc)
+	c, err := contract.ReadContract("contract", doc)
 	if err != nil {
 		return "", err
 	}
@@ -203,7 +203,7 @@ func TestEndpointRetries(t *testing.T) {
 		// Answer from the contract in the user message.
 		msgs := req["messages"].([]any)
 		user := msgs[1].(map[string]any)["content"].(string)
-		c, _ := grade.ParseContract("user", []byte(user))
+		c, _ := contract.ReadContract("user", []byte(user))
 		answer := "There is no applicable evidence, so I cannot answer."
 		if v, u, a, ok := amount(c.Evidence); ok {
 			answer = fmt.Sprintf("The limit is %s %s per room-night %s.", v, u, a)

@@ -17,7 +17,7 @@ func FuzzGrade(f *testing.F) {
 	f.Add(`{"template":"t","example":{"answer":"x"},"evidence":[]}`, "无法回答")
 	opts := grade.OptionsFor(contract.Default())
 	f.Fuzz(func(t *testing.T, doc, answer string) {
-		c, err := grade.ParseContract("c.json", []byte(doc))
+		c, err := contract.ReadContract("c.json", []byte(doc))
 		if err != nil {
 			return
 		}

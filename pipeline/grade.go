@@ -34,7 +34,7 @@ func (r *runner) grade(st *Stage, sc *StageContext) (StageOutput, error) {
 			Err: fmt.Errorf(`%w: the stage inherited no "contract" artifact; a %s stage passes the contract on as one, and every stage between it and '%s' must inherit artifacts`,
 				ErrNoContract, UsesBuild, st.Name)}
 	}
-	c, err := grade.ParseContract("artifact contract", doc)
+	c, err := r.p.def.ReadContract("artifact contract", doc)
 	if err != nil {
 		return StageOutput{}, &StageError{Stage: st.Name, Step: "input", Err: err}
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
@@ -32,26 +33,39 @@ func NewCmdGrade(f *Factory, runF func(*GradeOptions) error) *cobra.Command {
 		Use:   "grade --contract FILE --answer FILE",
 		Short: "Check one generator answer against the contract it was given",
 		Long: `Grade reads a contract (as ka2 build printed it) and a generator's answer and
-checks, deterministically, that the answer keeps to the contract. It prints
-one finding per line, "kind: detail", and exits 1 when there is any:
+checks, deterministically, that every claim of the answer it can read holds:
+each citation, amount and date. It prints one finding per line, "kind: detail",
+and exits 1 when there is any; "ok" says how many claims it checked, and each
+claim it could not check is printed as "unchecked: …" (it does not fail the
+answer):
 
+  empty_answer          no text besides citations
   bad_citation          a citation that does not parse, or names lines no
                         evidence record quotes
   cites_example         a citation of the worked example's address
-  unsupported_number    a number not in the lines its sentence cites (or,
-                        uncited, in any evidence line)
+  cites_inapplicable    a citation of a record that applies on no scope date
+  unsupported_number    an amount not in the lines its sentence cites (or,
+                        uncited, in any evidence line), with its unit
+  unsupported_date      a date that is not a cited record's validity, a
+                        scope date or in the cited lines
   uncited               an answer with no citation while there is evidence
-  should_refuse         no evidence, or conflicting evidence, and no refusal
+  should_refuse         no applicable evidence, or conflicting evidence, and
+                        no refusal
+  needless_refusal      a refusal although the evidence applies and agrees
   copied_example        the example's answer or amount repeated unsupported
-  followed_source_text  instruction-like evidence text repeated, or an
-                        action announced that no tool performed
+  followed_source_text  instruction-like evidence text repeated or its amount
+                        taken, or an action claimed as done that no tool
+                        performed
 
-Numbers are compared after normalising fullwidth digits, digit-group commas,
-decimal zeros and currencies (CNY, 元, RMB and ¥ are one; an evidence number
-without a currency takes its record's unit). Refusals are recognised by the
-phrases of the contract's language in the contract definition's content
-file. With --corpus, every quote is first checked against the corpus; a
-contract that does not match it is an input error (exit 2).`,
+Amounts are read with digit-group commas, decimals, k/K/M and 百/千/万
+multipliers, a currency on either side (CNY, 元, RMB and ¥ are one),
+fullwidth digits and Chinese numerals; the question's numbers are no support.
+Refusals are recognised by the phrases of the contract's language in the
+contract definition's content file. The contract is read strictly (the
+schema, no repeated or case-variant keys); one that does not read is an
+input error (exit 2). With --corpus, grade first runs ka2 verify's checks on
+the contract, all but the budget; a contract that fails them is an input
+error (exit 2) naming each problem.`,
 		Example: `  ka2 build --subject lodging --date 2026-09-14 --question "What is the limit?" > contract.json
   echo "The limit is 750 CNY per room-night [travel-v2:3]." | ka2 grade --contract contract.json --answer -
   ka2 grade --contract contract.json --answer answer.txt --format json`,
@@ -61,7 +75,7 @@ contract that does not match it is an input error (exit 2).`,
 	fs := cmd.Flags()
 	fs.StringVar(&opts.Contract, "contract", "", "the contract the answer was given (FILE, or - for standard input)")
 	fs.StringVar(&opts.Answer, "answer", "", "the answer text (FILE, or - for standard input)")
-	fs.StringVar(&opts.Corpus, "corpus", "", "check the contract's quotes against this corpus first (\"embedded:sample\" for the sample)")
+	fs.StringVar(&opts.Corpus, "corpus", "", "verify the contract against this corpus first (\"embedded:sample\" for the sample)")
 	fs.StringVar(&opts.Definition, "definition", "", "contract definition file whose content file holds the refusal phrases (default: the embedded one)")
 	fs.StringVar(&opts.Lang, "lang", "", "the contract's language (default: found from its instruction)")
 	enumVar(fs, &opts.Format, "format", "text", textJSON, "output format")
@@ -94,7 +108,7 @@ func runGrade(o *GradeOptions) error {
 	if err != nil {
 		return fmt.Errorf("read contract: %w", err)
 	}
-	c, err := grade.ParseContract(o.Contract, data)
+	c, err := def.ReadContract(o.Contract, data)
 	if err != nil {
 		return err
 	}
@@ -106,11 +120,7 @@ func runGrade(o *GradeOptions) error {
 		return fmt.Errorf("%s: the answer is not valid UTF-8", o.Answer)
 	}
 	if o.Corpus != "" {
-		corp, err := contract.LoadCorpus(o.ctx(), o.f.openCorpus(o.Corpus))
-		if err != nil {
-			return err
-		}
-		if err := grade.CheckQuotes(c, corp, opts.LangOf(c)); err != nil {
+		if err := o.verify(data, opts.LangOf(c)); err != nil {
 			return err
 		}
 	}
@@ -124,6 +134,27 @@ func runGrade(o *GradeOptions) error {
 	return nil
 }
 
+// verify runs ka2 verify's checks on the contract, all but the budget
+// (which depends on the counter and limits it was built under): an answer
+// is graded only against a contract the corpus confirms.
+func (o *GradeOptions) verify(data []byte, lang string) error {
+	b, err := contract.Config{Corpus: o.f.openCorpus(o.Corpus), Contract: o.Definition}.BuilderContext(o.ctx())
+	if err != nil {
+		return err
+	}
+	v := b.Verify(data, lang)
+	var msgs []string
+	for _, p := range v.Problems {
+		if p.Code != "budget" {
+			msgs = append(msgs, p.Text(flagName))
+		}
+	}
+	if len(msgs) > 0 {
+		return fmt.Errorf("%s does not verify against the corpus, so it is not graded (run ka2 verify for the whole report):\n  %s", o.Contract, strings.Join(msgs, "\n  "))
+	}
+	return nil
+}
+
 func writeGrade(w io.Writer, rep grade.Report, format string) error {
 	if format == "json" {
 		return writeJSON(w, rep, true)
@@ -133,8 +164,18 @@ func writeGrade(w io.Writer, rep grade.Report, format string) error {
 			return err
 		}
 	}
+	for _, u := range rep.Unchecked {
+		where := ""
+		if u.Line > 0 {
+			where = fmt.Sprintf("%d:%d: ", u.Line, u.Col)
+		}
+		if _, err := fmt.Fprintf(w, "unchecked: %s%s\n", where, u.Detail); err != nil {
+			return err
+		}
+	}
 	if rep.OK {
-		_, err := fmt.Fprintf(w, "ok: %d citation(s) and %d number(s) checked\n", rep.Citations, rep.Numbers)
+		_, err := fmt.Fprintf(w, "ok: %d claim(s) checked (%d citation(s), %d number(s), %d date(s)), %d not checked\n",
+			rep.Citations+rep.Numbers+rep.Dates, rep.Citations, rep.Numbers, rep.Dates, len(rep.Unchecked))
 		return err
 	}
 	return nil
