@@ -12,9 +12,10 @@ import (
 // normalise maps the forms a generator may write for the same characters
 // onto one, rune for rune, so that a position in the result is the same
 // code-point position in the original: fullwidth digits and Latin
-// letters (７５０, ＣＮＹ), fullwidth brackets, colon, comma-free signs
-// around citations (［travel-v2：3］), the ideographic and no-break
-// spaces, and the hyphen and en dash. The Chinese comma '，' is kept: it
+// letters (７５０, ＣＮＹ), fullwidth brackets and colon around citations
+// (［travel-v2：3］), the fullwidth percent sign, the right single quote
+// (don’t), the ideographic and no-break spaces, and the hyphen and en
+// dash. The Chinese comma '，' is kept: it
 // separates clauses, never digit groups.
 func normalise(s string) string {
 	return strings.Map(func(r rune) rune {
@@ -39,6 +40,8 @@ func normalise(s string) string {
 			return '.'
 		case '％':
 			return '%'
+		case '\u2019':
+			return '\''
 		case '\u3000', '\u00a0', '\u202f', '\u2009':
 			return ' '
 		}
