@@ -58,7 +58,8 @@ type number struct {
 	// Year: a bare whole number from 1900 to 2199 with no unit, which may
 	// be a year as well as an amount.
 	Year     bool
-	Off, End int // byte span in the text
+	Off, End int  // byte span in the text
+	glued    bool // Text holds the currency too (CNY900)
 }
 
 // String is the number with its unit, for findings.
@@ -69,7 +70,7 @@ func (n number) String() string {
 	case "%":
 		return strings.TrimSuffix(n.Text, "%") + "%"
 	}
-	if n.Text != "" && strings.Contains(strings.ToUpper(n.Text), n.Unit) {
+	if n.glued {
 		return n.Text
 	}
 	return n.Text + " " + n.Unit
@@ -190,6 +191,11 @@ func numbers(s string) ([]number, []unreadable) {
 				return true
 			}
 		}
+		for _, u := range bad {
+			if start < u.End && u.Off < end {
+				return true
+			}
+		}
 		return false
 	}
 	// Chinese numerals, alone or mixed with digits (9百, 7百5十).
@@ -268,7 +274,8 @@ func arabicNumber(s string, start, end int) (number, bool) {
 	v := scaled(strings.ReplaceAll(text, ",", ""), mult)
 	n := number{Text: s[start:spanEnd], Value: v, Unit: unit, Off: start, End: spanEnd}
 	if glued {
-		n.Text = strings.TrimRight(before[len(strings.TrimRight(before, " "))-len(currencyText(before)):], " ") + n.Text
+		c := currencyText(before)
+		n.Text, n.Off, n.glued = c+n.Text, start-len(c), true
 	}
 	n.Year = unit == "" && mult == 1 && len(text) == 4 && !strings.Contains(text, ".") && text >= "1900" && text < "2200"
 	return n, true
