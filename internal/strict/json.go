@@ -101,7 +101,10 @@ func (p *jsonParser) next() (json.Token, int, error) {
 		var se *json.SyntaxError
 		switch {
 		case errors.As(err, &se):
-			return nil, 0, p.errAt(JSONSyntax, int(se.Offset), err)
+			// The token stream counts the offset from where it last
+			// stopped, which can be before the separator and space that
+			// precede the character it refuses.
+			return nil, 0, p.errAt(JSONSyntax, max(int(se.Offset), start), err)
 		case err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF):
 			return nil, 0, p.errAt(JSONEnd, len(p.data), err)
 		}

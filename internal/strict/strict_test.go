@@ -265,3 +265,23 @@ func TestParseJSONDepth(t *testing.T) {
 		t.Errorf("ParseJSON(%d levels) = %v, want it read", MaxJSONDepth, err)
 	}
 }
+
+// TestParseJSONSyntaxPosition: a character the JSON grammar refuses is
+// placed at that character, not where the token stream last stopped
+// (before the colon and space that precede it).
+func TestParseJSONSyntaxPosition(t *testing.T) {
+	for _, tt := range []struct {
+		src       string
+		line, col int
+	}{
+		{`{"template": ka2}`, 1, 14},
+		{"{\"a\": 1,\n  \"b\":  x}", 2, 9},
+		{`[1, ?]`, 1, 5},
+	} {
+		_, err := ParseJSON([]byte(tt.src))
+		var je *JSONError
+		if !errors.As(err, &je) || je.Problem != JSONSyntax || je.Line != tt.line || je.Col != tt.col {
+			t.Errorf("ParseJSON(%q) = %v (%+v), want a syntax error at %d:%d", tt.src, err, je, tt.line, tt.col)
+		}
+	}
+}
