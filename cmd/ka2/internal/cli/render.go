@@ -113,7 +113,7 @@ func runRender(o *RenderOptions) error {
 	if err != nil {
 		return fmt.Errorf("read contract: %w", err)
 	}
-	if err := contract.CheckText(o.File, data); err != nil {
+	if _, err := def.ReadContract(o.File, data); err != nil {
 		return err
 	}
 	text := trimNewline(data)
