@@ -41,7 +41,8 @@ func ReadContract(name string, data []byte) (*Document, error) {
 // must validate against d's output schema; and each evidence record's
 // quote must have as many lines as its range, its validity and the
 // scope's dates must be dates. A variant of d's template (TEMPLATE+NAME,
-// as ka2 eval writes one per condition) is read by the same rules.
+// as ka2 eval writes one per condition) is read by the same rules, except
+// that it may leave out the example (the no-example condition).
 //
 // name names the input in errors, which carry its line and column; every
 // problem is reported, as a diag.List matching ErrBadContract.
@@ -117,7 +118,7 @@ var (
 	contractMap = &strict.Map{What: "the contract", Keys: []strict.Key{
 		{Name: "template", Required: true, Kind: strict.Scalar},
 		{Name: "instruction", Required: true, Kind: strict.Scalar},
-		{Name: "example", Required: true, Kind: strict.Mapping},
+		{Name: "example", Kind: strict.Mapping}, // required by the schema, but for a variant
 		{Name: "memory", Kind: strict.Sequence},
 		{Name: "evidence", Required: true, Kind: strict.Sequence},
 		{Name: "tool_output", Kind: strict.Sequence},
@@ -298,7 +299,7 @@ func (r *contractReader) whole(f *strict.Fields, key string, into *int) {
 }
 
 // variantRe is a template variant's name after the '+'.
-var variantRe = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
+var variantRe = regexp.MustCompile(`^[a-z0-9][a-z0-9:_-]*$`)
 
 // schema validates the document against d's output schema; a variant of
 // d's template is validated as the template.
@@ -316,6 +317,11 @@ func (r *contractReader) schema(d *Definition, data []byte, root *yaml.Node, tem
 	if base, name, ok := strings.Cut(template, "+"); ok && base == d.Template && variantRe.MatchString(name) {
 		if m, ok := inst.(map[string]any); ok {
 			m["template"] = base
+			// A variant may leave the example out (eval's no-example
+			// condition); everything else is checked as written.
+			if _, has := m["example"]; !has {
+				m["example"] = map[string]any{"question": "-", "answer": "-"}
+			}
 		}
 	}
 	if err := sch.Validate(inst); err != nil {

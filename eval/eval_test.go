@@ -203,7 +203,10 @@ func TestEndpointRetries(t *testing.T) {
 		// Answer from the contract in the user message.
 		msgs := req["messages"].([]any)
 		user := msgs[1].(map[string]any)["content"].(string)
-		c, _ := contract.ReadContract("user", []byte(user))
+		// The user message is the contract without its instruction: no
+		// contract, so the fake reads only its evidence.
+		var c contract.Document
+		json.Unmarshal([]byte(user), &c)
 		answer := "There is no applicable evidence, so I cannot answer."
 		if v, u, a, ok := amount(c.Evidence); ok {
 			answer = fmt.Sprintf("The limit is %s %s per room-night %s.", v, u, a)

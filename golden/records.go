@@ -2,6 +2,7 @@ package golden
 
 import (
 	"encoding/json"
+	"slices"
 
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/contract"
@@ -23,7 +24,8 @@ type RecordChange struct {
 	Golden *contract.EvidenceRecord `json:"golden,omitempty"`
 	Actual *contract.EvidenceRecord `json:"actual,omitempty"`
 	// Fields are the keys that differ in a changed record: "lines",
-	// "version", "valid_from", "valid_until", "unit", "quote".
+	// "version", "valid_from", "valid_until", "unit", "role", "serves",
+	// "quote".
 	Fields []string `json:"fields,omitempty"`
 }
 
@@ -55,6 +57,8 @@ func RecordChanges(want, got []byte) []RecordChange {
 			{"valid_from", a.ValidFrom == b.ValidFrom},
 			{"valid_until", a.ValidUntil == b.ValidUntil},
 			{"unit", a.Unit == b.Unit},
+			{"role", a.Role == b.Role},
+			{"serves", slices.Equal(a.Serves, b.Serves)},
 			{"quote", a.Quote == b.Quote},
 		} {
 			if !f.same {

@@ -625,9 +625,13 @@ func (g *grader) checkNumber(n number, cited, lines []lineRef) {
 		rec := g.records[info.rec]
 		switch {
 		case rec.injected:
-			injected = &found[i]
+			if injected == nil {
+				injected = &found[i]
+			}
 		case info.instruction != "":
-			instructed = &found[i]
+			if instructed == nil {
+				instructed = &found[i]
+			}
 		case len(cited) > 0 || rec.evidence():
 			return
 		}

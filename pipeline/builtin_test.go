@@ -69,7 +69,7 @@ func TestBuiltinContextProtocol(t *testing.T) {
 		}
 	}
 	if diff := cmp.Diff([]string{"source_id: string", "version: string", "line_start: integer", "line_end: integer", "quote: string",
-		"unit?: string", "valid_from?: date", "valid_until?: date"},
+		"role?: string", "serves?: list<string>", "unit?: string", "valid_from?: date", "valid_until?: date"},
 		fieldList(ps["ka2-context-v1.evidence"])); diff != "" {
 		t.Errorf("ka2-context-v1.evidence mismatch (-want +got):\n%s", diff)
 	}
