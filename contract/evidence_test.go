@@ -14,7 +14,7 @@ import (
 // servesCorpus has two cities' lodging limits and a meal allowance with a
 // supplement.
 var servesCorpus = fstest.MapFS{
-	"beijing.md": {Data: []byte("---\nsource_id: beijing\nversion: v1\nsubjects: [lodging.beijing]\nvalid_from: 2026-01-01\nunit: CNY per room-night\n---\nThe Beijing limit is 800 CNY per room-night.\n")},
+	"beijing.md":  {Data: []byte("---\nsource_id: beijing\nversion: v1\nsubjects: [lodging.beijing]\nvalid_from: 2026-01-01\nunit: CNY per room-night\n---\nThe Beijing limit is 800 CNY per room-night.\n")},
 	"shanghai.md": {Data: []byte("---\nsource_id: shanghai\nversion: v1\nsubjects: [lodging.shanghai, lodging.east]\nvalid_from: 2026-01-01\nunit: CNY per room-night\n---\nThe Shanghai limit is 900 CNY per room-night.\n")},
 	"meals.md":    {Data: []byte("---\nsource_id: meals\nversion: v1\nsubjects: [meals]\nvalid_from: 2026-01-01\n---\nThe meal allowance is 150 CNY per day.\n")},
 	"dinner.md":   {Data: []byte("---\nsource_id: dinner\nversion: v1\nsubjects: [meals]\nvalid_from: 2026-01-01\nrole: supplement\n---\nA client dinner adds up to 80 CNY per day.\n")},
