@@ -58,7 +58,7 @@ func actClaim(sentence string) (start, end int, ok bool) {
 	for _, re := range acted {
 		if loc := re.FindStringIndex(sentence); loc != nil {
 			// Leave out the separator a pattern starts at.
-			rest := strings.TrimLeft(sentence[loc[0]:loc[1]], ".!?:;，。；！？,; \n\t")
+			rest := strings.TrimLeft(sentence[loc[0]:loc[1]], ".!?:;，。；！？, \n\t")
 			return loc[1] - len(rest), loc[1], true
 		}
 	}
