@@ -110,3 +110,22 @@ func TestReadContractFields(t *testing.T) {
 		t.Errorf("ReadContract() mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// FuzzReadContract checks that no text makes the strict reader panic, and
+// that what it reads it reads the same way twice.
+func FuzzReadContract(f *testing.F) {
+	f.Add(`{"template":"ka2-context-v1","instruction":"i","example":{"question":"q","answer":"a"},"evidence":[{"source_id":"a","version":"v1","valid_from":"2026-01-01","serves":["x"],"line_start":1,"line_end":1,"quote":"q"}],"scope":{"subjects":["x","y"],"dates":["2026-09-14"]},"question":"q"}`)
+	f.Add(`{"template":"ka2-context-v1","Template":"x"}`)
+	f.Add(`{"evidence":[{"Quote":"a","quote":"b"}]}`)
+	f.Add(`[1, ?]`)
+	f.Fuzz(func(t *testing.T, doc string) {
+		a, errA := contract.ReadContract("c.json", []byte(doc))
+		b, errB := contract.ReadContract("c.json", []byte(doc))
+		if (errA == nil) != (errB == nil) || (errA != nil && errA.Error() != errB.Error()) || !cmp.Equal(a, b) {
+			t.Fatalf("ReadContract(%q) differs between two reads: %v, %v", doc, errA, errB)
+		}
+		if errA != nil && !errors.Is(errA, contract.ErrBadContract) {
+			t.Fatalf("ReadContract(%q) = %v, not ErrBadContract", doc, errA)
+		}
+	})
+}

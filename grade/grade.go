@@ -276,13 +276,13 @@ func (g *grader) finish() Report {
 
 // index reads every record and quoted line once.
 func (g *grader) index() {
-	var asked []string
-	if g.c.Scope != nil {
-		asked = g.c.Scope.Dates
+	if g.c.Scope == nil {
+		// Only a contract made in code lacks one: ReadContract requires it.
+		g.skip(-1, "whether the cited records apply, conflict or answer: the contract has no scope")
 	}
 	for i, r := range g.c.Evidence {
 		rec := record{EvidenceRecord: r, injected: slices.Contains(g.opts.Injected, r.SourceID), promoted: strings.Contains(r.SourceID, ":")}
-		rec.applies = slices.ContainsFunc(asked, r.Applies)
+		rec.applies = g.c.Scope == nil || slices.ContainsFunc(g.c.Scope.Dates, r.Applies)
 		g.records = append(g.records, rec)
 		class := UnitClass(r.Unit)
 		for j, l := range strings.Split(r.Quote, "\n") {
@@ -413,7 +413,7 @@ func (g *grader) checkRefusal() {
 	}
 	if gap, known := g.gap(); known && gap == "" {
 		g.add(NeedlessRefusal, -1, "the answer refuses, but the evidence applies to every asked subject on every scope date and agrees: answer from it")
-	} else if !known {
+	} else if !known && g.c.Scope != nil {
 		g.skip(-1, "whether the refusal was needed: the scope asks several subjects and the records do not say which they serve")
 	}
 }

@@ -312,3 +312,15 @@ func TestRefusalPhrases(t *testing.T) {
 		}
 	}
 }
+
+// TestNoScope: a contract made in code without a scope is graded on what
+// it has, and the report says what could not be checked.
+func TestNoScope(t *testing.T) {
+	c := build(t, "en", []string{"lodging"}, "2026-09-14")
+	c.Scope = nil
+	got := grade.Grade(c, "The limit is 750 CNY per room-night [travel-v2:3].", grade.OptionsFor(contract.Default()))
+	want := []grade.Unchecked{{Detail: "whether the cited records apply, conflict or answer: the contract has no scope"}}
+	if diff := cmp.Diff(want, got.Unchecked); diff != "" || !got.OK {
+		t.Errorf("Grade(no scope) = ok %v, findings %v, unchecked mismatch (-want +got):\n%s", got.OK, got.Findings, diff)
+	}
+}
