@@ -457,6 +457,10 @@ func TestReadReportRefusesRepeatedKeys(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `the report at 1:37: a key: key "format" repeats the one at 1:2`) {
 		t.Errorf("ReadReport(%q) = %v, want the repeated key", data, err)
 	}
+	data = `{"format": "ka2-regress-report-v1", "Format": "ka2-regress-report-v9", "cases": []}`
+	if _, err := golden.ReadReport(strings.NewReader(data)); err == nil || !strings.Contains(err.Error(), `key "Format" differs only in case from "format" at 1:2`) {
+		t.Errorf("ReadReport(%q) = %v, want the case-variant key", data, err)
+	}
 }
 
 func TestMergeRefuses(t *testing.T) {

@@ -659,6 +659,14 @@ func TestStageJSONRefusesRepeatedKeys(t *testing.T) {
 	if err := checkText([]byte(`{"artifacts": {"x": 1}, "artifacts": {"x": 2}}`)); err == nil || !strings.Contains(err.Error(), `1:25: a key: key "artifacts" repeats the one at 1:2`) {
 		t.Errorf("checkText(hook output) = %v, want the repeated artifacts key", err)
 	}
+	// Keys that differ only in case are one field to encoding/json.
+	out = `{"output": {"approve": false, "Approve": true}}`
+	if _, err := parseStageOutput([]byte(out)); !errors.Is(err, ErrBadOutput) || !strings.Contains(err.Error(), `key "Approve" differs only in case from "approve" at 1:13`) {
+		t.Errorf("parseStageOutput(%s) = %v, want ErrBadOutput naming the case variant", out, err)
+	}
+	if err := checkText([]byte(`{"artifacts": {"x": 1}, "Artifacts": {"x": 2}}`)); err == nil || !strings.Contains(err.Error(), `key "Artifacts" differs only in case from "artifacts" at 1:2`) {
+		t.Errorf("checkText(hook output) = %v, want the case-variant artifacts key", err)
+	}
 	p, err := Parse("p.yaml", []byte("stages: {s: {exec: x}}\nflow: s\n"), nil)
 	if err != nil {
 		t.Fatal(err)
