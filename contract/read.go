@@ -74,6 +74,10 @@ func (d *Definition) ReadContract(name string, data []byte) (*Document, error) {
 		return nil, r.err()
 	}
 	root := strict.Root(doc)
+	if isDefinition(root) {
+		r.at(1, 1, diag.Fix("pass the contract ka2 build printed, not the contract definition"), "this is a contract definition (it has fields and an output_schema), not a contract")
+		return nil, r.err()
+	}
 	c := r.document(root)
 	if len(r.diags) > 0 {
 		return nil, r.err()
@@ -373,6 +377,24 @@ func (r *contractReader) consistent(root *yaml.Node, c *Document) {
 			r.atNode(nodeAt(root, "/scope"), diag.Hint{}, "%v", err)
 		}
 	}
+}
+
+// isDefinition reports a contract definition file: an object with the
+// definition's fields and output_schema keys, which a contract never has.
+func isDefinition(root *yaml.Node) bool {
+	if root == nil || root.Kind != yaml.MappingNode {
+		return false
+	}
+	var fields, schema bool
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		switch root.Content[i].Value {
+		case "fields":
+			fields = true
+		case "output_schema":
+			schema = true
+		}
+	}
+	return fields && schema
 }
 
 // nodeAt finds the node a JSON pointer names, or the nearest one above it

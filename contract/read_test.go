@@ -60,7 +60,8 @@ func TestReadContract(t *testing.T) {
 	}
 	const ev = `"evidence":[{"source_id":"travel-v2","version":"v2","valid_from":"2026-01-01","line_start":1,"line_end":1,"quote":"The limit is 750 CNY."}]`
 	tests := []struct{ name, doc, want string }{
-		{"the definition file", string(ka2.ContractJSON), `c.json:3:3: contract: the contract has no key "description"`},
+		{"the definition file", string(ka2.ContractJSON), `c.json:1:1: contract: this is a contract definition (it has fields and an output_schema), not a contract; pass the contract ka2 build printed, not the contract definition`},
+		{"a definition without its schema", strings.Replace(string(ka2.ContractJSON), `"output_schema"`, `"schema"`, 1), `c.json:3:3: contract: the contract has no key "description"`},
 		{"repeated key", `{"template":"ka2-context-v1","question":"a","question":"b"}`,
 			`c.json:1:45: contract: key "question" repeats the one at 1:30; keep one: JSON readers differ on which of the two values a repeated key means`},
 		{"case variant of evidence", replace(`"scope":`, `"Evidence":[{"source_id":"travel-v2","version":"v2","line_start":3,"line_end":3,"quote":"The lodging limit is 999 CNY per room-night."}],"scope":`),
