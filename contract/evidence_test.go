@@ -68,13 +68,13 @@ func TestServesAndRole(t *testing.T) {
 	}
 	tests := []struct{ name, doc, want string }{
 		{"another subject", strings.Replace(two, `"serves":["lodging.beijing"]`, `"serves":["lodging.east"]`, 1),
-			`/evidence/0/serves: applicability: beijing serves the asked subjects [lodging.beijing], not [lodging.east]`},
+			`/evidence/0/serves: record: serves is ["lodging.east"], and ka2 writes ["lodging.beijing"] for beijing:1-1`},
 		{"serves with one subject", strings.Replace(one, `"line_start":1`, `"serves":["lodging.beijing"],"line_start":1`, 1),
-			`/evidence/0/serves: applicability: the scope asks one subject, so records name none: leave serves out`},
+			`/evidence/0/serves: record: serves is ["lodging.beijing"], and ka2 writes null for beijing:1-1`},
 		{"not a supplement", strings.Replace(one, `"line_start":1`, `"role":"supplement","line_start":1`, 1),
-			`/evidence/0/role: applicability: beijing is a primary source in the corpus, not role "supplement": leave role out`},
+			`/evidence/0/role: record: role is "supplement", and ka2 writes "" for beijing:1-1`},
 		{"the role left out", strings.Replace(meals, `"role":"supplement",`, ``, 1),
-			`applicability: dinner has role "supplement" in the corpus, and the record leaves it out`},
+			`/evidence/0/role: record: role is "", and ka2 writes "supplement" for dinner:1-1`},
 	}
 	for _, tt := range tests {
 		v := b.Verify([]byte(tt.doc), "en")

@@ -80,7 +80,7 @@ func (vf *verifier) expectEvidence(sel []*corpus.Source, q selector.Query, srcs 
 		}
 		slices.SortStableFunc(sources, selector.Compare)
 	}
-	items, err := evidenceCandidates(vf.b.Index.Corpus(), sources, short)
+	items, err := evidenceCandidates(vf.b.Index.Corpus(), sources, vf.askedSubjects(), short)
 	if err != nil {
 		return nil, err
 	}
@@ -257,7 +257,8 @@ func (vf *verifier) checkPromoted(where string, e EvidenceRecord) {
 
 // registerRecord registers a corpus record as evidence, as it is written.
 func (vf *verifier) registerRecord(where string, e EvidenceRecord) {
-	ref := provenance.Ref{SourceID: e.SourceID, Version: e.Version, Lines: corpus.Range{Start: e.LineStart, End: e.LineEnd}, Unit: e.Unit}
+	ref := provenance.Ref{SourceID: e.SourceID, Version: e.Version, Lines: corpus.Range{Start: e.LineStart, End: e.LineEnd}, Unit: e.Unit,
+		Role: e.Role, Serves: servesText(e.Serves)}
 	for _, f := range []struct {
 		key, text string
 		into      *corpus.Date
@@ -287,7 +288,7 @@ func (vf *verifier) checkRecord(st *evidenceState, i int, dup bool) {
 	idx, expected := d.bySource[s]
 	if !expected {
 		st.extras = append(st.extras, i)
-		tmpl, err := evidenceCandidates(vf.b.Index.Corpus(), []*corpus.Source{s}, d.short)
+		tmpl, err := evidenceCandidates(vf.b.Index.Corpus(), []*corpus.Source{s}, vf.askedSubjects(), d.short)
 		if err == nil {
 			vf.compareFields(where, s, e, wantAt(tmpl[0], s, r, e.Quote), nil)
 		}
@@ -493,4 +494,14 @@ func (vf *verifier) compareFields(where string, s *corpus.Source, got, want Evid
 			vf.add(ProblemRecord, where+"/"+key, "%s is %s, and ka2 writes %s for %s", key, g, w, want.Address())
 		}
 	}
+}
+
+// askedSubjects are the subjects the contract's scope asks, as the
+// selector orders them (sorted, each once), which decide the serves list
+// of each record build would write; none without a scope.
+func (vf *verifier) askedSubjects() []string {
+	if vf.w.Scope == nil {
+		return nil
+	}
+	return slices.Compact(slices.Sorted(slices.Values(vf.w.Scope.Subjects)))
 }

@@ -288,8 +288,12 @@ func run(ctx context.Context, gen Generator, c *Case, v *Variant, rep int, doc [
 		return r
 	}
 	// The one place a variant is graded: v.Injected names the records
-	// eval added, which are not evidence for the question.
-	g := grade.Grade(gc, answer, gopts)
+	// eval added, which are not evidence for the question: citing one, or
+	// using an amount only it states, is the failure the condition is
+	// there to find, and they never make a conflict.
+	opts := gopts
+	opts.Injected = v.Injected
+	g := grade.Grade(gc, answer, opts)
 	r.Findings = g.Findings
 	if v.Condition != Missing {
 		for _, want := range c.ExpectAnswer {

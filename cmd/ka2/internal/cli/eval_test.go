@@ -536,6 +536,7 @@ func TestEvalReportRegrades(t *testing.T) {
 		t.Fatal(err)
 	}
 	contracts := map[variantKey][]byte{}
+	injected := map[variantKey][]string{}
 	for _, v := range rep.Variants {
 		if v.Status != "sent" {
 			continue
@@ -548,6 +549,7 @@ func TestEvalReportRegrades(t *testing.T) {
 			t.Errorf("%s [%s]: the contract kept is not the one sent (SHA-256 %x, recorded %s)", v.Case, v.Condition, sum, v.SHA256)
 		}
 		contracts[variantKey{v.Case, v.Condition}] = b.Bytes()
+		injected[variantKey{v.Case, v.Condition}] = v.Injected
 	}
 	findings := 0
 	for i, r := range rep.Runs {
@@ -559,7 +561,11 @@ func TestEvalReportRegrades(t *testing.T) {
 		testutil.WriteFile(t, cpath, string(doc))
 		testutil.WriteFile(t, apath, r.Answer)
 		f, stdout, stderr := cli.TestFactory("")
-		gcode := cli.Run(context.Background(), f, []string{"grade", "--contract", cpath, "--answer", apath, "--format", "json"})
+		args := []string{"grade", "--contract", cpath, "--answer", apath, "--format", "json"}
+		for _, id := range injected[variantKey{r.Case, r.Condition}] {
+			args = append(args, "--injected", id)
+		}
+		gcode := cli.Run(context.Background(), f, args)
 		var g struct {
 			Findings []struct{ Kind, Detail string }
 		}

@@ -23,6 +23,9 @@ type GradeOptions struct {
 	Definition string
 	Lang       string
 	Format     string
+	// Injected names records added to the contract as a test (eval's
+	// hostile notice and distractors), which are not evidence.
+	Injected []string
 	cmdContext
 }
 
@@ -79,6 +82,7 @@ error (exit 2) naming each problem.`,
 	fs.StringVar(&opts.Definition, "definition", "", "contract definition file whose content file holds the refusal phrases (default: the embedded one)")
 	fs.StringVar(&opts.Lang, "lang", "", "the contract's language (default: found from its instruction)")
 	enumVar(fs, &opts.Format, "format", "text", textJSON, "output format")
+	fs.StringArrayVar(&opts.Injected, "injected", nil, "a source_id added to the contract as a test, not evidence (repeatable; eval's report lists each variant's)")
 	return cmd
 }
 
@@ -104,6 +108,7 @@ func runGrade(o *GradeOptions) error {
 		return fmt.Errorf("the contract definition's content file has no refusal phrases: add a refusals list per language")
 	}
 	opts.Lang = o.Lang
+	opts.Injected = o.Injected
 	data, err := readInput(o.f, o.Contract)
 	if err != nil {
 		return fmt.Errorf("read contract: %w", err)

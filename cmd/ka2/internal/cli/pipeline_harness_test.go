@@ -294,7 +294,7 @@ func TestPipelineResumeTampered(t *testing.T) {
 			}, wantWhat: "records an output text other than the one ka2.build gives"},
 		{name: "a key in another case", answer: good, file: "02-answer.json",
 			edit:     func(set func(any, ...string), _ func(...string)) { set(0, "Exit_Code") },
-			wantWhat: "it holds keys or values a snapshot does not have"},
+			wantWhat: `differs only in case from "Exit_Code"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
