@@ -84,22 +84,22 @@ func TestWriteSyncsFolderAfterRename(t *testing.T) {
 	var synced []string
 	orig := syncDir
 	t.Cleanup(func() { syncDir = orig })
-	syncDir = func(d string) error {
+	syncDir = func(root *os.Root, d string) error {
 		got, err := os.ReadFile(p)
 		if err != nil || string(got) != "new" {
 			t.Errorf("folder synced before the rename: %q, %v", got, err)
 		}
-		synced = append(synced, d)
-		return orig(d)
+		synced = append(synced, filepath.Join(root.Name(), d))
+		return orig(root, d)
 	}
 	if err := Write(t.Context(), p, []byte("new"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{dir + string(filepath.Separator)}; !slices.Equal(synced, want) {
+	if want := []string{filepath.Join(dir, ".")}; !slices.Equal(synced, want) {
 		t.Errorf("synced %q, want %q", synced, want)
 	}
 	// A folder that cannot be synced is an error naming the file.
-	syncDir = func(string) error { return errors.New("disk gone") }
+	syncDir = func(*os.Root, string) error { return errors.New("disk gone") }
 	if err := Write(t.Context(), p, []byte("newer"), 0o644); err == nil || !strings.Contains(err.Error(), "golden.json: sync its folder: disk gone") {
 		t.Errorf("Write() = %v, want the folder sync error", err)
 	}
