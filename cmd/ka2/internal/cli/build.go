@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ka2/ka2/contract"
-	"github.com/ka2/ka2/internal/atomicfile"
 	"github.com/ka2/ka2/provenance"
 )
 
@@ -60,7 +59,7 @@ on standard output. --audit FILE writes the store's history as JSON Lines.`,
     "items":[{"type":"tool_output","source":"tool:order_lookup","text":"Order A-104: 720 CNY per room-night"}],
     "promote":[{"item":0,"to":"evidence"}]}' | ka2 build --request - --trace run.json`,
 		Args: cobra.NoArgs,
-		RunE: runE(opts, &opts.cmdContext, nil, nil, runF, runBuild),
+		RunE: runE(opts, &opts.cmdContext, nil, opts.validate, runF, runBuild),
 	}
 	fs := cmd.Flags()
 	opts.queryFlags.register(fs, "en", "language of the instruction and the evidence: en or zh")
@@ -87,6 +86,17 @@ type buildRun struct {
 // returns the run along with the *budget.OverError; when the store refuses
 // an item, the run has no contract (res.JSON is nil) and the error is the
 // refusal.
+// validate refuses standard output for the trace and the audit: the
+// contract goes there.
+func (o *BuildOptions) validate() error {
+	for _, f := range []struct{ flag, name string }{{"--trace", o.Trace}, {"--audit", o.Audit}} {
+		if f.name == stdoutName {
+			return usageError{fmt.Errorf("%s -: standard output carries the contract; name a file (or /dev/stderr)", f.flag)}
+		}
+	}
+	return nil
+}
+
 func (o *BuildOptions) build() (*buildRun, error) {
 	rf, err := o.readRequest(o.f)
 	if err != nil {
@@ -134,8 +144,8 @@ func runBuild(o *BuildOptions) error {
 		if aerr := run.res.Store.WriteHistory(&buf); aerr != nil {
 			return aerr
 		}
-		if aerr := atomicfile.Write(o.ctx(), o.Audit, buf.Bytes(), 0o644); aerr != nil {
-			return fmt.Errorf("--audit: %w", aerr)
+		if aerr := writeOutput(o.ctx(), o.f.Out, "--audit", o.Audit, buf.Bytes()); aerr != nil {
+			return aerr
 		}
 	}
 	if err != nil {
@@ -184,8 +194,5 @@ func (o *BuildOptions) writeTrace(run *buildRun, buildErr error) error {
 	if err := writeJSON(&buf, t, true); err != nil {
 		return err
 	}
-	if err := atomicfile.Write(o.ctx(), o.Trace, buf.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("--trace: %w", err)
-	}
-	return nil
+	return writeOutput(o.ctx(), o.f.Out, "--trace", o.Trace, buf.Bytes())
 }

@@ -17,7 +17,6 @@ import (
 
 	"github.com/ka2/ka2/eval"
 	"github.com/ka2/ka2/golden"
-	"github.com/ka2/ka2/internal/atomicfile"
 	"github.com/ka2/ka2/internal/errkind"
 	"github.com/ka2/ka2/internal/inputfile"
 )
@@ -134,7 +133,7 @@ no answer is a failed run, reported with the last line of its stderr.`,
 	fs.StringVar(&opts.Hostile, "hostile", "", "file holding the hostile record's text (default: an embedded one)")
 	fs.StringVar(&opts.MinPass, "min-pass", "0.9", "pass rate each condition must reach, 0..1; per condition as 0.9,hostile=1,missing=0.8")
 	enumVar(fs, &opts.Format, "format", "text", []string{"text", "json", "junit"}, "report format")
-	fs.StringVar(&opts.Report, "report", "", "write the report in --format to this file; the text report goes to standard output")
+	fs.StringVar(&opts.Report, "report", "", "write the report in --format to this file (- for standard output); the text report then goes to standard output")
 	return cmd
 }
 
@@ -277,13 +276,13 @@ func runEval(o *EvalOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.Report != "" {
+	if o.Report != "" && o.Report != stdoutName {
 		var buf bytes.Buffer
 		if err := writeEval(&buf, rep, o.Format); err != nil {
 			return err
 		}
-		if err := atomicfile.Write(o.ctx(), o.Report, buf.Bytes(), 0o644); err != nil {
-			return fmt.Errorf("--report: %w", err)
+		if err := writeOutput(o.ctx(), o.f.Out, "--report", o.Report, buf.Bytes()); err != nil {
+			return err
 		}
 		err = rep.WriteText(o.f.Out)
 	} else {

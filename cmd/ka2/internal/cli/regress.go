@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ka2/ka2/golden"
-	"github.com/ka2/ka2/internal/atomicfile"
 	"github.com/ka2/ka2/internal/errkind"
 )
 
@@ -76,7 +75,7 @@ golden, for ka2 review.`,
 	fs.BoolVar(&opts.Prune, "prune", false, "delete goldens that no case refers to")
 	enumVar(fs, &opts.Unreferenced, "unreferenced", "report", []string{"report", "reject"}, "goldens no case refers to: report them, or reject (fail the run)")
 	enumVar(fs, &opts.Format, "format", "text", reportFormats, "report format (html: one offline page, failing cases first)")
-	fs.StringVar(&opts.Report, "report", "", "write the report in --format to this file; the console then shows text")
+	fs.StringVar(&opts.Report, "report", "", "write the report in --format to this file (- for standard output); the console then shows text")
 	fs.StringVar(&opts.Shard, "shard", "", "run only shard K of N (K/N, e.g. 2/4); shards are stable as cases are added")
 	fs.StringArrayVar(&opts.Cases, "case", nil, "run only the case of this name (repeatable; completes from the case files)")
 	fs.IntVar(&opts.MaxFailures, "max-failures", 0, "stop after this many failing cases (0: run them all)")
@@ -168,7 +167,8 @@ func runRegress(o *RegressOptions) error {
 }
 
 // writeReport prints the report in --format, or with --report writes it to
-// the file (atomically) and prints text.
+// the file (see writeOutput) and prints text; --report - is standard
+// output, as no --report is.
 func (o *RegressOptions) writeReport(rep *golden.Report) error {
 	write := func(w io.Writer, format string) error {
 		switch format {
@@ -185,7 +185,7 @@ func (o *RegressOptions) writeReport(rep *golden.Report) error {
 		}
 		return rep.WriteText(w, flagName)
 	}
-	if o.Report == "" {
+	if o.Report == "" || o.Report == stdoutName {
 		if o.Format == "text" {
 			return write(o.f.Out, "console")
 		}
@@ -195,8 +195,8 @@ func (o *RegressOptions) writeReport(rep *golden.Report) error {
 	if err := write(&buf, o.Format); err != nil {
 		return err
 	}
-	if err := atomicfile.Write(o.ctx(), o.Report, buf.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("--report: %w", err)
+	if err := writeOutput(o.ctx(), o.f.Out, "--report", o.Report, buf.Bytes()); err != nil {
+		return err
 	}
 	return write(o.f.Out, "console")
 }

@@ -5,11 +5,11 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ka2/ka2/golden"
-	"github.com/ka2/ka2/internal/atomicfile"
 	"github.com/ka2/ka2/internal/errkind"
 	"github.com/ka2/ka2/internal/inputfile"
 )
@@ -60,11 +60,11 @@ reports cannot be merged.`,
 		Example: `  ka2 report merge --format junit --report junit.xml shard-*.json
   ka2 report merge --format json shard-1.json shard-2.json > merged.json`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: runE(opts, &opts.cmdContext, func(args []string) { opts.Files = args }, nil, runF, runReportMerge),
+		RunE: runE(opts, &opts.cmdContext, func(args []string) { opts.Files = args }, opts.validate, runF, runReportMerge),
 	}
 	fs := cmd.Flags()
 	enumVar(fs, &opts.Format, "format", "text", reportFormats, "report format (html: one offline page, failing cases first)")
-	fs.StringVar(&opts.Report, "report", "", "write the report in --format to this file; the console then shows text")
+	fs.StringVar(&opts.Report, "report", "", "write the report in --format to this file (- for standard output); the console then shows text")
 	fs.StringVar(&opts.JUnit, "junit", "", "also write the merged report as JUnit XML to this file")
 	fs.StringVar(&opts.JSON, "json", "", "also write the merged report as JSON to this file")
 	// --junit and --json came before --report; scripts that use them
@@ -73,6 +73,21 @@ reports cannot be merged.`,
 	_ = fs.MarkHidden("json")
 	colorVar(fs, &opts.Color)
 	return cmd
+}
+
+// validate refuses two reports on standard output: they would run into
+// each other.
+func (o *ReportMergeOptions) validate() error {
+	var dash []string
+	for _, f := range []struct{ flag, name string }{{"--junit", o.JUnit}, {"--json", o.JSON}, {"--report", o.Report}} {
+		if f.name == stdoutName {
+			dash = append(dash, f.flag)
+		}
+	}
+	if len(dash) > 1 {
+		return usageError{fmt.Errorf("%s: only one report can go to standard output (-)", strings.Join(dash, " and "))}
+	}
+	return nil
 }
 
 func runReportMerge(o *ReportMergeOptions) error {
@@ -92,26 +107,35 @@ func runReportMerge(o *ReportMergeOptions) error {
 	if err != nil {
 		return err
 	}
+	toStdout := false
 	for _, file := range []struct {
-		name, format string
-	}{{o.JUnit, "junit"}, {o.JSON, "json"}, {o.Report, o.Format}} {
+		flag, name, format string
+	}{{"--junit", o.JUnit, "junit"}, {"--json", o.JSON, "json"}, {"--report", o.Report, o.Format}} {
 		if file.name == "" {
 			continue
 		}
 		var buf bytes.Buffer
-		if err := writeMergedReport(&buf, merged, file.format, file.name, false); err != nil {
+		link := file.name
+		if link == stdoutName {
+			link, toStdout = "", true
+		}
+		if err := writeMergedReport(&buf, merged, file.format, link, false); err != nil {
 			return err
 		}
-		if err := atomicfile.Write(o.ctx(), file.name, buf.Bytes(), 0o644); err != nil {
-			return fmt.Errorf("--report: %w", err)
+		if err := writeOutput(o.ctx(), o.f.Out, file.flag, file.name, buf.Bytes()); err != nil {
+			return err
 		}
 	}
+	// A report written to standard output is what it shows; else text,
+	// or --format when no file was asked for.
 	format := o.Format
 	if o.Report != "" {
 		format = "text"
 	}
-	if err := writeMergedReport(o.f.Out, merged, format, "", o.f.color(o.Color)); err != nil {
-		return err
+	if !toStdout {
+		if err := writeMergedReport(o.f.Out, merged, format, "", o.f.color(o.Color)); err != nil {
+			return err
+		}
 	}
 	if !merged.OK() {
 		return exitError{errkind.CheckFailed, errReported}

@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ka2/ka2/corpus"
-	"github.com/ka2/ka2/internal/atomicfile"
 	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/selector"
 	"github.com/ka2/ka2/timeline"
@@ -81,7 +80,7 @@ lane, as the selector selects them for every language.`,
 	fs.StringVar(&opts.Until, "until", "", "first date after the axis, YYYY-MM-DD (default: fitted to the sources and today)")
 	fs.StringVar(&opts.Today, "today", "", "the date of the today line, YYYY-MM-DD (default: today)")
 	enumVar(fs, &opts.Format, "format", "text", []string{"text", "svg", "html"}, "output format")
-	fs.StringVar(&opts.Output, "output", "", "write the chart to this file (atomically) instead of standard output")
+	fs.StringVar(&opts.Output, "output", "", "write the chart to this file (atomically; - for standard output) instead of standard output")
 	fs.IntVar(&opts.Width, "width", 0, fmt.Sprintf("columns for text (%d..%d; default: the terminal's, or %d), pixels for svg and html (%d..%d; default %d)",
 		timeline.MinTextWidth, timeline.MaxSVGWidth, defaultTextWidth, timeline.MinSVGWidth, timeline.MaxSVGWidth, timeline.DefaultSVGWidth))
 	opts.corpusFlags.register(fs)
@@ -161,10 +160,7 @@ func runTimeline(o *TimelineOptions) error {
 		return err
 	}
 	if o.Output != "" {
-		if err := atomicfile.Write(o.ctx(), o.Output, buf.Bytes(), 0o644); err != nil {
-			return fmt.Errorf("--output: %w", err)
-		}
-		return nil
+		return writeOutput(o.ctx(), o.f.Out, "--output", o.Output, buf.Bytes())
 	}
 	_, err = o.f.Out.Write(buf.Bytes())
 	return err
