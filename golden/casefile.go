@@ -1,6 +1,7 @@
 package golden
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"github.com/ka2/ka2/internal/diag"
@@ -51,6 +52,7 @@ type Case struct {
 	Golden string
 
 	key     string              // shard key: the file's path below its root, NUL, the name
+	golden  inTree              // Golden inside its case tree
 	pos     map[string]position // where each setting that applies to the case was written
 	builder *contract.Builder   // set by Load
 }
@@ -345,6 +347,10 @@ func (p *fileParser) parseCase(item *yaml.Node, defaults map[string]*yaml.Node) 
 	}
 	c.Golden = Path(p.path, c.Name)
 	c.key = p.path + "\x00" + c.Name
+	// Load names the tree the file was found in; alone, a case file's
+	// tree is its own folder.
+	dir, base := path.Split(p.path)
+	c.golden = inTree{root: filepath.FromSlash(cmp.Or(dir, ".")), rel: Path(base, c.Name)}
 	return c
 }
 

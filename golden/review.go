@@ -3,12 +3,7 @@ package golden
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
-
-	"github.com/ka2/ka2/internal/inputfile"
 )
 
 // PendingGolden is a pending golden (NAME.golden.new, written by
@@ -27,16 +22,16 @@ func (s *Suite) Pending() ([]PendingGolden, error) {
 	var out []PendingGolden
 	for _, c := range s.Cases {
 		p := c.Golden + PendingSuffix
-		data, err := inputfile.ReadFile(filepath.FromSlash(p), inputfile.MaxSize)
+		data, err := c.golden.with(PendingSuffix).read()
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", p, err)
+			return nil, err
 		}
-		old, err := inputfile.ReadFile(filepath.FromSlash(c.Golden), inputfile.MaxSize)
+		old, err := c.golden.read()
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("read %s: %w", c.Golden, err)
+			return nil, err
 		}
 		out = append(out, PendingGolden{Case: c, Path: p, Old: old, New: data})
 	}
@@ -58,7 +53,7 @@ func (p PendingGolden) Diff() string {
 // deletes the pending file. A ctx done before the golden is replaced leaves
 // both files as they were.
 func (p PendingGolden) Accept(ctx context.Context) error {
-	if err := writeGolden(ctx, p.Case.Golden, p.New); err != nil {
+	if err := p.Case.golden.write(ctx, p.New); err != nil {
 		return err
 	}
 	return p.Reject()
@@ -66,8 +61,5 @@ func (p PendingGolden) Accept(ctx context.Context) error {
 
 // Reject deletes the pending file and leaves the golden as it is.
 func (p PendingGolden) Reject() error {
-	if err := os.Remove(filepath.FromSlash(p.Path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("remove %s: %w", p.Path, err)
-	}
-	return nil
+	return p.Case.golden.with(PendingSuffix).remove()
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -161,11 +160,11 @@ func Run(ctx context.Context, s *Suite, opts Options) (*Report, error) {
 			errs = append(errs, errors.New(results[i].Error))
 		}
 	}
-	for _, p := range s.Unreferenced {
-		u := UnreferencedGolden{Path: p}
+	for _, p := range s.unreferenced {
+		u := UnreferencedGolden{Path: p.shown()}
 		if opts.Prune {
-			if err := os.Remove(filepath.FromSlash(p)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				errs = append(errs, fmt.Errorf("prune %s: %w", p, err))
+			if err := p.remove(); err != nil {
+				errs = append(errs, fmt.Errorf("prune: %w", err))
 			} else {
 				u.Pruned = true
 			}
@@ -204,7 +203,7 @@ func runCase(ctx context.Context, c *Case, opts Options) CaseReport {
 	r := CaseReport{Name: c.Name, Line: c.Line, Golden: c.Golden, Outcome: outcomeName(o.Kind), Budget: caseBudget(o.Budget)}
 	r.Expectations = c.check(o)
 	counter, limits := c.builder.Counter, c.builder.Limits
-	want, err := inputfile.ReadFile(filepath.FromSlash(c.Golden), inputfile.MaxSize)
+	want, err := c.golden.read()
 	switch {
 	case err == nil && o.Matches(want):
 		r.State = StateMatch
@@ -229,7 +228,7 @@ func runCase(ctx context.Context, c *Case, opts Options) CaseReport {
 		// The same contract, not in the stored form (compact, written by
 		// hand or by an older ka2): --update writes it indented, and says
 		// so, as it says of every file it writes.
-		if err := writeGolden(ctx, c.Golden, o.Stored()); err != nil {
+		if err := c.golden.write(ctx, o.Stored()); err != nil {
 			r.Error = err.Error()
 		} else {
 			r.State, r.Summary = StateUpdated, "same contract; rewritten in the stored form (indented, one field per line)"
@@ -240,11 +239,11 @@ func runCase(ctx context.Context, c *Case, opts Options) CaseReport {
 		case opts.Update && len(r.Expectations) > 0:
 			r.Note = "not updated: a failed expectation is never written into a golden"
 		case opts.Update:
-			if err := writeGolden(ctx, c.Golden, o.Stored()); err != nil {
+			if err := c.golden.write(ctx, o.Stored()); err != nil {
 				r.Error = err.Error()
 				break
 			}
-			if err := os.Remove(filepath.FromSlash(c.Golden + PendingSuffix)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			if err := c.golden.with(PendingSuffix).remove(); err != nil {
 				r.Error = fmt.Sprintf("remove the pending golden: %v", err)
 			}
 			if r.State == StateMissing {
@@ -253,7 +252,7 @@ func runCase(ctx context.Context, c *Case, opts Options) CaseReport {
 				r.State = StateUpdated
 			}
 		case opts.Pending:
-			if err := writeGolden(ctx, c.Golden+PendingSuffix, o.Stored()); err != nil {
+			if err := c.golden.with(PendingSuffix).write(ctx, o.Stored()); err != nil {
 				r.Error = err.Error()
 				break
 			}
@@ -288,16 +287,6 @@ func removeStale(cases []*Case) ([]string, []error) {
 		}
 	}
 	return removed, errs
-}
-
-// writeGolden writes a golden (or pending) file atomically, creating its
-// folder.
-func writeGolden(ctx context.Context, p string, data []byte) error {
-	name := filepath.FromSlash(p)
-	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-		return fmt.Errorf("write %s: %w", p, err)
-	}
-	return atomicfile.Write(ctx, name, data, 0o644)
 }
 
 func outcomeName(k ErrorKind) string {

@@ -34,6 +34,9 @@ type Suite struct {
 	// (NAME.golden.new) in the suite's golden folders that no case refers
 	// to, such as those of removed or renamed cases. Sorted, slash paths.
 	Unreferenced []string
+	// unreferenced are the same files inside their case trees, for
+	// pruning.
+	unreferenced []inTree
 }
 
 // ErrNoSuchCase is returned by Only for a name no case of the suite has.
@@ -126,6 +129,7 @@ func Load(ctx context.Context, paths []string, opts LoadOptions) (*Suite, error)
 		}
 		for _, c := range files[i].Cases {
 			c.key = found[i].rel + "\x00" + c.Name
+			c.golden = inTree{root: found[i].root, rel: Path(found[i].rel, c.Name)}
 			switch {
 			case c.Config.Corpus.Dir == "":
 				// The case file names no corpus, or names SampleCorpus:
@@ -146,29 +150,56 @@ func Load(ctx context.Context, paths []string, opts LoadOptions) (*Suite, error)
 		return nil, fmt.Errorf("load case files: %w", err)
 	}
 	errs = append(errs, rerrs...)
+	// Goldens are checked before any is read: a link out of the case
+	// tree, a named pipe or a device stops the run here, naming it (or
+	// the golden folder it is in, once).
+	badDir := map[string]bool{}
+	for _, g := range goldenDirs {
+		if d := g.checkDir(); d != nil {
+			errs = append(errs, d)
+			badDir[g.shown()] = true
+		}
+	}
+	for _, c := range s.Cases {
+		if badDir[path.Dir(c.golden.shown())] {
+			continue
+		}
+		for _, t := range []struct {
+			what string
+			at   inTree
+		}{{"golden", c.golden}, {"pending golden", c.golden.with(PendingSuffix)}} {
+			if d := t.at.check(t.what); d != nil {
+				errs = append(errs, d)
+			}
+		}
+	}
 	if err := errs.Mark(ErrBadCases); err != nil {
 		return nil, err
 	}
-	s.Unreferenced = s.unreferenced(goldenDirs)
+	s.unreferenced = s.findUnreferenced(goldenDirs)
+	for _, u := range s.unreferenced {
+		s.Unreferenced = append(s.Unreferenced, u.shown())
+	}
 	return s, nil
 }
 
-// caseFile is a case file found by findFiles: its path as reported, and its
-// path below the root it was found in (the stable part of a shard key).
-type caseFile struct{ path, rel string }
+// caseFile is a case file found by findFiles: its path as reported, its
+// path below the root it was found in (the stable part of a shard key),
+// and that root, the case tree, as an OS path.
+type caseFile struct{ path, rel, root string }
 
 // findFiles lists the case files in paths, sorted by path, and the golden
 // folders (testdata/golden/STEM) in which to look for unreferenced goldens.
-func findFiles(paths []string) ([]caseFile, []string, diag.List) {
+func findFiles(paths []string) ([]caseFile, []inTree, diag.List) {
 	var files []caseFile
-	var goldenDirs []string
+	var goldenDirs []inTree
 	var errs diag.List
 	seen := map[string]bool{}
-	add := func(p, rel string) {
+	add := func(p, rel, root string) {
 		p = filepath.ToSlash(p)
 		if !seen[p] {
 			seen[p] = true
-			files = append(files, caseFile{path: p, rel: filepath.ToSlash(rel)})
+			files = append(files, caseFile{path: p, rel: filepath.ToSlash(rel), root: root})
 		}
 	}
 	for _, root := range paths {
@@ -183,8 +214,8 @@ func findFiles(paths []string) ([]caseFile, []string, diag.List) {
 				errs = append(errs, &diag.Diagnostic{Pos: diag.Pos{Path: filepath.ToSlash(root)}, Code: CodeUnreadable, Message: "not a case file", Hint: diag.Fix("case files end in .yaml; name them or the folder that holds them")})
 				continue
 			}
-			add(root, filepath.Base(root))
-			goldenDirs = append(goldenDirs, goldenDirOf(root))
+			add(root, filepath.Base(root), filepath.Dir(root))
+			goldenDirs = append(goldenDirs, inTree{root: filepath.Dir(root), rel: goldenDirOf(filepath.Base(root))})
 			continue
 		}
 		err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -199,13 +230,15 @@ func findFiles(paths []string) ([]caseFile, []string, diag.List) {
 				}
 				dirs, _ := filepath.Glob(filepath.Join(p, "testdata", "golden", "*"))
 				for _, g := range dirs {
-					goldenDirs = append(goldenDirs, filepath.ToSlash(g))
+					if rel, err := filepath.Rel(root, g); err == nil {
+						goldenDirs = append(goldenDirs, inTree{root: root, rel: filepath.ToSlash(rel)})
+					}
 				}
 				return nil
 			}
 			if strings.HasSuffix(name, ".yaml") && !strings.HasPrefix(name, ".") {
 				rel, _ := filepath.Rel(root, p)
-				add(p, rel)
+				add(p, rel, root)
 			}
 			return nil
 		})
@@ -214,8 +247,8 @@ func findFiles(paths []string) ([]caseFile, []string, diag.List) {
 		}
 	}
 	slices.SortFunc(files, func(a, b caseFile) int { return strings.Compare(a.path, b.path) })
-	slices.Sort(goldenDirs)
-	return files, slices.Compact(goldenDirs), errs
+	slices.SortFunc(goldenDirs, func(a, b inTree) int { return strings.Compare(a.shown(), b.shown()) })
+	return files, slices.CompactFunc(goldenDirs, func(a, b inTree) bool { return a.shown() == b.shown() }), errs
 }
 
 // resolve loads every distinct contract definition and corpus once and
@@ -307,30 +340,26 @@ func (s *Suite) resolve(ctx context.Context, opts LoadOptions) (diag.List, error
 	return errs, nil
 }
 
-// unreferenced lists the golden and pending files in goldenDirs that no
-// case refers to.
-func (s *Suite) unreferenced(goldenDirs []string) []string {
+// findUnreferenced lists the golden and pending files in goldenDirs that
+// no case refers to, sorted by path.
+func (s *Suite) findUnreferenced(goldenDirs []inTree) []inTree {
 	ref := map[string]bool{}
 	for _, c := range s.Cases {
-		ref[c.Golden] = true
-		ref[c.Golden+PendingSuffix] = true
+		ref[c.golden.shown()] = true
+		ref[c.golden.with(PendingSuffix).shown()] = true
 	}
-	var out []string
+	var out []inTree
 	for _, dir := range goldenDirs {
-		entries, err := os.ReadDir(filepath.FromSlash(dir))
-		if err != nil {
-			continue
-		}
-		for _, e := range entries {
+		for _, e := range dir.list() {
 			name := e.Name()
 			if e.IsDir() || !(strings.HasSuffix(name, ".golden") || strings.HasSuffix(name, ".golden"+PendingSuffix)) {
 				continue
 			}
-			if p := path.Join(dir, name); !ref[p] {
-				out = append(out, p)
+			if g := (inTree{root: dir.root, rel: path.Join(dir.rel, name)}); !ref[g.shown()] {
+				out = append(out, g)
 			}
 		}
 	}
-	slices.Sort(out)
+	slices.SortFunc(out, func(a, b inTree) int { return strings.Compare(a.shown(), b.shown()) })
 	return out
 }

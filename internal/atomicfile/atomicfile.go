@@ -82,22 +82,24 @@ func Write(ctx context.Context, path string, data []byte, perm os.FileMode) erro
 // link to a regular file inside it is written through, the link kept),
 // and name's folder is made inside root if it is missing. A special
 // file (device, FIFO) is refused with ErrNotFile: what lives inside a
-// tree ka2 writes is files. name is slash-separated and relative.
+// tree ka2 writes is files. name is slash-separated and relative; errors
+// name the file by root's name joined with name.
 func WriteIn(ctx context.Context, root *os.Root, name string, data []byte, perm os.FileMode) error {
+	shown := filepath.Join(root.Name(), filepath.FromSlash(name))
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
+		return fmt.Errorf("write %s: %w", shown, err)
 	}
 	target, err := ResolveIn(root, name)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
+		return fmt.Errorf("write %s: %w", shown, err)
 	}
 	if d := path.Dir(target); d != "." {
 		if err := root.MkdirAll(d, 0o755); err != nil {
-			return fmt.Errorf("write %s: %w", name, err)
+			return fmt.Errorf("write %s: %w", shown, err)
 		}
 	}
 	if err := replace(ctx, root, target, data, perm); err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
+		return fmt.Errorf("write %s: %w", shown, err)
 	}
 	return nil
 }
@@ -189,6 +191,11 @@ func ResolveIn(root *os.Root, name string) (string, error) {
 		case errors.Is(err, fs.ErrNotExist):
 			return "", notFile{"it is a symbolic link to nothing"}
 		case err != nil:
+			// Out of the root, or a loop: the walk below says which
+			// link does it.
+			if _, werr := walkIn(root, name); werr != nil {
+				return "", werr
+			}
 			return "", outside(err)
 		case !fi.Mode().IsRegular():
 			return "", notFile{"it is a symbolic link to " + kind(fi.Mode()) + ", not to a regular file"}
@@ -196,8 +203,13 @@ func ResolveIn(root *os.Root, name string) (string, error) {
 	case !info.Mode().IsRegular():
 		return "", notFile{"it is " + kind(info.Mode()) + ", not a regular file"}
 	}
-	// Resolve one name at a time, as the system does, so that ".." in a
-	// link's text is taken from where the link really is.
+	return walkIn(root, name)
+}
+
+// walkIn resolves name inside root one name at a time, as the system
+// does, so that ".." in a link's text is taken from where the link
+// really is.
+func walkIn(root *os.Root, name string) (string, error) {
 	todo := strings.Split(name, "/")
 	var done []string
 	links := 0

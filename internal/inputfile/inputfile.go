@@ -11,6 +11,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 )
 
 // MaxSize is the most ka2 reads from one input file: a policy file, a
@@ -113,6 +114,37 @@ func ReadFile(name string, max int64) ([]byte, error) {
 	defer f.Close()
 	data, _, err := readOpen(f, name, max)
 	return data, err
+}
+
+// ReadIn reads the named file inside root as ReadFile does, and nothing
+// outside it: os.Root follows a link only while it stays inside root, so
+// a link (or a folder on the way) that leads out is an error, whenever it
+// was put there. Errors name the file by root's name joined with name.
+func ReadIn(root *os.Root, name string, max int64) ([]byte, error) {
+	shown := filepath.Join(root.Name(), filepath.FromSlash(name))
+	info, err := root.Stat(name)
+	if err != nil {
+		return nil, renamed(asOpen(err), shown)
+	}
+	if err := CheckMode(shown, info.Mode()); err != nil {
+		return nil, err
+	}
+	f, err := root.OpenFile(name, os.O_RDONLY|nonBlock, 0)
+	if err != nil {
+		return nil, renamed(err, shown)
+	}
+	defer f.Close()
+	data, _, err := readOpen(f, shown, max)
+	return data, err
+}
+
+// renamed gives a *fs.PathError the path shown to a person.
+func renamed(err error, shown string) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return &fs.PathError{Op: pe.Op, Path: shown, Err: pe.Err}
+	}
+	return err
 }
 
 // ReadFS reads the named file of fsys as fs.ReadFile does, but only a

@@ -1,0 +1,145 @@
+package golden
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/ka2/ka2/internal/atomicfile"
+	"github.com/ka2/ka2/internal/diag"
+	"github.com/ka2/ka2/internal/inputfile"
+)
+
+// CodeGoldenNotFile is the code of a golden, pending golden or golden
+// folder that is not a regular file (or folder) inside the case tree: a
+// link that leads out of the tree, to nothing or in a loop, a named
+// pipe, a device. Load reports it before any golden is read.
+const CodeGoldenNotFile diag.Code = "golden-not-file"
+
+// inTree is a path inside a case tree: the tree's folder, as an OS path,
+// and the path below it, slash-separated. The tree is the folder named
+// to Load that a case file was found in, or a named case file's own
+// folder. Goldens are read, written and deleted only through os.Root
+// opened on it, so no link in the tree, put there before the run or
+// during it, makes ka2 read or write a file outside: the files a pull
+// request can add to a case tree are data, not a way to the runner's
+// files.
+type inTree struct {
+	root string
+	rel  string
+}
+
+// shown is the path as reports name it.
+func (t inTree) shown() string { return path.Join(filepath.ToSlash(t.root), t.rel) }
+
+// with returns the path with suffix appended to its name.
+func (t inTree) with(suffix string) inTree { return inTree{t.root, t.rel + suffix} }
+
+// read reads the file, at most inputfile.MaxSize, if it is a regular
+// file inside the tree.
+func (t inTree) read() ([]byte, error) {
+	r, err := os.OpenRoot(t.root)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return inputfile.ReadIn(r, t.rel, inputfile.MaxSize)
+}
+
+// write replaces the file atomically (atomicfile.WriteIn), making its
+// folders, all inside the tree.
+func (t inTree) write(ctx context.Context, data []byte) error {
+	r, err := os.OpenRoot(t.root)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", t.shown(), err)
+	}
+	defer r.Close()
+	return atomicfile.WriteIn(ctx, r, t.rel, data, 0o644)
+}
+
+// remove deletes the file (a link itself, never what it leads to); a
+// missing file is not an error.
+func (t inTree) remove() error {
+	r, err := os.OpenRoot(t.root)
+	if err == nil {
+		err = r.Remove(t.rel)
+		r.Close()
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove %s: %w", t.shown(), err)
+	}
+	return nil
+}
+
+// check reports a golden or pending golden that ka2 would not read: one
+// that exists and is not a regular file inside the tree, or a link to
+// one. A missing file is fine.
+func (t inTree) check(what string) *diag.Diagnostic {
+	r, err := os.OpenRoot(t.root)
+	if err == nil {
+		_, err = atomicfile.ResolveIn(r, t.rel)
+		r.Close()
+	}
+	if err == nil {
+		return nil
+	}
+	d := &diag.Diagnostic{Pos: diag.Pos{Path: t.shown()}, Code: CodeUnreadable, Message: "cannot read the " + what + ": " + inputfile.Reason(err)}
+	if errors.Is(err, atomicfile.ErrNotFile) {
+		d.Code = CodeGoldenNotFile
+		d.Message = "the " + what + " is not a file ka2 reads: " + inputfile.Reason(err)
+		d.Hint = diag.Set(fmt.Sprintf("goldens are regular files inside the case tree %s (a link inside it to one is fine); delete it, and run {update} to write it again",
+			filepath.ToSlash(t.root)))
+	}
+	return d
+}
+
+// checkDir reports a golden folder that leads out of the tree or is not
+// a folder; its listing (unreferenced goldens) and pruning would
+// otherwise reach outside.
+func (t inTree) checkDir() *diag.Diagnostic {
+	r, err := os.OpenRoot(t.root)
+	var info fs.FileInfo
+	if err == nil {
+		info, err = r.Stat(t.rel)
+		r.Close()
+	}
+	switch {
+	case err == nil && info.IsDir():
+		return nil
+	case err == nil:
+		return nil // a file among the golden folders is no folder to list
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	}
+	reason := inputfile.Reason(err)
+	if errors.Is(err, syscall.ELOOP) {
+		reason = "it is a symbolic link in a loop"
+	} else if strings.Contains(reason, "escapes") { // os.Root's error is not exported
+		reason = "it is, or is inside, a symbolic link that leads out of the tree"
+	}
+	return &diag.Diagnostic{Pos: diag.Pos{Path: t.shown()}, Code: CodeGoldenNotFile,
+		Message: "the golden folder cannot be read inside the case tree: " + reason,
+		Hint:    diag.Fix(fmt.Sprintf("golden folders are folders inside the case tree %s; replace the link with the folder", filepath.ToSlash(t.root)))}
+}
+
+// list returns the names in the folder, or nil when it cannot be read.
+func (t inTree) list() []fs.DirEntry {
+	r, err := os.OpenRoot(t.root)
+	if err != nil {
+		return nil
+	}
+	defer r.Close()
+	f, err := r.Open(t.rel)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	entries, _ := f.ReadDir(-1)
+	return entries
+}
