@@ -3,9 +3,10 @@ package golden
 import (
 	"bytes"
 	"fmt"
-	"html"
+	"html/template"
 	"io"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -62,223 +63,274 @@ var partColours = map[budget.Kind]string{
 	budget.KindOverhead:    "#bab0ac",
 }
 
+// reportPage is the HTML report. Every value reaches the page through
+// html/template, which escapes it for the place it lands in (text, an
+// attribute, a URL, an SVG title), so no call site has to remember to.
+var reportPage = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8"/>
+<meta name="viewport" content="width=device-width, initial-scale=1"/>
+<title>ka2 regress: {{.Summary.Passed}} passed, {{.Summary.Failed}} failed: {{.Verdict}}</title>
+<style>
+` + reportStyle + `</style>
+</head>
+<body>
+<main>
+<h1>ka2 regress report</h1>
+<p class="verdict {{.VerdictClass}}">{{.SummaryLine}}</p>
+<ul class="counts" aria-label="Summary">
+{{range .Counts}}<li class="{{.Label}}"><span class="n">{{.N}}</span> {{.Label}}</li>
+{{end}}</ul>
+<p class="meta">Budget bars: each case's input by part, against the limit W − R (the red line):
+{{- range .Legend}} <svg width="12" height="12" viewBox="0 0 12 12" aria-hidden="true"><rect width="12" height="12" fill="{{.Colour}}"/></svg> {{.Kind}}{{end}}</p>
+<h2 id="failing">Failing cases ({{len .Failing}})</h2>
+{{if not .Failing}}<p>None.</p>
+{{end}}{{range .Failing}}{{template "case" .}}{{end -}}
+<h2 id="passing">Other cases ({{len .Other}})</h2>
+{{if .Other}}<table class="passed">
+<thead><tr><th scope="col">Case</th><th scope="col">Golden</th><th scope="col">Outcome</th><th scope="col">Budget</th></tr></thead>
+<tbody>
+{{range .Other}}<tr><td><a href="{{.Link}}">{{.File}}:{{.Line}}</a> {{.Name}}</td><td>{{.State}}</td><td>{{.Outcome}}</td><td>{{template "budget" .Budget}}</td></tr>
+{{end}}</tbody>
+</table>
+{{end}}{{if .Unreferenced}}<h2 id="unreferenced">Unreferenced goldens</h2>
+<ul>
+{{range .Unreferenced}}<li><code>{{.Path}}</code>: {{.What}}</li>
+{{end}}</ul>
+{{end}}</main>
+</body>
+</html>
+{{define "case"}}<section class="case fail" aria-labelledby="{{.ID}}">
+<h3 id="{{.ID}}"><span class="status">FAIL</span>{{.Name}}</h3>
+<p class="meta"><a href="{{.Link}}">{{.File}}:{{.Line}}</a> · golden <code>{{.Golden}}</code> ({{.State}}) · outcome {{.Outcome}}</p>
+{{if .Problems}}<ul class="problems">
+{{range .Problems}}<li>{{.}}</li>
+{{end}}</ul>
+{{end}}{{if .Records}}<table class="records">
+<caption>Evidence records: {{.Added}} added, {{.Removed}} removed, {{.Changed}} changed, {{.Same}} the same</caption>
+<thead><tr><th scope="col">Change</th><th scope="col">Golden</th><th scope="col">Build</th></tr></thead>
+<tbody>
+{{range .Records}}<tr class="{{.Change}}"><td class="what">{{.Change}}</td><td class="side golden">{{template "record" .Golden}}</td><td class="side actual">{{template "record" .Actual}}</td></tr>
+{{end}}</tbody>
+</table>
+{{end}}{{template "budget" .Budget}}{{if .Diff}}<details><summary>Unified diff of golden and build</summary>
+<pre class="diff">{{range .Diff}}{{if eq .Kind "add"}}<ins class="add">{{.Text}}</ins>{{else if eq .Kind "del"}}<del class="del">{{.Text}}</del>{{else}}{{.Text}}
+{{end}}{{end}}</pre>
+</details>
+{{end}}</section>
+{{end}}
+{{- define "record"}}{{if not .}}<em>(none)</em>{{else}}<div><span class="addr">{{template "mark" .Addr}}</span> {{template "mark" .Version}} · valid {{template "mark" .From}} to {{template "mark" .Until}}{{if .Unit}} · unit {{template "mark" .Unit}}{{end}}</div>
+<pre class="quote">{{range .Quote}}<span{{if .Changed}} class="changed-line"{{end}}>{{.Text}}</span>{{end}}</pre>{{end}}{{end}}
+{{- define "mark"}}{{if .Changed}}<span class="changed-field">{{.Text}}</span>{{else}}{{.Text}}{{end}}{{end}}
+{{- define "budget"}}{{if not .}}<p class="meta">no budget: the build stopped before the input was assembled</p>
+{{else}}<figure class="budget"><svg width="100%" height="22" viewBox="0 0 1000 22" preserveAspectRatio="none" role="img" aria-label="{{.Label}}"><rect x="0" y="3" width="1000" height="16" fill="#f3f3f3"/>
+{{- range .Parts}}<rect class="part {{.Kind}}" x="{{.X}}" y="3" width="{{.W}}" height="16" fill="{{.Colour}}"><title>{{.Kind}} {{.Cost}}</title></rect>{{end -}}
+<line class="limit" x1="{{.LimitX}}" y1="0" x2="{{.LimitX}}" y2="22" stroke="#b00020" stroke-width="3"><title>limit {{.Limit}}</title></line></svg><figcaption>{{.Label}}</figcaption></figure>
+{{end}}{{end}}`))
+
+// The page's view of a report: everything the template shows, worked out
+// here, so the template only places it.
+type (
+	htmlPage struct {
+		Summary               Summary
+		Verdict, VerdictClass string
+		SummaryLine           string
+		Counts                []htmlCount
+		Legend                []htmlPart
+		Failing, Other        []htmlCase
+		Unreferenced          []htmlUnreferenced
+	}
+	htmlCount struct {
+		Label string
+		N     int
+	}
+	htmlCase struct {
+		ID, Name, File, Link    string
+		Line                    int
+		Golden, State, Outcome  string
+		Problems                []string
+		Records                 []htmlRecordPair
+		Added, Removed, Changed int
+		Same                    int
+		Budget                  *htmlBudget
+		Diff                    []htmlLine
+	}
+	htmlRecordPair struct {
+		Change         string
+		Golden, Actual *htmlRecord
+	}
+	htmlRecord struct {
+		Addr, Version, From, Until htmlMark
+		// Unit is nil when neither side has one.
+		Unit  *htmlMark
+		Quote []htmlQuoteLine
+	}
+	htmlMark struct {
+		Text    string
+		Changed bool
+	}
+	htmlQuoteLine struct {
+		Text    string
+		Changed bool
+	}
+	htmlLine   struct{ Kind, Text string }
+	htmlBudget struct {
+		Label  string
+		Parts  []htmlPart
+		LimitX string
+		Limit  int
+	}
+	htmlPart struct {
+		Kind, X, W, Colour string
+		Cost               int
+	}
+	htmlUnreferenced struct{ Path, What string }
+)
+
 // WriteHTML writes the report as one self-contained HTML page that works
 // offline: the summary, the failing cases first, each with its problems,
 // a side-by-side comparison of the golden's and the build's evidence
 // records, the unified diff, and its budget as a bar stacked by part
 // against the limit; then the other cases and the unreferenced goldens.
-// It loads nothing and runs no script, and every text from a file is
-// escaped. The same report gives the same bytes.
+// It loads nothing and runs no script: every value is placed by
+// html/template, escaped for where it lands, and characters HTML cannot
+// hold are replaced. The same report gives the same bytes.
 func (r *Report) WriteHTML(w io.Writer, opts HTMLOptions) error {
 	link := opts.CaseLink
 	if link == nil {
 		link = func(p string, line int) string { return (&url.URL{Path: p}).String() + "#L" + strconv.Itoa(line) }
 	}
-	var b bytes.Buffer
 	s := r.Summary
-	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n")
-	b.WriteString(`<meta name="viewport" content="width=device-width, initial-scale=1"/>` + "\n")
-	verdict, vclass := "FAIL", "fail"
+	page := htmlPage{Summary: s, Verdict: "FAIL", VerdictClass: "fail", SummaryLine: r.SummaryLine()}
 	if r.OK() {
-		verdict, vclass = "ok", "ok"
+		page.Verdict, page.VerdictClass = "ok", "ok"
 	}
-	fmt.Fprintf(&b, "<title>ka2 regress: %d passed, %d failed: %s</title>\n<style>\n%s</style>\n</head>\n<body>\n<main>\n", s.Passed, s.Failed, verdict, reportStyle)
-	b.WriteString("<h1>ka2 regress report</h1>\n")
-	fmt.Fprintf(&b, "<p class=\"verdict %s\">%s</p>\n", vclass, h(r.SummaryLine()))
-	b.WriteString("<ul class=\"counts\" aria-label=\"Summary\">\n")
-	for _, c := range []struct {
-		class, label string
-		n            int
-	}{
-		{"cases", "cases", s.Cases}, {"passed", "passed", s.Passed}, {"failed", "failed", s.Failed},
-		{"created", "created", s.Created}, {"updated", "updated", s.Updated}, {"pending", "pending", s.Pending},
-		{"unreferenced", "unreferenced", s.Unreferenced},
-	} {
-		fmt.Fprintf(&b, "<li class=\"%s\"><span class=\"n\">%d</span> %s</li>\n", c.class, c.n, c.label)
-	}
-	b.WriteString("</ul>\n")
-	b.WriteString("<p class=\"meta\">Budget bars: each case's input by part, against the limit W − R (the red line):")
+	page.Counts = []htmlCount{{"cases", s.Cases}, {"passed", s.Passed}, {"failed", s.Failed},
+		{"created", s.Created}, {"updated", s.Updated}, {"pending", s.Pending}, {"unreferenced", s.Unreferenced}}
 	for _, k := range []budget.Kind{budget.KindInstruction, budget.KindExample, budget.KindMemory, budget.KindEvidence,
 		budget.KindToolOutput, budget.KindScope, budget.KindQuestion, budget.KindOverhead} {
-		fmt.Fprintf(&b, ` <svg width="12" height="12" viewBox="0 0 12 12" aria-hidden="true"><rect width="12" height="12" fill="%s"/></svg> %s`, partColours[k], k)
+		page.Legend = append(page.Legend, htmlPart{Kind: string(k), Colour: partColours[k]})
 	}
-	b.WriteString("</p>\n")
-
-	type item struct {
-		file string
-		c    *CaseReport
-	}
-	var failing, other []item
 	for fi := range r.Files {
 		f := &r.Files[fi]
 		for ci := range f.Cases {
 			c := &f.Cases[ci]
-			if c.Status == StatusFail {
-				failing = append(failing, item{f.Path, c})
-			} else {
-				other = append(other, item{f.Path, c})
+			hc := htmlCase{ID: caseID(f.Path, c), Name: c.Name, File: f.Path, Link: link(f.Path, c.Line), Line: c.Line,
+				Golden: c.Golden, State: string(c.State), Outcome: c.Outcome, Budget: budgetHTML(c.Budget)}
+			if c.Status != StatusFail {
+				if c.Summary != "" {
+					hc.State += ": " + c.Summary
+				}
+				page.Other = append(page.Other, hc)
+				continue
 			}
+			failingHTML(&hc, c)
+			page.Failing = append(page.Failing, hc)
 		}
 	}
-	fmt.Fprintf(&b, "<h2 id=\"failing\">Failing cases (%d)</h2>\n", len(failing))
-	if len(failing) == 0 {
-		b.WriteString("<p>None.</p>\n")
-	}
-	for _, it := range failing {
-		writeCaseHTML(&b, it.file, it.c, link)
-	}
-	fmt.Fprintf(&b, "<h2 id=\"passing\">Other cases (%d)</h2>\n", len(other))
-	if len(other) > 0 {
-		b.WriteString("<table class=\"passed\">\n<thead><tr><th scope=\"col\">Case</th><th scope=\"col\">Golden</th><th scope=\"col\">Outcome</th><th scope=\"col\">Budget</th></tr></thead>\n<tbody>\n")
-		for _, it := range other {
-			c := it.c
-			state := string(c.State)
-			if c.Summary != "" {
-				state += ": " + c.Summary
-			}
-			fmt.Fprintf(&b, "<tr><td><a href=\"%s\">%s:%d</a> %s</td><td>%s</td><td>%s</td><td>",
-				h(link(it.file, c.Line)), h(it.file), c.Line, h(c.Name), h(state), h(c.Outcome))
-			writeBudgetHTML(&b, c.Budget)
-			b.WriteString("</td></tr>\n")
+	for _, u := range r.Unreferenced {
+		what := "no case refers to it"
+		switch {
+		case u.Pruned:
+			what = "pruned"
+		case r.RejectUnreferenced:
+			what = "no case refers to it (rejected: fails the run)"
 		}
-		b.WriteString("</tbody>\n</table>\n")
+		page.Unreferenced = append(page.Unreferenced, htmlUnreferenced{u.Path, what})
 	}
-	if len(r.Unreferenced) > 0 {
-		b.WriteString("<h2 id=\"unreferenced\">Unreferenced goldens</h2>\n<ul>\n")
-		for _, u := range r.Unreferenced {
-			what := "no case refers to it"
-			switch {
-			case u.Pruned:
-				what = "pruned"
-			case r.RejectUnreferenced:
-				what = "no case refers to it (rejected: fails the run)"
-			}
-			fmt.Fprintf(&b, "<li><code>%s</code>: %s</li>\n", h(u.Path), what)
-		}
-		b.WriteString("</ul>\n")
+	var b bytes.Buffer
+	if err := reportPage.Execute(&b, page); err != nil {
+		return err
 	}
-	b.WriteString("</main>\n</body>\n</html>\n")
-	_, err := w.Write(b.Bytes())
+	// The template's own text is valid; what came from files may hold
+	// characters HTML cannot (controls, lone surrogates).
+	_, err := io.WriteString(w, xmlSafe(b.String()))
 	return err
 }
 
-// writeCaseHTML writes one failing case.
-func writeCaseHTML(b *bytes.Buffer, file string, c *CaseReport, link func(string, int) string) {
-	fmt.Fprintf(b, "<section class=\"case fail\" aria-labelledby=\"%s\">\n", h(caseID(file, c)))
-	fmt.Fprintf(b, "<h3 id=\"%s\"><span class=\"status\">FAIL</span>%s</h3>\n", h(caseID(file, c)), h(c.Name))
-	fmt.Fprintf(b, "<p class=\"meta\"><a href=\"%s\">%s:%d</a> · golden <code>%s</code> (%s) · outcome %s</p>\n",
-		h(link(file, c.Line)), h(file), c.Line, h(c.Golden), h(string(c.State)), h(c.Outcome))
-	var problems []string
+// failingHTML fills in what the page shows of a failing case.
+func failingHTML(hc *htmlCase, c *CaseReport) {
 	if c.Summary != "" {
-		problems = append(problems, c.Summary)
+		hc.Problems = append(hc.Problems, c.Summary)
 	}
 	for _, e := range c.Expectations {
-		problems = append(problems, "expectation failed: "+e)
+		hc.Problems = append(hc.Problems, "expectation failed: "+e)
 	}
 	if c.Note != "" {
-		problems = append(problems, c.Note)
+		hc.Problems = append(hc.Problems, c.Note)
 	}
 	if c.Error != "" {
-		problems = append(problems, "error: "+c.Error)
+		hc.Problems = append(hc.Problems, "error: "+c.Error)
 	}
 	if c.Pending != "" {
-		problems = append(problems, "pending "+c.Pending+" (accept with ka2 review)")
+		hc.Problems = append(hc.Problems, "pending "+c.Pending+" (accept with ka2 review)")
 	}
-	if len(problems) > 0 {
-		b.WriteString("<ul class=\"problems\">\n")
-		for _, p := range problems {
-			fmt.Fprintf(b, "<li>%s</li>\n", h(p))
+	for _, rc := range c.Records {
+		switch rc.Change {
+		case RecordAdded:
+			hc.Added++
+		case RecordRemoved:
+			hc.Removed++
+		case RecordChanged:
+			hc.Changed++
+		case RecordSame:
+			hc.Same++
 		}
-		b.WriteString("</ul>\n")
+		hc.Records = append(hc.Records, htmlRecordPair{Change: rc.Change,
+			Golden: recordHTML(rc.Golden, rc.Actual, rc.Fields), Actual: recordHTML(rc.Actual, rc.Golden, rc.Fields)})
 	}
-	if len(c.Records) > 0 {
-		writeRecordsHTML(b, c)
-	}
-	writeBudgetHTML(b, c.Budget)
 	if c.Diff != "" {
-		b.WriteString("<details><summary>Unified diff of golden and build</summary>\n<pre class=\"diff\">")
 		for _, line := range strings.Split(strings.TrimSuffix(c.Diff, "\n"), "\n") {
+			kind := ""
 			switch {
 			case strings.HasPrefix(line, "+") && !strings.HasPrefix(line, "+++"):
-				fmt.Fprintf(b, "<ins class=\"add\">%s</ins>", h(line))
+				kind = "add"
 			case strings.HasPrefix(line, "-") && !strings.HasPrefix(line, "---"):
-				fmt.Fprintf(b, "<del class=\"del\">%s</del>", h(line))
-			default:
-				b.WriteString(h(line) + "\n")
+				kind = "del"
 			}
+			hc.Diff = append(hc.Diff, htmlLine{kind, line})
 		}
-		b.WriteString("</pre>\n</details>\n")
 	}
-	b.WriteString("</section>\n")
 }
 
-// writeRecordsHTML writes the side-by-side table of evidence records.
-func writeRecordsHTML(b *bytes.Buffer, c *CaseReport) {
-	counts := map[string]int{}
-	for _, rc := range c.Records {
-		counts[rc.Change]++
-	}
-	fmt.Fprintf(b, "<table class=\"records\">\n<caption>Evidence records: %d added, %d removed, %d changed, %d the same</caption>\n",
-		counts[RecordAdded], counts[RecordRemoved], counts[RecordChanged], counts[RecordSame])
-	b.WriteString("<thead><tr><th scope=\"col\">Change</th><th scope=\"col\">Golden</th><th scope=\"col\">Build</th></tr></thead>\n<tbody>\n")
-	for _, rc := range c.Records {
-		fmt.Fprintf(b, "<tr class=\"%s\"><td class=\"what\">%s</td><td class=\"side golden\">", rc.Change, rc.Change)
-		writeRecordHTML(b, rc.Golden, rc.Actual, rc.Fields)
-		b.WriteString("</td><td class=\"side actual\">")
-		writeRecordHTML(b, rc.Actual, rc.Golden, rc.Fields)
-		b.WriteString("</td></tr>\n")
-	}
-	b.WriteString("</tbody>\n</table>\n")
-}
-
-// writeRecordHTML writes one side of a record pair, marking the fields
-// and quote lines that differ from the other side.
-func writeRecordHTML(b *bytes.Buffer, r, other *contract.EvidenceRecord, fields []string) {
+// recordHTML is one side of a record pair, with the fields and quote
+// lines that differ from the other side marked; nil for no record.
+func recordHTML(r, other *contract.EvidenceRecord, fields []string) *htmlRecord {
 	if r == nil {
-		b.WriteString("<em>(none)</em>")
-		return
+		return nil
 	}
-	mark := func(field, text string) string {
-		for _, f := range fields {
-			if f == field {
-				return "<span class=\"changed-field\">" + h(text) + "</span>"
-			}
-		}
-		return h(text)
-	}
-	addr := fmt.Sprintf("%s:%d-%d", r.SourceID, r.LineStart, r.LineEnd)
-	fmt.Fprintf(b, "<div><span class=\"addr\">%s</span> ", mark("lines", addr))
-	fmt.Fprintf(b, "%s · valid %s", mark("version", r.Version), mark("valid_from", r.ValidFrom))
+	mark := func(field, text string) htmlMark { return htmlMark{text, slices.Contains(fields, field)} }
 	until := r.ValidUntil
 	if until == "" {
 		until = "open-ended"
 	}
-	fmt.Fprintf(b, " to %s", mark("valid_until", until))
-	if r.Unit != "" || other != nil && other.Unit != "" {
-		fmt.Fprintf(b, " · unit %s", mark("unit", r.Unit))
+	hr := &htmlRecord{
+		Addr:    mark("lines", fmt.Sprintf("%s:%d-%d", r.SourceID, r.LineStart, r.LineEnd)),
+		Version: mark("version", r.Version),
+		From:    mark("valid_from", r.ValidFrom),
+		Until:   mark("valid_until", until),
 	}
-	b.WriteString("</div>\n<pre class=\"quote\">")
-	lines := strings.Split(r.Quote, "\n")
+	if r.Unit != "" || other != nil && other.Unit != "" {
+		u := mark("unit", r.Unit)
+		hr.Unit = &u
+	}
 	var otherLines []string
 	if other != nil {
 		otherLines = strings.Split(other.Quote, "\n")
 	}
-	for i, line := range lines {
-		class := ""
-		if other != nil && (i >= len(otherLines) || otherLines[i] != line) {
-			class = " class=\"changed-line\""
-		}
-		fmt.Fprintf(b, "<span%s>%s</span>", class, h(line))
+	for i, line := range strings.Split(r.Quote, "\n") {
+		hr.Quote = append(hr.Quote, htmlQuoteLine{line, other != nil && (i >= len(otherLines) || otherLines[i] != line)})
 	}
-	b.WriteString("</pre>")
+	return hr
 }
 
-// writeBudgetHTML draws a budget as an SVG bar stacked by part, scaled to
-// the larger of the limit and the total, with the limit marked.
-func writeBudgetHTML(b *bytes.Buffer, cb *CaseBudget) {
+// budgetHTML is a budget as an SVG bar stacked by part, scaled to the
+// larger of the limit and the total, with the limit marked; nil for no
+// budget.
+func budgetHTML(cb *CaseBudget) *htmlBudget {
 	if cb == nil {
-		b.WriteString("<p class=\"meta\">no budget: the build stopped before the input was assembled</p>\n")
-		return
+		return nil
 	}
 	scale := max(cb.Limit, cb.Total, 1)
 	var desc []string
@@ -289,9 +341,11 @@ func writeBudgetHTML(b *bytes.Buffer, cb *CaseBudget) {
 	if cb.Total > cb.Limit {
 		over = fmt.Sprintf(", over by %d", cb.Total-cb.Limit)
 	}
-	label := fmt.Sprintf("Budget: %s; total %d of %d %s%s", strings.Join(desc, ", "), cb.Total, cb.Limit, cb.Counter, over)
-	fmt.Fprintf(b, "<figure class=\"budget\"><svg width=\"100%%\" height=\"22\" viewBox=\"0 0 1000 22\" preserveAspectRatio=\"none\" role=\"img\" aria-label=\"%s\">", h(label))
-	b.WriteString(`<rect x="0" y="3" width="1000" height="16" fill="#f3f3f3"/>`)
+	hb := &htmlBudget{
+		Label:  fmt.Sprintf("Budget: %s; total %d of %d %s%s", strings.Join(desc, ", "), cb.Total, cb.Limit, cb.Counter, over),
+		LimitX: num1(float64(cb.Limit) * 1000 / float64(scale)),
+		Limit:  cb.Limit,
+	}
 	x := 0.0
 	for _, p := range cb.Parts {
 		w := float64(p.Cost) * 1000 / float64(scale)
@@ -299,13 +353,10 @@ func writeBudgetHTML(b *bytes.Buffer, cb *CaseBudget) {
 		if col == "" {
 			col = "#888888"
 		}
-		fmt.Fprintf(b, `<rect class="part %s" x="%s" y="3" width="%s" height="16" fill="%s"><title>%s %d</title></rect>`,
-			h(string(p.Kind)), num1(x), num1(w), col, h(string(p.Kind)), p.Cost)
+		hb.Parts = append(hb.Parts, htmlPart{Kind: string(p.Kind), X: num1(x), W: num1(w), Colour: col, Cost: p.Cost})
 		x += w
 	}
-	lx := float64(cb.Limit) * 1000 / float64(scale)
-	fmt.Fprintf(b, `<line class="limit" x1="%s" y1="0" x2="%s" y2="22" stroke="#b00020" stroke-width="3"><title>limit %d</title></line>`, num1(lx), num1(lx), cb.Limit)
-	fmt.Fprintf(b, "</svg><figcaption>%s</figcaption></figure>\n", h(label))
+	return hb
 }
 
 // caseID is the HTML id of a case's heading.
@@ -314,6 +365,3 @@ func caseID(file string, c *CaseReport) string {
 }
 
 func num1(f float64) string { return strings.TrimSuffix(strconv.FormatFloat(f, 'f', 1, 64), ".0") }
-
-// h escapes text for HTML, replacing what HTML cannot hold.
-func h(s string) string { return html.EscapeString(xmlSafe(s)) }
