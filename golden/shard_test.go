@@ -1,6 +1,7 @@
 package golden_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/ka2/ka2/golden"
@@ -32,5 +33,68 @@ func TestParseShard(t *testing.T) {
 	}
 	if (golden.Shard{}).String() != "all" {
 		t.Error("the zero Shard is not the whole suite")
+	}
+}
+
+// TestReadReportStrict: a shard is read through the strict decoder. Keys
+// are written exactly (encoding/json took "FORMAT" for "format", and of
+// "format" and "FORMAT" kept the last), each once, with values of their
+// JSON types; a field with a known set of values holds one of them, so a
+// shard cannot put markup where a report draws a class name. Each
+// problem names its line and column.
+func TestReadReportStrict(t *testing.T) {
+	const head = `{"format": "ka2-regress-report-v1", "summary": {}, "unreferenced": [], "reject_unreferenced": false, `
+	caseWith := func(fields string) string {
+		return head + `"files": [{"path": "c.yaml", "cases": [{"name": "a", "line": 2, "status": "fail", "golden": "g", "state": "differs", "outcome": "contract"` + fields + `}]}]}`
+	}
+	tests := []struct {
+		name, data, want string
+	}{
+		{"a key in upper case", `{"FORMAT": "ka2-regress-report-v1", "files": []}`,
+			`the report at 1:2: unknown key "FORMAT" in the report; did you mean format? (keys are written exactly, in lower case)`},
+		// An unknown key here; once internal/strict reads case variants
+		// as repeated keys, a repeated one: refused at the second either way.
+		{"a key twice, in two cases", `{"format": "ka2-regress-report-v1", "Format": "other", "files": []}`,
+			`the report at 1:37: |"Format"`},
+		{"a nested key in another case", caseWith(`, "Status": "pass"`),
+			`unknown key "Status" in the report.files[0].cases[0]`},
+		{"a record key in another case", caseWith(`, "records": [{"change": "same", "CHANGE": "added"}]`),
+			`unknown key "CHANGE" in the report.files[0].cases[0].records[0]`},
+		{"a change outside its set", caseWith(`, "records": [{"change": "\"><script>document.title='PWNED-change'</script>"}]`),
+			`the report.files[0].cases[0].records[0].change: "\"><script>document.title='PWNED-change'</script>" is not one of same, added, removed, changed`},
+		{"a changed field outside its set", caseWith(`, "records": [{"change": "changed", "fields": ["quote", "<b>"]}]`),
+			`records[0].fields[1]: "<b>" is not one of lines, version, valid_from, valid_until, unit, quote`},
+		{"a status outside its set", strings.Replace(caseWith(""), `"status": "fail"`, `"status": "passed"`, 1),
+			`the report.files[0].cases[0].status: "passed" is not one of pass, fail`},
+		{"a state outside its set", strings.Replace(caseWith(""), `"state": "differs"`, `"state": "x"`, 1),
+			`.state: "x" is not one of match`},
+		{"an outcome outside its set", strings.Replace(caseWith(""), `"outcome": "contract"`, `"outcome": "<i>"`, 1),
+			`.outcome: "<i>" is not one of contract, usage, bad_input`},
+		{"a budget part's kind outside its set", caseWith(`, "budget": {"counter": "codepoint", "limit": 1, "total": 1, "parts": [{"kind": "evidence\" onmouseover=\"x", "cost": 1}]}`),
+			`budget.parts[0].kind: "evidence\" onmouseover=\"x" is not one of instruction`},
+		{"a counter outside its set", caseWith(`, "budget": {"counter": "words", "limit": 1, "total": 1, "parts": []}`),
+			`budget.counter: "words" is not one of codepoint, cl100k_base, o200k_base`},
+		{"a number where a string goes", caseWith(`, "summary": 3`), `.summary: want a string, not a JSON number`},
+		{"a string where a number goes", strings.Replace(caseWith(""), `"line": 2`, `"line": "2"`, 1), `.line: want a whole number, not a JSON string`},
+		{"an object where a list goes", head + `"files": {}}`, `the report.files: want a list, not a JSON object`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := golden.ReadReport(strings.NewReader(tt.data))
+			for _, want := range strings.Split(tt.want, "|") {
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("ReadReport() = %v, want an error holding %q", err, want)
+				}
+			}
+		})
+	}
+	// Every value in its set, every key as written: read.
+	ok := caseWith(`, "records": [{"change": "changed", "fields": ["quote"]}], "budget": {"counter": "o200k_base", "limit": 1, "total": 1, "parts": [{"kind": "evidence", "cost": 1}]}`)
+	r, err := golden.ReadReport(strings.NewReader(ok))
+	if err != nil {
+		t.Fatalf("ReadReport() = %v", err)
+	}
+	if c := r.Files[0].Cases[0]; c.Records[0].Change != golden.RecordChanged || c.Budget.Parts[0].Kind != "evidence" {
+		t.Errorf("read %+v", c)
 	}
 }

@@ -1,0 +1,217 @@
+package golden
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/ka2/ka2/budget"
+	"github.com/ka2/ka2/internal/diag"
+	"github.com/ka2/ka2/internal/errkind"
+	"github.com/ka2/ka2/internal/strict"
+)
+
+// A shard's JSON report comes from another machine, so it is evidence to
+// check, not a fact: checkReport reads its node tree (strict.ParseJSON)
+// against the Report type with the strict decoder, so every object has
+// exactly the keys its Go type declares, spelled exactly (encoding/json
+// would take "FORMAT" for "format" and keep the last of "format" and
+// "FORMAT"), each once, each value of its JSON type; and every field
+// with a known set of values holds one of them.
+
+// reportEnums are the fields of a report whose values come from a known
+// set, by Go type and JSON key. A value outside its set is refused at
+// read, before any report draws it.
+var reportEnums = map[reflect.Type]map[string][]string{
+	reflect.TypeFor[CaseReport](): {
+		"status": {string(StatusPass), string(StatusFail)},
+		"state": {string(StateMatch), string(StateDiffers), string(StateMissing), string(StateUpdated),
+			string(StateCreated), string(StateUnreadable)},
+		// A build's outcome is a contract or the kind of its error.
+		"outcome": {"contract", string(errkind.Usage), string(errkind.BadInput), string(errkind.CheckFailed),
+			string(errkind.BudgetExceeded), string(errkind.NoEvidence), string(errkind.ContextType),
+			string(errkind.StageFailed), string(errkind.Interrupted)},
+	},
+	reflect.TypeFor[RecordChange](): {
+		"change": {RecordSame, RecordAdded, RecordRemoved, RecordChanged},
+		"fields": {"lines", "version", "valid_from", "valid_until", "unit", "quote"},
+	},
+	reflect.TypeFor[PartCost](): {
+		"kind": {string(budget.KindInstruction), string(budget.KindExample), string(budget.KindMemory), string(budget.KindEvidence),
+			string(budget.KindToolOutput), string(budget.KindScope), string(budget.KindQuestion), string(budget.KindOverhead)},
+	},
+	reflect.TypeFor[CaseBudget](): {"counter": budget.Names()},
+}
+
+// reportField is one JSON key of a struct: its Go type and its set of
+// values, if it has one.
+type reportField struct {
+	typ  reflect.Type
+	enum []string
+}
+
+// reportTypes caches reportFields: a shard has the same few types
+// hundreds of thousands of times.
+var reportTypes sync.Map // reflect.Type → *reportType
+
+type reportType struct {
+	m      *strict.Map
+	fields map[string]reportField
+}
+
+// typeOf returns the keys of struct type t, worked out once.
+func typeOf(t reflect.Type) *reportType {
+	if rt, ok := reportTypes.Load(t); ok {
+		return rt.(*reportType)
+	}
+	m, fields := reportFields(t)
+	rt, _ := reportTypes.LoadOrStore(t, &reportType{m, fields})
+	return rt.(*reportType)
+}
+
+// reportFields lists the JSON keys of struct type t, embedded structs'
+// keys included, as encoding/json reads them, and the strict.Map that
+// declares them.
+func reportFields(t reflect.Type) (*strict.Map, map[string]reportField) {
+	m := &strict.Map{What: t.Name()}
+	fields := map[string]reportField{}
+	var add func(t reflect.Type)
+	add = func(t reflect.Type) {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			tag := f.Tag.Get("json")
+			if f.Anonymous && tag == "" {
+				add(f.Type)
+				continue
+			}
+			name, _, _ := strings.Cut(tag, ",")
+			if name == "-" || !f.IsExported() {
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			m.Keys = append(m.Keys, strict.Key{Name: name})
+			fields[name] = reportField{typ: f.Type, enum: reportEnums[t][name]}
+		}
+	}
+	add(t)
+	return m, fields
+}
+
+// reportChecker walks a report's node tree beside its Go type.
+type reportChecker struct {
+	d *strict.Decoder
+	// at is where the walk is, for messages; worked out only for one.
+	at *reportLoc
+}
+
+// reportLoc is a place in a report: a key or an index below its parent.
+type reportLoc struct {
+	parent *reportLoc
+	key    string
+	index  int // when key is ""
+}
+
+// String names the place as "the report.files[0].cases[2]".
+func (l *reportLoc) String() string {
+	if l == nil {
+		return "the report"
+	}
+	if l.key == "" {
+		return l.parent.String() + "[" + strconv.Itoa(l.index) + "]"
+	}
+	return l.parent.String() + "." + l.key
+}
+
+// checkReport checks the node tree of a report and returns its problems.
+func checkReport(doc *yaml.Node) diag.List {
+	rc := &reportChecker{}
+	rc.d = &strict.Decoder{Words: func(is strict.Issue, d *diag.Diagnostic) { reportWords(rc.at.String(), is, d) }}
+	rc.value(strict.Root(doc), reflect.TypeFor[Report](), nil, nil)
+	return rc.d.Diags
+}
+
+// reportWords words the structural problems of a report; where names
+// the object.
+func reportWords(where string, is strict.Issue, d *diag.Diagnostic) {
+	d.Code = CodeBadValue
+	switch is.Problem {
+	case strict.UnknownKey:
+		d.Code = CodeUnknownKey
+		d.Message = fmt.Sprintf("unknown key %q in %s", is.Key, where)
+		for _, k := range is.Known() {
+			if strings.EqualFold(k, is.Key) {
+				// The same key in another case: encoding/json would
+				// have read it as k.
+				is.Suggestion = k
+			}
+		}
+		d.Hint = is.DidYouMean("did you mean %s? (keys are written exactly, in lower case)", diag.Fix("the keys are "+strings.Join(is.Known(), ", ")))
+	case strict.DuplicateKey:
+		d.Code = CodeDuplicateKey
+		d.Message = fmt.Sprintf("key %q repeats the one at %d:%d", is.Key, is.First.Line, is.First.Column)
+		if is.First.Value != is.Key {
+			d.Message = fmt.Sprintf("key %q repeats %q at %d:%d: keys that differ only in case are the same key", is.Key, is.First.Value, is.First.Line, is.First.Column)
+		}
+	case strict.NotMapping:
+		d.Message = fmt.Sprintf("%s: want an object, not a JSON %s", where, strict.JSONKind(is.Node))
+	case strict.KeyNotScalar:
+		d.Message = "a key that is not a string"
+	default:
+		d.Message = fmt.Sprintf("%s: not what a report holds", where)
+	}
+}
+
+func (rc *reportChecker) bad(n *yaml.Node, format string, args ...any) {
+	rc.d.Report(n, CodeBadValue, diag.Hint{}, fmt.Sprintf(format, args...))
+}
+
+// value checks n against Go type t; at is where it is, and enum its set
+// of values, if it has one.
+func (rc *reportChecker) value(n *yaml.Node, t reflect.Type, at *reportLoc, enum []string) {
+	n = strict.Deref(n)
+	if strict.IsNull(n) {
+		return // encoding/json leaves the zero value, which is valid
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		rc.value(n, t.Elem(), at, enum)
+	case reflect.Struct:
+		rt := typeOf(t)
+		rc.at = at
+		for _, e := range rc.d.Mapping(n, rt.m).All() {
+			f := rt.fields[e.Name]
+			rc.value(e.Value, f.typ, &reportLoc{parent: at, key: e.Name}, f.enum)
+		}
+	case reflect.Slice:
+		if n.Kind != yaml.SequenceNode {
+			rc.bad(n, "%s: want a list, not a JSON %s", at, strict.JSONKind(n))
+			return
+		}
+		for i, c := range n.Content {
+			rc.value(c, t.Elem(), &reportLoc{parent: at, index: i}, enum)
+		}
+	case reflect.String:
+		if n.Kind != yaml.ScalarNode || n.Tag != "!!str" {
+			rc.bad(n, "%s: want a string, not a JSON %s", at, strict.JSONKind(n))
+			return
+		}
+		if enum != nil && !slices.Contains(enum, n.Value) {
+			rc.bad(n, "%s: %q is not one of %s", at, n.Value, strings.Join(enum, ", "))
+		}
+	case reflect.Int:
+		if n.Kind != yaml.ScalarNode || n.Tag != "!!int" {
+			rc.bad(n, "%s: want a whole number, not a JSON %s", at, strict.JSONKind(n))
+		}
+	case reflect.Bool:
+		if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
+			rc.bad(n, "%s: want true or false, not a JSON %s", at, strict.JSONKind(n))
+		}
+	}
+}
