@@ -187,3 +187,46 @@ func TestOutputsDash(t *testing.T) {
 		t.Errorf("two reports on standard output: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestOutputsStdoutFile: with standard output redirected to a regular
+// file, an output flag naming standard output (/dev/stdout, a link to
+// /proc/self/fd/1) adds to that file where the output stands, as a
+// write to standard output does: the file is not replaced (the text after
+// the report would go to a file no path names) nor written from its
+// start.
+func TestOutputsStdoutFile(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd/1"); err != nil {
+		t.Skip("no /proc/self/fd here")
+	}
+	dir := initProject(t)
+	for _, to := range []string{"/dev/stdout", "/proc/self/fd/1"} {
+		t.Run(to, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out.txt")
+			f, err := os.Create(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			before, _ := f.Stat()
+			link := filepath.Join(t.TempDir(), "report.xml")
+			if err := os.Symlink(to, link); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command("ka2", "regress", "--format", "junit", "--report", link, "cases")
+			var stderr bytes.Buffer
+			cmd.Dir, cmd.Stdout, cmd.Stderr = dir, f, &stderr
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("%v\n%s", err, stderr.String())
+			}
+			after, err := os.Stat(out)
+			if err != nil || !os.SameFile(before, after) {
+				t.Fatalf("the redirected file was replaced (%v)", err)
+			}
+			data, _ := os.ReadFile(out)
+			got := string(data)
+			if !strings.HasPrefix(got, "<?xml") || !strings.HasSuffix(got, "2 cases, 2 passed, 0 failed: ok\n") {
+				t.Errorf("the file holds %q, want the report and then the text", got)
+			}
+		})
+	}
+}

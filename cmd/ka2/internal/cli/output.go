@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/ka2/ka2/internal/atomicfile"
 )
@@ -17,8 +18,14 @@ const stdoutName = "-"
 // atomically, writes a device or FIFO (or a link to one, such as
 // /dev/stdout) in place, and never replaces a link or a device with a
 // file. Its errors name the flag.
+//
+// A name that is standard output itself (/dev/stdout, /proc/self/fd/1, a
+// link to either) is written to out too, after what was written there
+// before: opened again, even in place, it would start at the file's
+// beginning, and replaced, the rest of the output would go to a file no
+// path names.
 func writeOutput(ctx context.Context, out io.Writer, flag, name string, data []byte) error {
-	if name == stdoutName {
+	if name == stdoutName || isFile(out, name) {
 		_, err := out.Write(data)
 		return err
 	}
@@ -26,4 +33,18 @@ func writeOutput(ctx context.Context, out io.Writer, flag, name string, data []b
 		return fmt.Errorf("%s: %w", flag, err)
 	}
 	return nil
+}
+
+// isFile reports whether w is an open file that name also names.
+func isFile(w io.Writer, name string) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	ni, err := os.Stat(name)
+	return err == nil && os.SameFile(fi, ni)
 }
