@@ -39,6 +39,21 @@
 // budget_exceeded the accounting). Goldens are compared byte for byte and
 // written with internal/atomicfile, so a crash never leaves half a golden.
 //
+// Goldens live inside the case tree (the folder named to Load, or a named
+// case file's folder) and are read, written and deleted only through an
+// os.Root opened on it: a case tree comes from a pull request, and its
+// links must not lead ka2 to the runner's files. Load refuses, before
+// any golden is read, a golden, pending golden or golden folder that is
+// not a regular file (folder) inside the tree or a link inside it to one
+// (CodeGoldenNotFile).
+//
+// # Reports
+//
+// A JSON report read back (ReadReport, for Merge) is checked with the
+// strict decoder against the Report type: exact keys, each once, values
+// of their JSON types and of their fields' known sets. The HTML report is
+// drawn by html/template.
+//
 // # Runs
 //
 // Load reads and checks case files, Run builds every case (in parallel;
