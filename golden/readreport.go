@@ -1,6 +1,8 @@
 package golden
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
@@ -129,12 +131,106 @@ func (l *reportLoc) String() string {
 	return l.parent.String() + "." + l.key
 }
 
-// checkReport checks the node tree of a report and returns its problems.
-func checkReport(doc *yaml.Node) diag.List {
+// checkReport checks a report's text and returns its problems, or the
+// text's own error (a *strict.JSONError). A node per value takes some
+// twenty times the text's size, so the files of a report are checked
+// one at a time: the report with each of them blanked to {} first (its
+// bytes turned to spaces, its newlines kept, so every position stays),
+// then each file's text alone, its positions moved to where it is.
+func checkReport(data []byte) (diag.List, error) {
+	spans := fileSpans(data)
+	top := data
+	if len(spans) > 0 {
+		top = bytes.Clone(data)
+		for _, sp := range spans {
+			blank(top[sp.start:sp.end])
+		}
+	}
+	doc, err := strict.ParseJSON(top)
+	if err != nil {
+		return nil, err
+	}
+	rc := newReportChecker()
+	rc.value(strict.Root(doc), reflect.TypeFor[Report](), nil, nil)
+	files := &reportLoc{key: "files"}
+	for i, sp := range spans {
+		doc, err := strict.ParseJSON(data[sp.start:sp.end])
+		if err != nil {
+			return nil, err // the whole text parsed: cannot happen
+		}
+		fc := newReportChecker()
+		fc.value(strict.Root(doc), reflect.TypeFor[FileReport](), &reportLoc{parent: files, index: i}, nil)
+		if len(fc.d.Diags) == 0 {
+			continue
+		}
+		// Worked out only for a file with problems: LineCol steps over
+		// the text from its start.
+		line, col := strict.LineCol(data, sp.start)
+		for _, d := range fc.d.Diags {
+			if d.Line == 1 {
+				d.Col += col - 1
+			}
+			d.Line += line - 1
+		}
+		rc.d.Diags = append(rc.d.Diags, fc.d.Diags...)
+	}
+	return rc.d.Diags, nil
+}
+
+func newReportChecker() *reportChecker {
 	rc := &reportChecker{}
 	rc.d = &strict.Decoder{Words: func(is strict.Issue, d *diag.Diagnostic) { reportWords(rc.at.String(), is, d) }}
-	rc.value(strict.Root(doc), reflect.TypeFor[Report](), nil, nil)
-	return rc.d.Diags
+	return rc
+}
+
+// span is a byte range of a text.
+type span struct{ start, end int }
+
+// fileSpans returns where each element of the top-level "files" array
+// of a report's text is, or nothing when the text is not an object with
+// such an array (the whole text is then checked at once).
+func fileSpans(data []byte) []span {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		if key != "files" {
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return nil
+			}
+			continue
+		}
+		if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+			return nil
+		}
+		var spans []span
+		for dec.More() {
+			var raw json.RawMessage
+			if dec.Decode(&raw) != nil {
+				return nil
+			}
+			end := int(dec.InputOffset())
+			spans = append(spans, span{end - len(raw), end})
+		}
+		return spans
+	}
+	return nil
+}
+
+// blank turns b into "{}" and spaces, keeping its newlines.
+func blank(b []byte) {
+	for i := range b {
+		if b[i] != '\n' {
+			b[i] = ' '
+		}
+	}
+	b[0], b[len(b)-1] = '{', '}'
 }
 
 // reportWords words the structural problems of a report; where names

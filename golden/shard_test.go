@@ -1,6 +1,7 @@
 package golden_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -96,5 +97,35 @@ func TestReadReportStrict(t *testing.T) {
 	}
 	if c := r.Files[0].Cases[0]; c.Records[0].Change != golden.RecordChanged || c.Budget.Parts[0].Kind != "evidence" {
 		t.Errorf("read %+v", c)
+	}
+}
+
+// TestReadReportPositions: files are checked one at a time, and each
+// problem still names its line and column in the whole text, on the
+// file's first line or below it.
+func TestReadReportPositions(t *testing.T) {
+	r := &golden.Report{Format: golden.ReportFormat, Unreferenced: []golden.UnreferencedGolden{}}
+	for _, p := range []string{"a.yaml", "b.yaml", "c.yaml"} {
+		r.Files = append(r.Files, golden.FileReport{Path: p, Cases: []golden.CaseReport{{Name: "x", Line: 2, Status: golden.StatusPass,
+			State: golden.StateMatch, Outcome: "contract", Records: []golden.RecordChange{{Change: golden.RecordSame}}}}})
+	}
+	var b strings.Builder
+	if err := r.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	indented := b.String()
+	// The second file's change, indented; and the same on one line.
+	i := strings.Index(indented, `"b.yaml"`)
+	indented = indented[:i] + strings.Replace(indented[i:], `"change": "same"`, `"change": "odd"`, 1)
+	compact := strings.Join(strings.Fields(indented), " ")
+	for _, data := range []string{indented, compact} {
+		off := strings.Index(data, `"odd"`)
+		line := strings.Count(data[:off], "\n") + 1
+		col := off - strings.LastIndex(data[:off], "\n")
+		_, err := golden.ReadReport(strings.NewReader(data))
+		want := fmt.Sprintf("the report at %d:%d: the report.files[1].cases[0].records[0].change: \"odd\" is not one of", line, col)
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("ReadReport() = %v, want %q…", err, want)
+		}
 	}
 }
