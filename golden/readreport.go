@@ -153,13 +153,13 @@ func checkReport(data []byte) (diag.List, error) {
 	rc := newReportChecker()
 	rc.value(strict.Root(doc), reflect.TypeFor[Report](), nil, nil)
 	files := &reportLoc{key: "files"}
-	for i, sp := range spans {
+	for _, sp := range spans {
 		doc, err := strict.ParseJSON(data[sp.start:sp.end])
 		if err != nil {
 			return nil, err // the whole text parsed: cannot happen
 		}
 		fc := newReportChecker()
-		fc.value(strict.Root(doc), reflect.TypeFor[FileReport](), &reportLoc{parent: files, index: i}, nil)
+		fc.value(strict.Root(doc), reflect.TypeFor[FileReport](), &reportLoc{parent: files, index: sp.index}, nil)
 		if len(fc.d.Diags) == 0 {
 			continue
 		}
@@ -183,12 +183,13 @@ func newReportChecker() *reportChecker {
 	return rc
 }
 
-// span is a byte range of a text.
-type span struct{ start, end int }
+// span is where the element index of an array is in a text.
+type span struct{ index, start, end int }
 
-// fileSpans returns where each element of the top-level "files" array
-// of a report's text is, or nothing when the text is not an object with
-// such an array (the whole text is then checked at once).
+// fileSpans returns where each object in the top-level "files" array of
+// a report's text is, or nothing when the text is not an object with
+// such an array (the whole text is then checked at once). An element
+// that is not an object is left to the check of the whole.
 func fileSpans(data []byte) []span {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
@@ -210,13 +211,14 @@ func fileSpans(data []byte) []span {
 			return nil
 		}
 		var spans []span
-		for dec.More() {
+		for i := 0; dec.More(); i++ {
 			var raw json.RawMessage
 			if dec.Decode(&raw) != nil {
 				return nil
 			}
-			end := int(dec.InputOffset())
-			spans = append(spans, span{end - len(raw), end})
+			if end := int(dec.InputOffset()); len(raw) >= 2 && raw[0] == '{' {
+				spans = append(spans, span{i, end - len(raw), end})
+			}
 		}
 		return spans
 	}

@@ -78,6 +78,9 @@ func TestReadReportStrict(t *testing.T) {
 		{"a number where a string goes", caseWith(`, "summary": 3`), `.summary: want a string, not a JSON number`},
 		{"a string where a number goes", strings.Replace(caseWith(""), `"line": 2`, `"line": "2"`, 1), `.line: want a whole number, not a JSON string`},
 		{"an object where a list goes", head + `"files": {}}`, `the report.files: want a list, not a JSON object`},
+		{"a number where a file goes", head + `"files": [{"path": "a", "cases": []}, 1]}`, `the report.files[1]: want an object, not a JSON number`},
+		{"a file's key in another case, after a number", head + `"files": [7, {"Path": "a"}]}`, `files[0]: want an object, not a JSON number (and 1 more problem)`},
+		{"a file's key in another case", head + `"files": [{"Path": "a"}]}`, `unknown key "Path" in the report.files[0]; did you mean path?`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
