@@ -18,7 +18,9 @@
 // folder, a Kubernetes ConfigMap volume and a swapped current link reload
 // too. The ka2 command also reloads on SIGHUP, walking the tree, and
 // drains on SIGTERM through Serve. At most MaxInFlight API requests are
-// answered at once; more are answered 503 overloaded.
+// answered at once; more wait their turn in a bounded queue for at most
+// QueueWait, and one that would wait longer is answered 503 overloaded
+// at once.
 //
 // Endpoints (JSON unless noted):
 //

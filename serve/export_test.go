@@ -25,9 +25,11 @@ type Hooks struct {
 	Watching func()
 	// InHandler runs inside an API request, holding its in-flight slot.
 	InHandler func(route string)
+	// Queued runs when an API request starts waiting for its turn.
+	Queued func()
 }
 
 func SetHooks(s *Server, h Hooks) {
 	s.hooks = hooks{beforeLoad: h.BeforeLoad, afterLoad: h.AfterLoad, lateResult: h.LateResult,
-		reloaded: h.Reloaded, watching: h.Watching, inHandler: h.InHandler}
+		reloaded: h.Reloaded, watching: h.Watching, inHandler: h.InHandler, queued: h.Queued}
 }

@@ -55,14 +55,17 @@ const (
 	// status is 499, as nginx logs it; no client reads the answer, but
 	// the metrics and the log keep it apart from server errors.
 	KindCanceled = string(errkind.Canceled)
-	// KindOverloaded (503, with Retry-After) refuses an API request while
-	// Config.MaxInFlight others are being answered.
+	// KindOverloaded (503, with Retry-After) refuses an API request that
+	// would wait longer than Config.QueueWait for one of the
+	// Config.MaxInFlight others being answered to finish, or that finds
+	// Config.MaxQueue waiting already.
 	KindOverloaded = string(errkind.Overloaded)
 )
 
 // retryAfter is the Retry-After of an overloaded answer, in seconds: a
 // build takes milliseconds, so a slot is free again long before; one
-// second is the least the header can say.
+// second is the least the header can say, and no longer than
+// DefaultQueueWait, past which the server sheds.
 const retryAfter = "1"
 
 // route is one endpoint: its metric label, methods and handler. A handler
@@ -132,18 +135,24 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, rt *route, sna
 	if rt.limited {
 		// Taken before the body is read: the bound is on memory as much
 		// as on CPU.
-		select {
-		case s.inFlight <- struct{}{}:
-		default:
-			s.metrics.rejected.Inc()
+		shed, waited, err := s.admit.acquire(r.Context(), s.hooks.queued)
+		if waited > 0 || shed != "" {
+			s.metrics.queueWait.Observe(waited.Seconds())
+		}
+		switch {
+		case err != nil:
+			return writeError(w, snap, errkind.StatusClientClosedRequest, errkind.Detail{Kind: KindCanceled,
+				Message: "the client went away while the request waited for its turn"})
+		case shed != "":
+			s.metrics.rejected.WithLabelValues(shed).Inc()
 			w.Header().Set("Retry-After", retryAfter)
-			return writeError(w, snap, http.StatusServiceUnavailable, errkind.Detail{Kind: KindOverloaded,
-				Message: fmt.Sprintf("%d requests are in flight, the most this server answers at once; retry after %s s", cap(s.inFlight), retryAfter)})
+			return writeError(w, snap, http.StatusServiceUnavailable, errkind.Detail{Kind: KindOverloaded, Message: s.admit.shedMessage(shed)})
 		}
 		s.metrics.inFlight.Inc()
+		held := time.Now()
 		defer func() {
 			s.metrics.inFlight.Dec()
-			<-s.inFlight
+			s.admit.release(time.Since(held))
 		}()
 		if s.hooks.inHandler != nil {
 			s.hooks.inHandler(rt.name)

@@ -13,13 +13,13 @@ import (
 )
 
 // TestMaxInFlight holds as many requests as the bound allows inside the
-// handler, over a real loopback socket, and sends one more: it is answered
-// 503 overloaded with Retry-After at once, while /readyz and /metrics
-// still answer and count it; once the held ones finish, requests pass
-// again.
+// handler, over a real loopback socket, with the queue turned off, and
+// sends one more: it is answered 503 overloaded with Retry-After at once,
+// while /readyz and /metrics still answer and count it; once the held
+// ones finish, requests pass again.
 func TestMaxInFlight(t *testing.T) {
 	const bound = 3
-	srv, err := serve.New(serve.Config{Build: sample, Settings: contract.Settings{Lang: "en"}, MaxInFlight: bound})
+	srv, err := serve.New(serve.Config{Build: sample, Settings: contract.Settings{Lang: "en"}, MaxInFlight: bound, QueueWait: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,8 @@ func TestMaxInFlight(t *testing.T) {
 	for _, want := range []string{
 		"ka2_http_requests_in_flight 3",
 		"ka2_http_requests_in_flight_max 3",
-		"ka2_http_requests_rejected_total 2",
+		`ka2_http_requests_rejected_total{reason="queue_full"} 2`,
+		"ka2_http_requests_queued_max 0",
 		`ka2_http_requests_total{code="503",route="contract"} 1`,
 	} {
 		if !strings.Contains(m, want) {

@@ -26,9 +26,12 @@ type metrics struct {
 	reloads          *prometheus.CounterVec // outcome
 	loadSeconds      prometheus.Histogram
 
-	inFlight    prometheus.Gauge
-	maxInFlight prometheus.Gauge
-	rejected    prometheus.Counter
+	inFlight       prometheus.Gauge
+	maxInFlight    prometheus.Gauge
+	maxQueue       prometheus.Gauge
+	queueWaitBound prometheus.Gauge
+	queueWait      prometheus.Histogram
+	rejected       *prometheus.CounterVec // reason
 
 	// counters caches the request counter of each route and status, so
 	// the hot path does not hash label values.
@@ -40,7 +43,7 @@ type routeCode struct {
 	code  int
 }
 
-func newMetrics(reg *prometheus.Registry) *metrics {
+func newMetrics(reg *prometheus.Registry, admit *admission) *metrics {
 	if reg == nil {
 		reg = prometheus.NewRegistry()
 		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -76,19 +79,32 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 		{&m.abandoned, "ka2_corpus_abandoned_loads", "Loads of reloads that timed out and are still running (a read that blocks stays here); their results are dropped."},
 		{&m.inFlight, "ka2_http_requests_in_flight", "API requests (/v1/…) being answered now."},
 		{&m.maxInFlight, "ka2_http_requests_in_flight_max", "The bound on API requests answered at once (the max-in-flight setting)."},
+		{&m.maxQueue, "ka2_http_requests_queued_max", "The bound on API requests waiting for their turn (the max-queue setting; 0: none wait)."},
+		{&m.queueWaitBound, "ka2_http_request_queue_wait_bound_seconds", "The longest an API request waits for its turn before it is shed (the queue-wait setting)."},
 	} {
 		*g.to = prometheus.NewGauge(prometheus.GaugeOpts{Name: g.name, Help: g.help})
 		reg.MustRegister(*g.to)
 	}
-	m.rejected = prometheus.NewCounter(prometheus.CounterOpts{
-		Name: "ka2_http_requests_rejected_total", Help: "API requests answered 503 overloaded because as many as the max-in-flight setting allows were in flight."})
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "ka2_http_requests_queued", Help: "API requests waiting now for their turn, as many as the max-in-flight setting allows being in flight."},
+		func() float64 { return float64(admit.queued.Load()) }))
+	m.queueWait = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name: "ka2_http_request_queue_wait_seconds", Help: "Time API requests that found every slot taken waited for one, whether they got it or were shed.",
+		Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5},
+	})
+	m.rejected = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "ka2_http_requests_rejected_total", Help: "API requests answered 503 overloaded, by reason: queue_full (as many as the max-queue setting were waiting), wait_predicted (it would have waited longer than the queue-wait setting), wait_passed (it waited that long)."},
+		[]string{"reason"})
+	for _, r := range []string{shedQueueFull, shedPredicted, shedWaited} {
+		m.rejected.WithLabelValues(r)
+	}
 	m.reloads = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "ka2_corpus_reloads_total", Help: "Corpus reloads by outcome: ok, unchanged, error or timeout."}, []string{"outcome"})
 	m.loadSeconds = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name: "ka2_corpus_load_duration_seconds", Help: "Time to load and index the corpus on a reload.",
 		Buckets: prometheus.ExponentialBuckets(0.001, 4, 10),
 	})
-	reg.MustRegister(m.requests, m.latency, m.evidence, m.utilised, m.reloads, m.loadSeconds, m.rejected)
+	reg.MustRegister(m.requests, m.latency, m.evidence, m.utilised, m.reloads, m.loadSeconds, m.rejected, m.queueWait)
 	for _, o := range []ReloadOutcome{ReloadOK, ReloadUnchanged, ReloadFailed, ReloadTimedOut} {
 		m.reloads.WithLabelValues(string(o))
 	}

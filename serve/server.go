@@ -48,6 +48,17 @@ const (
 	// short enough that a change still serves within seconds. Writers
 	// that rename a finished file into place never wait on it for long.
 	DefaultSettle = 2 * time.Second
+	// DefaultQueueWait is the longest an API request waits for its turn
+	// when Config.MaxInFlight others are being answered: no longer than
+	// the Retry-After of the 503 that sheds it, so that waiting never
+	// costs a client more than retrying would. A build takes
+	// microseconds to milliseconds, so an ordinary burst (a pipeline's
+	// worker pool, tens of connections per core) waits milliseconds.
+	DefaultQueueWait = time.Second
+	// DefaultMaxQueue bounds the API requests waiting for their turn. A
+	// waiting request holds its connection and headers, not its body
+	// (read once it has its turn): some 16 KB each, 16 MiB for all.
+	DefaultMaxQueue = 1024
 )
 
 // DefaultMaxInFlight is the bound on API requests in flight when
@@ -113,10 +124,20 @@ type Config struct {
 	// the API and shows the timeline.
 	UI bool
 	// MaxInFlight bounds the API requests (/v1/…) answered at once
-	// (default DefaultMaxInFlight()); one more is answered 503 overloaded
-	// with Retry-After. /healthz, /readyz and /metrics are not counted, so
+	// (default DefaultMaxInFlight()); more wait in a queue, first come
+	// first served. /healthz, /readyz and /metrics are not counted, so
 	// probes and scrapes still answer under load.
 	MaxInFlight int
+	// QueueWait bounds how long an API request waits in the queue
+	// (default DefaultQueueWait; negative: no queue, a request that
+	// finds MaxInFlight others in flight is shed at once). A request that
+	// would wait longer, by the recent pace of answers, is answered 503
+	// overloaded with Retry-After at once; one that waited that long is
+	// answered so then.
+	QueueWait time.Duration
+	// MaxQueue bounds the requests waiting (default DefaultMaxQueue); one
+	// more is shed at once.
+	MaxQueue int
 }
 
 // Snapshot is one loaded corpus and everything built from it. It is never
@@ -217,9 +238,9 @@ type Server struct {
 	// reload that started it, while that reload still holds reloadMu, so
 	// a load abandoned at its deadline can never be swapped in late.
 	attempts atomic.Uint64
-	// inFlight holds a token per API request being answered.
-	inFlight chan struct{}
-	hooks    hooks
+	// admit bounds the API requests answered at once and queues the rest.
+	admit *admission
+	hooks hooks
 }
 
 // hooks let tests see and steer what happens inside; all nil outside
@@ -231,6 +252,7 @@ type hooks struct {
 	reloaded   func(ReloadStatus)
 	watching   func()
 	inHandler  func(route string)
+	queued     func()
 }
 
 // New loads the definition, the budget and the corpus as `ka2 build`
@@ -263,6 +285,12 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxInFlight <= 0 {
 		cfg.MaxInFlight = DefaultMaxInFlight()
 	}
+	if cfg.QueueWait == 0 {
+		cfg.QueueWait = DefaultQueueWait
+	}
+	if cfg.MaxQueue <= 0 {
+		cfg.MaxQueue = DefaultMaxQueue
+	}
 	def, err := contract.LoadDefinition(cfg.Build.Contract)
 	if err != nil {
 		return nil, err
@@ -272,10 +300,12 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, def: def, counter: counter, limits: limits, log: cfg.Logger, now: cfg.Now}
-	s.inFlight = make(chan struct{}, cfg.MaxInFlight)
+	s.admit = newAdmission(cfg.MaxInFlight, cfg.MaxQueue, cfg.QueueWait)
 	s.reloadMu = make(chan struct{}, 1)
-	s.metrics = newMetrics(cfg.Registry)
+	s.metrics = newMetrics(cfg.Registry, s.admit)
 	s.metrics.maxInFlight.Set(float64(cfg.MaxInFlight))
+	s.metrics.maxQueue.Set(float64(s.admit.maxQueue))
+	s.metrics.queueWaitBound.Set(max(0, cfg.QueueWait.Seconds()))
 	snap, err := s.load(context.Background(), nil, nil)
 	if err != nil {
 		return nil, err

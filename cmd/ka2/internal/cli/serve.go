@@ -35,6 +35,8 @@ type ServeOptions struct {
 	ReloadTimeout   time.Duration
 	Settle          time.Duration
 	MaxInFlight     int
+	QueueWait       time.Duration
+	MaxQueue        int
 	DrainTimeout    time.Duration
 	RequestTimeout  time.Duration
 	CPUProfile      string
@@ -83,8 +85,11 @@ one and swapped in atomically; one that fails to load, or does not finish
 within --reload-timeout, is never served: the old one keeps serving,
 /readyz says degraded, when and why, and the log and metrics say so too.
 
-At most --max-in-flight API requests are answered at once; one more gets
-503 overloaded with Retry-After. SIGTERM or SIGINT stops accepting, waits
+At most --max-in-flight API requests are answered at once; more wait their
+turn in a queue of at most --max-queue, first come first served, for at
+most --queue-wait. One that would wait longer, by the recent pace of
+answers, or finds the queue full gets 503 overloaded with Retry-After at
+once; one that waited --queue-wait gets it then. SIGTERM or SIGINT stops accepting, waits
 up to --drain-timeout for requests in flight and exits 0 (1 if the deadline
 passed with requests still open).`,
 		Example: `  ka2 serve --corpus policies
@@ -110,9 +115,11 @@ passed with requests still open).`,
 	fs.DurationVar(&opts.Debounce, "debounce", serve.DefaultDebounce, "quiet period after a change before reloading")
 	fs.DurationVar(&opts.ReloadTimeout, "reload-timeout", serve.DefaultReloadTimeout, "longest a reload may take, settling included, before it is abandoned and reported")
 	fs.DurationVar(&opts.Settle, "settle", serve.DefaultSettle, "how long a changed file's size and modification time must stay the same before a reload takes it (0: no wait)")
-	fs.IntVar(&opts.MaxInFlight, "max-in-flight", 0, "most API requests answered at once; more get 503 overloaded (0: 4 per CPU)")
+	fs.IntVar(&opts.MaxInFlight, "max-in-flight", 0, "most API requests answered at once; more wait in the queue (0: 4 per CPU)")
+	fs.DurationVar(&opts.QueueWait, "queue-wait", serve.DefaultQueueWait, "longest an API request waits for its turn; one that would wait longer gets 503 overloaded at once (0: no queue)")
+	fs.IntVar(&opts.MaxQueue, "max-queue", serve.DefaultMaxQueue, "most API requests waiting for their turn; one more gets 503 overloaded")
 	fs.DurationVar(&opts.DrainTimeout, "drain-timeout", serve.DefaultDrainTimeout, "how long SIGTERM waits for requests in flight")
-	fs.DurationVar(&opts.RequestTimeout, "request-timeout", serve.DefaultRequestTimeout, "longest build of one POST /v1/contract before it stops with 503 (at most "+serve.DefaultWriteTimeout.String()+")")
+	fs.DurationVar(&opts.RequestTimeout, "request-timeout", serve.DefaultRequestTimeout, "longest build of one POST /v1/contract before it stops with 503 (with --queue-wait, at most "+serve.DefaultWriteTimeout.String()+")")
 	enumVar(fs, &opts.LogFormat, "log-format", "text", textJSON, "log format on standard error")
 	enumVar(fs, &opts.LogLevel, "log-level", "info", []string{"debug", "info", "warn", "error"}, "least severe log level")
 	fs.BoolVar(&opts.UI, "ui", true, "serve the preview page at GET / (--ui=false turns it off)")
@@ -137,11 +144,23 @@ func (o *ServeOptions) validate() error {
 	if o.MaxInFlight < 0 || o.MaxInFlight > maxInFlightLimit {
 		return usageError{fmt.Errorf("--max-in-flight %d: use 1 to %d, or 0 for 4 per CPU", o.MaxInFlight, maxInFlightLimit)}
 	}
+	if o.MaxQueue < 1 || o.MaxQueue > maxInFlightLimit {
+		return usageError{fmt.Errorf("--max-queue %d: use 1 to %d (--queue-wait 0 turns the queue off)", o.MaxQueue, maxInFlightLimit)}
+	}
+	// A request that waited still has its body to read, within the read
+	// timeout that counts from its headers.
+	if o.QueueWait < 0 || o.QueueWait >= serve.DefaultReadTimeout {
+		return usageError{fmt.Errorf("--queue-wait %s: use 0 (no queue) or a duration below %s", o.QueueWait, serve.DefaultReadTimeout)}
+	}
 	// The answer must be written within the server's write timeout,
-	// which counts from the request's headers: a longer build could
-	// never be answered.
+	// which counts from the request's headers: a request that waits
+	// and builds longer could never be answered.
 	if o.RequestTimeout <= 0 || o.RequestTimeout > serve.DefaultWriteTimeout {
 		return usageError{fmt.Errorf("--request-timeout %s: use a duration above 0 and at most %s", o.RequestTimeout, serve.DefaultWriteTimeout)}
+	}
+	if o.RequestTimeout+o.QueueWait > serve.DefaultWriteTimeout {
+		return usageError{fmt.Errorf("--request-timeout %s and --queue-wait %s add up to more than the write timeout of %s: a request could wait and build longer than its answer may take; lower one",
+			o.RequestTimeout, o.QueueWait, serve.DefaultWriteTimeout)}
 	}
 	return nil
 }
@@ -169,9 +188,13 @@ func (o *ServeOptions) config(log *slog.Logger) (serve.Config, error) {
 	if err != nil {
 		return serve.Config{}, err
 	}
-	settle := o.Settle
+	settle, queueWait := o.Settle, o.QueueWait
+	// serve.Config: negative is no wait, zero the default.
 	if settle == 0 {
-		settle = -1 // serve.Config: negative is no wait, zero the default
+		settle = -1
+	}
+	if queueWait == 0 {
+		queueWait = -1
 	}
 	return serve.Config{
 		Build:          o.budgetFlags.config(&o.corpusFlags),
@@ -182,6 +205,8 @@ func (o *ServeOptions) config(log *slog.Logger) (serve.Config, error) {
 		ReloadTimeout:  o.ReloadTimeout,
 		Settle:         settle,
 		MaxInFlight:    o.MaxInFlight,
+		QueueWait:      queueWait,
+		MaxQueue:       o.MaxQueue,
 		DrainTimeout:   o.DrainTimeout,
 		RequestTimeout: o.RequestTimeout,
 		UI:             o.UI,

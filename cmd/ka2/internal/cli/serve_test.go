@@ -373,13 +373,14 @@ func TestServeFlags(t *testing.T) {
 	}{
 		{name: "defaults", args: nil, check: func(t *testing.T, o *cli.ServeOptions) {
 			if o.Addr != "127.0.0.1:8080" || o.Lang != "en" || !o.Watch || o.Debounce != serve.DefaultDebounce || o.DrainTimeout != serve.DefaultDrainTimeout || o.RequestTimeout != serve.DefaultRequestTimeout || o.LogFormat != "text" ||
-				o.ReloadTimeout != serve.DefaultReloadTimeout || o.Settle != serve.DefaultSettle || o.MaxInFlight != 0 {
+				o.ReloadTimeout != serve.DefaultReloadTimeout || o.Settle != serve.DefaultSettle || o.MaxInFlight != 0 ||
+				o.QueueWait != serve.DefaultQueueWait || o.MaxQueue != serve.DefaultMaxQueue {
 				t.Errorf("options = %+v", o)
 			}
 		}},
-		{name: "reload and load flags", args: []string{"--reload-timeout", "30s", "--settle", "0", "--max-in-flight", "3"},
+		{name: "reload and load flags", args: []string{"--reload-timeout", "30s", "--settle", "0", "--max-in-flight", "3", "--queue-wait", "250ms", "--max-queue", "10"},
 			check: func(t *testing.T, o *cli.ServeOptions) {
-				if o.ReloadTimeout != 30*time.Second || o.Settle != 0 || o.MaxInFlight != 3 {
+				if o.ReloadTimeout != 30*time.Second || o.Settle != 0 || o.MaxInFlight != 3 || o.QueueWait != 250*time.Millisecond || o.MaxQueue != 10 {
 					t.Errorf("options = %+v", o)
 				}
 			}},
@@ -415,6 +416,11 @@ func TestServeFlags(t *testing.T) {
 		{[]string{"serve", "--settle", "3m"}, "shorter than --reload-timeout"},
 		{[]string{"serve", "--max-in-flight", "-1"}, "--max-in-flight -1: use 1 to"},
 		{[]string{"serve", "--max-in-flight", "99999999"}, "--max-in-flight"},
+		{[]string{"serve", "--max-queue", "0"}, "--max-queue 0: use 1 to"},
+		{[]string{"serve", "--queue-wait", "-1s"}, "--queue-wait -1s: use 0"},
+		{[]string{"serve", "--queue-wait", "10s"}, "--queue-wait 10s: use 0"},
+		{[]string{"serve", "--request-timeout", "30s"}, "--request-timeout 30s and --queue-wait 1s add up"},
+		{[]string{"serve", "--request-timeout", "25s", "--queue-wait", "6s"}, "add up to more than the write timeout"},
 	}
 	for _, u := range usage {
 		code, _, stderr := runKA2(t, "", u.args...)
