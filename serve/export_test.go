@@ -20,9 +20,12 @@ type Hooks struct {
 	LateResult func(attempt uint64)
 	// Reloaded runs at the end of every reload with its status.
 	Reloaded func(ReloadStatus)
-	// Watching runs when Watch has added its watches, at the start and
-	// after a link changed.
+	// Watching runs when Watch has planned its watches: at the start and
+	// whenever it plans them anew.
 	Watching func()
+	// AddWatch runs before Watch watches a folder; an error it returns
+	// is the watch's error, as the system's would be.
+	AddWatch func(path string) error
 	// InHandler runs inside an API request, holding its in-flight slot.
 	InHandler func(route string)
 	// Queued runs when an API request starts waiting for its turn.
@@ -31,5 +34,5 @@ type Hooks struct {
 
 func SetHooks(s *Server, h Hooks) {
 	s.hooks = hooks{beforeLoad: h.BeforeLoad, afterLoad: h.AfterLoad, lateResult: h.LateResult,
-		reloaded: h.Reloaded, watching: h.Watching, inHandler: h.InHandler, queued: h.Queued}
+		reloaded: h.Reloaded, watching: h.Watching, inHandler: h.InHandler, queued: h.Queued, addWatch: h.AddWatch}
 }

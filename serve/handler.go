@@ -475,13 +475,16 @@ type Readiness struct {
 	Ready bool `json:"ready"`
 	// Corpus describes the corpus serving now.
 	Corpus CorpusStatus `json:"corpus"`
-	// Degraded is true when the last reload failed or timed out: the
-	// corpus still serves (Ready), but it may be older than the files;
-	// LastReload says when and why.
+	// Degraded is true when the last reload failed or timed out, or the
+	// corpus cannot be watched as a whole: the corpus still serves
+	// (Ready), but it may be older than the files; LastReload and Watch
+	// say when and why.
 	Degraded bool `json:"degraded"`
 	// LastReload is the last load, the first one included; its error, if
 	// it failed, says why the serving corpus is older than the files.
 	LastReload ReloadStatus `json:"last_reload"`
+	// Watch is what the watcher is doing, when one runs.
+	Watch *WatchStatus `json:"watch,omitempty"`
 }
 
 // CorpusStatus describes a snapshot's corpus.
@@ -494,15 +497,20 @@ type CorpusStatus struct {
 }
 
 // serveReadyz answers GET /readyz: 200 while a corpus is loaded, with the
-// last reload's outcome and error, if any. A failed or timed-out reload
-// is reported (degraded) but keeps the answer 200: the corpus serving is
+// last reload's outcome and error, if any, and the watcher's state. A
+// failed or timed-out reload, or a corpus that cannot be watched, is
+// reported (degraded) but keeps the answer 200: the corpus serving is
 // whole and checked, and every replica reading the same files would fail
 // the same way, so taking them out of service would turn a stale corpus
 // into an outage.
 func (s *Server) serveReadyz(w http.ResponseWriter, _ *http.Request, snap *Snapshot) int {
 	last := s.LastReload()
 	degraded := last.Outcome == ReloadFailed || last.Outcome == ReloadTimedOut
-	return writeJSON(w, snap, http.StatusOK, Readiness{Ready: true, Degraded: degraded, LastReload: last,
+	watch := s.watch.Load()
+	if watch != nil && watch.State != WatchWatching {
+		degraded = true
+	}
+	return writeJSON(w, snap, http.StatusOK, Readiness{Ready: true, Degraded: degraded, LastReload: last, Watch: watch,
 		Corpus: CorpusStatus{Location: s.cfg.Build.Location(), Digest: snap.Digest(), Sources: len(snap.Corpus.Sources),
 			Generation: snap.Generation, LoadedAt: snap.LoadedAt}})
 }

@@ -23,6 +23,8 @@ type metrics struct {
 	lastReloadOK     prometheus.Gauge
 	lastReload       prometheus.Gauge
 	abandoned        prometheus.Gauge
+	watchOK          prometheus.Gauge
+	watchedFolders   prometheus.Gauge
 	reloads          *prometheus.CounterVec // outcome
 	loadSeconds      prometheus.Histogram
 
@@ -77,6 +79,8 @@ func newMetrics(reg *prometheus.Registry, admit *admission) *metrics {
 		{&m.lastReloadOK, "ka2_corpus_last_reload_ok", "1 when the last load succeeded, 0 when it failed or timed out and an older corpus serves."},
 		{&m.lastReload, "ka2_corpus_last_reload_timestamp_seconds", "When the last reload started, whatever its outcome, in Unix seconds."},
 		{&m.abandoned, "ka2_corpus_abandoned_loads", "Loads of reloads that timed out and are still running (a read that blocks stays here); their results are dropped."},
+		{&m.watchOK, "ka2_corpus_watch_ok", "1 while every folder of the corpus is watched, 0 while some cannot be and the corpus is reloaded every poll interval instead."},
+		{&m.watchedFolders, "ka2_corpus_watched_folders", "Folders watched for changes of the corpus."},
 		{&m.inFlight, "ka2_http_requests_in_flight", "API requests (/v1/…) being answered now."},
 		{&m.maxInFlight, "ka2_http_requests_in_flight_max", "The bound on API requests answered at once (the max-in-flight setting)."},
 		{&m.maxQueue, "ka2_http_requests_queued_max", "The bound on API requests waiting for their turn (the max-queue setting; 0: none wait)."},

@@ -267,6 +267,10 @@ func (s *Server) reload(ctx context.Context, trigger string, reuse bool, changed
 			"sources", len(res.snap.Corpus.Sources), "duration", st.Duration)
 	}
 	s.metrics.reloads.WithLabelValues(string(st.Outcome)).Inc()
+	select {
+	case s.reloadNote <- struct{}{}:
+	default: // one is waiting already
+	}
 	if s.hooks.reloaded != nil {
 		s.hooks.reloaded(*st)
 	}

@@ -221,7 +221,7 @@ func TestWatch(t *testing.T) {
 	}
 	watching := make(chan struct{}, 8)
 	reloaded := make(chan serve.ReloadStatus, 64)
-	serve.SetHooks(srv, serve.Hooks{Watching: func() { watching <- struct{}{} }, Reloaded: func(st serve.ReloadStatus) { reloaded <- st }})
+	serve.SetHooks(srv, serve.Hooks{Watching: func() { trySend(watching, struct{}{}) }, Reloaded: func(st serve.ReloadStatus) { trySend(reloaded, st) }})
 	r := serveOn(t, srv)
 	ctx, cancel := context.WithCancel(context.Background())
 	watchDone := make(chan error, 1)

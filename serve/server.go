@@ -59,6 +59,13 @@ const (
 	// waiting request holds its connection and headers, not its body
 	// (read once it has its turn): some 16 KB each, 16 MiB for all.
 	DefaultMaxQueue = 1024
+	// DefaultPollInterval is how often Watch checks that every watched
+	// name still holds the folder it watches (a stat of each: well under
+	// a millisecond for a thousand folders), and, while it cannot watch
+	// the whole corpus, reloads it: soon enough that a missed change is
+	// served within seconds, seldom enough that reloading a large corpus
+	// walking the tree does not take a core.
+	DefaultPollInterval = 5 * time.Second
 )
 
 // DefaultMaxInFlight is the bound on API requests in flight when
@@ -108,6 +115,10 @@ type Config struct {
 	// Debounce is the quiet period Watch waits for after a change before
 	// it reloads (default 250 ms).
 	Debounce time.Duration
+	// PollInterval is how often Watch checks its watches, and reloads
+	// while it cannot watch the whole corpus (default
+	// DefaultPollInterval).
+	PollInterval time.Duration
 	// ReloadTimeout bounds one reload, settling and loading (default
 	// DefaultReloadTimeout). A reload past it is abandoned and reported
 	// (outcome "timeout"); the serving corpus stays, and the next reload
@@ -208,6 +219,30 @@ type ReloadStatus struct {
 	Digest string `json:"digest,omitempty"`
 }
 
+// The states of WatchStatus.
+const (
+	// WatchWatching: every folder of the corpus is watched; a change is
+	// served about Debounce plus Settle after it.
+	WatchWatching = "watching"
+	// WatchPolling: some of the corpus cannot be watched (the folder is
+	// gone, a folder could not be watched, the system's watches ran
+	// out); Watch reloads every PollInterval until it can again, and
+	// /readyz says degraded.
+	WatchPolling = "polling"
+)
+
+// WatchStatus is what Watch is doing, as /readyz reports it.
+type WatchStatus struct {
+	State string `json:"state"` // WatchWatching or WatchPolling
+	// Folders counts the folders watched: the corpus's, the one that
+	// holds it, and those links lead to.
+	Folders int `json:"folders"`
+	// Error says why the corpus cannot be watched, when it cannot.
+	Error string `json:"error,omitempty"`
+	// Since is when the state, and its error, began.
+	Since time.Time `json:"since"`
+}
+
 // Server answers contract requests from the current snapshot. Its methods
 // are safe for concurrent use.
 type Server struct {
@@ -231,6 +266,12 @@ type Server struct {
 	unapplied map[string]bool
 	status    atomic.Pointer[ReloadStatus]
 	gen       atomic.Uint64
+	// watch is what Watch is doing; nil while it does not run.
+	watch atomic.Pointer[WatchStatus]
+	// reloadNote is sent to, without waiting, at the end of every
+	// reload, so that Watch plans its watches anew after one it did not
+	// start.
+	reloadNote chan struct{}
 	// testHookBuild, when set by a test, runs just before a contract
 	// build with the build's context.
 	testHookBuild func(ctx context.Context)
@@ -253,6 +294,7 @@ type hooks struct {
 	watching   func()
 	inHandler  func(route string)
 	queued     func()
+	addWatch   func(path string) error
 }
 
 // New loads the definition, the budget and the corpus as `ka2 build`
@@ -277,6 +319,7 @@ func New(cfg Config) (*Server, error) {
 	setDefault(&cfg.IdleTimeout, DefaultIdleTimeout)
 	setDefault(&cfg.DrainTimeout, DefaultDrainTimeout)
 	setDefault(&cfg.Debounce, DefaultDebounce)
+	setDefault(&cfg.PollInterval, DefaultPollInterval)
 	setDefault(&cfg.RequestTimeout, DefaultRequestTimeout)
 	setDefault(&cfg.ReloadTimeout, DefaultReloadTimeout)
 	if cfg.Settle == 0 {
@@ -302,6 +345,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, def: def, counter: counter, limits: limits, log: cfg.Logger, now: cfg.Now}
 	s.admit = newAdmission(cfg.MaxInFlight, cfg.MaxQueue, cfg.QueueWait)
 	s.reloadMu = make(chan struct{}, 1)
+	s.reloadNote = make(chan struct{}, 1)
 	s.metrics = newMetrics(cfg.Registry, s.admit)
 	s.metrics.maxInFlight.Set(float64(cfg.MaxInFlight))
 	s.metrics.maxQueue.Set(float64(s.admit.maxQueue))
@@ -326,6 +370,14 @@ func (s *Server) Snapshot() *Snapshot { return s.snap.Load() }
 
 // LastReload returns the outcome of the last load, the first one included.
 func (s *Server) LastReload() ReloadStatus { return *s.status.Load() }
+
+// Watching returns what Watch is doing, and false while it does not run.
+func (s *Server) Watching() (WatchStatus, bool) {
+	if st := s.watch.Load(); st != nil {
+		return *st, true
+	}
+	return WatchStatus{}, false
+}
 
 // Registry returns the registry /metrics serves.
 func (s *Server) Registry() *prometheus.Registry { return s.metrics.reg }

@@ -23,19 +23,27 @@ type watched struct {
 }
 
 // startWatched serves the corpus at path and watches it until the test
-// ends; it returns once the watches are added.
-func startWatched(t *testing.T, path string) *watched {
+// ends; it returns once the watches are added. Each of opts may change
+// the configuration or set more hooks before the server starts.
+func startWatched(t *testing.T, path string, opts ...func(*serve.Config, *serve.Hooks)) *watched {
 	t.Helper()
-	srv, err := serve.New(serve.Config{Build: contract.Config{Corpus: contract.Folder(path)}, Settings: contract.Settings{Lang: "en"},
-		Debounce: 20 * time.Millisecond, Settle: testSettle})
+	cfg := serve.Config{Build: contract.Config{Corpus: contract.Folder(path)}, Settings: contract.Settings{Lang: "en"},
+		Debounce: 20 * time.Millisecond, Settle: testSettle}
+	w := &watched{reloaded: make(chan serve.ReloadStatus, 64), watching: make(chan struct{}, 64)}
+	// The hooks never block the server: a test that reads only some of
+	// what they report still reads the latest soon enough.
+	hooks := serve.Hooks{
+		Reloaded: func(st serve.ReloadStatus) { trySend(w.reloaded, st) },
+		Watching: func() { trySend(w.watching, struct{}{}) },
+	}
+	for _, o := range opts {
+		o(&cfg, &hooks)
+	}
+	srv, err := serve.New(cfg)
 	if err != nil {
 		t.Fatalf("serve.New() = %v", err)
 	}
-	w := &watched{reloaded: make(chan serve.ReloadStatus, 64), watching: make(chan struct{}, 64)}
-	serve.SetHooks(srv, serve.Hooks{
-		Reloaded: func(st serve.ReloadStatus) { w.reloaded <- st },
-		Watching: func() { w.watching <- struct{}{} },
-	})
+	serve.SetHooks(srv, hooks)
 	w.running = serveOn(t, srv)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -54,6 +62,14 @@ func startWatched(t *testing.T, path string) *watched {
 		t.Fatal("Watch() did not start")
 	}
 	return w
+}
+
+// trySend sends v on ch unless ch is full.
+func trySend[T any](ch chan<- T, v T) {
+	select {
+	case ch <- v:
+	default:
+	}
 }
 
 // waitServed waits, reload by reload, until the contract for lodging2026

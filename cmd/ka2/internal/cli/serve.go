@@ -32,6 +32,7 @@ type ServeOptions struct {
 	LogLevel        string
 	Watch           bool
 	Debounce        time.Duration
+	PollInterval    time.Duration
 	ReloadTimeout   time.Duration
 	Settle          time.Duration
 	MaxInFlight     int
@@ -78,7 +79,11 @@ The corpus is reloaded on SIGHUP (every file read again) and, with --watch,
 when a file under it changes (after --debounce of quiet; files whose size,
 times and inode did not change are not read again). Links are followed: the
 corpus may be a link (current -> v2) or a Kubernetes ConfigMap volume, and
-the swap of a link reloads. A reload takes a changed file only once its size
+the swap of a link reloads. A folder swapped, renamed, removed or made again
+(mv pol pol.old; mv new pol) is watched anew, as after every reload that
+reads the whole tree; every --poll-interval the watches are checked, and
+while some of the corpus cannot be watched it is reloaded then instead and
+/readyz says degraded. A reload takes a changed file only once its size
 and modification time stayed the same for --settle, so write files to a
 temporary name and rename them into place. It is loaded beside the serving
 one and swapped in atomically; one that fails to load, or does not finish
@@ -113,6 +118,7 @@ passed with requests still open).`,
 	fs.BoolVar(&opts.RequireEvidence, "require-evidence", false, "answer no_evidence (422) instead of an empty evidence list, unless a request sets \"require_evidence\"")
 	fs.BoolVar(&opts.Watch, "watch", true, "reload when a file under --corpus changes")
 	fs.DurationVar(&opts.Debounce, "debounce", serve.DefaultDebounce, "quiet period after a change before reloading")
+	fs.DurationVar(&opts.PollInterval, "poll-interval", serve.DefaultPollInterval, "how often --watch checks that its watches still hold the corpus's folders, and reloads while it cannot watch them all")
 	fs.DurationVar(&opts.ReloadTimeout, "reload-timeout", serve.DefaultReloadTimeout, "longest a reload may take, settling included, before it is abandoned and reported")
 	fs.DurationVar(&opts.Settle, "settle", serve.DefaultSettle, "how long a changed file's size and modification time must stay the same before a reload takes it (0: no wait)")
 	fs.IntVar(&opts.MaxInFlight, "max-in-flight", 0, "most API requests answered at once; more wait in the queue (0: 4 per CPU)")
@@ -129,8 +135,8 @@ passed with requests still open).`,
 }
 
 func (o *ServeOptions) validate() error {
-	if o.Debounce <= 0 || o.DrainTimeout <= 0 || o.ReloadTimeout <= 0 {
-		return usageError{errors.New("--debounce, --drain-timeout and --reload-timeout must be positive")}
+	if o.Debounce <= 0 || o.DrainTimeout <= 0 || o.ReloadTimeout <= 0 || o.PollInterval <= 0 {
+		return usageError{errors.New("--debounce, --drain-timeout, --reload-timeout and --poll-interval must be positive")}
 	}
 	if o.Settle < 0 {
 		return usageError{fmt.Errorf("--settle %s: use 0 (no wait) or a positive duration", o.Settle)}
@@ -202,6 +208,7 @@ func (o *ServeOptions) config(log *slog.Logger) (serve.Config, error) {
 		Policy:         policy,
 		Logger:         log,
 		Debounce:       o.Debounce,
+		PollInterval:   o.PollInterval,
 		ReloadTimeout:  o.ReloadTimeout,
 		Settle:         settle,
 		MaxInFlight:    o.MaxInFlight,

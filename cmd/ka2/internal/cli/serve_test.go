@@ -374,13 +374,14 @@ func TestServeFlags(t *testing.T) {
 		{name: "defaults", args: nil, check: func(t *testing.T, o *cli.ServeOptions) {
 			if o.Addr != "127.0.0.1:8080" || o.Lang != "en" || !o.Watch || o.Debounce != serve.DefaultDebounce || o.DrainTimeout != serve.DefaultDrainTimeout || o.RequestTimeout != serve.DefaultRequestTimeout || o.LogFormat != "text" ||
 				o.ReloadTimeout != serve.DefaultReloadTimeout || o.Settle != serve.DefaultSettle || o.MaxInFlight != 0 ||
-				o.QueueWait != serve.DefaultQueueWait || o.MaxQueue != serve.DefaultMaxQueue {
+				o.QueueWait != serve.DefaultQueueWait || o.MaxQueue != serve.DefaultMaxQueue || o.PollInterval != serve.DefaultPollInterval {
 				t.Errorf("options = %+v", o)
 			}
 		}},
-		{name: "reload and load flags", args: []string{"--reload-timeout", "30s", "--settle", "0", "--max-in-flight", "3", "--queue-wait", "250ms", "--max-queue", "10"},
+		{name: "reload and load flags", args: []string{"--reload-timeout", "30s", "--settle", "0", "--max-in-flight", "3", "--queue-wait", "250ms", "--max-queue", "10", "--poll-interval", "1m"},
 			check: func(t *testing.T, o *cli.ServeOptions) {
-				if o.ReloadTimeout != 30*time.Second || o.Settle != 0 || o.MaxInFlight != 3 || o.QueueWait != 250*time.Millisecond || o.MaxQueue != 10 {
+				if o.ReloadTimeout != 30*time.Second || o.Settle != 0 || o.MaxInFlight != 3 || o.QueueWait != 250*time.Millisecond || o.MaxQueue != 10 ||
+					o.PollInterval != time.Minute {
 					t.Errorf("options = %+v", o)
 				}
 			}},
@@ -417,6 +418,7 @@ func TestServeFlags(t *testing.T) {
 		{[]string{"serve", "--max-in-flight", "-1"}, "--max-in-flight -1: use 1 to"},
 		{[]string{"serve", "--max-in-flight", "99999999"}, "--max-in-flight"},
 		{[]string{"serve", "--max-queue", "0"}, "--max-queue 0: use 1 to"},
+		{[]string{"serve", "--poll-interval", "0s"}, "--poll-interval must be positive"},
 		{[]string{"serve", "--queue-wait", "-1s"}, "--queue-wait -1s: use 0"},
 		{[]string{"serve", "--queue-wait", "10s"}, "--queue-wait 10s: use 0"},
 		{[]string{"serve", "--request-timeout", "30s"}, "--request-timeout 30s and --queue-wait 1s add up"},
