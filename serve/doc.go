@@ -16,7 +16,9 @@
 // changes, after a quiet period (debounce), reading only the files the
 // events name (ReloadChanged); it follows links, so a linked corpus
 // folder, a Kubernetes ConfigMap volume and a swapped current link reload
-// too. The ka2 command also reloads on SIGHUP, walking the tree, and
+// too, and it watches a folder swapped, renamed or made again anew; while
+// it cannot watch the whole corpus it reloads periodically and /readyz
+// says degraded. The ka2 command also reloads on SIGHUP, walking the tree, and
 // drains on SIGTERM through Serve. At most MaxInFlight API requests are
 // answered at once; more wait their turn in a bounded queue for at most
 // QueueWait, and one that would wait longer is answered 503 overloaded

@@ -371,14 +371,6 @@ func (s *Server) Snapshot() *Snapshot { return s.snap.Load() }
 // LastReload returns the outcome of the last load, the first one included.
 func (s *Server) LastReload() ReloadStatus { return *s.status.Load() }
 
-// Watching returns what Watch is doing, and false while it does not run.
-func (s *Server) Watching() (WatchStatus, bool) {
-	if st := s.watch.Load(); st != nil {
-		return *st, true
-	}
-	return WatchStatus{}, false
-}
-
 // Registry returns the registry /metrics serves.
 func (s *Server) Registry() *prometheus.Registry { return s.metrics.reg }
 
