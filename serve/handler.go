@@ -64,8 +64,9 @@ const (
 
 // retryAfter is the Retry-After of an overloaded answer, in seconds: a
 // build takes milliseconds, so a slot is free again long before; one
-// second is the least the header can say, and no longer than
-// DefaultQueueWait, past which the server sheds.
+// second is the least the header can say, and as long as
+// DefaultQueueWait: no request waits in the queue longer than a shed one
+// is told to wait before it retries.
 const retryAfter = "1"
 
 // route is one endpoint: its metric label, methods and handler. A handler
