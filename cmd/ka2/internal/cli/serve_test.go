@@ -225,6 +225,57 @@ func TestServeHangup(t *testing.T) {
 	<-stopped // the hangup channel was released
 }
 
+// TestServeQueueFlags runs `ka2 serve` with the admission flags and reads
+// the bounds the server took from its metrics: --queue-wait 0 turns the
+// queue off, whatever --max-queue says.
+func TestServeQueueFlags(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"defaults", nil, []string{"ka2_http_requests_queued_max 1024", "ka2_http_request_queue_wait_bound_seconds 1"}},
+		{"set", []string{"--max-in-flight", "3", "--max-queue", "7", "--queue-wait", "250ms"},
+			[]string{"ka2_http_requests_in_flight_max 3", "ka2_http_requests_queued_max 7", "ka2_http_request_queue_wait_bound_seconds 0.25"}},
+		{"no queue", []string{"--queue-wait", "0", "--max-queue", "7"},
+			[]string{"ka2_http_requests_queued_max 0", "ka2_http_request_queue_wait_bound_seconds 0"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, _, stderr := cli.TestFactory("")
+			f.Listen = func(string) (net.Listener, error) { return ln, nil }
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			done := make(chan int, 1)
+			go func() {
+				code := cli.Run(ctx, f, append([]string{"serve", "--watch=false"}, tt.args...))
+				ln.Close() // a Get waiting on a run that ended fails
+				done <- code
+			}()
+			resp, err := http.Get("http://" + ln.Addr().String() + "/metrics")
+			if err != nil {
+				t.Fatalf("GET /metrics: %v; serve: %s", err, stderr)
+			}
+			data, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			body := string(data)
+			for _, want := range tt.want {
+				if !strings.Contains(body, want+"\n") {
+					t.Errorf("/metrics lacks %q", want)
+				}
+			}
+			cancel()
+			if code := <-done; code != 0 {
+				t.Errorf("exit %d, want 0", code)
+			}
+		})
+	}
+}
+
 // cliError is `ka2 --error-format json`'s stderr.
 type cliError struct {
 	Error struct {
