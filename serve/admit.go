@@ -15,12 +15,15 @@ const (
 )
 
 // admission lets at most cap(slots) API requests be answered at once and
-// queues the others, first come first served, for a bounded time: a
+// queues the others for a bounded time: a
 // burst of a few more requests than the slots (a pipeline's worker pool)
 // waits milliseconds for its turn rather than failing, while an overload
 // that would keep requests waiting past the bound is shed at once.
 type admission struct {
-	slots    chan struct{} // a token per request being answered
+	slots chan struct{} // a token per request being answered
+	// wake holds a token per slot freed while requests waited, up to
+	// one per slot; a waiter takes one and tries for the slot.
+	wake     chan struct{}
 	maxQueue int64         // most requests waiting; 0: none wait
 	wait     time.Duration // longest wait for a slot
 	queued   atomic.Int64  // requests waiting now
@@ -31,7 +34,7 @@ type admission struct {
 }
 
 func newAdmission(slots, maxQueue int, wait time.Duration) *admission {
-	a := &admission{slots: make(chan struct{}, slots), wait: wait}
+	a := &admission{slots: make(chan struct{}, slots), wake: make(chan struct{}, slots), wait: wait}
 	if wait > 0 {
 		a.maxQueue = int64(maxQueue)
 	}
@@ -50,11 +53,17 @@ func (a *admission) predict(n int64) time.Duration {
 // error when the request's client went away while it waited. waited is
 // how long it queued (0 when a slot was free at once). queuedHook, when
 // set, runs once the request is in the queue.
+//
+// A freed slot is not handed to the request that waited longest: that
+// one may wait for a processor behind thousands of goroutines, holding
+// the slot while nothing runs in it (with 2000 connections on 2 cores,
+// handing over halved the answers). It is taken by whichever request
+// tries first: a woken waiter, or one just arriving. The waiters are
+// woken in the order they came; a waiter that loses the race waits
+// again, never longer than the bound in all.
 func (a *admission) acquire(ctx context.Context, queuedHook func()) (shed string, waited time.Duration, err error) {
-	select {
-	case a.slots <- struct{}{}:
+	if a.try() {
 		return "", 0, nil
-	default:
 	}
 	n := a.queued.Add(1)
 	defer a.queued.Add(-1)
@@ -64,35 +73,60 @@ func (a *admission) acquire(ctx context.Context, queuedHook func()) (shed string
 	if a.predict(n) > a.wait {
 		return shedPredicted, 0, nil
 	}
+	// A slot freed before this request counted as waiting woke no one.
+	if a.try() {
+		return "", 0, nil
+	}
 	start := time.Now()
 	t := time.NewTimer(a.wait)
 	defer t.Stop()
 	if queuedHook != nil {
 		queuedHook()
 	}
-	// Senders blocked on a channel are let through in the order they
-	// came: the queue is first come, first served.
+	for {
+		select {
+		case <-a.wake:
+			if a.try() {
+				return "", time.Since(start), nil
+			}
+		case <-t.C:
+			return shedWaited, time.Since(start), nil
+		case <-ctx.Done():
+			return "", time.Since(start), ctx.Err()
+		}
+	}
+}
+
+// try takes a free slot, if there is one.
+func (a *admission) try() bool {
 	select {
 	case a.slots <- struct{}{}:
-		return "", time.Since(start), nil
-	case <-t.C:
-		return shedWaited, time.Since(start), nil
-	case <-ctx.Done():
-		return "", time.Since(start), ctx.Err()
+		return true
+	default:
+		return false
 	}
 }
 
 // release gives back the slot of a request that held it for held.
 func (a *admission) release(held time.Duration) {
 	<-a.slots
-	// An average over the last few requests: steady enough that one slow
-	// request does not shed the queue, quick enough to follow a change
-	// (a reload that takes CPU, a larger corpus).
+	// Counted before its last try, a waiter either took this slot or is
+	// counted here and gets a token.
+	if a.queued.Load() > 0 {
+		select {
+		case a.wake <- struct{}{}:
+		default: // a token per slot is waiting already
+		}
+	}
+	// An average over the last few dozen requests: steady enough that a
+	// slow one (descheduled while it held its slot) does not shed the
+	// queue, quick enough to follow a change (a reload that takes CPU, a
+	// larger corpus) within milliseconds under load.
 	for {
 		old := a.hold.Load()
 		next := int64(held)
 		if old != 0 {
-			next = old + (next-old)/8
+			next = old + (next-old)/32
 		}
 		if a.hold.CompareAndSwap(old, next) {
 			return

@@ -89,62 +89,91 @@ func TestQueueWaitsItsTurn(t *testing.T) {
 	}
 }
 
-// TestQueueSheds holds the one slot over loopback with a queue of two and
-// a short wait: a request beyond the queue is shed at once, the queued
-// ones once they waited the bound, each 503 overloaded with Retry-After,
-// and the metrics count each reason.
+// TestQueueSheds holds the one slot over loopback with a queue of two: a
+// request beyond the queue is shed at once, 503 overloaded with
+// Retry-After, while the queued ones are answered once the slot frees;
+// then, with a short wait bound, a request behind the held slot is shed
+// when the bound passes. The metrics count each reason.
 func TestQueueSheds(t *testing.T) {
-	srv, err := serve.New(serve.Config{Build: sample, Settings: contract.Settings{Lang: "en"}, MaxInFlight: 1, MaxQueue: 2,
-		QueueWait: 50 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	entered := make(chan string, 1)
-	queued := make(chan struct{}, 2)
-	release := make(chan struct{})
-	serve.SetHooks(srv, serve.Hooks{
-		InHandler: func(route string) { entered <- route; <-release },
-		Queued:    func() { queued <- struct{}{} },
-	})
-	r := serveOn(t, srv)
-	held := make(chan response, 1)
-	go func() { held <- r.post(t, "/v1/contract", lodging2026) }()
-	await(t, entered, "the held request to reach the handler")
-
-	waited := make(chan response, 2)
-	for range 2 {
-		go func() { waited <- r.post(t, "/v1/contract", lodging2026) }()
-		await(t, queued, "a request to queue")
-	}
-	overloaded := func(what string, got response, wantMessage string) {
-		t.Helper()
-		if got.status != http.StatusServiceUnavailable || got.header.Get("Retry-After") != "1" {
-			t.Fatalf("%s: %d, Retry-After %q; want 503 with Retry-After 1", what, got.status, got.header.Get("Retry-After"))
-		}
-		if e := errorBody(t, got.body); e.Kind != serve.KindOverloaded || !strings.Contains(e.Message, wantMessage) {
-			t.Errorf("%s: error = %+v, want kind overloaded saying %q", what, e, wantMessage)
-		}
-	}
-	overloaded("beyond the queue", r.get(t, "/v1/select?subject=lodging&date=2026-09-14"), "2 more are waiting")
-	for range 2 {
-		overloaded("queued", await(t, waited, "the queued requests' answers"), "within the server's queue wait of 50ms")
-	}
-	close(release)
-	if got := await(t, held, "the held request's answer"); got.status != http.StatusOK {
-		t.Errorf("the held request: %d %s", got.status, got.body)
-	}
-	m := string(r.get(t, "/metrics").body)
-	for _, want := range []string{
-		`ka2_http_requests_rejected_total{reason="queue_full"} 1`,
-		`ka2_http_requests_rejected_total{reason="wait_passed"} 2`,
-		`ka2_http_requests_rejected_total{reason="wait_predicted"} 0`,
-		"ka2_http_request_queue_wait_seconds_count 3", // the one beyond the queue waited 0
-		"ka2_http_request_queue_wait_bound_seconds 0.05",
-		"ka2_http_requests_queued_max 2",
+	for _, tt := range []struct {
+		name      string
+		queueWait time.Duration
+		queued    int    // requests that wait behind the held one
+		beyond    bool   // one more request, which finds the queue full
+		want      int    // the status of the queued ones
+		message   string // what a shed answer says
+		metrics   []string
+	}{
+		{"queue full", guard, 2, true, http.StatusOK, "and 2 more are waiting, the most it queues", []string{
+			`ka2_http_requests_rejected_total{reason="queue_full"} 1`,
+			`ka2_http_requests_rejected_total{reason="wait_passed"} 0`,
+			"ka2_http_request_queue_wait_seconds_count 3", // the one beyond the queue waited 0
+			"ka2_http_requests_queued_max 2",
+		}},
+		{"wait passed", 50 * time.Millisecond, 1, false, http.StatusServiceUnavailable, "none finished within the server's queue wait of 50ms", []string{
+			`ka2_http_requests_rejected_total{reason="queue_full"} 0`,
+			`ka2_http_requests_rejected_total{reason="wait_passed"} 1`,
+			`ka2_http_requests_rejected_total{reason="wait_predicted"} 0`,
+			"ka2_http_request_queue_wait_bound_seconds 0.05",
+		}},
 	} {
-		if !strings.Contains(m, want) {
-			t.Errorf("/metrics lacks %q", want)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			srv, err := serve.New(serve.Config{Build: sample, Settings: contract.Settings{Lang: "en"}, MaxInFlight: 1, MaxQueue: 2,
+				QueueWait: tt.queueWait})
+			if err != nil {
+				t.Fatal(err)
+			}
+			entered := make(chan string, 1+tt.queued)
+			queued := make(chan struct{}, tt.queued)
+			release := make(chan struct{})
+			serve.SetHooks(srv, serve.Hooks{
+				InHandler: func(route string) { entered <- route; <-release },
+				Queued:    func() { queued <- struct{}{} },
+			})
+			r := serveOn(t, srv)
+			held := make(chan response, 1)
+			go func() { held <- r.post(t, "/v1/contract", lodging2026) }()
+			await(t, entered, "the held request to reach the handler")
+			waited := make(chan response, tt.queued)
+			for range tt.queued {
+				go func() { waited <- r.post(t, "/v1/contract", lodging2026) }()
+				await(t, queued, "a request to queue")
+			}
+			overloaded := func(what string, got response) {
+				t.Helper()
+				if got.status != http.StatusServiceUnavailable || got.header.Get("Retry-After") != "1" {
+					t.Fatalf("%s: %d, Retry-After %q; want 503 with Retry-After 1", what, got.status, got.header.Get("Retry-After"))
+				}
+				if e := errorBody(t, got.body); e.Kind != serve.KindOverloaded || !strings.Contains(e.Message, tt.message) {
+					t.Errorf("%s: error = %+v, want kind overloaded saying %q", what, e, tt.message)
+				}
+			}
+			if tt.beyond {
+				overloaded("beyond the queue", r.get(t, "/v1/select?subject=lodging&date=2026-09-14"))
+			}
+			if tt.want != http.StatusOK {
+				for range tt.queued {
+					overloaded("queued", await(t, waited, "the queued requests' answers"))
+				}
+			}
+			close(release)
+			if got := await(t, held, "the held request's answer"); got.status != http.StatusOK {
+				t.Errorf("the held request: %d %s", got.status, got.body)
+			}
+			if tt.want == http.StatusOK {
+				for range tt.queued {
+					if got := await(t, waited, "the queued requests' answers"); got.status != http.StatusOK {
+						t.Errorf("a queued request, once the slot freed: %d %s", got.status, got.body)
+					}
+				}
+			}
+			m := string(r.get(t, "/metrics").body)
+			for _, want := range tt.metrics {
+				if !strings.Contains(m, want+"\n") {
+					t.Errorf("/metrics lacks %q", want)
+				}
+			}
+		})
 	}
 }
 
