@@ -135,8 +135,8 @@ type Config struct {
 	// the API and shows the timeline.
 	UI bool
 	// MaxInFlight bounds the API requests (/v1/…) answered at once
-	// (default DefaultMaxInFlight()); more wait in a queue, first come
-	// first served. /healthz, /readyz and /metrics are not counted, so
+	// (default DefaultMaxInFlight()); more wait in a queue, woken in the
+	// order they came. /healthz, /readyz and /metrics are not counted, so
 	// probes and scrapes still answer under load.
 	MaxInFlight int
 	// QueueWait bounds how long an API request waits in the queue

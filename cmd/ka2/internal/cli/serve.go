@@ -91,12 +91,13 @@ within --reload-timeout, is never served: the old one keeps serving,
 /readyz says degraded, when and why, and the log and metrics say so too.
 
 At most --max-in-flight API requests are answered at once; more wait their
-turn in a queue of at most --max-queue, first come first served, for at
+turn in a queue of at most --max-queue, woken in the order they came, for at
 most --queue-wait. One that would wait longer, by the recent pace of
 answers, or finds the queue full gets 503 overloaded with Retry-After at
-once; one that waited --queue-wait gets it then. SIGTERM or SIGINT stops accepting, waits
-up to --drain-timeout for requests in flight and exits 0 (1 if the deadline
-passed with requests still open).`,
+once; one that waited --queue-wait gets it then.
+
+SIGTERM or SIGINT stops accepting, waits up to --drain-timeout for requests
+in flight and exits 0 (1 if the deadline passed with requests still open).`,
 		Example: `  ka2 serve --corpus policies
   curl -s localhost:8080/v1/contract -d '{"subject":"lodging","dates":["2026-09-14"],"question":"What is the limit?"}'
   ka2 serve --corpus policies --addr 127.0.0.1:9090 --log-format json --counter o200k_base`,
