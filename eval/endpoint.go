@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ka2/ka2/internal/plural"
 	"io"
 	"net/http"
 	"strconv"
@@ -158,7 +159,7 @@ func (e *Endpoint) once(ctx context.Context, client *http.Client, body []byte) (
 			what = "no content"
 		}
 		if n := len(ch.Message.ToolCalls); n > 0 {
-			what += fmt.Sprintf(" and %d tool call(s)", n)
+			what += " and " + plural.Count(n, "tool call", "tool calls")
 		}
 		if ch.FinishReason != "" {
 			what += fmt.Sprintf(" (finish_reason %q)", ch.FinishReason)

@@ -191,8 +191,8 @@ func stopped(results []CaseReport, err error) error {
 			wrote++
 		}
 	}
-	return fmt.Errorf("run stopped after %d of %d cases, %d golden file(s) written, every other golden as it was: %w",
-		ran, len(results), wrote, err)
+	return fmt.Errorf("run stopped after %d of %d cases, %s written, every other golden as it was: %w",
+		ran, len(results), plural(wrote, "golden file"), err)
 }
 
 // runCase builds one case, compares it and writes what opts ask for. A

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/corpus/lint"
 )
 
@@ -143,6 +144,11 @@ type Report struct {
 	// could not check.
 	Findings  []Finding   `json:"findings"`
 	Unchecked []Unchecked `json:"unchecked"`
+	// Notes say what is true of the contract rather than the answer and
+	// does not fail it: a question that names a date no scope date falls
+	// on, so the answer was asked one date and given the evidence of
+	// another.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // LangOf is the contract's language: Lang when set, else the language
@@ -253,7 +259,30 @@ func (g *grader) run() Report {
 		g.add(Uncited, -1, "the answer cites no evidence line: cite each fact as [source_id:N-M]")
 	}
 	g.checkFollowed()
+	g.noteQuestionDates()
 	return g.finish()
+}
+
+// noteQuestionDates notes each date the contract's question names on
+// which none of its scope dates falls (contract.QuestionDatesOutsideScope).
+func (g *grader) noteQuestionDates() {
+	if g.c.Scope == nil {
+		return
+	}
+	var dates []corpus.Date
+	for _, s := range g.c.Scope.Dates {
+		if d, err := corpus.ParseDate(s); err == nil {
+			dates = append(dates, d)
+		}
+	}
+	for _, q := range contract.QuestionDatesOutsideScope(g.c.Question, dates) {
+		named := q.Date
+		if q.Text != q.Date {
+			named += fmt.Sprintf(" (%q)", q.Text)
+		}
+		g.rep.Notes = append(g.rep.Notes, fmt.Sprintf("the question names %s, but the scope asks %s: the answer was graded against the scope's dates",
+			named, strings.Join(g.c.Scope.Dates, ", ")))
+	}
 }
 
 // finish sorts the findings and decides the verdict.

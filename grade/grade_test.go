@@ -324,3 +324,30 @@ func TestNoScope(t *testing.T) {
 		t.Errorf("Grade(no scope) = ok %v, findings %v, unchecked mismatch (-want +got):\n%s", got.OK, got.Findings, diff)
 	}
 }
+
+// TestQuestionDateNote: a question that names a date no scope date falls
+// on is noted, never a finding; a question about a scope date is not.
+func TestQuestionDateNote(t *testing.T) {
+	opts := grade.OptionsFor(contract.Default())
+	answer := "The lodging limit is 600 CNY per room-night [travel-v1:3]."
+	tests := []struct {
+		question string
+		want     []string
+	}{
+		{"What is the lodging limit on 2026-09-14?", []string{`the question names 2026-09-14, but the scope asks 2025-09-14: the answer was graded against the scope's dates`}},
+		{"And in March 2026?", []string{`the question names 2026-03 ("March 2026"), but the scope asks 2025-09-14: the answer was graded against the scope's dates`}},
+		{"What was it on 14 September 2025?", nil},
+		{"What is the Beijing lodging limit?", nil},
+	}
+	for _, tt := range tests {
+		c := build(t, "en", []string{"lodging"}, "2025-09-14")
+		c.Question = tt.question
+		got := grade.Grade(c, answer, opts)
+		if diff := cmp.Diff(tt.want, got.Notes); diff != "" {
+			t.Errorf("%q: notes mismatch (-want +got):\n%s", tt.question, diff)
+		}
+		if !got.OK {
+			t.Errorf("%q: findings %v; a note must not fail the answer", tt.question, got.Findings)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"github.com/ka2/ka2/internal/plural"
 	"slices"
 	"strings"
 
@@ -148,7 +149,7 @@ func (e *CheckError) Error() string {
 			break
 		}
 	}
-	return fmt.Sprintf("%s%d error(s) in the pipeline file%s; run ka2 pipeline check for all of them", file, n, first)
+	return fmt.Sprintf("%s%s in the pipeline file%s; run ka2 pipeline check for all of them", file, plural.Count(n, "error", "errors"), first)
 }
 
 // Is makes errors.Is(err, ErrCheck) true.

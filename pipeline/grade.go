@@ -3,6 +3,7 @@ package pipeline
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/ka2/ka2/internal/plural"
 	"maps"
 	"slices"
 
@@ -45,7 +46,7 @@ func (r *runner) grade(st *Stage, sc *StageContext) (StageOutput, error) {
 	}
 	var failed error
 	if !res.OK {
-		failed = fmt.Errorf("%w: %d finding(s), the first: %s", ErrGrade, len(res.Findings), res.Findings[0])
+		failed = fmt.Errorf("%w: %s, the first: %s", ErrGrade, plural.Count(len(res.Findings), "finding", "findings"), res.Findings[0])
 	}
 	return checkOutput(st, answer, "grade", res, failed)
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ka2/ka2/internal/plural"
 	"maps"
 	"slices"
 	"strings"
@@ -162,7 +163,7 @@ func (r *runner) verify(st *Stage, sc *StageContext) (StageOutput, error) {
 	res := Verification{OK: v.OK(), Problems: contract.ProblemsJSON(v.Problems, diag.SettingWords)}
 	var failed error
 	if !res.OK {
-		failed = fmt.Errorf("%w: %d problem(s), the first: %s", ErrVerification, len(v.Problems), v.Problems[0])
+		failed = fmt.Errorf("%w: %s, the first: %s", ErrVerification, plural.Count(len(v.Problems), "problem", "problems"), v.Problems[0])
 	}
 	return checkOutput(st, string(sc.Input), "verification", res, failed)
 }

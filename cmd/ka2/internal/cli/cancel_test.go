@@ -106,7 +106,7 @@ func TestRegressInterruptedMidway(t *testing.T) {
 	// The progress line on the terminal is written after each case.
 	f.ErrOut, f.ErrTTY = &cancelOnWrite{n: 2, cancel: cancel, w: stderr}, true
 	code := cli.Run(ctx, f, []string{"regress", "--update", "--jobs", "1", "cases"})
-	if code != cli.ExitInterrupted || !strings.Contains(stderr.String(), "run stopped after 2 of 7 cases, 2 golden file(s) written") {
+	if code != cli.ExitInterrupted || !strings.Contains(stderr.String(), "run stopped after 2 of 7 cases, 2 golden files written") {
 		t.Fatalf("exit %d, stderr %q; want 130 and how far the run got", code, stderr)
 	}
 	rewritten := 0
@@ -173,7 +173,7 @@ func TestReviewInterruptedAtPrompt(t *testing.T) {
 	f.In = cli.CancelReader(ctx, blockingReader{cancel: cancel, block: block})
 	code := cli.Run(ctx, f, []string{"review", "cases"})
 	if code != cli.ExitInterrupted || !strings.Contains(stdout.String(), "accept? [y]es") ||
-		!strings.Contains(stderr.String(), "review stopped, 1 pending golden(s) left as they are") {
+		!strings.Contains(stderr.String(), "review stopped, 1 pending golden left untouched") {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 130 after the prompt", code, stdout, stderr)
 	}
 	if _, err := os.Stat(firstFreeDay + ".new"); err != nil {

@@ -481,7 +481,7 @@ func TestEvalNoContent(t *testing.T) {
 		want    string
 	}{
 		{"null content, a tool call", `{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"cancel_order","arguments":"{\"order\":\"A-104\"}"}}]}`,
-			`endpoint: the reply has no content and 1 tool call(s) (finish_reason "tool_calls"): no answer`},
+			`endpoint: the reply has no content and 1 tool call (finish_reason "tool_calls"): no answer`},
 		{"empty content", `{"role":"assistant","content":""}`, `endpoint: the reply has an empty content (finish_reason "tool_calls"): no answer`},
 		{"white space", `{"role":"assistant","content":" \n\t"}`, `endpoint: the reply has an empty content (finish_reason "tool_calls"): no answer`},
 		{"no content key", `{"role":"assistant"}`, `endpoint: the reply has no content (finish_reason "tool_calls"): no answer`},

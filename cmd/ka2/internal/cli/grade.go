@@ -12,6 +12,7 @@ import (
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/grade"
 	"github.com/ka2/ka2/internal/errkind"
+	"github.com/ka2/ka2/internal/plural"
 )
 
 // GradeOptions are the inputs of `ka2 grade`.
@@ -134,7 +135,7 @@ func runGrade(o *GradeOptions) error {
 		return err
 	}
 	if !rep.OK {
-		return exitError{kind: errkind.CheckFailed, err: fmt.Errorf("the answer has %d finding(s)", len(rep.Findings))}
+		return exitError{kind: errkind.CheckFailed, err: fmt.Errorf("the answer has %s", plural.Count(len(rep.Findings), "finding", "findings"))}
 	}
 	return nil
 }
@@ -178,9 +179,15 @@ func writeGrade(w io.Writer, rep grade.Report, format string) error {
 			return err
 		}
 	}
+	for _, n := range rep.Notes {
+		if _, err := fmt.Fprintf(w, "note: %s\n", n); err != nil {
+			return err
+		}
+	}
 	if rep.OK {
-		_, err := fmt.Fprintf(w, "ok: %d claim(s) checked (%d citation(s), %d number(s), %d date(s)), %d not checked\n",
-			rep.Citations+rep.Numbers+rep.Dates, rep.Citations, rep.Numbers, rep.Dates, len(rep.Unchecked))
+		_, err := fmt.Fprintf(w, "ok: %s checked (%s, %s, %s), %d not checked\n",
+			plural.Count(rep.Citations+rep.Numbers+rep.Dates, "claim", "claims"), plural.Count(rep.Citations, "citation", "citations"),
+			plural.Count(rep.Numbers, "number", "numbers"), plural.Count(rep.Dates, "date", "dates"), len(rep.Unchecked))
 		return err
 	}
 	return nil

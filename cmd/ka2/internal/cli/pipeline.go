@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ka2/ka2/internal/plural"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -157,19 +158,19 @@ func runPipelineCheck(o *PipelineCheckOptions) error {
 			fmt.Fprintln(o.f.Out, d)
 		}
 		if ds.Errors() == 0 {
-			fmt.Fprintf(o.f.Out, "%s: ok: %d stage(s), flow %s\n", displayName(o.File), len(p.Flow), p)
+			fmt.Fprintf(o.f.Out, "%s: ok: %s, flow %s\n", displayName(o.File), plural.Count(len(p.Flow), "stage", "stages"), p)
 		}
 	}
 	if ds.Errors() == 0 {
 		return nil
 	}
 	if o.Mode == "warn" {
-		fmt.Fprintf(o.f.ErrOut, "ka2: %s: %d error(s), %d warning(s) (--mode warn: not failing)\n",
-			displayName(o.File), ds.Errors(), ds.Warnings())
+		fmt.Fprintf(o.f.ErrOut, "ka2: %s: %s, %s (--mode warn: not failing)\n",
+			displayName(o.File), plural.Count(ds.Errors(), "error", "errors"), plural.Count(ds.Warnings(), "warning", "warnings"))
 		return nil
 	}
-	return exitError{kind: errkind.CheckFailed, err: fmt.Errorf("%s: %d error(s), %d warning(s)",
-		displayName(o.File), ds.Errors(), ds.Warnings())}
+	return exitError{kind: errkind.CheckFailed, err: fmt.Errorf("%s: %s, %s",
+		displayName(o.File), plural.Count(ds.Errors(), "error", "errors"), plural.Count(ds.Warnings(), "warning", "warnings"))}
 }
 
 // PipelineRunOptions are the inputs of `ka2 pipeline run`.

@@ -51,7 +51,7 @@ func TestPipelineREADMEExample(t *testing.T) {
 		t.Errorf("the verify snapshot records no passing verification:\n%s", verify)
 	}
 	code, out, errOut = runKA2(t, "", "pipeline", "check", dir+"/pipeline.yaml")
-	if code != 0 || !strings.Contains(out, "ok: 4 stage(s), flow build >> verify >> answer >> check") {
+	if code != 0 || !strings.Contains(out, "ok: 4 stages, flow build >> verify >> answer >> check") {
 		t.Errorf("check: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	// The same replayed from its snapshot: equal.

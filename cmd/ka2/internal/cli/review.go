@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/ka2/ka2/internal/plural"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -116,7 +117,7 @@ func runReview(o *ReviewOptions) error {
 	left := len(pending) - accepted - rejected
 	fmt.Fprintf(out, "ka2 review: %d accepted, %d rejected, %d left pending\n", accepted, rejected, left)
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("review stopped, %d pending golden(s) left as they are: %w", left, err)
+		return fmt.Errorf("review stopped, %s left untouched: %w", plural.Count(left, "pending golden", "pending goldens"), err)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/ka2/ka2/internal/plural"
 
 	"github.com/spf13/cobra"
 
@@ -120,7 +121,7 @@ func runVerify(o *VerifyOptions) error {
 		}
 	}
 	if !v.OK() {
-		return exitError{kind: errkind.CheckFailed, err: fmt.Errorf("%s: %d problem(s)", o.File, len(v.Problems))}
+		return exitError{kind: errkind.CheckFailed, err: fmt.Errorf("%s: %s", o.File, plural.Count(len(v.Problems), "problem", "problems"))}
 	}
 	return nil
 }
