@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/ka2/ka2/internal/plural"
+	"path"
 	"slices"
 	"strings"
 	"time"
@@ -67,6 +68,10 @@ type Builder struct {
 	// render.Provider) instead of as the serialized contract plus
 	// Limits.Wrapper.
 	Framing Framing
+	// CorpusName is what the paths of the corpus's files are joined to in
+	// a build's problems, as Corpus.Name is for load problems; "" leaves
+	// them relative to the corpus root.
+	CorpusName string
 }
 
 // Framing counts a serialized contract as a model API's request carries
@@ -181,7 +186,7 @@ func (b *Builder) build(ctx context.Context, s *provenance.Store, req Request) (
 		return nil, fmt.Errorf("%w for subject %s on %s%s", ErrNoEvidence,
 			strings.Join(sel.Query.Subjects, ", "), dateList(sel.Query.Dates), langNote(lang))
 	}
-	evidence, err := evidenceCandidates(b.Index.Corpus(), sel.Sources, sel.Query.Subjects, req.Short)
+	evidence, err := b.evidenceCandidates(sel.Sources, sel.Query.Subjects, req.Short)
 	if err != nil {
 		return nil, err
 	}
@@ -398,12 +403,16 @@ func (b *Builder) assembleIn(s *provenance.Store, items []provenance.Item, madeS
 // cite ranges, one item per range, in the order given; without content IDs,
 // which the store computes when it registers them. Each names the asked
 // subjects it serves when more than one was asked (see Serves).
-func evidenceCandidates(c *corpus.Corpus, sources []*corpus.Source, asked []string, short bool) ([]provenance.Item, error) {
+func (b *Builder) evidenceCandidates(sources []*corpus.Source, asked []string, short bool) ([]provenance.Item, error) {
+	c := b.Index.Corpus()
 	items := make([]provenance.Item, 0, len(sources))
 	for _, s := range sources {
 		serves := servesText(Serves(s, asked))
 		ranges := []corpus.Range{s.Body()}
 		if short && len(s.Cite) > 0 {
+			if err := shortKeeps(s, b.CorpusName); err != nil {
+				return nil, err
+			}
 			ranges = s.Cite
 		}
 		for _, r := range ranges {
@@ -418,6 +427,26 @@ func evidenceCandidates(c *corpus.Corpus, sources []*corpus.Source, asked []stri
 		}
 	}
 	return items, nil
+}
+
+// ErrShortLoses is wrapped by the error a short build returns for a
+// source whose cite ranges lose its scope or the unit of an amount (see
+// corpus.Source.ShortLoss).
+var ErrShortLoses = errors.New("the short form loses what the body states")
+
+// shortKeeps refuses a source whose short form would lose its scope or a
+// unit: shortening never loses scope, date or unit, and a quote such as
+// "Ceiling: 750." has neither. The positioned problem names the file (its
+// path joined to name), the cite list and what the cited lines lack.
+func shortKeeps(s *corpus.Source, name string) error {
+	loss := s.ShortLoss()
+	if loss == nil {
+		return nil
+	}
+	pos, _ := s.Keys.Get("cite")
+	return &diag.Diagnostic{Pos: diag.Pos{Path: path.Join(name, s.Path), Line: pos.Line, Col: pos.Col}, Code: corpus.CodeShortLosesScope, Err: ErrShortLoses,
+		Message: fmt.Sprintf("the short form of %s loses what its body states: cite %s leaves out %s", s.ID, corpus.CiteList(s.Cite), loss.What()),
+		Hint:    diag.Set(fmt.Sprintf("write cite: %s in its front matter, which keeps it, or build without {%s}", corpus.CiteList(loss.Fix), SettingShort))}
 }
 
 func dateList(ds []corpus.Date) string {

@@ -164,7 +164,7 @@ func (c Config) BuilderContext(ctx context.Context) (*Builder, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Builder{Definition: def, Index: selector.NewIndex(corp), Counter: counter, Limits: limits}, nil
+	return &Builder{Definition: def, Index: selector.NewIndex(corp), Counter: counter, Limits: limits, CorpusName: c.Corpus.Name}, nil
 }
 
 // Location names the corpus as traces record it: Corpus.Name.

@@ -28,7 +28,7 @@ valid_from: 2026-01-01
 valid_until: 2027-01-01
 lang: en
 unit: CNY per room-night
-cite: ["3"]
+cite: ["1", "3"]
 ---
 Scope: lodging on business trips to Beijing.
 Effective 2026-01-01 up to, but not including, 2027-01-01.
@@ -48,6 +48,9 @@ The lodging limit is 750.
 	}
 	want := []map[string]any{{
 		"source_id": "lodging-2026", "version": "v3", "valid_from": "2026-01-01", "valid_until": "2027-01-01",
+		"unit": "CNY per room-night", "line_start": 1.0, "line_end": 1.0, "quote": "Scope: lodging on business trips to Beijing.",
+	}, {
+		"source_id": "lodging-2026", "version": "v3", "valid_from": "2026-01-01", "valid_until": "2027-01-01",
 		"unit": "CNY per room-night", "line_start": 3.0, "line_end": 3.0, "quote": "The lodging limit is 750.",
 	}}
 	if diff := cmp.Diff(want, c.Evidence); diff != "" {
@@ -59,7 +62,7 @@ The lodging limit is 750.
 	// The keys keep their order: version, then validity and unit, then
 	// the address and the quote.
 	const wantRecord = `{"source_id":"lodging-2026","version":"v3","valid_from":"2026-01-01","valid_until":"2027-01-01","unit":"CNY per room-night","line_start":3,"line_end":3,"quote":"The lodging limit is 750."}`
-	if !strings.Contains(string(res.JSON), `"evidence":[`+wantRecord+`],"scope":{"subjects":["lodging"],"dates":["2026-09-14"]},"question":`) {
+	if !strings.Contains(string(res.JSON), `,`+wantRecord+`],"scope":{"subjects":["lodging"],"dates":["2026-09-14"]},"question":`) {
 		t.Errorf("contract does not carry the record and scope in order:\n%s", res.JSON)
 	}
 	if v := b.Verify(res.JSON, ""); !v.OK() {

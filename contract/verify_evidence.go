@@ -80,7 +80,7 @@ func (vf *verifier) expectEvidence(sel []*corpus.Source, q selector.Query, srcs 
 		}
 		slices.SortStableFunc(sources, selector.Compare)
 	}
-	items, err := evidenceCandidates(vf.b.Index.Corpus(), sources, vf.askedSubjects(), short)
+	items, err := vf.b.evidenceCandidates(sources, vf.askedSubjects(), short)
 	if err != nil {
 		return nil, err
 	}
@@ -288,7 +288,7 @@ func (vf *verifier) checkRecord(st *evidenceState, i int, dup bool) {
 	idx, expected := d.bySource[s]
 	if !expected {
 		st.extras = append(st.extras, i)
-		tmpl, err := evidenceCandidates(vf.b.Index.Corpus(), []*corpus.Source{s}, vf.askedSubjects(), d.short)
+		tmpl, err := vf.b.evidenceCandidates([]*corpus.Source{s}, vf.askedSubjects(), d.short)
 		if err == nil {
 			vf.compareFields(where, s, e, wantAt(tmpl[0], s, r, e.Quote), nil)
 		}

@@ -52,9 +52,10 @@ var allRules = []*Rule{
 	ruleUnreadable, ruleInvalidUTF8, ruleFrontMatter, ruleUnknownKey, ruleMissingKey,
 	ruleBadValue, ruleInvalidDate, ruleEmptyInterval, ruleCiteOutsideBody, ruleEmptyBody, ruleParseError,
 	ruleDuplicateSource, ruleUnknownSupersedes, ruleSupersedesCycle, ruleUnknownSubject, ruleOverlap,
+	ruleShortFormLosesScope, // what build's short form refuses
 	// Warnings: selection would pick surprising evidence.
 	ruleSupersedesBoundary, ruleQuestionDate, ruleCoverageGap, ruleAmountWithoutUnit,
-	ruleMissingScopeOrDate, ruleShortFormLosesScope, ruleInstructionText, ruleTranslationMismatch, ruleLintDirective,
+	ruleMissingScopeOrDate, ruleInstructionText, ruleTranslationMismatch, ruleLintDirective,
 	ruleVersionNotBumped,
 	// Info: hygiene.
 	ruleTrailingWhitespace, ruleCRLF, ruleBOM, ruleFutureSource,

@@ -519,7 +519,7 @@ func sortedSet(list []string) []string {
 func bodyAmounts(s *corpus.Source) []string {
 	var out []string
 	for _, l := range s.Lines {
-		out = append(out, moneyAmounts(l)...)
+		out = append(out, corpus.MoneyAmounts(l)...)
 	}
 	return out
 }
@@ -527,9 +527,9 @@ func bodyAmounts(s *corpus.Source) []string {
 // bodyCurrencies lists the currencies s's body and unit name, sorted.
 func bodyCurrencies(s *corpus.Source) []string {
 	set := map[string]bool{}
-	currencies(s.Unit, set)
+	corpus.Currencies(s.Unit, set)
 	for _, l := range s.Lines {
-		currencies(l, set)
+		corpus.Currencies(l, set)
 	}
 	out := make([]string, 0, len(set))
 	for c := range set {

@@ -2,8 +2,6 @@ package lint
 
 import (
 	"fmt"
-	"slices"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -51,19 +49,25 @@ YYYY年M月, or words such as "effective", "valid from", "生效", "施行").`,
 }
 
 var ruleShortFormLosesScope = &Rule{
-	ID:       "short-form-loses-scope",
-	Severity: diag.SeverityWarning,
-	Summary:  "the cite ranges leave out every line that states the source's scope",
-	Doc: `build --short quotes only a source's cite ranges. Each record still carries the
-source's validity and unit, but where the text applies lives only in the body,
-so the short form must keep a line that states it: "住宿：750" says neither
-where, when nor in what unit.
+	ID:       string(corpus.CodeShortLosesScope),
+	Severity: diag.SeverityError,
+	Summary:  "the cite ranges leave out every line that states the source's scope, or the unit of an amount they quote",
+	Doc: `build --short quotes only a source's cite ranges, and refuses a source whose
+cite ranges lose what this rule looks for: shortening never loses scope, date
+or unit. Each record carries the source's validity and its unit: key, but
+where the text applies lives only in the body, and so does the unit of an
+amount when the front matter has none: "Ceiling: 750." says neither where,
+when nor in what.
 
-The lines that state the scope are the ones missing-scope-or-date looks for
-("Scope:", "applies to", "适用范围", "适用于", …) and Markdown headings ("# …");
-when the body has none of them, its first line, which is where a heading or
-a title goes. The rule reports a source whose cite ranges contain none of
-those lines, names them, and gives a cite list that adds the first.`,
+The scope is lost when the body has a line that states it ("Scope:",
+"applies to", "适用范围", "适用于", …, as missing-scope-or-date looks for) and
+the cite ranges keep none of those lines nor a Markdown heading ("# …"). A
+unit is lost when the front matter has no unit:, a cited line states an amount
+with no unit (as amount-without-unit looks for), no cited line names a unit,
+and a line left out does. A body that never states its scope or never names a
+unit loses nothing by shortening; missing-scope-or-date and amount-without-unit
+report it. The finding names the lines and gives a cite list that adds the
+first scope line and the first unit line.`,
 	file: checkShortFormLosesScope,
 }
 
@@ -182,7 +186,7 @@ func checkAmountWithoutUnit(r *Rule, f *file) {
 		return
 	}
 	for i, l := range lines {
-		amount, col := findAmount(l)
+		amount, col := corpus.AmountWithoutUnit(l)
 		if col == 0 {
 			continue
 		}
@@ -199,8 +203,8 @@ func checkMissingScopeOrDate(r *Rule, f *file) {
 	}
 	var scope, date bool
 	for _, l := range lines {
-		scope = scope || statesScope(l)
-		date = date || statesDate(l)
+		scope = scope || corpus.StatesScope(l)
+		date = date || corpus.StatesDate(l)
 		if scope && date {
 			return
 		}
@@ -225,72 +229,17 @@ func checkMissingScopeOrDate(r *Rule, f *file) {
 }
 
 func checkShortFormLosesScope(r *Rule, f *file) {
-	if f.src == nil || len(f.src.Cite) == 0 || len(f.src.Lines) == 0 {
+	if f.src == nil {
 		return
 	}
-	want := scopeLines(f.src.Lines)
-	for _, n := range want {
-		for _, c := range f.src.Cite {
-			if c.Start <= n && n <= c.End {
-				return
-			}
-		}
-	}
-	names := make([]string, len(want))
-	for i, n := range want {
-		names[i] = strconv.Itoa(n)
-	}
-	what := "line " + names[0]
-	if len(want) > 1 {
-		what = "lines " + strings.Join(names, ", ")
+	loss := f.src.ShortLoss()
+	if loss == nil {
+		return
 	}
 	pos := f.pos("cite")
 	f.add(r, pos.Line, pos.Col,
-		fmt.Sprintf("cite %s leaves out every line that states the scope (body %s), so the short form loses where it applies", citeText(f.src.Cite), what),
-		fmt.Sprintf("add body line %d to the cite ranges: cite: %s", want[0], citeText(addLine(f.src.Cite, want[0]))))
-}
-
-// scopeLines lists the body lines (1-based) that state a source's scope:
-// those statesScope matches and Markdown headings, or else the first line.
-func scopeLines(lines []string) []int {
-	var out []int
-	for i, l := range lines {
-		if statesScope(l) || strings.HasPrefix(strings.TrimSpace(l), "#") {
-			out = append(out, i+1)
-		}
-	}
-	if len(out) == 0 {
-		out = []int{1}
-	}
-	return out
-}
-
-// addLine returns ranges with line n added, sorted, touching ranges merged.
-func addLine(ranges []corpus.Range, n int) []corpus.Range {
-	all := append(slices.Clone(ranges), corpus.Range{Start: n, End: n})
-	slices.SortFunc(all, func(a, b corpus.Range) int { return a.Start - b.Start })
-	out := all[:1]
-	for _, r := range all[1:] {
-		if last := &out[len(out)-1]; r.Start <= last.End+1 {
-			last.End = max(last.End, r.End)
-			continue
-		}
-		out = append(out, r)
-	}
-	return out
-}
-
-// citeText writes ranges as a cite list, e.g. ["1", "3-4"].
-func citeText(ranges []corpus.Range) string {
-	parts := make([]string, len(ranges))
-	for i, r := range ranges {
-		if r.Start == r.End {
-			parts[i] = strconv.Quote(strconv.Itoa(r.Start))
-		} else {
-			parts[i] = strconv.Quote(r.String())
-		}
-	}
-	return "[" + strings.Join(parts, ", ") + "]"
+		fmt.Sprintf("cite %s leaves out what the short form needs: %s", corpus.CiteList(f.src.Cite), loss.What()),
+		fmt.Sprintf("write cite: %s, which keeps it", corpus.CiteList(loss.Fix)))
 }
 
 func checkInstructionText(r *Rule, f *file) {

@@ -1,4 +1,4 @@
-package lint
+package corpus
 
 import (
 	"iter"
@@ -9,8 +9,10 @@ import (
 	"unicode/utf8"
 )
 
-// What amount-without-unit and missing-scope-or-date look for. The lists are
-// documented in the rules' Doc; keep the two in step.
+// How a body line states a scope, a date, an amount or a unit: what lint's
+// amount-without-unit, missing-scope-or-date and short-form-loses-scope
+// look for, and what a short form must keep (see Source.ShortLoss). The
+// lists are documented in those rules' Doc; keep them in step.
 
 // unitWords are currency codes and words, matched as whole ASCII words.
 var unitWords = wordSet("cny rmb usd eur gbp jpy hkd twd sgd aud cad chf krw inr mop yuan renminbi dollar dollars euro euros pound pounds cent cents yen")
@@ -112,8 +114,8 @@ var yearWords = map[string]bool{
 	"during": true, "effective": true, "自": true, "从": true, "至": true, "于": true, "到": true,
 }
 
-// lineHasUnit reports whether line names a currency.
-func lineHasUnit(line string) bool {
+// NamesUnit reports whether line names a currency.
+func NamesUnit(line string) bool {
 	if asciiWords(line, func(w string) bool { return unitWords[w] }) {
 		return true
 	}
@@ -121,10 +123,10 @@ func lineHasUnit(line string) bool {
 	return containsAny(l, unitMarks)
 }
 
-// findAmount returns the first number in line that looks like a monetary
+// AmountWithoutUnit returns the first number in line that looks like a monetary
 // amount without a unit, and its 1-based column; col is 0 when there is
 // none.
-func findAmount(line string) (amount string, col int) {
+func AmountWithoutUnit(line string) (amount string, col int) {
 	money := -1 // aboutMoney(line), computed when first needed
 	for c := range amountCandidates(line) {
 		if !c.shaped {
@@ -138,7 +140,7 @@ func findAmount(line string) (amount string, col int) {
 				continue
 			}
 		}
-		if lineHasUnit(line) {
+		if NamesUnit(line) {
 			return "", 0
 		}
 		return c.num, utf8.RuneCountInString(line[:c.start]) + 1
@@ -293,7 +295,9 @@ var scopeLine = sync.OnceValue(func() *regexp.Regexp {
 var dateMarks = []string{"effective", "valid from", "valid until", "valid through", "takes effect", "in force",
 	"applies from", "as of", "生效", "施行", "起执行", "起实行", "有效期", "执行日期"}
 
-func statesScope(line string) bool {
+// StatesScope reports whether line states what a source covers ("Scope:",
+// "applies to", "适用范围", …).
+func StatesScope(line string) bool {
 	// Most lines state no scope; on an ASCII line, where (?i) folds
 	// ASCII letters only, scopeLine cannot match without one of these
 	// words, and finding them is far cheaper than the backtracking
@@ -331,9 +335,9 @@ func containsAnyFold(s string, words []string) bool {
 	return false
 }
 
-// statesDate reports whether line states a date: a calendar date written
+// StatesDate reports whether line states a date: a calendar date written
 // YYYY-MM-DD, YYYY/MM/DD or YYYY年M月, or a word in dateMarks.
-func statesDate(line string) bool {
+func StatesDate(line string) bool {
 	return containsAny(strings.ToLower(line), dateMarks) || hasDate(line)
 }
 
@@ -371,17 +375,17 @@ func digits(s string, max int) int {
 	return n
 }
 
-// moneyAmounts returns the monetary amounts of line, with or without a
+// MoneyAmounts returns the monetary amounts of line, with or without a
 // unit, normalized (no thousands separators, no trailing decimal zeros), in
 // the order written: what translation-mismatch compares across languages.
 // A number counts as money when it is shaped like money (1,200 or 99.50)
 // or the line talks about money or names a currency; counts, labels,
-// years and dates are skipped as findAmount skips them.
-func moneyAmounts(line string) []string {
+// years and dates are skipped as AmountWithoutUnit skips them.
+func MoneyAmounts(line string) []string {
 	if !strings.ContainsAny(line, "0123456789") {
 		return nil
 	}
-	money := aboutMoney(line) || lineHasUnit(line)
+	money := aboutMoney(line) || NamesUnit(line)
 	var out []string
 	for c := range amountCandidates(line) {
 		if !c.shaped && !money {
@@ -410,8 +414,8 @@ var currencyWords = map[string]string{
 	"gbp": "GBP", "pound": "GBP", "pounds": "GBP", "jpy": "JPY", "yen": "JPY", "hkd": "HKD",
 }
 
-// currencies adds the ISO codes of the currencies line names to set.
-func currencies(line string, set map[string]bool) {
+// Currencies adds the ISO codes of the currencies line names to set.
+func Currencies(line string, set map[string]bool) {
 	asciiWords(line, func(w string) bool {
 		if c := currencyWords[w]; c != "" {
 			set[c] = true
@@ -425,4 +429,13 @@ func currencies(line string, set map[string]bool) {
 			l = strings.ReplaceAll(l, c.name, "")
 		}
 	}
+}
+
+func containsAny(s string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
 }
