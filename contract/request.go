@@ -162,11 +162,24 @@ func ParseRequestExtended(name string, data []byte) (*RequestFile, error) {
 	return parseRequest(name, data, true)
 }
 
+// ParseRequestNode reads a request from n, a mapping inside a YAML or JSON
+// document read elsewhere (a case file's items and promote): the keys,
+// values and checks of ParseRequestFile, aliases followed. Every problem is
+// a *RequestError at its position in the document, which name names.
+func ParseRequestNode(name string, n *yaml.Node) (*RequestFile, error) {
+	p := &requestParser{name: name}
+	f := p.request(strict.Deref(n))
+	if err := p.err(); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
 func parseRequest(name string, data []byte, extended bool) (*RequestFile, error) {
 	if err := CheckText(name, data); err != nil {
 		return nil, err
 	}
-	p := &requestParser{name: name, data: data, extended: extended}
+	p := &requestParser{name: name, extended: extended}
 	doc, err := strict.ParseJSON(data)
 	if je, ok := errors.AsType[*strict.JSONError](err); ok {
 		e := &RequestError{Path: name, Line: je.Line, Col: je.Col}
@@ -189,7 +202,6 @@ func parseRequest(name string, data []byte, extended bool) (*RequestFile, error)
 
 type requestParser struct {
 	name     string
-	data     []byte
 	extended bool // unknown keys are ignored
 	errs     []*RequestError
 }
@@ -243,8 +255,10 @@ func (p *requestParser) want(key, v *yaml.Node, field, what string) {
 	p.at(key, field, fmt.Sprintf("want %s, not a JSON %s", what, kind), "")
 }
 
-// str reads a string; null is the empty string.
+// str reads a string; null is the empty string. Like every reader here,
+// it follows YAML aliases, which a JSON document has none of.
 func (p *requestParser) str(key, v *yaml.Node, field string) (string, bool) {
+	v = strict.Deref(v)
 	switch {
 	case strict.IsNull(v):
 		return "", true
@@ -257,6 +271,7 @@ func (p *requestParser) str(key, v *yaml.Node, field string) (string, bool) {
 
 // strs reads a list of strings; null is no list.
 func (p *requestParser) strs(key, v *yaml.Node, field string) []string {
+	v = strict.Deref(v)
 	if strict.IsNull(v) {
 		return nil
 	}
@@ -277,6 +292,7 @@ func (p *requestParser) strs(key, v *yaml.Node, field string) []string {
 
 // boolean reads true or false; null leaves it unset.
 func (p *requestParser) boolean(key, v *yaml.Node, field string) *bool {
+	v = strict.Deref(v)
 	switch {
 	case strict.IsNull(v):
 		return nil
@@ -291,6 +307,7 @@ func (p *requestParser) boolean(key, v *yaml.Node, field string) *bool {
 // objects reads a list of objects, calling each on every one with its
 // path; null is no list.
 func (p *requestParser) objects(key, v *yaml.Node, field string, each func(n *yaml.Node, field string)) {
+	v = strict.Deref(v)
 	if strict.IsNull(v) {
 		return
 	}
@@ -300,6 +317,7 @@ func (p *requestParser) objects(key, v *yaml.Node, field string, each func(n *ya
 	}
 	for i, c := range v.Content {
 		elem := field + "[" + strconv.Itoa(i) + "]"
+		c = strict.Deref(c)
 		if c.Kind != yaml.MappingNode && !strict.IsNull(c) {
 			p.want(c, c, elem, "an object")
 			continue
@@ -420,7 +438,7 @@ func (p *requestParser) promotion(n *yaml.Node, field string) Promotion {
 	clean := p.object(n, promoteMap, field, func(e strict.Entry, sub string) {
 		switch e.Name {
 		case "item":
-			switch v := e.Value; {
+			switch v := strict.Deref(e.Value); {
 			case strict.IsNull(v):
 			case v.Kind != yaml.ScalarNode || v.Tag != "!!int":
 				p.want(e.Key, v, sub, "a whole number")

@@ -42,6 +42,12 @@ type Case struct {
 	Lang            string
 	Short           bool
 	RequireEvidence bool
+	// Items and Promote are the case's extra typed items and their
+	// promotions, read by the decoder of request documents
+	// (contract.ParseRequestNode), so a case takes them exactly as
+	// `ka2 build --request` does.
+	Items   []contract.RequestItem
+	Promote []contract.Promotion
 	// Config is the corpus, contract and budget the case builds with, with
 	// paths resolved against the case file's folder. An empty Corpus is the
 	// embedded sample.
@@ -78,22 +84,16 @@ type Expect struct {
 type ErrorKind string
 
 // The error kinds a golden can hold and `expect: error:` can name.
-//
-// Extension point: the typed-context runtime (issue 3) adds the kind
-// "context_type" for a refused item (exit 5). Add it here, to
-// errorKinds, and to KindOf, together with the items/promote keys (see
-// the reserved keys of caseMap); until then a case naming it is refused as CodeNotYet.
+// KindContextType is a request item or promotion the provenance policy
+// refused (exit 5).
 const (
 	KindBudgetExceeded ErrorKind = "budget_exceeded"
 	KindNoEvidence     ErrorKind = "no_evidence"
 	KindBadInput       ErrorKind = "bad_input"
+	KindContextType    ErrorKind = "context_type"
 )
 
-var errorKinds = []ErrorKind{KindBudgetExceeded, KindNoEvidence, KindBadInput}
-
-// futureKinds are expect.error values reserved as the items and promote
-// keys are (see caseMap): the error kind of a refused item.
-var futureKinds = map[string]bool{"context_type": true}
+var errorKinds = []ErrorKind{KindBudgetExceeded, KindNoEvidence, KindBadInput, KindContextType}
 
 // SampleCorpus is how a case file names the embedded sample corpus
 // explicitly; leaving `corpus` out means the same.
@@ -107,14 +107,9 @@ var (
 	settingKeys = []string{"corpus", "contract", "subject", "lang", "counter", "capacity", "reserve", "wrapper", "short", "require_evidence"}
 	topMap      = &strict.Map{What: "the case file", Keys: keys("defaults", "cases")}
 	defaultsMap = &strict.Map{What: "defaults", Keys: keys(settingKeys...)}
-	// items and promote belong to the typed-context runtime (issue 3):
-	// extra request items and their promotions, as a build request has
-	// them. They are refused by name, so a case file written for a newer
-	// ka2 fails loudly instead of running without its items. To support
-	// them, parse them in parseCase into Case fields and pass them on in
-	// Case.Request.
-	caseMap = &strict.Map{What: "a case", Keys: append(keys(append([]string{"name", "question", "dates", "expect"}, settingKeys...)...),
-		strict.Key{Name: "items", Reserved: true}, strict.Key{Name: "promote", Reserved: true})}
+	// items and promote are a case's own, as a request document's are:
+	// promote numbers the case's items.
+	caseMap   = &strict.Map{What: "a case", Keys: keys(append([]string{"name", "question", "dates", "expect", "items", "promote"}, settingKeys...)...)}
 	expectMap = &strict.Map{What: "expect", Keys: keys("sources", "error", "answer")}
 )
 
@@ -153,16 +148,20 @@ func Path(file, name string) string {
 // output a run saw but did not accept (`ka2 regress --pending`).
 const PendingSuffix = ".new"
 
-// Request is the build request of the case.
+// Request is the build request of the case, with its items as
+// candidates (see contract.RequestFile.Candidates).
 func (c *Case) Request() contract.Request {
-	// Extension point: once the typed runtime exists, extra items and
-	// promotions from the case file go into the request here.
-	return contract.Request{
+	req := contract.Request{
 		Query:           selector.Query{Subjects: slices.Clone(c.Subjects), Dates: slices.Clone(c.Dates), Lang: c.Lang},
 		Question:        c.Question,
 		Short:           c.Short,
 		RequireEvidence: c.RequireEvidence,
+		Promote:         slices.Clone(c.Promote),
 	}
+	if len(c.Items) > 0 {
+		req.Items = (&contract.RequestFile{Items: c.Items}).Candidates()
+	}
+	return req
 }
 
 // String names the case as "file:line name".
@@ -263,9 +262,6 @@ func caseWords(is strict.Issue, d *diag.Diagnostic) {
 		d.Code, d.Message, d.Hint = CodeBadValue, what+" is not a mapping", diag.Fix("write key: value pairs, one per line")
 	case strict.KeyNotScalar:
 		d.Code, d.Message, d.Hint = CodeBadValue, "a key in "+what+" is not a plain word", diag.Fix("keys are plain words such as name or dates")
-	case strict.Reserved:
-		d.Code, d.Hint = CodeNotYet, diag.Fix("remove it, or run a ka2 whose `ka2 build --request` has a typed-context runtime")
-		d.Message = is.Key + ": extra request items need the typed-context runtime, which this ka2 does not have yet"
 	case strict.UnknownKey:
 		d.Code, d.Message = CodeUnknownKey, fmt.Sprintf("unknown key %q in %s", is.Key, what)
 		d.Hint = is.DidYouMean("did you mean %s?", diag.Fix("the keys here are "+strings.Join(is.Known(), ", ")))
@@ -339,6 +335,7 @@ func (p *fileParser) parseCase(item *yaml.Node, defaults map[string]*yaml.Node) 
 	c.Short = p.boolean(lookup("short", own, defaults), "short")
 	c.RequireEvidence = p.boolean(lookup("require_evidence", own, defaults), "require_evidence")
 	p.config(c, own, defaults)
+	p.items(c, own)
 	if n := own["expect"]; n != nil {
 		p.expect(c, n)
 	}
@@ -409,6 +406,39 @@ func (p *fileParser) config(c *Case, own, defaults map[string]*yaml.Node) {
 	}
 }
 
+// items reads the case's items and promote with the one decoder of request
+// documents, at their positions in the case file.
+func (p *fileParser) items(c *Case, own map[string]*yaml.Node) {
+	req := &yaml.Node{Kind: yaml.MappingNode}
+	for _, k := range []string{"items", "promote"} {
+		if v := own[k]; v != nil {
+			req.Content = append(req.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: k, Line: v.Line, Column: v.Column}, v)
+		}
+	}
+	if len(req.Content) == 0 {
+		return
+	}
+	f, err := contract.ParseRequestNode(p.path, req)
+	if err == nil {
+		c.Items, c.Promote = f.Items, f.Promote
+		return
+	}
+	list, ok := errors.AsType[diag.Errors[*contract.RequestError]](err)
+	if !ok {
+		list = diag.Errors[*contract.RequestError]{{Path: p.path, Msg: err.Error()}}
+		if e, ok := errors.AsType[*contract.RequestError](err); ok {
+			list[0] = e
+		}
+	}
+	for _, e := range list {
+		msg := e.Msg
+		if e.Field != "" {
+			msg = e.Field + ": " + msg
+		}
+		p.errs = append(p.errs, &diag.Diagnostic{Pos: diag.Pos{Path: e.Path, Line: e.Line, Col: e.Col}, Code: CodeBadValue, Message: msg, Hint: diag.Fix(e.Hint)})
+	}
+}
+
 func (p *fileParser) expect(c *Case, n *yaml.Node) {
 	m := p.mapping(n, expectMap)
 	if m == nil {
@@ -425,9 +455,6 @@ func (p *fileParser) expect(c *Case, n *yaml.Node) {
 		v, ok := p.str(e, "expect.error")
 		switch {
 		case !ok:
-		case futureKinds[v]:
-			p.errorf(e, CodeNotYet, "remove it, or run a ka2 with the typed-context runtime",
-				"expect.error %s needs the typed-context runtime, which this ka2 does not have yet", v)
 		case !slices.Contains(errorKinds, ErrorKind(v)):
 			p.errorf(e, CodeBadValue, "use one of "+kindList(), "expect.error %q is not an error kind", v)
 		default:

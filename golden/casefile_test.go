@@ -205,12 +205,19 @@ func TestParseFileErrors(t *testing.T) {
 			"c.yaml:1:30: lang is empty; remove the key to use the default",
 		}},
 		{"bad expectation", "cases:\n  - {name: a, question: q, subject: s, dates: [2026-01-01], expect: {error: boom, sources: travel-v2}}\n", []string{
-			`c.yaml:2:77: expect.error "boom" is not an error kind; use one of budget_exceeded, no_evidence, bad_input`,
+			`c.yaml:2:77: expect.error "boom" is not an error kind; use one of budget_exceeded, no_evidence, bad_input, context_type`,
 			"c.yaml:2:92: expect.sources is not a list; write a list, e.g. expect.sources: [travel-v2]",
 		}},
-		{"typed-runtime keys are refused until it exists", "cases:\n  - name: a\n    question: q\n    subject: s\n    dates: [2026-01-01]\n    items: []\n    expect: {error: context_type}\n", []string{
-			"c.yaml:6:5: items: extra request items need the typed-context runtime, which this ka2 does not have yet; remove it, or run a ka2 whose `ka2 build --request` has a typed-context runtime",
-			"c.yaml:7:21: expect.error context_type needs the typed-context runtime, which this ka2 does not have yet; remove it, or run a ka2 with the typed-context runtime",
+		{"items and promote are checked as a request's", "cases:\n  - name: a\n    question: q\n    subject: s\n    dates: [2026-01-01]\n    items:\n      - {type: evidence, source: \"tool:x\", text: t}\n      - {type: memory, source: \"memory:notes\", text: 42}\n      - {type: tool_output, source: \"tool:x\", txt: t}\n    promote: [{item: 3, to: evidence}, {item: 0, to: answer}]\n", []string{
+			`c.yaml:7:9: items[0]: type "evidence": a request may add instruction, memory or tool_output items; evidence comes from the corpus, or from a tool_output item through promote`,
+			"c.yaml:8:48: items[1].text: want a string, not a JSON number",
+			`c.yaml:9:47: items[2]: unknown key "txt"; the keys are source, text, type`,
+			"c.yaml:10:15: promote[0]: item 3: the request has 3 items, numbered from 0",
+			`c.yaml:10:40: promote[1]: to: "answer" is not a context type: use one of instruction, example, memory, evidence, tool_output, scope, question`,
+		}},
+		{"items not a list, and not a default", "defaults: {subject: s, items: []}\ncases:\n  - {name: a, question: q, dates: [2026-01-01], items: {type: memory}}\n", []string{
+			`c.yaml:1:24: unknown key "items" in defaults; the keys here are corpus, contract, subject, lang, counter, capacity, reserve, wrapper, short, require_evidence`,
+			"c.yaml:3:56: items: want a list, not a JSON object",
 		}},
 		{"one broken case breaks the file", "defaults: {subject: s}\ncases:\n  - {name: good, question: q, dates: [2026-01-01]}\n  - {name: bad, question: q, dates: [someday]}\n", []string{
 			`c.yaml:4:38: date "someday": not a calendar date: write it as YYYY-MM-DD, e.g. 2026-01-01`,
@@ -298,6 +305,10 @@ func FuzzParseFile(f *testing.F) {
 	for _, data := range testutil.SeedFiles(f, "testdata/sample-cases/*.yaml") {
 		f.Add(data)
 	}
+	for _, data := range testutil.SeedFiles(f, "testdata/typed-cases/*.yaml") {
+		f.Add(data)
+	}
+	f.Add([]byte("cases:\n  - name: a\n    items: [&i {type: memory, source: \"memory:m\", text: *i}]\n    promote: [{item: *i}]\n"))
 	f.Add([]byte("cases:\n  - {name: a, question: q, subject: s, dates: [2026-01-01], expect: {sources: []}}\n"))
 	f.Add([]byte("defaults: &d {subject: s}\ncases: [*d]\n"))
 	f.Add([]byte("cases:\n  - name: a\n    items: []\n"))
@@ -349,4 +360,99 @@ func FuzzParseFile(f *testing.F) {
 			t.Fatalf("ParseFile is not deterministic:\n%s", diff)
 		}
 	})
+}
+
+// TestCaseItems: a case's items and promote are read as a request
+// document's, aliases followed, and its request carries them as
+// candidates; expect.error names context_type.
+func TestCaseItems(t *testing.T) {
+	const yaml = `cases:
+  - name: a
+    question: Is order A-104 within the limit?
+    subject: lodging
+    dates: [2026-09-14]
+    items:
+      - &order {type: tool_output, source: "tool:order_lookup", text: "Order A-104: 720 CNY, confirmed."}
+      - {type: memory, source: "memory:prefs", text: Prefers hotels near the office.}
+    promote: [{item: 0, to: evidence}]
+  - name: b
+    question: q
+    subject: lodging
+    dates: [2026-09-14]
+    items: [*order]
+    promote: [{item: 0, to: instruction}]
+    expect: {error: context_type}
+`
+	f, err := golden.ParseFile("c.yaml", []byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	order := contract.RequestItem{Type: "tool_output", Source: "tool:order_lookup", Text: "Order A-104: 720 CNY, confirmed."}
+	a, b := f.Cases[0], f.Cases[1]
+	if diff := cmp.Diff([]contract.RequestItem{order, {Type: "memory", Source: "memory:prefs", Text: "Prefers hotels near the office."}}, a.Items); diff != "" {
+		t.Errorf("case a items mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]contract.Promotion{{Item: 0, To: "evidence"}}, a.Promote); diff != "" {
+		t.Errorf("case a promote mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]contract.RequestItem{order}, b.Items); diff != "" {
+		t.Errorf("case b items (an alias) mismatch (-want +got):\n%s", diff)
+	}
+	if b.Expect.Error != golden.KindContextType {
+		t.Errorf("case b expect.error = %q, want %q", b.Expect.Error, golden.KindContextType)
+	}
+	// The request is the one ka2 build --request makes of the same items.
+	rf, err := contract.ParseRequestFile("r.json", []byte(`{"items":[{"type":"tool_output","source":"tool:order_lookup","text":"Order A-104: 720 CNY, confirmed."},{"type":"memory","source":"memory:prefs","text":"Prefers hotels near the office."}],"promote":[{"item":0,"to":"evidence"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := a.Request()
+	if diff := cmp.Diff(rf.Candidates(), req.Items); diff != "" {
+		t.Errorf("Request().Items mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(rf.Promote, req.Promote); diff != "" {
+		t.Errorf("Request().Promote mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestTypedCases runs the typed-context case set as TestSampleCases runs
+// the sample one: a promoted tool result is evidence in the golden, and the
+// refusals are context_type goldens, so a change to the provenance rules
+// fails here.
+func TestTypedCases(t *testing.T) {
+	const dir = "testdata/typed-cases"
+	suite, err := golden.Load(context.Background(), []string{dir}, golden.LoadOptions{})
+	if err != nil {
+		t.Fatalf("Load(%s): %v", dir, err)
+	}
+	rep, err := golden.Run(context.Background(), suite, golden.Options{RejectUnreferenced: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.OK() {
+		var b strings.Builder
+		rep.WriteText(&b, nil)
+		t.Fatalf("the typed cases do not pass:\n%s", b.String())
+	}
+	got := map[string]string{}
+	for _, f := range rep.Files {
+		for _, c := range f.Cases {
+			got[c.Name] = c.Outcome
+		}
+	}
+	want := map[string]string{
+		"tool-result-promoted-to-evidence":         "contract",
+		"failed-tool-result-is-not-evidence":       "context_type",
+		"tool-result-cannot-become-an-instruction": "context_type",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("outcomes mismatch (-want +got):\n%s", diff)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "testdata", "golden", "typed", "tool-result-promoted-to-evidence.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"source_id": "tool:order_lookup"`) || !strings.Contains(string(data), `"memory": [`) {
+		t.Errorf("the promoted case's golden lacks the promoted evidence or the memory item:\n%s", data)
+	}
 }

@@ -22,12 +22,14 @@
 // defaults or in a case, where they override the defaults; they mean what
 // the ka2 build flags of the same names mean. The embedded sample corpus is
 // named by leaving corpus out, or as corpus: embedded:sample. expect.error
-// names the error the build must end in: budget_exceeded, no_evidence or
-// bad_input. Unknown keys, repeated case names (compared ignoring case),
-// missing fields and corpora or contracts that cannot be loaded are errors
-// with file:line:col (ErrorList, matched by ErrBadCases), and then no case
-// runs. The keys items and promote, and the error kind context_type, are
-// reserved for the typed-context runtime and refused until it exists.
+// names the error the build must end in: budget_exceeded, no_evidence,
+// bad_input or context_type (the provenance policy refused an item or a
+// promotion). A case also takes a request document's items and promote
+// (see contract.RequestFile), read by the same decoder, so the
+// typed-context rules are pinned like the rest. Unknown keys, repeated case
+// names (compared ignoring case), missing fields and corpora or contracts
+// that cannot be loaded are errors with file:line:col (ErrorList, matched by
+// ErrBadCases), and then no case runs.
 //
 // # Goldens
 //

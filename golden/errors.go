@@ -16,7 +16,6 @@ const (
 	CodeMissingKey    diag.Code = "missing-key"    // a required key is absent or empty
 	CodeBadValue      diag.Code = "bad-value"      // a value of the wrong shape or range
 	CodeDuplicateCase diag.Code = "duplicate-case" // two cases in a file share a name
-	CodeNotYet        diag.Code = "not-yet"        // a key this version of ka2 reserves but cannot run yet
 	CodeCorpus        diag.Code = "corpus"         // the corpus a case names cannot be loaded
 	CodeContract      diag.Code = "contract"       // the contract definition cannot be loaded
 	CodeBudget        diag.Code = "budget"         // the counter or limits do not make a budget

@@ -16,6 +16,7 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/ka2/ka2/cmd/ka2/internal/cli"
+	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/golden"
 	"github.com/ka2/ka2/internal/inputfile"
 	"github.com/ka2/ka2/internal/testutil"
@@ -572,12 +573,13 @@ func TestImpactBaseRefLinks(t *testing.T) {
 }
 
 // TestGoldensAreBuildOutput checks that every golden of the project's
-// sample case set holds what `ka2 build` prints for the same settings: the
+// sample and typed-context case sets holds what `ka2 build` prints for the same settings: the
 // contract on stdout, which compacted (json.Compact) the indented golden
 // must equal byte for byte, or the error with --error-format json on
-// stderr, which the golden holds as it is.
+// stderr, which the golden holds as it is. A case with items passes them
+// as a request document on standard input.
 func TestGoldensAreBuildOutput(t *testing.T) {
-	suite, err := golden.Load(context.Background(), []string{"../../../../golden/testdata/sample-cases"}, golden.LoadOptions{})
+	suite, err := golden.Load(context.Background(), []string{"../../../../golden/testdata/sample-cases", "../../../../golden/testdata/typed-cases"}, golden.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -606,7 +608,18 @@ func TestGoldensAreBuildOutput(t *testing.T) {
 		if c.RequireEvidence {
 			args = append(args, "--require-evidence")
 		}
-		r := regressCLI(t, "", args...)
+		// A case's items and promote are a request document's: the same
+		// ones through --request - must print the golden too.
+		var stdin string
+		if len(c.Items) > 0 || len(c.Promote) > 0 {
+			doc, err := json.Marshal(contract.RequestFile{Items: c.Items, Promote: c.Promote})
+			if err != nil {
+				t.Fatal(err)
+			}
+			stdin = string(doc)
+			args = append(args, "--request", "-")
+		}
+		r := regressCLI(t, stdin, args...)
 		printed := r.stdout
 		if r.code != 0 {
 			printed = r.stderr
