@@ -110,6 +110,10 @@ type Config struct {
 	// Contract is the definition file; its content file is looked up beside
 	// it. "" means the embedded ka2-context-contract-v1 definition.
 	Contract string
+	// Content, when set, is the content file (instruction, worked example
+	// and refusal phrases per language) used instead of the one the
+	// definition names: a project's own example, citing its own corpus.
+	Content string
 	// Counter names the budget counter; "" means the definition's default.
 	Counter string
 	// Capacity, Reserve and Wrapper replace the definition's limits for the
@@ -152,7 +156,7 @@ func (c Config) Builder() (*Builder, error) {
 // BuilderContext is Builder, with the corpus loaded under ctx (see
 // LoadCorpus): once ctx is done it returns ctx.Err().
 func (c Config) BuilderContext(ctx context.Context) (*Builder, error) {
-	def, err := LoadDefinition(c.Contract)
+	def, err := c.Definition()
 	if err != nil {
 		return nil, err
 	}
@@ -205,16 +209,47 @@ func (c Config) Budget(def *Definition) (budget.Counter, budget.Limits, error) {
 // Problems in either file are a ConfigError of SettingContract holding
 // them as ParseDefinition reports them, named by the files' paths.
 func LoadDefinition(file string) (*Definition, error) {
-	if file == "" {
+	return LoadDefinitionContent(file, "")
+}
+
+// Definition loads the definition c names, with c.Content in place of its
+// content file when set (see LoadDefinitionContent).
+func (c Config) Definition() (*Definition, error) {
+	return LoadDefinitionContent(c.Contract, c.Content)
+}
+
+// LoadDefinitionContent is LoadDefinition, reading the instruction and
+// example texts from contentFile instead of the file the definition names
+// when contentFile is not "". file "" is the embedded definition. The
+// Definition's ContentFile is then contentFile as given.
+func LoadDefinitionContent(file, contentFile string) (*Definition, error) {
+	if file == "" && contentFile == "" {
 		return Default(), nil
 	}
 	fail := func(err error) (*Definition, error) { return nil, &ConfigError{SettingContract, err} }
-	defJSON, err := inputfile.ReadFile(file, inputfile.MaxSize)
-	if err != nil {
-		return fail(fmt.Errorf("read contract: %w", err))
+	defJSON, defName := ka2.ContractJSON, ka2.ContractFile
+	if file != "" {
+		var err error
+		if defJSON, err = inputfile.ReadFile(file, inputfile.MaxSize); err != nil {
+			return fail(fmt.Errorf("read contract: %w", err))
+		}
+		defName = filepath.ToSlash(file)
 	}
-	p := newDefinitionParser(filepath.ToSlash(file))
+	p := newDefinitionParser(defName)
 	p.definition(defJSON)
+	if contentFile != "" {
+		data, err := inputfile.ReadFile(contentFile, inputfile.MaxSize)
+		if err != nil {
+			return fail(fmt.Errorf("read contract content: %w", err))
+		}
+		p.contentFile(filepath.ToSlash(contentFile), data)
+		d, err := p.result()
+		if err != nil {
+			return fail(err)
+		}
+		d.ContentFile = filepath.ToSlash(contentFile)
+		return d, nil
+	}
 	name := p.d.ContentFile
 	if name == "" {
 		// Not written, or written empty: no file is named. A value that is

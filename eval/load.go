@@ -21,7 +21,7 @@ func Load(ctx context.Context, paths []string, opts golden.LoadOptions) ([]Case,
 	cases := make([]Case, 0, len(suite.Cases))
 	builders := map[string]*contract.Builder{}
 	for _, c := range suite.Cases {
-		key := fmt.Sprintf("%q %q %q %v %v %v", c.Config.Corpus.Name, c.Config.Contract, c.Config.Counter, deref(c.Config.Capacity), deref(c.Config.Reserve), deref(c.Config.Wrapper))
+		key := fmt.Sprintf("%q %q %q %q %v %v %v", c.Config.Corpus.Name, c.Config.Contract, c.Config.Content, c.Config.Counter, deref(c.Config.Capacity), deref(c.Config.Reserve), deref(c.Config.Wrapper))
 		b := builders[key]
 		if b == nil {
 			if b, err = c.Config.BuilderContext(ctx); err != nil {

@@ -104,7 +104,7 @@ const DefaultLang = "en"
 
 // The keys of a case file, at each level.
 var (
-	settingKeys = []string{"corpus", "contract", "subject", "lang", "counter", "capacity", "reserve", "wrapper", "short", "require_evidence"}
+	settingKeys = []string{"corpus", "contract", "content", "subject", "lang", "counter", "capacity", "reserve", "wrapper", "short", "require_evidence"}
 	topMap      = &strict.Map{What: "the case file", Keys: keys("defaults", "cases")}
 	defaultsMap = &strict.Map{What: "defaults", Keys: keys(settingKeys...)}
 	// items and promote are a case's own, as a request document's are:
@@ -372,6 +372,12 @@ func (p *fileParser) config(c *Case, own, defaults map[string]*yaml.Node) {
 		mark("contract", n)
 		if v, ok := p.setting(n, "contract"); ok {
 			c.Config.Contract = resolve(v)
+		}
+	}
+	if n := lookup("content", own, defaults); n != nil {
+		mark("content", n)
+		if v, ok := p.setting(n, "content"); ok {
+			c.Config.Content = resolve(v)
 		}
 	}
 	if n := lookup("counter", own, defaults); n != nil {

@@ -216,7 +216,7 @@ func TestParseFileErrors(t *testing.T) {
 			`c.yaml:10:40: promote[1]: to: "answer" is not a context type: use one of instruction, example, memory, evidence, tool_output, scope, question`,
 		}},
 		{"items not a list, and not a default", "defaults: {subject: s, items: []}\ncases:\n  - {name: a, question: q, dates: [2026-01-01], items: {type: memory}}\n", []string{
-			`c.yaml:1:24: unknown key "items" in defaults; the keys here are corpus, contract, subject, lang, counter, capacity, reserve, wrapper, short, require_evidence`,
+			`c.yaml:1:24: unknown key "items" in defaults; the keys here are corpus, contract, content, subject, lang, counter, capacity, reserve, wrapper, short, require_evidence`,
 			"c.yaml:3:56: items: want a list, not a JSON object",
 		}},
 		{"one broken case breaks the file", "defaults: {subject: s}\ncases:\n  - {name: good, question: q, dates: [2026-01-01]}\n  - {name: bad, question: q, dates: [someday]}\n", []string{
@@ -454,5 +454,27 @@ func TestTypedCases(t *testing.T) {
 	}
 	if !strings.Contains(string(data), `"source_id": "tool:order_lookup"`) || !strings.Contains(string(data), `"memory": [`) {
 		t.Errorf("the promoted case's golden lacks the promoted evidence or the memory item:\n%s", data)
+	}
+}
+
+// TestCaseContent: a case names a content file as ka2.yaml does, relative
+// to the case file, and one that cannot be loaded is reported at its key.
+func TestCaseContent(t *testing.T) {
+	f, err := golden.ParseFile("suite/meals.yaml", []byte("defaults: {content: ../ka2-context-content.yaml, subject: s}\ncases:\n  - {name: a, question: q, dates: [2026-01-01]}\n  - {name: b, question: q, dates: [2026-01-01], content: own.yaml}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := f.Cases[0].Config.Content, "ka2-context-content.yaml"; got != want {
+		t.Errorf("case a content = %q, want %q", got, want)
+	}
+	if got, want := f.Cases[1].Config.Content, "suite/own.yaml"; got != want {
+		t.Errorf("case b content = %q, want %q", got, want)
+	}
+	dir := t.TempDir()
+	testutil.WriteFile(t, filepath.Join(dir, "cases", "a.yaml"), "cases:\n  - name: one\n    question: q\n    subject: lodging\n    dates: [2026-01-01]\n    content: missing.yaml\n")
+	t.Chdir(dir)
+	_, err = golden.Load(context.Background(), []string{"cases"}, golden.LoadOptions{})
+	if err == nil || !strings.HasPrefix(err.Error(), "cases/a.yaml:6:14: content cases/missing.yaml cannot be loaded: read contract content: ") {
+		t.Errorf("Load() error = %v, want the content key's position and file", err)
 	}
 }

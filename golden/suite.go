@@ -285,12 +285,18 @@ func (s *Suite) resolve(ctx context.Context, opts LoadOptions) (diag.List, error
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		d, ok := defs[c.Config.Contract]
+		key := c.Config.Contract + "\x00" + c.Config.Content
+		d, ok := defs[key]
 		if !ok {
-			d.v, d.err = contract.LoadDefinition(filepath.FromSlash(c.Config.Contract))
-			defs[c.Config.Contract] = d
+			d.v, d.err = contract.LoadDefinitionContent(filepath.FromSlash(c.Config.Contract), filepath.FromSlash(c.Config.Content))
+			defs[key] = d
 		}
 		if d.err != nil {
+			if _, ok := c.pos["content"]; ok && c.Config.Content != "" {
+				report(c, "content", CodeContract, "fix the content file, or remove content to use the contract's",
+					"content %s cannot be loaded: %v", c.Config.Content, d.err)
+				continue
+			}
 			report(c, "contract", CodeContract, "fix the definition, or remove contract to use the embedded one",
 				"contract %s cannot be loaded: %v", c.Config.Contract, d.err)
 			continue

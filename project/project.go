@@ -46,6 +46,7 @@ const (
 	KeyCorpus   = "corpus"
 	KeyCases    = "cases"
 	KeyContract = "contract"
+	KeyContent  = "content"
 	KeyPolicy   = "policy"
 	KeyCounter  = "counter"
 	KeyCapacity = "capacity"
@@ -58,6 +59,7 @@ var projectMap = &strict.Map{What: "project file", Keys: []strict.Key{
 	{Name: KeyCorpus, Kind: strict.Scalar},
 	{Name: KeyCases, Kind: strict.Scalar},
 	{Name: KeyContract, Kind: strict.Scalar},
+	{Name: KeyContent, Kind: strict.Scalar},
 	{Name: KeyPolicy, Kind: strict.Scalar},
 	{Name: KeyCounter, Kind: strict.Scalar},
 	{Name: KeyCapacity, Kind: strict.Scalar},
@@ -73,8 +75,10 @@ type Config struct {
 	// Path is the file, as it was found or given; Dir is its folder.
 	Path, Dir string
 
-	// Corpus, Cases, Contract and Policy are folders and files.
-	Corpus, Cases, Contract, Policy string
+	// Corpus, Cases, Contract, Content and Policy are folders and files;
+	// Content is the instruction and example file used instead of the one
+	// the contract definition names.
+	Corpus, Cases, Contract, Content, Policy string
 	// Counter and Lang are a budget counter's name and a language.
 	Counter, Lang string
 	// Capacity and Reserve are budget limits.
@@ -189,7 +193,7 @@ func Parse(path string, data []byte) (*Config, error) {
 			continue
 		}
 		switch e.Name {
-		case KeyCorpus, KeyCases, KeyContract, KeyPolicy:
+		case KeyCorpus, KeyCases, KeyContract, KeyContent, KeyPolicy:
 			if v.Value == "" {
 				d.Report(v, CodeBadValue, diag.Fix("write a path relative to this file"), e.Name+" is empty")
 				continue
@@ -254,6 +258,8 @@ func (c *Config) pathField(key string) *string {
 		return &c.Cases
 	case KeyContract:
 		return &c.Contract
+	case KeyContent:
+		return &c.Content
 	}
 	return &c.Policy
 }

@@ -26,6 +26,8 @@ func TestParse(t *testing.T) {
 			want: &project.Config{Path: "p/ka2.yaml", Dir: "p", Corpus: "p/policies", Cases: "p/cases", Contract: "p/c/def.json", Policy: "/etc/ka2/policy.yaml",
 				Counter: "o200k_base", Capacity: &four, Lang: "zh", Exclude: []string{"drafts/", "**/README.md"}},
 		},
+		{name: "content file", text: "content: ka2-context-content.yaml\n", want: &project.Config{Path: "p/ka2.yaml", Dir: "p", Content: "p/ka2-context-content.yaml"}},
+		{name: "empty content", text: "content: ''\n", wantErr: `p/ka2.yaml:1:10: content is empty; write a path relative to this file`},
 		{name: "empty file", text: "# nothing yet\n", want: &project.Config{Path: "p/ka2.yaml", Dir: "p"}},
 		{name: "unknown key", text: "corpus: policies\ncorpsu: x\n", wantErr: `p/ka2.yaml:2:1: unknown key "corpsu"; did you mean corpus?`},
 		{name: "bad counter", text: "counter: tokens\n", wantErr: `p/ka2.yaml:1:10: unknown counter "tokens"; use one of codepoint, cl100k_base, o200k_base`},

@@ -334,7 +334,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxQueue <= 0 {
 		cfg.MaxQueue = DefaultMaxQueue
 	}
-	def, err := contract.LoadDefinition(cfg.Build.Contract)
+	def, err := cfg.Build.Definition()
 	if err != nil {
 		return nil, err
 	}

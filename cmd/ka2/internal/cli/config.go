@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/internal/textsafe"
 	"github.com/ka2/ka2/project"
 )
@@ -33,7 +35,7 @@ func NewCmdConfig(f *Factory, runF func(*ConfigOptions) error) *cobra.Command {
 		Use:   "config",
 		Short: "Print the effective settings and where each came from",
 		Long: `Config prints the settings commands run with — corpus, cases, contract,
-policy, counter, capacity, reserve, lang and the exclusions — and where
+content, policy, counter, capacity, reserve, lang and the exclusions — and where
 each came from: a flag, the project file (file:line:col), its .ka2ignore,
 or the default. The project file is --config, else $KA2_CONFIG, else
 ka2.yaml found from the current folder upward. A ka2.yaml or .ka2ignore
@@ -83,6 +85,10 @@ type ConfigReport struct {
 	// Skipped are the project files and .ka2ignore found upward and
 	// ignored for their owner.
 	Skipped []project.Skipped `json:"skipped,omitempty"`
+
+	// Warnings are what the settings get wrong together, such as a worked
+	// example that cites a source the corpus does not have.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 func runConfig(o *ConfigOptions, cmd *cobra.Command) error {
@@ -119,9 +125,10 @@ func runConfig(o *ConfigOptions, cmd *cobra.Command) error {
 	add(project.KeyCorpus, "corpus", o.Corpus, contract.SampleCorpus)
 	add(project.KeyCases, "cases", o.Cases, "")
 	add(project.KeyContract, "contract", o.Contract, "", "embedded ka2-context-contract-v1")
+	add(project.KeyContent, "content", o.Content, "", "the contract's")
 	add(project.KeyPolicy, "policy", o.Policy, "", "embedded")
 	// The counter and limits the contract definition gives by default.
-	def, err := contract.LoadDefinition(o.Contract)
+	def, err := contract.LoadDefinitionContent(o.Contract, o.Content)
 	if err != nil {
 		return err
 	}
@@ -141,8 +148,12 @@ func runConfig(o *ConfigOptions, cmd *cobra.Command) error {
 			rep.Exclude = append(rep.Exclude, Setting{Key: project.KeyExclude, Value: p, Source: cfg.Pos[project.KeyExclude].String()})
 		}
 	}
+	rep.Warnings = exampleWarnings(o.ctx(), def, &o.corpusFlags)
 	if o.Format == "json" {
 		return writeJSON(o.f.Out, rep, true)
+	}
+	for _, w := range rep.Warnings {
+		fmt.Fprintf(o.f.ErrOut, "ka2: warning: %s\n", w)
 	}
 	tw := tabwriter.NewWriter(o.f.Out, 0, 4, 2, ' ', 0)
 	switch {
@@ -166,4 +177,26 @@ func runConfig(o *ConfigOptions, cmd *cobra.Command) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Key, textsafe.Escape(s.Value), textsafe.Escape(s.Source))
 	}
 	return tw.Flush()
+}
+
+// exampleWarnings checks the definition's worked examples against the
+// corpus, worded for the command line; a corpus that does not load leaves
+// them unchecked, and says so.
+func exampleWarnings(ctx context.Context, def *contract.Definition, c *corpusFlags) []string {
+	corp, err := c.load(ctx)
+	if err != nil {
+		return []string{"the worked example was not checked against the corpus, which does not load (ka2 lint says why)"}
+	}
+	var out []string
+	// The content setting lives in ka2.yaml as much as on the command line.
+	name := func(setting string) string {
+		if setting == project.KeyContent {
+			return "content: in " + project.FileName + ", or --content"
+		}
+		return flagName(setting)
+	}
+	for _, d := range def.CheckExample(corp) {
+		out = append(out, diag.Phrase(d, name))
+	}
+	return out
 }

@@ -46,8 +46,14 @@ func NewCmdInit(f *Factory, runF func(*InitOptions) error) *cobra.Command {
 policies/ with three example policies (two versions of a meal allowance
 with a boundary on 2026-07-01, and a remote-work rule), cases/ with a case
 file on both sides of that boundary and its goldens, .ka2ignore (which
-keeps policies/README.md out of the corpus), and .github/workflows/ka2.yml,
-which runs ka2's GitHub Action on every pull request.
+keeps policies/README.md out of the corpus), ka2-context-content.yaml (the
+instruction and a worked example, en and zh, that cites meals-2025 of the
+project's own corpus), and .github/workflows/ka2.yml, which runs ka2's
+GitHub Action on every pull request.
+
+ka2.yaml names the content file and sets a budget for a real model: the
+o200k_base token counter, a capacity of 8192 tokens and a reserve of 1024
+for the answer; its comments say how to set your model's figures.
 
 From inside DIR, ka2 lint, ka2 build and ka2 regress then need no
 --corpus or case folder. Init refuses to overwrite a file that exists

@@ -55,6 +55,7 @@ func openCorpus(dir string, proj *project.Config) contract.Corpus {
 // Unset limits come from the contract definition's defaults for the counter.
 type budgetFlags struct {
 	Contract string
+	Content  string
 	Counter  string
 	Capacity int
 	Reserve  int
@@ -65,6 +66,7 @@ type budgetFlags struct {
 
 func (b *budgetFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&b.Contract, "contract", "", "contract definition file (default: the embedded ka2-context-contract-v1.json)")
+	fs.StringVar(&b.Content, "content", "", "instruction and worked-example file, in place of the one the contract names")
 	enumVar(fs, &b.Counter, "counter", "", budget.Names(), "what the budget counts (default: the contract's, codepoint)")
 	fs.IntVar(&b.Capacity, "capacity", 0, "W, the capacity, 1..100000000 (default: the contract's for the counter; 1600 code points)")
 	fs.IntVar(&b.Reserve, "reserve", 0, "R, room reserved for the output, 0..capacity-1 (default: the contract's; 200 code points)")
@@ -75,7 +77,7 @@ func (b *budgetFlags) register(fs *pflag.FlagSet) {
 // config turns the flags into the library's build configuration; flags
 // not given stay unset, so the definition's defaults apply.
 func (b *budgetFlags) config(c *corpusFlags) contract.Config {
-	cfg := contract.Config{Corpus: c.source(), Contract: b.Contract, Counter: b.Counter}
+	cfg := contract.Config{Corpus: c.source(), Contract: b.Contract, Content: b.Content, Counter: b.Counter}
 	if b.set("capacity") {
 		cfg.Capacity = &b.Capacity
 	}

@@ -236,7 +236,7 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 	// --lang is the default of every request that sets none; one the
 	// contract has no text for would fail each of them, so refuse it now.
 	// Its values come from the contract definition, not a fixed list.
-	if def, err := contract.LoadDefinition(o.Contract); err == nil {
+	if def, err := contract.LoadDefinitionContent(o.Contract, o.Content); err == nil {
 		if _, err := def.ContentFor(o.Lang); err != nil {
 			return usageError{fmt.Errorf("invalid value %q for --lang: want one of %s", o.Lang, strings.Join(def.Langs(), ", "))}
 		}
