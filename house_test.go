@@ -18,12 +18,7 @@ var flagWord = regexp.MustCompile(`(^|[^-\w])--[a-z]`)
 // flagWordsAllowed are the string literals in library code that name a
 // flag and are not messages to a user of the library, by file and a part
 // of the literal, each with why it may.
-var flagWordsAllowed = []struct{ file, part, why string }{
-	// A message, left for now: the case-file decoder is being rewritten
-	// onto the strict decoder in a parallel change, which words it as a
-	// hint.
-	{"golden/casefile.go", "`ka2 build --request` has a typed-context runtime", "not yet converted (decoder rewrite in flight)"},
-}
+var flagWordsAllowed = []struct{ file, part, why string }{}
 
 // TestLibrariesNameNoFlags: libraries return structured hints (see
 // internal/diag), and each front end words them: the CLI as flags, the
