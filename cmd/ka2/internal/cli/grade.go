@@ -22,6 +22,7 @@ type GradeOptions struct {
 	Answer     string
 	Corpus     string
 	Definition string
+	Content    string
 	Lang       string
 	Format     string
 	// Injected names records added to the contract as a test (eval's
@@ -81,6 +82,7 @@ error (exit 2) naming each problem.`,
 	fs.StringVar(&opts.Answer, "answer", "", "the answer text (FILE, or - for standard input)")
 	fs.StringVar(&opts.Corpus, "corpus", "", "verify the contract against this corpus first (\"embedded:sample\" for the sample)")
 	fs.StringVar(&opts.Definition, "definition", "", "contract definition file whose content file holds the refusal phrases (default: the embedded one)")
+	fs.StringVar(&opts.Content, "content", "", "content file whose refusal phrases apply, in place of the definition's (default: the project's content, if any)")
 	fs.StringVar(&opts.Lang, "lang", "", "the contract's language (default: found from its instruction)")
 	enumVar(fs, &opts.Format, "format", "text", textJSON, "output format")
 	fs.StringArrayVar(&opts.Injected, "injected", nil, "a source_id added to the contract as a test, not evidence (repeatable; eval's report lists each variant's)")
@@ -100,7 +102,7 @@ func (o *GradeOptions) validate() error {
 }
 
 func runGrade(o *GradeOptions) error {
-	def, err := contract.LoadDefinition(o.Definition)
+	def, err := contract.LoadDefinitionContent(o.Definition, o.Content)
 	if err != nil {
 		return err
 	}
