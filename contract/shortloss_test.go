@@ -7,6 +7,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/internal/diag"
@@ -127,5 +128,28 @@ func TestShortRefusesLoss(t *testing.T) {
 				t.Errorf("Build(whole bodies) error: %v", err)
 			}
 		})
+	}
+}
+
+// TestOverBudgetNoFitWhenShortLoses: an over-budget build does not suggest
+// a short form that would be refused, though the cite ranges would fit.
+func TestOverBudgetNoFitWhenShortLoses(t *testing.T) {
+	long := strings.Repeat("Receipts are kept for ten years by the finance team.\n", 20)
+	fsys := fstest.MapFS{"meals.md": {Data: []byte("---\nsource_id: meals-v1\nversion: v1\nsubjects: [meals]\nvalid_from: 2026-01-01\nlang: en\nunit: CNY per day\ncite: [\"2\"]\n---\nScope: meals on business trips.\nThe meal limit is 120 CNY per day.\n" + long)}}
+	b := newBuilder(t, fsys, "codepoint")
+	_, err := b.Build(context.Background(), request("en", "What is the meal limit?", false, "meals", "2026-09-14"))
+	var oe *budget.OverError
+	if !errors.As(err, &oe) {
+		t.Fatalf("Build() error = %v, want *budget.OverError", err)
+	}
+	if oe.Fit != nil {
+		t.Errorf("OverError.Fit = %+v, want none: the short form loses the scope", oe.Fit)
+	}
+	// With the scope line cited, the short form is suggested.
+	fsys["meals.md"].Data = []byte(strings.Replace(string(fsys["meals.md"].Data), `cite: ["2"]`, `cite: ["1-2"]`, 1))
+	b = newBuilder(t, fsys, "codepoint")
+	_, err = b.Build(context.Background(), request("en", "What is the meal limit?", false, "meals", "2026-09-14"))
+	if !errors.As(err, &oe) || oe.Fit == nil {
+		t.Errorf("Build() error = %v, want an over-budget error with a short fit", err)
 	}
 }

@@ -71,3 +71,31 @@ func ExampleLoad() {
 	// travel-v2      zh [lodging] from 2026-01-01 until open-ended
 	// The lodging limit is 750 CNY per room-night. <nil>
 }
+
+func ExampleSource_ShortLoss() {
+	src, err := corpus.Parse("meals.md", []byte(`---
+source_id: meals-v1
+version: v1
+subjects: [meals]
+valid_from: 2026-01-01
+cite: ["3"]
+---
+Scope: meals on business trips.
+Amounts are in CNY per day.
+Ceiling: 750.
+`))
+	if err != nil {
+		panic(err)
+	}
+	loss := src.ShortLoss()
+	fmt.Println(loss.What())
+	fmt.Println(corpus.CiteList(src.Cite), "->", corpus.CiteList(loss.Fix))
+
+	// The fix keeps both, and loses nothing.
+	src.Cite = loss.Fix
+	fmt.Println(src.ShortLoss() == nil)
+	// Output:
+	// the scope, stated in body line 1, and the unit of the amount 750 in body line 3, named in body line 2
+	// ["3"] -> ["1-3"]
+	// true
+}
