@@ -17,7 +17,7 @@
 //	    expect:
 //	      sources: [travel-v2]  # exact selected source IDs, in order
 //
-// The settings — corpus, contract, subject (one or a list), lang, counter,
+// The settings — corpus, contract, content, subject (one or a list), lang, counter,
 // capacity, reserve, wrapper, short and require_evidence — may be set under
 // defaults or in a case, where they override the defaults; they mean what
 // the ka2 build flags of the same names mean. The embedded sample corpus is
