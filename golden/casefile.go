@@ -104,7 +104,7 @@ const DefaultLang = "en"
 
 // The keys of a case file, at each level.
 var (
-	settingKeys = []string{"corpus", "contract", "content", "subject", "lang", "counter", "capacity", "reserve", "wrapper", "short", "require_evidence"}
+	settingKeys = []string{"corpus", "contract", "content", "subject", "subjects", "lang", "counter", "capacity", "reserve", "wrapper", "short", "require_evidence"}
 	topMap      = &strict.Map{What: "the case file", Keys: keys("defaults", "cases")}
 	defaultsMap = &strict.Map{What: "defaults", Keys: keys(settingKeys...)}
 	// items and promote are a case's own, as a request document's are:
@@ -217,6 +217,9 @@ func (p *fileParser) parse(data []byte) *File {
 	var defaults map[string]*yaml.Node
 	if n := top["defaults"]; n != nil {
 		defaults = p.mapping(n, defaultsMap)
+		if defaults["subject"] != nil && defaults["subjects"] != nil {
+			p.errorf(defaults["subjects"], CodeBadValue, "give subject or subjects, not both", "defaults has both subject and subjects")
+		}
 	}
 	list := strict.Deref(top["cases"])
 	switch {
@@ -320,10 +323,20 @@ func (p *fileParser) parseCase(item *yaml.Node, defaults map[string]*yaml.Node) 
 	if c.Question, ok = p.str(own["question"], "question"); (!ok && absent(own["question"])) || (ok && strings.TrimSpace(c.Question) == "") {
 		p.errorf(item, CodeMissingKey, "write the question as the user would ask it", "%s has no question", label)
 	}
-	if n := lookup("subject", own, defaults); n == nil {
+	// subjects is a request document's name for a list of subjects; a
+	// case takes either, as a request does, the case's own over the
+	// defaults'.
+	key, n := "subject", lookup("subject", own, defaults)
+	if own["subjects"] != nil || (own["subject"] == nil && defaults["subjects"] != nil) {
+		key, n = "subjects", lookup("subjects", own, defaults)
+	}
+	switch {
+	case own["subject"] != nil && own["subjects"] != nil:
+		p.errorf(own["subjects"], CodeBadValue, "give subject or subjects, not both", "%s has both subject and subjects", label)
+	case n == nil:
 		p.errorf(item, CodeMissingKey, "set subject in the case or under defaults, e.g. subject: lodging", "%s has no subject", label)
-	} else {
-		c.Subjects = p.strList(n, "subject", true)
+	default:
+		c.Subjects = p.strList(n, key, true)
 	}
 	c.Dates = p.dates(own["dates"], item, label)
 	c.Lang = DefaultLang

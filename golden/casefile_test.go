@@ -216,8 +216,12 @@ func TestParseFileErrors(t *testing.T) {
 			`c.yaml:10:40: promote[1]: to: "answer" is not a context type: use one of instruction, example, memory, evidence, tool_output, scope, question`,
 		}},
 		{"items not a list, and not a default", "defaults: {subject: s, items: []}\ncases:\n  - {name: a, question: q, dates: [2026-01-01], items: {type: memory}}\n", []string{
-			`c.yaml:1:24: unknown key "items" in defaults; the keys here are corpus, contract, content, subject, lang, counter, capacity, reserve, wrapper, short, require_evidence`,
+			`c.yaml:1:24: unknown key "items" in defaults; the keys here are corpus, contract, content, subject, subjects, lang, counter, capacity, reserve, wrapper, short, require_evidence`,
 			"c.yaml:3:56: items: want a list, not a JSON object",
+		}},
+		{"subject and subjects", "defaults: {subject: a, subjects: [b]}\ncases:\n  - {name: a, question: q, subject: s, subjects: [t], dates: [2026-01-01]}\n", []string{
+			"c.yaml:1:34: defaults has both subject and subjects; give subject or subjects, not both",
+			"c.yaml:3:50: case a has both subject and subjects; give subject or subjects, not both",
 		}},
 		{"one broken case breaks the file", "defaults: {subject: s}\ncases:\n  - {name: good, question: q, dates: [2026-01-01]}\n  - {name: bad, question: q, dates: [someday]}\n", []string{
 			`c.yaml:4:38: date "someday": not a calendar date: write it as YYYY-MM-DD, e.g. 2026-01-01`,
@@ -454,6 +458,22 @@ func TestTypedCases(t *testing.T) {
 	}
 	if !strings.Contains(string(data), `"source_id": "tool:order_lookup"`) || !strings.Contains(string(data), `"memory": [`) {
 		t.Errorf("the promoted case's golden lacks the promoted evidence or the memory item:\n%s", data)
+	}
+}
+
+// TestCaseSubjects: a case takes a request document's subjects as well as
+// subject, its own over the defaults'.
+func TestCaseSubjects(t *testing.T) {
+	f, err := golden.ParseFile("c.yaml", []byte("defaults: {subjects: [lodging, rail]}\ncases:\n  - {name: a, question: q, dates: [2026-01-01]}\n  - {name: b, question: q, subject: meals, dates: [2026-01-01]}\n  - {name: c, question: q, subjects: [taxi], dates: [2026-01-01]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [][]string
+	for _, c := range f.Cases {
+		got = append(got, c.Subjects)
+	}
+	if diff := cmp.Diff([][]string{{"lodging", "rail"}, {"meals"}, {"taxi"}}, got); diff != "" {
+		t.Errorf("subjects mismatch (-want +got):\n%s", diff)
 	}
 }
 
