@@ -146,7 +146,7 @@ func runGrade(o *GradeOptions) error {
 // (which depends on the counter and limits it was built under): an answer
 // is graded only against a contract the corpus confirms.
 func (o *GradeOptions) verify(data []byte, lang string) error {
-	b, err := contract.Config{Corpus: o.f.openCorpus(o.Corpus), Contract: o.Definition}.BuilderContext(o.ctx())
+	b, err := contract.Config{Corpus: o.f.openCorpus(o.Corpus), Contract: o.Definition, Content: o.Content}.BuilderContext(o.ctx())
 	if err != nil {
 		return err
 	}
