@@ -22,6 +22,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/ka2/ka2/internal/inputfile"
 )
 
 // Write writes data to path so that a reader, or a crash, sees either
@@ -140,7 +142,7 @@ func resolve(name string) (target string, inPlace bool, err error) {
 		if special(info.Mode()) {
 			return name, true, nil
 		}
-		return "", false, notFile{"it is " + kind(info.Mode()) + ", not a file"}
+		return "", false, notFile{"it is " + inputfile.Kind(info.Mode()) + ", not a file"}
 	}
 	// A link: what it leads to decides.
 	fi, err := os.Stat(name)
@@ -154,7 +156,7 @@ func resolve(name string) (target string, inPlace bool, err error) {
 	case special(fi.Mode()):
 		return name, true, nil
 	case !fi.Mode().IsRegular():
-		return "", false, notFile{"it is a symbolic link to " + kind(fi.Mode()) + ", not to a file"}
+		return "", false, notFile{"it is a symbolic link to " + inputfile.Kind(fi.Mode()) + ", not to a file"}
 	}
 	real, err := filepath.EvalSymlinks(name)
 	if err != nil {
@@ -198,10 +200,10 @@ func ResolveIn(root *os.Root, name string) (string, error) {
 			}
 			return "", outside(err)
 		case !fi.Mode().IsRegular():
-			return "", notFile{"it is a symbolic link to " + kind(fi.Mode()) + ", not to a regular file"}
+			return "", notFile{"it is a symbolic link to " + inputfile.Kind(fi.Mode()) + ", not to a regular file"}
 		}
 	case !info.Mode().IsRegular():
-		return "", notFile{"it is " + kind(info.Mode()) + ", not a regular file"}
+		return "", notFile{"it is " + inputfile.Kind(info.Mode()) + ", not a regular file"}
 	}
 	return walkIn(root, name)
 }
@@ -280,25 +282,6 @@ func special(m fs.FileMode) bool {
 	return m&fs.ModeNamedPipe != 0 || m&fs.ModeCharDevice != 0
 }
 
-// kind names the type of a file mode for a person.
-func kind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a folder"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a block device"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	}
-	return "a special file"
-}
-
 // writeInPlace writes data to a device or FIFO as it is. It opens the
 // file without creating it and without waiting (a FIFO with no reader
 // fails at once), then checks that what it opened is still a device or
@@ -319,7 +302,7 @@ func writeInPlace(name string, data []byte) error {
 	}
 	if !special(info.Mode()) {
 		f.Close()
-		return notFile{"it changed to " + kind(info.Mode()) + " while being opened"}
+		return notFile{"it changed to " + inputfile.Kind(info.Mode()) + " while being opened"}
 	}
 	if err := blocking(f); err != nil {
 		f.Close()

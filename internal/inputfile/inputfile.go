@@ -33,7 +33,7 @@ var ErrTooLarge = errors.New("input too large")
 type notRegular struct{ mode fs.FileMode }
 
 func (e notRegular) Error() string {
-	return "it is " + kind(e.mode) + ", not a regular file; ka2 reads only regular files"
+	return "it is " + Kind(e.mode) + ", not a regular file; ka2 reads only regular files"
 }
 
 func (e notRegular) Is(target error) bool { return target == ErrNotRegular }
@@ -53,8 +53,9 @@ func TooLarge(name string, max int64) error {
 	return &fs.PathError{Op: "read", Path: name, Err: tooLarge{max}}
 }
 
-// kind names the type of a file mode for a person.
-func kind(m fs.FileMode) string {
+// Kind names the type of a file mode for a person ("a folder", "a named
+// pipe (FIFO)", …), for messages about a file that is not a regular one.
+func Kind(m fs.FileMode) string {
 	switch {
 	case m.IsDir():
 		return "a folder"
@@ -63,7 +64,7 @@ func kind(m fs.FileMode) string {
 	case m&fs.ModeCharDevice != 0:
 		return "a character device"
 	case m&fs.ModeDevice != 0:
-		return "a device"
+		return "a block device"
 	case m&fs.ModeSocket != 0:
 		return "a socket"
 	case m&fs.ModeSymlink != 0:

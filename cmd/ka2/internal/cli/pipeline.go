@@ -110,6 +110,22 @@ func (o *PipelineCheckOptions) validate() error {
 
 // parsePipeline reads and checks a pipeline file with the chosen contract
 // definition.
+// runnablePipeline parses a pipeline file to run it: its warnings go to
+// standard error, and an error in it is an input error.
+func runnablePipeline(f *Factory, file, contractFile string) (*pipeline.Pipeline, error) {
+	p, _, err := parsePipeline(f, file, contractFile)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range p.Diagnostics {
+		fmt.Fprintln(f.ErrOut, d)
+	}
+	if err := p.Diagnostics.Err(); err != nil {
+		return nil, exitError{kind: errkind.BadInput, err: err}
+	}
+	return p, nil
+}
+
 func parsePipeline(f *Factory, file, contractFile string) (*pipeline.Pipeline, *contract.Definition, error) {
 	def, err := contract.LoadDefinition(contractFile)
 	if err != nil {
@@ -273,15 +289,9 @@ func (o *PipelineRunOptions) validate() error {
 }
 
 func runPipelineRun(o *PipelineRunOptions) error {
-	p, _, err := parsePipeline(o.f, o.File, o.Contract)
+	p, err := runnablePipeline(o.f, o.File, o.Contract)
 	if err != nil {
 		return err
-	}
-	for _, d := range p.Diagnostics {
-		fmt.Fprintln(o.f.ErrOut, d)
-	}
-	if err := p.Diagnostics.Err(); err != nil {
-		return exitError{kind: errkind.BadInput, err: err}
 	}
 	var in pipeline.RunInput
 	if o.InputText != "" {
@@ -617,15 +627,9 @@ func runPipelineReplay(o *PipelineReplayOptions) error {
 		RunOptions: pipeline.RunOptions{Env: o.f.environ(), Timeout: o.Timeout, Dir: filepath.Join(o.Dir, filepath.FromSlash(snap.Dir))}}
 	needsBuilder := snap.Definition != nil && snap.Definition.Uses != ""
 	if o.Pipeline != "" {
-		p, _, err := parsePipeline(o.f, o.Pipeline, o.Contract)
+		p, err := runnablePipeline(o.f, o.Pipeline, o.Contract)
 		if err != nil {
 			return err
-		}
-		for _, d := range p.Diagnostics {
-			fmt.Fprintln(o.f.ErrOut, d)
-		}
-		if err := p.Diagnostics.Err(); err != nil {
-			return exitError{kind: errkind.BadInput, err: err}
 		}
 		opts.Pipeline, opts.Dir = p, "."
 		if o.Pipeline != "-" {
