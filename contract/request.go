@@ -47,6 +47,15 @@ type RequestFile struct {
 	// them by their 0-based index in Items (see Request.Promote).
 	Items   []RequestItem `json:"items,omitempty"`
 	Promote []Promotion   `json:"promote,omitempty"`
+	// Counter, Capacity and Reserve are the budget: the counter's name
+	// and the limits W and R, nil or "" keeping the front end's own (see
+	// RequestBudget, which bounds them). Provider names the model API
+	// whose framing the budget counts (render.Lookup's names), in place
+	// of the wrapper.
+	Counter  string `json:"counter,omitempty"`
+	Capacity *int   `json:"capacity,omitempty"`
+	Reserve  *int   `json:"reserve,omitempty"`
+	Provider string `json:"provider,omitempty"`
 }
 
 // RequestItem is one extra item of a request: its type (instruction,
@@ -141,8 +150,8 @@ func (e *RequestError) Is(target error) bool { return target == ErrBadRequest }
 // The keys of a request, at each level, in the order the unknown-key
 // hint lists them.
 var (
-	requestMap = &strict.Map{Keys: []strict.Key{{Name: "dates"}, {Name: "items"}, {Name: "lang"}, {Name: "promote"},
-		{Name: "question"}, {Name: "require_evidence"}, {Name: "short"}, {Name: "subject"}, {Name: "subjects"}}}
+	requestMap = &strict.Map{Keys: []strict.Key{{Name: "capacity"}, {Name: "counter"}, {Name: "dates"}, {Name: "items"}, {Name: "lang"}, {Name: "promote"},
+		{Name: "provider"}, {Name: "question"}, {Name: "require_evidence"}, {Name: "reserve"}, {Name: "short"}, {Name: "subject"}, {Name: "subjects"}}}
 	itemMap    = &strict.Map{Keys: []strict.Key{{Name: "source"}, {Name: "text"}, {Name: "type"}}}
 	promoteMap = &strict.Map{Keys: []strict.Key{{Name: "item"}, {Name: "to"}}}
 )
@@ -304,6 +313,23 @@ func (p *requestParser) boolean(key, v *yaml.Node, field string) *bool {
 	return &b
 }
 
+// integer reads a whole number; null leaves it unset.
+func (p *requestParser) integer(key, v *yaml.Node, field string) *int {
+	if strict.IsNull(v) {
+		return nil
+	}
+	if v.Kind != yaml.ScalarNode || v.Tag != "!!int" {
+		p.want(key, v, field, "a whole number")
+		return nil
+	}
+	i, err := strconv.Atoi(v.Value)
+	if err != nil {
+		p.want(key, v, field, "a whole number")
+		return nil
+	}
+	return &i
+}
+
 // objects reads a list of objects, calling each on every one with its
 // path; null is no list.
 func (p *requestParser) objects(key, v *yaml.Node, field string, each func(n *yaml.Node, field string)) {
@@ -378,6 +404,14 @@ func (p *requestParser) request(root *yaml.Node) *RequestFile {
 			f.Short = p.boolean(k, v, e.Name)
 		case "require_evidence":
 			f.RequireEvidence = p.boolean(k, v, e.Name)
+		case "counter":
+			f.Counter, _ = p.str(k, v, e.Name)
+		case "provider":
+			f.Provider, _ = p.str(k, v, e.Name)
+		case "capacity":
+			f.Capacity = p.integer(k, v, e.Name)
+		case "reserve":
+			f.Reserve = p.integer(k, v, e.Name)
 		case "items":
 			p.objects(k, v, e.Name, func(n *yaml.Node, field string) {
 				f.Items = append(f.Items, p.item(n, field))

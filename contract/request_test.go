@@ -62,7 +62,7 @@ func TestParseRequestFileErrors(t *testing.T) {
 	}{
 		{"empty", ``, `req.json:1:1: the request ends early; close every { and [`},
 		{"not an object", `["lodging"]`, `req.json:1:1: the request must be a JSON object {…}; write {"subject": …, "dates": […], "question": …}`},
-		{"unknown key", "{\n  \"subject\": \"lodging\",\n  \"subjcet\": \"x\"\n}", `req.json:3:3: unknown key "subjcet"; the keys are dates, items, lang, promote, question, require_evidence, short, subject, subjects`},
+		{"unknown key", "{\n  \"subject\": \"lodging\",\n  \"subjcet\": \"x\"\n}", `req.json:3:3: unknown key "subjcet"; the keys are capacity, counter, dates, items, lang, promote, provider, question, require_evidence, reserve, short, subject, subjects`},
 		{"unknown item key", `{"items": [{"type": "memory", "source": "memory:p", "text": "x", "trust": "high"}]}`, `req.json:1:66: items[0]: unknown key "trust"; the keys are source, text, type`},
 		{"unknown promote key", `{"items": [{"type": "memory", "source": "memory:p", "text": "x"}], "promote": [{"item": 0, "as": "evidence"}]}`, `req.json:1:92: promote[0]: unknown key "as"; the keys are item, to`},
 		{"repeated key", `{"question": "a", "question": "b"}`, `req.json:1:19: key "question" appears twice; keep one`},
@@ -157,7 +157,7 @@ func FuzzParseRequestFile(f *testing.F) {
 // reported, in the order of their positions, not only the first.
 func TestParseRequestFileEveryProblem(t *testing.T) {
 	_, err := contract.ParseRequestFile("req.json", []byte("{\n  \"subjcet\": \"x\",\n  \"short\": \"yes\",\n  \"items\": [{\"type\": \"evidence\", \"source\": \"corpus:a\", \"text\": \"x\"}],\n  \"short\": true\n}"))
-	want := "req.json:2:3: unknown key \"subjcet\"; the keys are dates, items, lang, promote, question, require_evidence, short, subject, subjects\n" +
+	want := "req.json:2:3: unknown key \"subjcet\"; the keys are capacity, counter, dates, items, lang, promote, provider, question, require_evidence, reserve, short, subject, subjects\n" +
 		"req.json:3:3: short: want true or false, not a JSON string\n" +
 		"req.json:4:13: items[0]: type \"evidence\": a request may add instruction, memory or tool_output items; evidence comes from the corpus, or from a tool_output item through promote\n" +
 		"req.json:5:3: key \"short\" appears twice; keep one"

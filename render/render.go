@@ -168,3 +168,27 @@ func FieldKinds(def *contract.Definition) map[string]budget.Kind {
 	}
 	return out
 }
+
+// Body renders a serialized contract for p, counted with c within
+// limits: the spans of the contract's parts (see Spans), p's exact
+// count, then p's request body with the reserve as its max_tokens (opts'
+// MaxTokens is replaced by it). An input that does not fit is a
+// *budget.OverError with the report; ka2 render and ka2 serve's POST
+// /v1/render both render through it. The contract is read by the caller
+// (Definition.ReadContract) before; text is its bytes without the final
+// newline.
+func Body(def *contract.Definition, p Provider, text []byte, c budget.Counter, limits budget.Limits, opts Options) ([]byte, error) {
+	spans, err := Spans(text, FieldKinds(def))
+	if err != nil {
+		return nil, err
+	}
+	rep, err := p.Account(c, string(text), spans, limits)
+	if err != nil {
+		return nil, err
+	}
+	if !rep.Fits() {
+		return nil, &budget.OverError{Report: rep}
+	}
+	opts.MaxTokens = limits.Reserve
+	return p.Request(text, opts)
+}

@@ -85,13 +85,16 @@ type route struct {
 // routes makes the handler of every endpoint.
 func (s *Server) routes() http.Handler {
 	table := map[string]*route{
-		"/v1/contract": {name: "contract", method: http.MethodPost, serve: s.serveContract, limited: true},
-		"/v1/select":   {name: "select", method: http.MethodGet, serve: s.serveSelect, limited: true},
-		"/v1/show":     {name: "show", method: http.MethodGet, serve: s.serveShow, limited: true},
-		"/v1/verify":   {name: "verify", method: http.MethodPost, serve: s.serveVerify, limited: true},
-		"/healthz":     {name: "healthz", method: http.MethodGet, serve: s.serveHealthz},
-		"/readyz":      {name: "readyz", method: http.MethodGet, serve: s.serveReadyz},
-		"/metrics":     {name: "metrics", method: http.MethodGet, serve: s.serveMetrics},
+		"/v1/contract":  {name: "contract", method: http.MethodPost, serve: s.serveContract, limited: true},
+		"/v1/select":    {name: "select", method: http.MethodGet, serve: s.serveSelect, limited: true},
+		"/v1/show":      {name: "show", method: http.MethodGet, serve: s.serveShow, limited: true},
+		"/v1/verify":    {name: "verify", method: http.MethodPost, serve: s.serveVerify, limited: true},
+		"/v1/grade":     {name: "grade", method: http.MethodPost, serve: s.serveGrade, limited: true},
+		"/v1/render":    {name: "render", method: http.MethodPost, serve: s.serveRender, limited: true},
+		"/openapi.json": {name: "openapi", method: http.MethodGet, serve: s.serveOpenAPI},
+		"/healthz":      {name: "healthz", method: http.MethodGet, serve: s.serveHealthz},
+		"/readyz":       {name: "readyz", method: http.MethodGet, serve: s.serveReadyz},
+		"/metrics":      {name: "metrics", method: http.MethodGet, serve: s.serveMetrics},
 	}
 	s.uiRoutes(table)
 	for _, rt := range table {
@@ -127,7 +130,7 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, rt *route, sna
 	switch {
 	case rt.serve == nil:
 		return writeError(w, snap, http.StatusNotFound, errkind.Detail{Kind: KindNotFound,
-			Message: fmt.Sprintf("no endpoint %s; the endpoints are POST /v1/contract, GET /v1/select, GET /v1/show, POST /v1/verify, GET /healthz, GET /readyz, GET /metrics", r.URL.Path)})
+			Message: fmt.Sprintf("no endpoint %s; the endpoints are POST /v1/contract, GET /v1/select, GET /v1/show, POST /v1/verify, POST /v1/grade, POST /v1/render, GET /openapi.json, GET /healthz, GET /readyz, GET /metrics", r.URL.Path)})
 	case r.Method != rt.method && !(rt.method == http.MethodGet && r.Method == http.MethodHead):
 		w.Header().Set("Allow", rt.method)
 		return writeError(w, snap, http.StatusMethodNotAllowed, errkind.Detail{Kind: KindMethodNotAllowed,
@@ -228,6 +231,7 @@ func classify(err error) (int, errkind.Detail) {
 				fmt.Sprintf(`; or set "short": true in the request: quoting the cite ranges, it takes %d of %d`, oe.Total, oe.Limit), 1)
 		}
 	}
+	d.Message = diag.Reword(d.Message, err, requestField)
 	return kind.Status(), d
 }
 
@@ -304,7 +308,10 @@ func (s *Server) serveContract(w http.ResponseWriter, r *http.Request, snap *Sna
 			s.testHookBuild(ctx)
 		}
 		if req, err = s.cfg.Settings.Apply(rf).Request(rf); err == nil {
-			res, err = snap.Builder.Build(ctx, req)
+			var b *contract.Builder
+			if b, err = s.builderFor(snap, rf, buf.Bytes()); err == nil {
+				res, err = b.Build(ctx, req)
+			}
 		}
 	}
 	if res != nil {

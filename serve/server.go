@@ -149,6 +149,12 @@ type Config struct {
 	// MaxQueue bounds the requests waiting (default DefaultMaxQueue); one
 	// more is shed at once.
 	MaxQueue int
+	// MaxCapacity bounds the capacity a request may ask for (default
+	// DefaultMaxCapacity); Counters are the counters a request may name
+	// (nil: every counter the definition sets limits for). A request
+	// outside them is a 400 naming the bound.
+	MaxCapacity int
+	Counters    []string
 }
 
 // Snapshot is one loaded corpus and everything built from it. It is never

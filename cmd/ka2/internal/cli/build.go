@@ -119,6 +119,16 @@ func (o *BuildOptions) build() (*buildRun, error) {
 	if err != nil {
 		return nil, err
 	}
+	if rf != nil {
+		// The request's budget keys replace the budget flags, as over
+		// HTTP; the operator's command line has no bounds to keep.
+		if b.Counter, b.Limits, err = contract.RequestBudget(o.Request, nil, rf, o.budgetFlags.config(&o.corpusFlags), b.Definition, contract.BudgetBounds{}); err != nil {
+			return nil, err
+		}
+		if rf.Provider != "" {
+			o.Provider = rf.Provider
+		}
+	}
 	if b.Framing, err = o.framing(&o.budgetFlags, b.Counter); err != nil {
 		return nil, err
 	}

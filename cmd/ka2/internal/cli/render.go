@@ -117,19 +117,11 @@ func runRender(o *RenderOptions) error {
 		return err
 	}
 	text := trimNewline(data)
-	spans, err := render.Spans(text, render.FieldKinds(def))
+	body, err := render.Body(def, p, text, counter, limits, render.Options{Model: o.Model})
 	if err != nil {
-		return fmt.Errorf("%s: %w", o.File, err)
-	}
-	rep, err := p.Account(counter, string(text), spans, limits)
-	if err != nil {
-		return fmt.Errorf("%s: %w", o.File, err)
-	}
-	if !rep.Fits() {
-		return &budget.OverError{Report: rep}
-	}
-	body, err := p.Request(text, render.Options{Model: o.Model, MaxTokens: limits.Reserve})
-	if err != nil {
+		if _, over := errors.AsType[*budget.OverError](err); over {
+			return err
+		}
 		return fmt.Errorf("%s: %w", o.File, err)
 	}
 	_, err = o.f.Out.Write(append(body, '\n'))

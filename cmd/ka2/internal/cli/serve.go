@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/internal/errkind"
 	"github.com/ka2/ka2/serve"
@@ -43,6 +44,10 @@ type ServeOptions struct {
 	CPUProfile      string
 	UI              bool
 	MemoryLimit     string
+	// MaxCapacity and Counters bound a request's "capacity" and
+	// "counter".
+	MaxCapacity int
+	Counters    []string
 }
 
 // NewCmdServe makes `ka2 serve`. runF replaces the run step in tests.
@@ -124,6 +129,8 @@ in flight and exits 0 (1 if the deadline passed with requests still open).`,
 	fs.DurationVar(&opts.Settle, "settle", serve.DefaultSettle, "how long a changed file's size and modification time must stay the same before a reload takes it (0: no wait)")
 	fs.IntVar(&opts.MaxInFlight, "max-in-flight", 0, "most API requests answered at once; more wait in the queue (0: 4 per CPU)")
 	fs.DurationVar(&opts.QueueWait, "queue-wait", serve.DefaultQueueWait, "longest an API request waits for its turn; one that would wait longer gets 503 overloaded at once (0: no queue)")
+	fs.IntVar(&opts.MaxCapacity, "max-capacity", serve.DefaultMaxCapacity, "largest \"capacity\" a request may ask for")
+	fs.StringSliceVar(&opts.Counters, "counters", nil, "the counters a request's \"counter\" may name, comma-separated (default: every counter the contract definition sets limits for)")
 	fs.IntVar(&opts.MaxQueue, "max-queue", serve.DefaultMaxQueue, "most API requests waiting for their turn; one more gets 503 overloaded")
 	fs.DurationVar(&opts.DrainTimeout, "drain-timeout", serve.DefaultDrainTimeout, "how long SIGTERM waits for requests in flight")
 	fs.DurationVar(&opts.RequestTimeout, "request-timeout", serve.DefaultRequestTimeout, "longest build of one POST /v1/contract before it stops with 503 (with --queue-wait, at most "+serve.DefaultWriteTimeout.String()+")")
@@ -150,6 +157,14 @@ func (o *ServeOptions) validate() error {
 	}
 	if o.MaxInFlight < 0 || o.MaxInFlight > maxInFlightLimit {
 		return usageError{fmt.Errorf("--max-in-flight %d: use 1 to %d, or 0 for 4 per CPU", o.MaxInFlight, maxInFlightLimit)}
+	}
+	if o.MaxCapacity < 1 || o.MaxCapacity > budget.MaxCapacity {
+		return usageError{fmt.Errorf("--max-capacity %d: use 1 to %d", o.MaxCapacity, budget.MaxCapacity)}
+	}
+	for _, c := range o.Counters {
+		if _, err := budget.Lookup(c); err != nil {
+			return usageError{fmt.Errorf("--counters: %w", err)}
+		}
 	}
 	if o.MaxQueue < 1 || o.MaxQueue > maxInFlightLimit {
 		return usageError{fmt.Errorf("--max-queue %d: use 1 to %d (--queue-wait 0 turns the queue off)", o.MaxQueue, maxInFlightLimit)}
@@ -218,6 +233,8 @@ func (o *ServeOptions) config(log *slog.Logger) (serve.Config, error) {
 		DrainTimeout:   o.DrainTimeout,
 		RequestTimeout: o.RequestTimeout,
 		UI:             o.UI,
+		MaxCapacity:    o.MaxCapacity,
+		Counters:       o.Counters,
 	}, nil
 }
 
