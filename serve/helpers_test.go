@@ -92,6 +92,7 @@ func (r *running) do(t testing.TB, method, path, body string) response {
 	if err != nil {
 		t.Fatalf("%s %s: read body: %v", method, path, err)
 	}
+	checkDocumented(t, method, path, resp.StatusCode, resp.Header, data)
 	return response{status: resp.StatusCode, header: resp.Header, body: data}
 }
 

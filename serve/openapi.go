@@ -2,7 +2,12 @@ package serve
 
 import (
 	_ "embed"
+	"encoding/json"
+	"fmt"
 	"net/http"
+
+	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/internal/jsontext"
 )
 
 // openAPI is the OpenAPI 3.1 document of every endpoint, kept beside the
@@ -12,12 +17,36 @@ import (
 //go:embed openapi.json
 var openAPI []byte
 
-// OpenAPI returns the service's OpenAPI 3.1 document, as GET
-// /openapi.json serves it.
-func OpenAPI() []byte { return append([]byte(nil), openAPI...) }
+// OpenAPI returns the service's OpenAPI 3.1 document for a server built
+// with the contract definition def, as GET /openapi.json serves it: the
+// document in the repository (serve/openapi.json) with the contract's
+// schema, components.schemas.Contract, replaced by def's output_schema,
+// so that it describes the contracts this server builds.
+func OpenAPI(def *contract.Definition) ([]byte, error) {
+	var doc map[string]any
+	if err := json.Unmarshal(openAPI, &doc); err != nil {
+		return nil, fmt.Errorf("serve/openapi.json: %w", err)
+	}
+	var schema map[string]any
+	if err := json.Unmarshal(def.Schema, &schema); err != nil {
+		return nil, fmt.Errorf("the contract definition's output_schema: %w", err)
+	}
+	// Its $id keeps it a schema resource of its own inside the document,
+	// so its references (#/$defs/…) resolve within it.
+	schemas, ok := doc["components"].(map[string]any)["schemas"].(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("serve/openapi.json has no components.schemas")
+	}
+	schemas["Contract"] = schema
+	b, err := jsontext.Marshal(doc)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
 
 // serveOpenAPI answers GET /openapi.json.
 func (s *Server) serveOpenAPI(w http.ResponseWriter, _ *http.Request, snap *Snapshot) int {
-	writeBody(w, snap, http.StatusOK, "application/json", openAPI)
+	writeBody(w, snap, http.StatusOK, "application/json", s.openAPI)
 	return http.StatusOK
 }

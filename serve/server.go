@@ -256,6 +256,7 @@ type Server struct {
 	def     *contract.Definition
 	counter budget.Counter
 	limits  budget.Limits
+	openAPI []byte // GET /openapi.json's body (see OpenAPI)
 	log     *slog.Logger
 	now     func() time.Time
 	metrics *metrics
@@ -348,7 +349,11 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, def: def, counter: counter, limits: limits, log: cfg.Logger, now: cfg.Now}
+	doc, err := OpenAPI(def)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, def: def, counter: counter, limits: limits, log: cfg.Logger, now: cfg.Now, openAPI: doc}
 	s.admit = newAdmission(cfg.MaxInFlight, cfg.MaxQueue, cfg.QueueWait)
 	s.reloadMu = make(chan struct{}, 1)
 	s.reloadNote = make(chan struct{}, 1)
