@@ -1,0 +1,71 @@
+package serve_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/serve"
+)
+
+// readmeBlock returns the text of the README's first fenced block whose
+// info string is info.
+func readmeBlock(t *testing.T, info string) string {
+	t.Helper()
+	f, err := os.Open(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var b strings.Builder
+	in := false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case !in && line == "```"+info:
+			in = true
+		case in && line == "```":
+			return b.String()
+		case in:
+			b.WriteString(line + "\n")
+		}
+	}
+	t.Fatalf("README.md has no ```%s block", info)
+	return ""
+}
+
+// TestREADMEPythonClient runs the README's Python client (the HTTP API
+// section) against a server of the sample corpus and compares what it
+// prints with the output the README shows.
+func TestREADMEPythonClient(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("python3 is needed for the README's client example")
+		}
+		t.Skip("no python3")
+	}
+	script := filepath.Join(t.TempDir(), "client.py")
+	if err := os.WriteFile(script, []byte(readmeBlock(t, "python http-test")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := start(t, serve.Config{Build: sample, Settings: contract.Settings{Lang: "en"}})
+	var stdout, stderr bytes.Buffer
+	cmd := exec.CommandContext(context.Background(), python, script, r.url)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("python3 client.py: %v\n%s", err, stderr.String())
+	}
+	if diff := cmp.Diff(readmeBlock(t, "text http-output"), stdout.String()); diff != "" {
+		t.Errorf("the README's client printed otherwise (-README +got):\n%s", diff)
+	}
+}
