@@ -1,0 +1,102 @@
+package cli_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/serve"
+)
+
+// cliSchemas compiles the repository's schemas of the CLI's JSON
+// outputs (schema/cli.schema.json), whose shapes shared with the service
+// come from the OpenAPI document as the server serves it.
+func cliSchemas(t *testing.T) *jsonschema.Compiler {
+	t.Helper()
+	root := filepath.Join("..", "..", "..", "..")
+	data, err := os.ReadFile(filepath.Join(root, "schema", "cli.schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	api, err := serve.OpenAPI(contract.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	for url, doc := range map[string][]byte{"file:///ka2/schema/cli.schema.json": data, "file:///ka2/serve/openapi.json": api} {
+		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
+		if err != nil {
+			t.Fatalf("%s: %v", url, err)
+		}
+		if err := c.AddResource(url, inst); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return c
+}
+
+// TestJSONOutputSchemas: what each command prints as JSON is what
+// schema/cli.schema.json says; a field added to an output and not to
+// the schema (or the other way) fails here.
+func TestJSONOutputSchemas(t *testing.T) {
+	c := cliSchemas(t)
+	lintDir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(lintDir, "a.md"), []byte("---\nid: a\nversion: v1\nsubjects: [lodging]\nvalid_from: 2026-01-01\n---\nThe limit is 5 CNY.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	contractFile := filepath.Join(t.TempDir(), "contract.json")
+	q := []string{"--corpus", "embedded:sample", "--subject", "lodging", "--date", "2026-09-14", "--question", "What is the limit?"}
+	code, built, stderr := runKA2(t, "", append([]string{"build"}, q...)...)
+	if code != 0 {
+		t.Fatalf("ka2 build: exit %d: %s", code, stderr)
+	}
+	if err := os.WriteFile(contractFile, []byte(built), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		def    string
+		stdin  string
+		args   []string
+		stderr bool // the JSON is on standard error
+	}{
+		{"build", "contract", "", append([]string{"build"}, q...), false},
+		{"select", "select", "", []string{"select", "--corpus", "embedded:sample", "--subject", "lodging", "--date", "2026-09-14", "--date", "2025-03-01", "--format", "json"}, false},
+		{"verify", "verify", "", []string{"verify", "--corpus", "embedded:sample", "--format", "json", contractFile}, false},
+		{"verify with problems", "verify", `{"template":"ka2-context-v1"}`, []string{"verify", "--corpus", "embedded:sample", "--format", "json", "-"}, false},
+		{"budget", "budget", "", append([]string{"budget", "--format", "json"}, q...), false},
+		{"grade", "grade", "The limit is 990 CNY.", []string{"grade", "--contract", contractFile, "--answer", "-", "--format", "json"}, false},
+		{"lint", "lint", "", []string{"lint", "--format", "json", lintDir}, false},
+		{"error", "error", "", []string{"build", "--error-format", "json", "--corpus", "embedded:sample", "--subject", "nope", "--date", "2026-09-14", "--question", "q"}, true},
+		{"error over budget", "error", "", []string{"build", "--error-format", "json", "--corpus", "embedded:sample", "--subject", "lodging", "--date", "2026-09-14", "--question", "q", "--capacity", "600"}, true},
+		{"usage error", "error", "", []string{"build", "--error-format", "json", "--capacity", "x"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, stdout, stderr := runKA2(t, tt.stdin, tt.args...)
+			out := stdout
+			if tt.stderr {
+				out = stderr
+			}
+			if strings.TrimSpace(out) == "" {
+				t.Fatalf("ka2 %s printed no JSON; stderr %s", strings.Join(tt.args, " "), stderr)
+			}
+			s, err := c.Compile("file:///ka2/schema/cli.schema.json#/$defs/" + tt.def)
+			if err != nil {
+				t.Fatal(err)
+			}
+			inst, err := jsonschema.UnmarshalJSON(strings.NewReader(out))
+			if err != nil {
+				t.Fatalf("ka2 %s: not JSON: %v\n%s", tt.args[0], err, out)
+			}
+			if err := s.Validate(inst); err != nil {
+				t.Errorf("ka2 %s: the output does not match schema/cli.schema.json#/$defs/%s: %v\n%.600s", strings.Join(tt.args, " "), tt.def, err, out)
+			}
+		})
+	}
+}
