@@ -49,6 +49,24 @@ func TestJSONOutputSchemas(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(lintDir, "a.md"), []byte("---\nid: a\nversion: v1\nsubjects: [lodging]\nvalid_from: 2026-01-01\n---\nThe limit is 5 CNY.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A copy of the sample suite with one golden's quote changed, so
+	// that the regress report has a failing case and its record changes.
+	suite := filepath.Join(t.TempDir(), "cases")
+	if err := os.CopyFS(suite, os.DirFS(filepath.Join("..", "..", "..", "..", "golden", "testdata", "sample-cases"))); err != nil {
+		t.Fatal(err)
+	}
+	// trust.yaml names the repository's definition by a relative path.
+	if err := os.Remove(filepath.Join(suite, "trust.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	edited := filepath.Join(suite, "testdata", "golden", "boundaries", "open-ended-far-future.golden")
+	g, err := os.ReadFile(edited)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(edited, bytes.Replace(g, []byte("750 CNY"), []byte("751 CNY"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	contractFile := filepath.Join(t.TempDir(), "contract.json")
 	q := []string{"--corpus", "embedded:sample", "--subject", "lodging", "--date", "2026-09-14", "--question", "What is the limit?"}
 	code, built, stderr := runKA2(t, "", append([]string{"build"}, q...)...)
@@ -71,6 +89,8 @@ func TestJSONOutputSchemas(t *testing.T) {
 		{"verify with problems", "verify", `{"template":"ka2-context-v1"}`, []string{"verify", "--corpus", "embedded:sample", "--format", "json", "-"}, false},
 		{"budget", "budget", "", append([]string{"budget", "--format", "json"}, q...), false},
 		{"grade", "grade", "The limit is 990 CNY.", []string{"grade", "--contract", contractFile, "--answer", "-", "--format", "json"}, false},
+		{"regress", "regress", "", []string{"regress", "--format", "json", filepath.Join("..", "..", "..", "..", "golden", "testdata", "sample-cases")}, false},
+		{"regress with a failing case", "regress", "", []string{"regress", "--format", "json", suite}, false},
 		{"lint", "lint", "", []string{"lint", "--format", "json", lintDir}, false},
 		{"error", "error", "", []string{"build", "--error-format", "json", "--corpus", "embedded:sample", "--subject", "nope", "--date", "2026-09-14", "--question", "q"}, true},
 		{"error over budget", "error", "", []string{"build", "--error-format", "json", "--corpus", "embedded:sample", "--subject", "lodging", "--date", "2026-09-14", "--question", "q", "--capacity", "600"}, true},
