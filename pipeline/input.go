@@ -55,6 +55,15 @@ func decodeInput(data []byte, strict bool) (contract.RequestFile, error) {
 	if len(f.Items) > 0 || len(f.Promote) > 0 {
 		return contract.RequestFile{}, fmt.Errorf("%w: a pipeline run input takes no extra items yet; remove items and promote", ErrBadInput)
 	}
+	if budgetKeys := f.Counter != "" || f.Capacity != nil || f.Reserve != nil || f.Provider != ""; budgetKeys && strict {
+		// The pipeline's build stage sets the budget; a key it would
+		// not honour is refused rather than ignored.
+		return contract.RequestFile{}, fmt.Errorf("%w: a pipeline run input takes no budget keys; remove counter, capacity, reserve and provider (the build stage's settings set the budget)", ErrBadInput)
+	} else if budgetKeys {
+		// An upstream stage's request may carry keys of its own, as
+		// before they were request keys: they stay ignored.
+		f.Counter, f.Capacity, f.Reserve, f.Provider = "", nil, nil, ""
+	}
 	in := canonical(*f)
 	if err := checkRequest(in); err != nil {
 		return contract.RequestFile{}, err

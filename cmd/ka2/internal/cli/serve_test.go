@@ -291,6 +291,9 @@ type cliError struct {
 // end words for its user: the library's words on the CLI's JSON, the
 // request field over HTTP. The fit itself is data, compared apart.
 func withoutFit(msg string) string {
+	// The service names the settings a hint asks to change as request
+	// fields ("capacity"), the library's words as settings.
+	msg = settingWords.Replace(msg)
 	for _, hint := range []string{"; the short form fits with total ", `; or set "short": true in the request: `} {
 		if i := strings.Index(msg, hint); i >= 0 {
 			return msg[:i]
@@ -299,10 +302,13 @@ func withoutFit(msg string) string {
 	return msg
 }
 
+var settingWords = strings.NewReplacer(`raise "capacity"`, "raise the capacity setting", `lower "reserve"`, "lower the reserve setting")
+
 // TestServeMatchesBuild posts each request to `ka2 serve` and runs `ka2
 // build --request` with the same flags: a contract must be the same bytes,
 // an error the same kind (bad_input or usage ↔ bad_request), message (but
-// for how each words a budget error's fit) and details.
+// for how each words a budget error's fit and the settings its hint names)
+// and details.
 func TestServeMatchesBuild(t *testing.T) {
 	requests := map[string]string{
 		"current":    `{"subject":"lodging","dates":["2026-09-14"],"question":"What is the Beijing lodging limit?"}`,
