@@ -9,6 +9,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/ka2/ka2/cmd/ka2/internal/cli"
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/serve"
 )
@@ -96,9 +97,22 @@ func TestJSONOutputSchemas(t *testing.T) {
 		{"error over budget", "error", "", []string{"build", "--error-format", "json", "--corpus", "embedded:sample", "--subject", "lodging", "--date", "2026-09-14", "--question", "q", "--capacity", "600"}, true},
 		{"usage error", "error", "", []string{"build", "--error-format", "json", "--capacity", "x"}, true},
 	}
+	for _, mode := range []string{"careful", "copies-example"} {
+		// eval runs its generator, testdata/eval/gen, with PATH only.
+		tests = append(tests, struct {
+			name   string
+			def    string
+			stdin  string
+			args   []string
+			stderr bool
+		}{"eval " + mode, "eval", "", []string{"eval", "testdata/eval/cases.yaml", "--exec", "testdata/eval/gen", "--distractors", "2", "--jobs", "2", "--format", "json", "--", mode}, false})
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, stdout, stderr := runKA2(t, tt.stdin, tt.args...)
+			f, outBuf, errBuf := cli.TestFactory(tt.stdin)
+			f.Environ = func() []string { return []string{"PATH=" + os.Getenv("PATH")} }
+			cli.Run(t.Context(), f, tt.args)
+			stdout, stderr := outBuf.String(), errBuf.String()
 			out := stdout
 			if tt.stderr {
 				out = stderr
