@@ -257,3 +257,31 @@ type recordingTB struct {
 func (r *recordingTB) Errorf(string, ...any) { r.failed = true }
 func (r *recordingTB) Fatalf(string, ...any) { r.failed = true }
 func (r *recordingTB) Helper()               {}
+
+// TestEveryDocumentedPathAnswers: each operation of the document is an
+// endpoint of the server (the preview page's included), and what it
+// answers to an empty request, and to another method, is documented.
+func TestEveryDocumentedPathAnswers(t *testing.T) {
+	d, err := apiDoc()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := start(t, serve.Config{Build: sample, UI: true})
+	paths, _ := d.tree["paths"].(map[string]any)
+	if len(paths) < 10 {
+		t.Fatalf("the document names %d paths", len(paths))
+	}
+	for path, item := range paths {
+		for method := range item.(map[string]any) {
+			m := strings.ToUpper(method)
+			got := r.do(t, m, path, "")
+			if got.status == http.StatusNotFound && bytes.Contains(got.body, []byte("no endpoint")) {
+				t.Errorf("%s %s: the document names it, the server has no such endpoint", m, path)
+			}
+			other := http.MethodDelete
+			if got := r.do(t, other, path, ""); got.status != http.StatusMethodNotAllowed {
+				t.Errorf("%s %s: status %d, want 405", other, path, got.status)
+			}
+		}
+	}
+}
