@@ -30,6 +30,9 @@
 //	GET  /v1/select    ?subject=…&date=…[&date=…][&lang=…]: every source's decision and reason
 //	GET  /v1/show      ?address=travel-v2:1-3[&lang=…]: the cited lines
 //	POST /v1/verify    a contract [?lang=…]: the problems `ka2 verify` finds
+//	POST /v1/grade     {"contract","answer"}: the findings of `ka2 grade --format json`
+//	POST /v1/render    {"contract","provider"}: the request body `ka2 render` prints
+//	GET  /openapi.json the OpenAPI 3.1 document of every endpoint (see OpenAPI)
 //	GET  /healthz      the process is alive
 //	GET  /readyz       a corpus is loaded; the last reload and its error, if any
 //	GET  /metrics      Prometheus text format
@@ -43,6 +46,10 @@
 // timeout 503; a build whose client went away is recorded as 499
 // (canceled), not as an error; internal 500 only for a panic, which is a
 // bug.
+//
+// A request's counter, capacity, reserve and provider replace the
+// server's budget within Config.MaxCapacity and Config.Counters (see
+// contract.RequestBudget).
 //
 // POST /v1/contract takes from its caller only the item types, sources
 // and promotions the policy's remote section grants (see

@@ -62,13 +62,17 @@ func NewCmdServe(f *Factory, runF func(*ServeOptions) error) *cobra.Command {
   GET  /v1/select    ?subject=…&date=…[&date=…][&lang=…]: every source's decision
   GET  /v1/show      ?address=travel-v2:1-3[&lang=…]: the cited lines
   POST /v1/verify    a contract [?lang=…]: the problems ka2 verify finds
+  POST /v1/grade     {"contract":…,"answer":…}: the findings of ka2 grade --format json
+  POST /v1/render    {"contract":…,"provider":"openai-chat"}: the body ka2 render prints
+  GET  /openapi.json the OpenAPI 3.1 document of every endpoint
   GET  /v1/timeline  [?subject=…][&lang=…][&date=…][&format=svg|json]: the timeline, selected sources highlighted
   GET  /             the preview page (turn it off with --ui=false)
   GET  /healthz, /readyz, /metrics (Prometheus)
 
 The build flags (--corpus, --contract, --counter, --capacity, --reserve,
 --wrapper, --policy, --lang, --short, --require-evidence) mean what they
-mean for ka2 build; a request's keys replace them per request. Errors are
+mean for ka2 build; a request's keys replace them per request, its
+"capacity" up to --max-capacity and its "counter" among --counters. Errors are
 {"error":{"kind":…,"message":…}}: bad_request (400), budget_exceeded,
 no_evidence and context_type (422), timeout and overloaded (503). Every
 response carries the corpus digest it was built from in the
