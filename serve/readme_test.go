@@ -4,10 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -59,13 +65,53 @@ func TestREADMEPythonClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := start(t, serve.Config{Build: sample, Settings: contract.Settings{Lang: "en"}})
+	// The client talks to the server through a proxy that checks every
+	// answer against the OpenAPI document, as running.do does.
+	target, err := url.Parse(r.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	transport := &http.Transport{}
+	proxy.Transport = transport
+	var mu sync.Mutex
+	checked := 0
+	proxy.ModifyResponse = func(resp *http.Response) error {
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			return err
+		}
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		mu.Lock()
+		defer mu.Unlock()
+		checkDocumented(t, resp.Request.Method, resp.Request.URL.RequestURI(), resp.StatusCode, resp.Header, body)
+		checked++
+		return nil
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := &http.Server{Handler: proxy}
+	go ps.Serve(ln)
+	t.Cleanup(func() {
+		// Before the server stops (cleanups run last first): an idle
+		// connection would hold its shutdown.
+		ps.Close()
+		transport.CloseIdleConnections()
+	})
 	var stdout, stderr bytes.Buffer
-	cmd := exec.CommandContext(context.Background(), python, script, r.url)
+	cmd := exec.CommandContext(context.Background(), python, script, "http://"+ln.Addr().String())
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("python3 client.py: %v\n%s", err, stderr.String())
 	}
 	if diff := cmp.Diff(readmeBlock(t, "text http-output"), stdout.String()); diff != "" {
 		t.Errorf("the README's client printed otherwise (-README +got):\n%s", diff)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if checked != 5 {
+		t.Errorf("the proxy checked %d answers, want the client's 5", checked)
 	}
 }
