@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/internal/jsontext"
@@ -31,8 +32,12 @@ func OpenAPI(def *contract.Definition) ([]byte, error) {
 	if err := json.Unmarshal(def.Schema, &schema); err != nil {
 		return nil, fmt.Errorf("the contract definition's output_schema: %w", err)
 	}
-	// Its $id keeps it a schema resource of its own inside the document,
-	// so its references (#/$defs/…) resolve within it.
+	// Its references (#/$defs/…) are made to point at its place in the
+	// document and its $id dropped: OpenAPI tools resolve a reference
+	// against the document, and many do not honour an embedded $id.
+	delete(schema, "$id")
+	delete(schema, "$schema")
+	rebase(schema, "#/components/schemas/Contract")
 	schemas, ok := doc["components"].(map[string]any)["schemas"].(map[string]any)
 	if !ok {
 		return nil, fmt.Errorf("serve/openapi.json has no components.schemas")
@@ -43,6 +48,24 @@ func OpenAPI(def *contract.Definition) ([]byte, error) {
 		return nil, err
 	}
 	return append(b, '\n'), nil
+}
+
+// rebase prefixes every local reference ("#/…") under v with at.
+func rebase(v any, at string) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, c := range v {
+			if ref, ok := c.(string); ok && k == "$ref" && strings.HasPrefix(ref, "#/") {
+				v[k] = at + ref[1:]
+				continue
+			}
+			rebase(c, at)
+		}
+	case []any:
+		for _, c := range v {
+			rebase(c, at)
+		}
+	}
 }
 
 // serveOpenAPI answers GET /openapi.json.

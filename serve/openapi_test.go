@@ -201,11 +201,24 @@ func TestOpenAPIServed(t *testing.T) {
 	if err := json.Unmarshal(got.body, &doc); err != nil {
 		t.Fatal(err)
 	}
-	var schema, defSchema any
-	json.Unmarshal(doc.Components.Schemas["Contract"], &schema)
+	// The served schema is the definition's, its references made to its
+	// place in the document and its $id and $schema left out.
+	served := strings.ReplaceAll(string(doc.Components.Schemas["Contract"]), `"$ref":"#/components/schemas/Contract/`, `"$ref":"#/`)
+	var schema, defSchema map[string]any
+	if err := json.Unmarshal([]byte(served), &schema); err != nil {
+		t.Fatal(err)
+	}
 	json.Unmarshal(contract.Default().Schema, &defSchema)
+	if _, ok := schema["$id"]; ok {
+		t.Error("the served Contract schema keeps its $id")
+	}
+	delete(defSchema, "$id")
+	delete(defSchema, "$schema")
 	if doc.OpenAPI != "3.1.0" || fmt.Sprint(schema) != fmt.Sprint(defSchema) {
 		t.Errorf("openapi %q; the Contract schema is not the definition's output_schema", doc.OpenAPI)
+	}
+	if !strings.Contains(string(doc.Components.Schemas["Contract"]), `"$ref":"#/components/schemas/Contract/$defs/evidence"`) {
+		t.Error("the Contract schema's references are not rebased onto its place in the document")
 	}
 }
 
