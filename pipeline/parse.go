@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"github.com/ka2/ka2/internal/diag"
@@ -73,9 +74,35 @@ func (ps *parser) report(sev diag.Severity, code diag.Code, pos diag.Pos, sugges
 	if pos.Line <= 0 {
 		pos = diag.Pos{Path: ps.p.File, Line: 1, Col: 1}
 	}
+	// yaml.v3 places the empty value of a last explicit key ("? k" with no
+	// ": v") on the line after the end of the file; such a problem is at
+	// the end of the last line.
+	if last := lineCount(ps.src); pos.Line > last {
+		pos.Line, pos.Col = last, 1
+	}
 	ps.p.Diagnostics = append(ps.p.Diagnostics, Diagnostic{diag.Diagnostic{
 		Code: code, Severity: sev, Pos: pos, Message: fmt.Sprintf(format, args...), Hint: diag.Fix(suggestion),
 	}})
+}
+
+// lineCount is the number of the last line of src, counting line breaks
+// as YAML does (CRLF, CR, LF, NEL, LS and PS).
+func lineCount(src []byte) int {
+	n := 1
+	for i := 0; i < len(src); i++ {
+		switch {
+		case src[i] == '\r':
+			if i+1 < len(src) && src[i+1] == '\n' {
+				i++
+			}
+			n++
+		case src[i] == '\n':
+			n++
+		case bytes.HasPrefix(src[i:], []byte("\u0085")), bytes.HasPrefix(src[i:], []byte("\u2028")), bytes.HasPrefix(src[i:], []byte("\u2029")):
+			n++
+		}
+	}
+	return n
 }
 
 func (ps *parser) errorf(code diag.Code, pos diag.Pos, suggestion, format string, args ...any) {
