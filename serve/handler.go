@@ -108,7 +108,11 @@ func (s *Server) routes() http.Handler {
 		if rt == nil {
 			rt = other
 		}
+		if decides[rt.name] {
+			w = s.beginDecision(w, r, rt, snap)
+		}
 		code := s.dispatch(w, r, rt, snap)
+		s.finishDecision(w, code)
 		s.metrics.request(rt, code, time.Since(start).Seconds())
 	})
 }
@@ -291,6 +295,7 @@ func (s *Server) serveContract(w http.ResponseWriter, r *http.Request, snap *Sna
 	// The same steps as `ka2 build --request`: parse, Settings.Apply and
 	// Request, Builder.Build, Result.WriteTo. The build stops when the client goes away or the
 	// request timeout passes.
+	decisionOf(w).request(buf.Bytes())
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
 	defer cancel()
 	var (
@@ -314,6 +319,7 @@ func (s *Server) serveContract(w http.ResponseWriter, r *http.Request, snap *Sna
 			}
 		}
 	}
+	decisionOf(w).built(res)
 	if res != nil {
 		if res.JSON != nil {
 			n := 0
@@ -456,6 +462,7 @@ func (s *Server) serveVerify(w http.ResponseWriter, r *http.Request, snap *Snaps
 	if err := readBody(w, r, s.cfg.MaxBodyBytes, buf); err != nil {
 		return badRequest(w, snap, err.Error())
 	}
+	decisionOf(w).request(buf.Bytes())
 	// Text that encoding/json would silently change is a bad request, as
 	// for POST /v1/contract, not a problem found in the contract.
 	if err := contract.CheckText("contract", buf.Bytes()); err != nil {
@@ -463,13 +470,19 @@ func (s *Server) serveVerify(w http.ResponseWriter, r *http.Request, snap *Snaps
 		return writeError(w, snap, status, d)
 	}
 	v := snap.Builder.Verify(buf.Bytes(), r.URL.Query().Get("lang"))
+	decisionOf(w).verified(buf.Bytes(), v)
+	return writeJSON(w, snap, http.StatusOK, verifyAnswer(v))
+}
+
+// verifyAnswer is POST /v1/verify's body for v.
+func verifyAnswer(v contract.Verification) verifyResponse {
 	// The contract is the body, so the settings a hint names are query
 	// parameters (?lang=).
 	out := verifyResponse{OK: v.OK(), Lang: v.Lang, Problems: contract.ProblemsJSON(v.Problems, queryParam), Budget: v.Budget}
 	if len(v.Notes) > 0 {
 		out.Notes = contract.ProblemsJSON(v.Notes, queryParam)
 	}
-	return writeJSON(w, snap, http.StatusOK, out)
+	return out
 }
 
 // serveHealthz answers GET /healthz: the process is alive.

@@ -44,9 +44,13 @@ func (s *Server) load(ctx context.Context, prev *Snapshot, changed []string) (*S
 	if changed != nil && prev == nil {
 		changed = nil
 	}
+	rev := s.revision(ctx)
 	corp, stats, err := loadCorpus(ctx, s.cfg.Build.Corpus, prevCorpus, prevStats, changed, cutoff)
 	if err != nil {
 		return nil, err
+	}
+	if rev != "" && s.revision(ctx) != rev {
+		rev = "" // committed during the load: which commit the files are is unknown
 	}
 	var ix *selector.Index
 	if prev != nil {
@@ -55,7 +59,15 @@ func (s *Server) load(ctx context.Context, prev *Snapshot, changed []string) (*S
 		ix = selector.NewIndex(corp)
 	}
 	b := &contract.Builder{Definition: s.def, Index: ix, Counter: s.counter, Limits: s.limits, Policy: s.cfg.Policy}
-	return &Snapshot{Builder: b, Corpus: corp, LoadedAt: start, LoadDuration: time.Since(t0), started: t0, stats: stats}, nil
+	return &Snapshot{Builder: b, Corpus: corp, LoadedAt: start, LoadDuration: time.Since(t0), started: t0, stats: stats, Revision: rev}, nil
+}
+
+// revision is Config.Revision's answer, or "".
+func (s *Server) revision(ctx context.Context) string {
+	if s.cfg.Revision == nil {
+		return ""
+	}
+	return s.cfg.Revision(ctx)
 }
 
 // loadCorpus is contract.LoadCorpus, through loadChanged when changed is

@@ -155,6 +155,18 @@ type Config struct {
 	// outside them is a 400 naming the bound.
 	MaxCapacity int
 	Counters    []string
+
+
+	// DecisionLog, when not nil, gets a line for every answer of an
+	// endpoint that decides (see Decision); every such answer has a
+	// decision id in DecisionHeader either way. The caller closes it
+	// once Serve returned.
+	DecisionLog *DecisionLog
+	// Revision, when not nil, names the git commit that holds the corpus
+	// files exactly as they are now, or "" when none does (a change not
+	// committed). It is asked before and after each load; a load whose
+	// two answers differ has no revision. Decisions record it.
+	Revision func(ctx context.Context) string
 }
 
 // Snapshot is one loaded corpus and everything built from it. It is never
@@ -169,6 +181,9 @@ type Snapshot struct {
 	LoadedAt   time.Time
 	// LoadDuration is how long loading and indexing took.
 	LoadDuration time.Duration
+	// Revision is the git commit holding this corpus's files, when
+	// Config.Revision knows one.
+	Revision string
 
 	started time.Time // by the real clock, for the next reload's cutoff
 	stats   fileStats // the status of each file when it was listed
@@ -289,6 +304,8 @@ type Server struct {
 	// admit bounds the API requests answered at once and queues the rest.
 	admit *admission
 	hooks hooks
+	// decisionIDs gives every answer of an endpoint that decides its id.
+	decisionIDs *decisionIDs
 }
 
 // hooks let tests see and steer what happens inside; all nil outside
@@ -361,6 +378,10 @@ func New(cfg Config) (*Server, error) {
 	s.metrics.maxInFlight.Set(float64(cfg.MaxInFlight))
 	s.metrics.maxQueue.Set(float64(s.admit.maxQueue))
 	s.metrics.queueWaitBound.Set(max(0, cfg.QueueWait.Seconds()))
+	s.decisionIDs = newDecisionIDs()
+	if cfg.DecisionLog != nil {
+		cfg.DecisionLog.register(s.metrics.reg)
+	}
 	snap, err := s.load(context.Background(), nil, nil)
 	if err != nil {
 		return nil, err
