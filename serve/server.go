@@ -156,7 +156,6 @@ type Config struct {
 	MaxCapacity int
 	Counters    []string
 
-
 	// DecisionLog, when not nil, gets a line for every answer of an
 	// endpoint that decides (see Decision); every such answer has a
 	// decision id in DecisionHeader either way. The caller closes it

@@ -48,6 +48,12 @@ type ServeOptions struct {
 	// "counter".
 	MaxCapacity int
 	Counters    []string
+
+	// DecisionLog is the decision log's file, "-" for standard error, or
+	// "" for none.
+	DecisionLog         string
+	DecisionLogRequests string
+	DecisionLogBuffer   int
 }
 
 // NewCmdServe makes `ka2 serve`. runF replaces the run step in tests.
@@ -142,6 +148,9 @@ in flight and exits 0 (1 if the deadline passed with requests still open).`,
 	enumVar(fs, &opts.LogLevel, "log-level", "info", []string{"debug", "info", "warn", "error"}, "least severe log level")
 	fs.BoolVar(&opts.UI, "ui", true, "serve the preview page at GET / (--ui=false turns it off)")
 	fs.StringVar(&opts.MemoryLimit, "memory-limit", "off", "soft limit of the process's memory: off (the Go runtime's default, or GOMEMLIMIT), auto (1.4× the live heap, at least 64 MiB over it; more garbage collection), or a size such as 512MiB")
+	fs.StringVar(&opts.DecisionLog, "decision-log", "", "append one JSON line per answer of /v1/contract and /v1/verify to this file (- for standard error); reopened on SIGHUP")
+	enumVar(fs, &opts.DecisionLogRequests, "decision-log-requests", serve.DecisionRequestFull, []string{serve.DecisionRequestFull, serve.DecisionRequestDigest}, "what the decision log keeps of each request: full (ka2 audit can rebuild it) or digest (its SHA-256 only)")
+	fs.IntVar(&opts.DecisionLogBuffer, "decision-log-buffer", serve.DefaultDecisionBuffer, "decision log lines held while the file is slow; past it lines are dropped and counted, never the answers delayed")
 	fs.StringVar(&opts.CPUProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (for performance work)")
 	return cmd
 }
@@ -183,6 +192,9 @@ func (o *ServeOptions) validate() error {
 	// and builds longer could never be answered.
 	if o.RequestTimeout <= 0 || o.RequestTimeout > serve.DefaultWriteTimeout {
 		return usageError{fmt.Errorf("--request-timeout %s: use a duration above 0 and at most %s", o.RequestTimeout, serve.DefaultWriteTimeout)}
+	}
+	if o.DecisionLogBuffer < 1 || o.DecisionLogBuffer > maxInFlightLimit {
+		return usageError{fmt.Errorf("--decision-log-buffer %d: use 1 to %d", o.DecisionLogBuffer, maxInFlightLimit)}
 	}
 	if o.RequestTimeout+o.QueueWait > serve.DefaultWriteTimeout {
 		return usageError{fmt.Errorf("--request-timeout %s and --queue-wait %s add up to more than the write timeout of %s: a request could wait and build longer than its answer may take; lower one",
@@ -262,6 +274,14 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 			return usageError{fmt.Errorf("invalid value %q for --lang: want one of %s", o.Lang, strings.Join(def.Langs(), ", "))}
 		}
 	}
+	dlog, err := o.decisionLog(&cfg, log)
+	if err != nil {
+		return err
+	}
+	if dlog != nil {
+		// After Serve: every answer is written, so every decision queued.
+		defer dlog.Close()
+	}
 	srv, err := serve.New(cfg)
 	if err != nil {
 		return o.budgetFlags.usage(err) // worded as for build
@@ -299,6 +319,9 @@ func runServe(ctx context.Context, o *ServeOptions) error {
 			case <-ctx.Done():
 				return
 			case <-hup:
+				if dlog != nil {
+					dlog.Reopen() // a failure is logged; the old file stays open
+				}
 				srv.ReloadAll(ctx, "sighup")
 			}
 		}
