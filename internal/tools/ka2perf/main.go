@@ -7,6 +7,7 @@
 //	go run ./internal/tools/ka2perf load  -dir /tmp/c100k
 //	go run ./internal/tools/ka2perf build -dir /tmp/c100k -counter o200k_base -n 50000
 //	go run ./internal/tools/ka2perf http  -addr 127.0.0.1:18080 -sources 100000 -c 32 -d 20s -touch /tmp/c100k
+//	go run ./internal/tools/ka2perf decisions -c 32 -d 5s -rounds 2
 //
 // For -touch, run the server with --settle 0 (or an -every longer than
 // its --settle): a file rewritten more often than the settle interval
@@ -58,6 +59,7 @@ var subcommands = []subcommand{
 	{"lint", lintRun},
 	{"regress", regressRun},
 	{"count", countRun},
+	{"decisions", decisions},
 }
 
 func main() {
