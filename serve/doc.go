@@ -51,6 +51,12 @@
 // server's budget within Config.MaxCapacity and Config.Counters (see
 // contract.RequestBudget).
 //
+// Every answer of POST /v1/contract and POST /v1/verify is a decision:
+// it has an id in DecisionHeader and, with Config.DecisionLog, a line in
+// the decision log (Decision) written whole, from a bounded buffer that
+// drops and counts rather than make an answer wait. Audit rebuilds each
+// logged decision and names those whose answer differs, with the reason.
+//
 // POST /v1/contract takes from its caller only the item types, sources
 // and promotions the policy's remote section grants (see
 // contract.RequestFile.CheckRemote): a caller's source is a claim, and the

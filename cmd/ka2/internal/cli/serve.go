@@ -111,6 +111,15 @@ most --queue-wait. One that would wait longer, by the recent pace of
 answers, or finds the queue full gets 503 overloaded with Retry-After at
 once; one that waited --queue-wait gets it then.
 
+Every answer of /v1/contract and /v1/verify carries a decision id in the
+Ka2-Decision-Id header. With --decision-log FILE (- for standard error) each
+is appended to FILE as one JSON line: the id, the request (its SHA-256 only
+with --decision-log-requests digest), the corpus digest and git revision,
+the answer's SHA-256, the budget figures and the evidence addresses; ka2
+audit rebuilds them. Lines wait in a buffer of --decision-log-buffer, so an
+answer never waits for the file; past it they are dropped and counted (the
+metrics, the log, and a line of the file). SIGHUP reopens the file first.
+
 SIGTERM or SIGINT stops accepting, waits up to --drain-timeout for requests
 in flight and exits 0 (1 if the deadline passed with requests still open).`,
 		Example: `  ka2 serve --corpus policies
