@@ -10,7 +10,6 @@ import (
 // Response is an HTTP answer, read whole.
 type Response struct {
 	Status int
-	Header http.Header
 	Body   string
 }
 
@@ -40,5 +39,5 @@ func read(t testing.TB, resp *http.Response, err error) Response {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Response{Status: resp.StatusCode, Header: resp.Header, Body: string(body)}
+	return Response{Status: resp.StatusCode, Body: string(body)}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,7 +70,12 @@ func TestServeDecisionLogAudit(t *testing.T) {
 	}()
 	url := "http://" + ln.Addr().String()
 	ask := func(subject string) string {
-		resp := testutil.Post(t, url+"/v1/contract", fmt.Sprintf(`{"subject":%q,"dates":["2026-09-14"],"question":"What applies?"}`, subject))
+		resp, err := http.Post(url+"/v1/contract", "application/json", strings.NewReader(fmt.Sprintf(`{"subject":%q,"dates":["2026-09-14"],"question":"What applies?"}`, subject)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
 		return resp.Header.Get(serve.DecisionHeader)
 	}
 	hangup := func() {
@@ -88,6 +94,7 @@ func TestServeDecisionLogAudit(t *testing.T) {
 	testutil.WriteFile(t, filepath.Join(dir, "travel.md"), policy(800)) // not committed
 	hangup()
 	uncommitted := ask("lodging")
+	http.DefaultClient.CloseIdleConnections()
 	cancel()
 	if code := <-done; code != 0 {
 		t.Fatalf("serve exit %d", code)
