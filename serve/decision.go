@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -482,23 +483,27 @@ func contractRecords(doc []byte) []string {
 }
 
 // beginDecision gives the answer its decision id and, with a decision
-// log, the writer its handler reports to; finish logs it.
-func (s *Server) beginDecision(w http.ResponseWriter, r *http.Request, rt *route, snap *Snapshot) http.ResponseWriter {
+// log, the writer its handler reports to; finishDecision logs it.
+func (s *Server) beginDecision(w http.ResponseWriter, r *http.Request, rt *route, snap *Snapshot) (http.ResponseWriter, string) {
 	id := s.decisionIDs.next()
 	w.Header()[DecisionHeader] = []string{id}
 	if s.cfg.DecisionLog == nil {
-		return w
+		return w, id
 	}
 	dw := &decisionWriter{ResponseWriter: w, requests: s.cfg.DecisionLog.requests, answer: sha256.New(),
 		d: Decision{ID: id, Time: s.now(), Endpoint: rt.name, Query: r.URL.RawQuery}}
 	if snap != nil {
 		dw.d.Corpus = DecisionCorpus{Digest: snap.Digest(), Generation: snap.Generation, Revision: snap.Revision}
 	}
-	return dw
+	return dw, id
 }
 
-// finishDecision writes the decision's line once its answer is written.
-func (s *Server) finishDecision(w http.ResponseWriter, code int) {
+// finishDecision logs the answer at debug level, and writes its line to
+// the decision log once it is answered.
+func (s *Server) finishDecision(ctx context.Context, w http.ResponseWriter, id string, rt *route, code int) {
+	if s.log.Enabled(ctx, slog.LevelDebug) {
+		s.log.LogAttrs(ctx, slog.LevelDebug, "answered", slog.String("decision", id), slog.String("route", rt.name), slog.Int("status", code))
+	}
 	dw := decisionOf(w)
 	if dw == nil {
 		return

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -457,4 +458,37 @@ func (r *running) shutdown() {
 	r.stop()
 	err := <-r.done
 	r.done <- err
+}
+
+// lockedBuffer is a log sink safe for the server's goroutines.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestDecisionDebugLog: at debug level every decision is logged with its
+// id, with or without a decision log; select, which decides nothing, is
+// not.
+func TestDecisionDebugLog(t *testing.T) {
+	logs := &lockedBuffer{}
+	rn := start(t, serve.Config{Build: sample, Settings: en, Logger: slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	id := rn.post(t, "/v1/contract", lodging2026).header.Get(serve.DecisionHeader)
+	rn.get(t, "/v1/select?subject=lodging&date=2026-09-14")
+	rn.shutdown()
+	want := fmt.Sprintf(`"msg":"answered","decision":%q,"route":"contract","status":200}`, id)
+	if got := logs.String(); !strings.Contains(got, want) || strings.Count(got, `"msg":"answered"`) != 1 {
+		t.Errorf("log:\n%s\nwant one answered line: %s", got, want)
+	}
 }

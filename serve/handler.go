@@ -108,11 +108,14 @@ func (s *Server) routes() http.Handler {
 		if rt == nil {
 			rt = other
 		}
+		var decision string
 		if decides[rt.name] {
-			w = s.beginDecision(w, r, rt, snap)
+			w, decision = s.beginDecision(w, r, rt, snap)
 		}
 		code := s.dispatch(w, r, rt, snap)
-		s.finishDecision(w, code)
+		if decision != "" {
+			s.finishDecision(r.Context(), w, decision, rt, code)
+		}
 		s.metrics.request(rt, code, time.Since(start).Seconds())
 	})
 }
