@@ -32,8 +32,9 @@ const DecisionHeader = "Ka2-Decision-Id"
 
 // decides names the routes whose every answer is a decision: it gets a
 // decision id and, with a decision log, a line. Adding an endpoint to the
-// log is adding its route name here, and having its handler report what
-// it decided (see decisionOf).
+// log is adding its route name here; its handler then reports what it
+// decided through decisionOf(w) (request, built, posted, verified; each
+// is a no-op without a log), and Audit rebuilds it once auditors has it.
 var decides = map[string]bool{
 	"contract": true,
 	"verify":   true,
@@ -453,13 +454,23 @@ func (w *decisionWriter) verified(posted []byte, v contract.Verification) {
 	if w == nil {
 		return
 	}
-	sum := sha256.Sum256(bytes.TrimSuffix(posted, newline))
-	w.d.ContractSHA256 = hex.EncodeToString(sum[:])
+	w.posted(posted)
 	w.d.Budget = decisionBudget(v.Budget)
-	w.d.Records = contractRecords(posted)
 	if !v.OK() {
 		w.d.Outcome = OutcomeProblems
 	}
+}
+
+// posted records a contract a request carries (to verify, grade or
+// render): its SHA-256 without a final newline, and its evidence
+// addresses.
+func (w *decisionWriter) posted(doc []byte) {
+	if w == nil {
+		return
+	}
+	sum := sha256.Sum256(bytes.TrimSuffix(doc, newline))
+	w.d.ContractSHA256 = hex.EncodeToString(sum[:])
+	w.d.Records = contractRecords(doc)
 }
 
 // contractRecords reads the evidence addresses a contract states, or nil
