@@ -175,3 +175,43 @@ func TestAuditText(t *testing.T) {
 		t.Errorf("exit %d, stdout:\n%s\nwant:\n%s", code, stdout, want)
 	}
 }
+
+// TestServeDecisionLogStderr: --decision-log - writes the lines to
+// standard error, beside the log records, each whole on its line.
+func TestServeDecisionLogStderr(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _, stderr := cli.TestFactory("")
+	f.Listen = func(string) (net.Listener, error) { return ln, nil }
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan int, 1)
+	go func() {
+		done <- cli.Run(ctx, f, []string{"serve", "--log-format", "json", "--watch=false", "--decision-log", "-", "--decision-log-requests", "digest"})
+	}()
+	resp, err := http.Post("http://"+ln.Addr().String()+"/v1/contract", "application/json",
+		strings.NewReader(`{"subject":"lodging","dates":["2026-09-14"],"question":"What is the limit?"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	http.DefaultClient.CloseIdleConnections()
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatalf("serve exit %d", code)
+	}
+	// The server is done: stderr is no longer written.
+	var lines []serve.Decision
+	for line := range strings.SplitSeq(strings.TrimSpace(stderr.String()), "\n") {
+		var d serve.Decision
+		if json.Unmarshal([]byte(line), &d) == nil && d.ID != "" {
+			lines = append(lines, d)
+		}
+	}
+	if len(lines) != 1 || lines[0].ID != resp.Header.Get(serve.DecisionHeader) || lines[0].Request != nil || lines[0].RequestSHA256 == "" {
+		t.Errorf("decision lines %+v on stderr:\n%s", lines, stderr)
+	}
+}

@@ -54,6 +54,7 @@ type ServeOptions struct {
 	DecisionLog         string
 	DecisionLogRequests string
 	DecisionLogBuffer   int
+	errOut              *lockedWriter // see stderr
 }
 
 // NewCmdServe makes `ka2 serve`. runF replaces the run step in tests.
@@ -223,9 +224,9 @@ func (o *ServeOptions) logger() (*slog.Logger, error) {
 	}
 	hopts := &slog.HandlerOptions{Level: level}
 	if o.LogFormat == "json" {
-		return slog.New(slog.NewJSONHandler(o.f.ErrOut, hopts)), nil
+		return slog.New(slog.NewJSONHandler(o.stderr(), hopts)), nil
 	}
-	return slog.New(slog.NewTextHandler(o.f.ErrOut, hopts)), nil
+	return slog.New(slog.NewTextHandler(o.stderr(), hopts)), nil
 }
 
 // config turns the flags into the server's configuration. Limits and

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/ka2/ka2/serve"
 )
@@ -25,7 +26,7 @@ func (o *ServeOptions) decisionLog(cfg *serve.Config, log *slog.Logger) (*serve.
 		return os.OpenFile(o.DecisionLog, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o640)
 	}
 	if o.DecisionLog == "-" {
-		open = func() (io.Writer, error) { return struct{ io.Writer }{o.f.ErrOut}, nil } // never closed
+		open = func() (io.Writer, error) { return o.stderr(), nil } // never closed
 	}
 	dl, err := serve.OpenDecisionLog(serve.DecisionLogConfig{Open: open, Requests: o.DecisionLogRequests,
 		Buffer: o.DecisionLogBuffer, Logger: log, Now: o.f.Now})
@@ -55,4 +56,27 @@ func gitRevision(git GitRunner, dir string) func(context.Context) string {
 		}
 		return strings.TrimSpace(string(head))
 	}
+}
+
+// stderr is standard error as the log and a --decision-log - share it:
+// one write at a time, so that neither cuts a line of the other, and so
+// that a writer that is not safe for concurrent use (a test's buffer) is
+// not written from two goroutines.
+func (o *ServeOptions) stderr() io.Writer {
+	if o.errOut == nil {
+		o.errOut = &lockedWriter{w: o.f.ErrOut}
+	}
+	return o.errOut
+}
+
+// lockedWriter serializes the writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

@@ -431,7 +431,8 @@ func TestServeFlags(t *testing.T) {
 		{name: "defaults", args: nil, check: func(t *testing.T, o *cli.ServeOptions) {
 			if o.Addr != "127.0.0.1:8080" || o.Lang != "en" || !o.Watch || o.Debounce != serve.DefaultDebounce || o.DrainTimeout != serve.DefaultDrainTimeout || o.RequestTimeout != serve.DefaultRequestTimeout || o.LogFormat != "text" ||
 				o.ReloadTimeout != serve.DefaultReloadTimeout || o.Settle != serve.DefaultSettle || o.MaxInFlight != 0 ||
-				o.QueueWait != serve.DefaultQueueWait || o.MaxQueue != serve.DefaultMaxQueue || o.PollInterval != serve.DefaultPollInterval {
+				o.QueueWait != serve.DefaultQueueWait || o.MaxQueue != serve.DefaultMaxQueue || o.PollInterval != serve.DefaultPollInterval ||
+				o.DecisionLog != "" || o.DecisionLogRequests != serve.DecisionRequestFull || o.DecisionLogBuffer != serve.DefaultDecisionBuffer {
 				t.Errorf("options = %+v", o)
 			}
 		}},
@@ -439,6 +440,12 @@ func TestServeFlags(t *testing.T) {
 			check: func(t *testing.T, o *cli.ServeOptions) {
 				if o.ReloadTimeout != 30*time.Second || o.Settle != 0 || o.MaxInFlight != 3 || o.QueueWait != 250*time.Millisecond || o.MaxQueue != 10 ||
 					o.PollInterval != time.Minute {
+					t.Errorf("options = %+v", o)
+				}
+			}},
+		{name: "decision log", args: []string{"--decision-log", "d.log", "--decision-log-requests", "digest", "--decision-log-buffer", "8"},
+			check: func(t *testing.T, o *cli.ServeOptions) {
+				if o.DecisionLog != "d.log" || o.DecisionLogRequests != serve.DecisionRequestDigest || o.DecisionLogBuffer != 8 {
 					t.Errorf("options = %+v", o)
 				}
 			}},
@@ -480,6 +487,13 @@ func TestServeFlags(t *testing.T) {
 		{[]string{"serve", "--queue-wait", "10s"}, "--queue-wait 10s: use 0"},
 		{[]string{"serve", "--request-timeout", "30s"}, "--request-timeout 30s and --queue-wait 1s add up"},
 		{[]string{"serve", "--request-timeout", "25s", "--queue-wait", "6s"}, "add up to more than the write timeout"},
+		{[]string{"serve", "--decision-log-buffer", "0"}, "--decision-log-buffer 0: use 1 to"},
+		{[]string{"serve", "--decision-log-requests", "some"}, "--decision-log-requests"},
+		{[]string{"serve", "--decision-log", filepath.Join(t.TempDir(), "no-such-folder", "d.log")}, "--decision-log"},
+		{[]string{"audit", "d.log", "--corpus", "policies", "--revision", "HEAD", "--each-revision"}, "give one"},
+		{[]string{"audit", "d.log", "--each-revision"}, "name the folder with --corpus"},
+		{[]string{"audit", "d.log", "--corpus", "policies", "--revision", "--all"}, "cannot start with '-'"},
+		{[]string{"audit", "no-such.log"}, "read decision log"},
 	}
 	for _, u := range usage {
 		code, _, stderr := runKA2(t, "", u.args...)
