@@ -167,11 +167,13 @@ func (s *Server) serveGrade(w http.ResponseWriter, r *http.Request, snap *Snapsh
 	if err := readBody(w, r, s.cfg.MaxBodyBytes, buf); err != nil {
 		return badRequest(w, snap, err.Error())
 	}
+	decisionOf(w).request(buf.Bytes())
 	var in gradeRequest
 	if err := envelope("request", buf.Bytes(), gradeMap, gradeKinds, &in); err != nil {
 		status, d := classify(err)
 		return writeError(w, snap, status, d)
 	}
+	decisionOf(w).posted(in.Contract)
 	opts := grade.OptionsFor(s.def)
 	if len(opts.Refusals) == 0 {
 		return writeError(w, snap, http.StatusInternalServerError, errkind.Detail{Kind: KindInternal,
@@ -183,7 +185,9 @@ func (s *Server) serveGrade(w http.ResponseWriter, r *http.Request, snap *Snapsh
 		status, d := classify(err)
 		return writeError(w, snap, status, d)
 	}
-	return writeJSON(w, snap, http.StatusOK, grade.Grade(c, in.Answer, opts))
+	rep := grade.Grade(c, in.Answer, opts)
+	decisionOf(w).graded(rep.OK)
+	return writeJSON(w, snap, http.StatusOK, rep)
 }
 
 // renderRequest is POST /v1/render's body.
@@ -219,10 +223,12 @@ func (s *Server) serveRender(w http.ResponseWriter, r *http.Request, snap *Snaps
 		return writeError(w, snap, status, d)
 	}
 	data := buf.Bytes()
+	decisionOf(w).request(data)
 	var in renderRequest
 	if err := envelope("request", data, renderMap, renderKinds, &in); err != nil {
 		return fail(err)
 	}
+	decisionOf(w).posted(in.Contract)
 	rf := &contract.RequestFile{Counter: in.Counter, Capacity: in.Capacity, Reserve: in.Reserve}
 	if rf.Counter == "" {
 		rf.Counter = renderCounter

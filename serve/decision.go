@@ -38,6 +38,8 @@ const DecisionHeader = "Ka2-Decision-Id"
 var decides = map[string]bool{
 	"contract": true,
 	"verify":   true,
+	"grade":    true,
+	"render":   true,
 }
 
 // The outcomes of a Decision.
@@ -46,14 +48,14 @@ const (
 	// contract that verifies).
 	OutcomeOK = "ok"
 	// OutcomeProblems: POST /v1/verify checked the contract and found
-	// problems.
+	// problems, or POST /v1/grade found findings in the answer.
 	OutcomeProblems = "problems"
 	// OutcomeError: the answer is an error body; ErrorKind says which.
 	OutcomeError = "error"
 )
 
 // Decision is one line of the decision log: one answer of an endpoint
-// that decides (POST /v1/contract, POST /v1/verify), with what it was
+// that decides (POST /v1/contract, /v1/verify, /v1/grade, /v1/render), with what it was
 // asked, from which corpus, and what it answered, so that the answer can
 // be rebuilt and compared later (see Audit).
 type Decision struct {
@@ -457,6 +459,13 @@ func (w *decisionWriter) verified(posted []byte, v contract.Verification) {
 	w.posted(posted)
 	w.d.Budget = decisionBudget(v.Budget)
 	if !v.OK() {
+		w.d.Outcome = OutcomeProblems
+	}
+}
+
+// graded records an answer graded: problems when it has findings.
+func (w *decisionWriter) graded(ok bool) {
+	if w != nil && !ok {
 		w.d.Outcome = OutcomeProblems
 	}
 }

@@ -95,6 +95,13 @@ func TestDecisionLogLines(t *testing.T) {
 		{"verify ok", "POST", "/v1/verify", string(ok.body), 200, serve.OutcomeOK, "", []string{"travel-v2:1-5"}},
 		{"verify tampered", "POST", "/v1/verify?lang=en", string(tampered), 200, serve.OutcomeProblems, "", []string{"travel-v2:1-5"}},
 		{"wrong method", "GET", "/v1/contract", "", 405, serve.OutcomeError, "method_not_allowed", nil},
+		{"grade ok", "POST", "/v1/grade", `{"contract":` + string(bytes.TrimSpace(ok.body)) + `,"answer":"The lodging limit is 750 CNY per room-night [travel-v2:3]."}`,
+			200, serve.OutcomeOK, "", []string{"travel-v2:1-5"}},
+		{"grade findings", "POST", "/v1/grade", `{"contract":` + string(bytes.TrimSpace(ok.body)) + `,"answer":"The lodging limit is 720 CNY per room-night [travel-v2:3]."}`,
+			200, serve.OutcomeProblems, "", []string{"travel-v2:1-5"}},
+		{"render", "POST", "/v1/render", `{"contract":` + string(bytes.TrimSpace(ok.body)) + `,"provider":"openai-chat","capacity":4096,"reserve":512}`,
+			200, serve.OutcomeOK, "", []string{"travel-v2:1-5"}},
+		{"render refused", "POST", "/v1/render", `{"contract":{},"provider":"openai-chat"}`, 400, serve.OutcomeError, "bad_request", nil},
 	}
 	ids := map[string]bool{ok.header.Get(serve.DecisionHeader): true}
 	var bodies [][]byte

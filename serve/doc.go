@@ -51,7 +51,8 @@
 // server's budget within Config.MaxCapacity and Config.Counters (see
 // contract.RequestBudget).
 //
-// Every answer of POST /v1/contract and POST /v1/verify is a decision:
+// Every answer of POST /v1/contract, /v1/verify, /v1/grade and /v1/render
+// is a decision:
 // it has an id in DecisionHeader and, with Config.DecisionLog, a line in
 // the decision log (Decision) written whole, from a bounded buffer that
 // drops and counts rather than make an answer wait. Audit rebuilds each
