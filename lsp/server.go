@@ -665,7 +665,9 @@ func (s *Server) uriOf(rel string) string {
 }
 
 // overlay is the corpus as the editor has it: open buffers over the
-// files on disk.
+// files on disk. A buffer not saved yet (a new policy, in a folder that
+// may be new too) is listed with the files on disk, so that it is linted
+// like them.
 type overlay struct {
 	base  fs.FS
 	files map[string]string
@@ -675,7 +677,51 @@ func (o overlay) Open(name string) (fs.File, error) {
 	if text, ok := o.files[name]; ok {
 		return fstest.MapFS{name: {Data: []byte(text), Mode: 0o644}}.Open(name)
 	}
-	return o.base.Open(name)
+	f, err := o.base.Open(name)
+	if errors.Is(err, fs.ErrNotExist) && o.holds(name) {
+		return o.mapFS().Open(name) // a folder only buffers are in
+	}
+	return f, err
+}
+
+// ReadDir lists the folder name on disk with the buffers in it, or in
+// folders below it, that are not on disk.
+func (o overlay) ReadDir(name string) ([]fs.DirEntry, error) {
+	ents, err := fs.ReadDir(o.base, name)
+	if err != nil && !(errors.Is(err, fs.ErrNotExist) && o.holds(name)) {
+		return ents, err
+	}
+	extra, _ := fs.ReadDir(o.mapFS(), name)
+	seen := make(map[string]bool, len(ents))
+	for _, e := range ents {
+		seen[e.Name()] = true
+	}
+	for _, e := range extra {
+		if !seen[e.Name()] {
+			ents = append(ents, e)
+		}
+	}
+	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return ents, nil
+}
+
+// holds reports whether a buffer is in the folder name or below it.
+func (o overlay) holds(name string) bool {
+	for p := range o.files {
+		if name == "." || strings.HasPrefix(p, name+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// mapFS is the buffers alone, as files.
+func (o overlay) mapFS() fstest.MapFS {
+	m := make(fstest.MapFS, len(o.files))
+	for p, text := range o.files {
+		m[p] = &fstest.MapFile{Data: []byte(text), Mode: 0o644}
+	}
+	return m
 }
 
 // snapshot is one lint of the corpus as the editor has it, with the
