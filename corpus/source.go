@@ -488,7 +488,12 @@ func (p *parser) fields(v *strict.Fields) {
 	s.Lang = p.scalar(v, "lang", false)
 	if s.Lang != "" && !langPattern.MatchString(s.Lang) {
 		n := v.Value("lang")
-		p.errorf(n.Line+1, n.Column, CodeBadValue, "use a language tag such as en or zh", "lang %q is not a language tag", s.Lang)
+		hint := diag.Fix("use a language tag such as en or zh")
+		if fixed := fixLang(s.Lang); fixed != "" {
+			hint = diag.Hint{Kind: diag.HintDidYouMean, Text: "write it as " + fixed, Suggestion: fixed}
+		}
+		p.errs = append(p.errs, &diag.Diagnostic{Pos: diag.Pos{Path: p.src.Path, Line: n.Line + 1, Col: n.Column}, Code: CodeBadValue,
+			Message: fmt.Sprintf("lang %q is not a language tag", s.Lang), Hint: hint})
 	}
 	s.Unit = p.scalar(v, "unit", false)
 	p.cite(v.Value("cite"))
@@ -501,17 +506,34 @@ func (p *parser) subjects(key string, nodes []*yaml.Node) {
 		if ValidSubject(n.Value) {
 			continue
 		}
-		hint := "use only lowercase letters, digits, '.', '_' and '-', and '/' between the parts of a subject such as travel/lodging"
+		hint := diag.Fix("use only lowercase letters, digits, '.', '_' and '-', and '/' between the parts of a subject such as travel/lodging")
 		switch fixed := FixSubject(n.Value); {
 		case strings.Contains(n.Value, ","):
-			hint = "write several subjects as a list: subjects: [" + strings.Join(splitSubjects(n.Value), ", ") + "]"
+			hint = diag.Fix("write several subjects as a list: subjects: [" + strings.Join(splitSubjects(n.Value), ", ") + "]")
 		case fixed != "":
-			hint = fmt.Sprintf("write it as %s", fixed)
+			// A suggestion an editor can apply as it is (a quick fix).
+			hint = diag.Hint{Kind: diag.HintDidYouMean, Text: "write it as " + fixed, Suggestion: fixed}
 		case slices.ContainsFunc(strings.Split(n.Value, SubjectSep), func(seg string) bool { return seg == "." || seg == ".." }):
-			hint = "remove the '.' and '..' parts: a subject is a name, compared whole, not a path"
+			hint = diag.Fix("remove the '.' and '..' parts: a subject is a name, compared whole, not a path")
 		}
-		p.errorf(n.Line+1, n.Column, CodeBadValue, hint, "%s %q is not a valid subject", key, n.Value)
+		p.errs = append(p.errs, &diag.Diagnostic{Pos: diag.Pos{Path: p.src.Path, Line: n.Line + 1, Col: n.Column}, Code: CodeBadValue,
+			Message: fmt.Sprintf("%s %q is not a valid subject", key, n.Value), Hint: hint})
 	}
+}
+
+// fixLang returns the language tag lang most likely means, its first
+// part lowercased and '_' written '-' (EN, en_GB), or "" when that is not
+// a tag either.
+func fixLang(lang string) string {
+	primary, rest, _ := strings.Cut(strings.ReplaceAll(strings.TrimSpace(lang), "_", "-"), "-")
+	fixed := strings.ToLower(primary)
+	if rest != "" {
+		fixed += "-" + rest
+	}
+	if fixed == lang || !langPattern.MatchString(fixed) {
+		return ""
+	}
+	return fixed
 }
 
 // splitSubjects splits "Lodging, rail" into lowercase, trimmed items.

@@ -540,6 +540,16 @@ var parseErrorTests = []struct {
 		want: []string{`[bad-value] policies/hotel-v1.md:6:7: lang "English" is not a language tag; use a language tag such as en or zh`},
 	},
 	{
+		name: "lang in capitals, or with an underscore",
+		in:   doc(hotelWith("lang: EN"), threeLines),
+		want: []string{`[bad-value] policies/hotel-v1.md:6:7: lang "EN" is not a language tag; write it as en`},
+	},
+	{
+		name: "lang with a region, written with an underscore",
+		in:   doc(hotelWith("lang: ZH_cn"), threeLines),
+		want: []string{`[bad-value] policies/hotel-v1.md:6:7: lang "ZH_cn" is not a language tag; write it as zh-cn`},
+	},
+	{
 		name: "an escaped newline and escape sequence in version",
 		in:   doc(hotelReplacing(1, `version: "v1\nforged  en  v9  selected\e[2J"`), threeLines),
 		want: []string{`[bad-value] policies/hotel-v1.md:3:10: version "v1\nforged  en  v9  selected\x1b[2J" has a control or direction-changing character (U+000A); remove it: values are one line of printable text`},

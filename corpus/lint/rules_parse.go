@@ -77,8 +77,9 @@ not lowercase letters, digits, '.', '_' and '-'; a subject that is not one or mo
 such segments joined by '/' (travel/lodging/beijing), with no empty segment, no
 leading or trailing '/' and no '.' or '..' segment (the hint suggests the list
 form for "subjects: lodging, rail", the lowercase spelling for "Lodging" and
-travel/lodging for "travel//lodging"); a
-lang that is not a language tag; a list where a single value belongs, or the
+travel/lodging for "travel//lodging", and an editor offers the spelling as a
+quick fix); a lang that is not a language tag (en is suggested for EN, en-GB for
+en_GB); a list where a single value belongs, or the
 reverse; a cite entry that is not a line range N-M, or that repeats or overlaps
 another; a value holding a control character (other than tab), a line or
 paragraph separator (U+2028, U+2029) or a bidirectional override or isolate

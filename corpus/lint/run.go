@@ -223,8 +223,11 @@ func (f *file) load(fsys fs.FS) {
 				r = ruleParseError
 			}
 			f.add(r, e.Line, e.Col, e.Message, e.Hint.String())
-			if r == ruleUnknownKey {
+			switch {
+			case r == ruleUnknownKey:
 				f.findings[len(f.findings)-1].Fixes = f.keyFix(e.Line, e.Hint.String())
+			case e.Hint.Kind == diag.HintDidYouMean && e.Hint.Suggestion != "":
+				f.findings[len(f.findings)-1].Fixes = f.valueFix(e.Line, e.Col, e.Hint.Suggestion)
 			}
 		}
 		f.declaredID = f.scanSourceID()
@@ -394,6 +397,38 @@ func (f *file) pos(keys ...string) corpus.Pos {
 
 // keyFix is the edit a did-you-mean hint of unknown-key asks for: the key
 // written at line replaced by the suggestion.
+// valueFix replaces the value written at line and col (a plain or quoted
+// scalar, up to a ',', ']' or comment) with sug, keeping its quotes.
+func (f *file) valueFix(line, col int, sug string) []Fix {
+	if line < 1 || line > len(f.raw) || col < 1 {
+		return nil
+	}
+	l := []rune(f.raw[line-1])
+	if col > len(l) {
+		return nil
+	}
+	rest := string(l[col-1:])
+	var old string
+	switch q := rest[0]; q {
+	case '"', '\'':
+		end := strings.IndexByte(rest[1:], q)
+		if end < 0 {
+			return nil
+		}
+		old, sug = rest[:end+2], string(q)+sug+string(q)
+	default:
+		end := strings.IndexAny(rest, ",]#")
+		if end < 0 {
+			end = len(rest)
+		}
+		old = strings.TrimRight(rest[:end], " \t")
+	}
+	if old == "" {
+		return nil
+	}
+	return []Fix{{Title: "write " + old + " as " + sug, Path: f.path, Line: line, Col: col, Old: old, New: sug}}
+}
+
 func (f *file) keyFix(line int, hint string) []Fix {
 	sug, ok := strings.CutPrefix(hint, "did you mean ")
 	if !ok || line < 1 || line > len(f.raw) {
