@@ -220,9 +220,12 @@ func TestLSPBinary(t *testing.T) {
 	}
 }
 
-// TestLSPNeovim opens a policy file with a typo in headless Neovim, whose
-// built-in client starts `ka2 lsp`, and reads back the diagnostic. It
-// skips without nvim, except in CI, where nvim must be installed.
+// TestLSPNeovim runs the README's Neovim snippet in headless Neovim (its
+// built-in client starts `ka2 lsp`), opens two policy files of a project
+// from a folder below it, and reads back the diagnostic and the client's
+// workspace folder. It skips without nvim, except in CI, where nvim must
+// be installed (Debian 12 ships 0.7.2, which has no vim.lsp.start and no
+// vim.fs).
 func TestLSPNeovim(t *testing.T) {
 	nvim, err := exec.LookPath("nvim")
 	if err != nil {
@@ -231,35 +234,61 @@ func TestLSPNeovim(t *testing.T) {
 		}
 		t.Skip("nvim not installed")
 	}
-	dir, policy := writeLSPCorpus(t)
+	dir := t.TempDir()
+	testutil.WriteFile(t, filepath.Join(dir, "ka2.yaml"), "corpus: policies\n")
+	policy := filepath.Join(dir, "policies", "en", "hotel-v2.md")
+	if err := os.MkdirAll(filepath.Dir(policy), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WriteFile(t, policy, lspPolicy)
+	old := filepath.Join(dir, "policies", "hotel-v1.md")
+	testutil.WriteFile(t, old, lspOld)
 	script := filepath.Join(t.TempDir(), "check.lua")
-	testutil.WriteFile(t, script, nvimScript)
+	testutil.WriteFile(t, script, readmeNeovim(t)+nvimCheck)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, nvim, "--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", "luafile "+script, policy)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "KA2_NVIM_ROOT="+dir)
+	cmd := exec.CommandContext(ctx, nvim, "--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", "luafile "+script)
+	cmd.Dir = filepath.Dir(policy)
+	cmd.Env = append(os.Environ(), "KA2_NVIM_FILES="+old+"\n"+policy)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("nvim: %v\n%s", err, out)
 	}
-	if !strings.Contains(string(out), "DIAG unknown-key") || !strings.Contains(string(out), "did you mean valid_from?") {
-		t.Errorf("nvim did not read back the diagnostic:\n%s", out)
+	for _, want := range []string{"DIAG unknown-key", "did you mean valid_from?", "CLIENTS 1\n", "ROOT " + dir + "\n"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("nvim output has no %q:\n%s", want, out)
+		}
 	}
 }
 
-// nvimScript starts ka2 lsp for the current buffer with the built-in client
-// — vim.lsp.start from Neovim 0.8, start_client and buf_attach_client
-// before (Debian 12 ships 0.7.2) — waits at most 30 seconds for a
-// diagnostic, prints it and quits; a timeout exits 1.
-const nvimScript = `
-local root = os.getenv("KA2_NVIM_ROOT")
-local config = { name = "ka2", cmd = { "ka2", "lsp" }, root_dir = root }
-if vim.lsp.start then
-  vim.lsp.start(config)
-else
-  local id = vim.lsp.start_client(config)
-  vim.lsp.buf_attach_client(0, id)
+// readmeNeovim is the README's Neovim snippet: the lua block after
+// "Neovim (".
+func readmeNeovim(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(data), "\nNeovim (")
+	if ok {
+		_, rest, ok = strings.Cut(rest, "```lua\n")
+	}
+	snippet, _, closed := strings.Cut(rest, "\n```\n")
+	if !ok || !closed {
+		t.Fatal("README.md has no ```lua block after \"Neovim (\"")
+	}
+	return snippet + "\n"
+}
+
+// nvimCheck follows the README's snippet: it opens each file of
+// KA2_NVIM_FILES (filetype detection on, as in a real session), waits at
+// most 30 seconds for a diagnostic in the last, prints it with the
+// number of ka2 clients and the first one's workspace folder, and quits;
+// a timeout exits 1.
+const nvimCheck = `
+vim.cmd("filetype on")
+for _, f in ipairs(vim.split(os.getenv("KA2_NVIM_FILES"), "\n")) do
+  vim.cmd("edit " .. vim.fn.fnameescape(f))
 end
 local ok = vim.wait(30000, function()
   return #vim.diagnostic.get(0) > 0
@@ -271,6 +300,9 @@ end
 for _, d in ipairs(vim.diagnostic.get(0)) do
   io.stdout:write("DIAG " .. tostring(d.code) .. " " .. d.message .. "\n")
 end
+local clients = vim.lsp.get_active_clients()
+io.stdout:write("CLIENTS " .. #clients .. "\n")
+io.stdout:write("ROOT " .. tostring(clients[1] and clients[1].config.root_dir) .. "\n")
 vim.cmd("qall!")
 `
 
