@@ -35,6 +35,14 @@ func gitCommit(ctx context.Context, git GitRunner, dir, flag, rev string) (strin
 	if err := checkRevision(flag, rev); err != nil {
 		return "", err
 	}
+	// Outside a repository (or without git) the revision is not the
+	// problem: say what git said, not "not a commit".
+	if _, err := git(ctx, "-C", dir, "rev-parse", "--git-dir"); err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return "", cerr
+		}
+		return "", usageError{fmt.Errorf("%s %s: %s is not in a git repository (%v); run it in a git checkout, or leave out %s", flag, rev, dir, err, flag)}
+	}
 	out, err := git(ctx, "-C", dir, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
