@@ -119,6 +119,11 @@ type Config struct {
 	// Capacity, Reserve and Wrapper replace the definition's limits for the
 	// counter when they are not nil.
 	Capacity, Reserve, Wrapper *int
+	// WrapperFor, when set, is the framing a model API adds around the
+	// input, counted with the resolved counter (render.Provider's
+	// Wrapper): it replaces Wrapper, so that the limits checked are the
+	// ones the build uses.
+	WrapperFor func(budget.Counter) int
 }
 
 // Setting names the part of a Config that a ConfigError is about.
@@ -197,6 +202,9 @@ func (c Config) Budget(def *Definition) (budget.Counter, budget.Limits, error) {
 	}
 	if c.Wrapper != nil {
 		limits.Wrapper = *c.Wrapper
+	}
+	if c.WrapperFor != nil {
+		limits.Wrapper = c.WrapperFor(counter)
 	}
 	if err := limits.Validate(); err != nil {
 		return nil, budget.Limits{}, &ConfigError{SettingLimits, err}

@@ -115,6 +115,9 @@ func (o *BuildOptions) build() (*buildRun, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := o.frame(&o.budgetFlags); err != nil {
+		return nil, err
+	}
 	b, err := o.builder(o.ctx(), &o.corpusFlags)
 	if err != nil {
 		return nil, err
@@ -136,6 +139,9 @@ func (o *BuildOptions) build() (*buildRun, error) {
 	// contract or the trace depends on it.
 	b.Policy, b.Now = policy, o.f.Now
 	res, err := b.Build(o.ctx(), req)
+	if err != nil && rf != nil {
+		err = wordedError{err, o.requestField(rf)}
+	}
 	if res == nil {
 		return nil, err
 	}

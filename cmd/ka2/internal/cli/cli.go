@@ -203,8 +203,24 @@ func message(err error) string {
 		}
 		msg = strings.Replace(msg, oe.Error(), oe.Summary()+"; "+cli, 1)
 	}
-	return diag.Reword(msg, err, flagName)
+	name := flagName
+	var we wordedError
+	if errors.As(err, &we) {
+		name = we.name
+	}
+	return diag.Reword(msg, err, name)
 }
+
+// wordedError is err with the settings its hints name worded by name: as
+// the command knows where each value came from (a request file's field,
+// say), rather than as the flag.
+type wordedError struct {
+	err  error
+	name func(setting string) string
+}
+
+func (e wordedError) Error() string { return e.err.Error() }
+func (e wordedError) Unwrap() error { return e.err }
 
 // flagName is the flag that sets a setting: every setting a library names
 // in a hint has a flag of the same name.

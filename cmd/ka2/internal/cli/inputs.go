@@ -13,6 +13,7 @@ import (
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/project"
+	"github.com/ka2/ka2/render"
 	"github.com/ka2/ka2/selector"
 )
 
@@ -61,7 +62,13 @@ type budgetFlags struct {
 	Reserve  int
 	Wrapper  int
 
-	set func(name string) bool // reports whether a flag was given
+	set   func(name string) bool // reports whether a flag was given
+	flags *pflag.FlagSet         // the command's flags: which it has, which ka2.yaml set
+
+	// provider is the --provider whose framing replaces the wrapper ("" for
+	// none), and counted the counter the limits were resolved for.
+	provider string
+	counted  budget.Counter
 }
 
 func (b *budgetFlags) register(fs *pflag.FlagSet) {
@@ -72,12 +79,13 @@ func (b *budgetFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&b.Reserve, "reserve", 0, "R, room reserved for the output, 0..capacity-1 (default: the contract's; 200 code points)")
 	fs.IntVar(&b.Wrapper, "wrapper", 0, "message-wrapper overhead added to the count, 0..capacity-1 (default: the contract's; 0 for codepoint, 7 tokens otherwise)")
 	b.set = func(name string) bool { return fs.Changed(name) }
+	b.flags = fs
 }
 
 // config turns the flags into the library's build configuration; flags
 // not given stay unset, so the definition's defaults apply.
 func (b *budgetFlags) config(c *corpusFlags) contract.Config {
-	cfg := contract.Config{Corpus: c.source(), Contract: b.Contract, Content: b.Content, Counter: b.Counter}
+	cfg := contract.Config{Corpus: c.source(), Contract: b.Contract, Content: b.Content, Counter: b.Counter, WrapperFor: b.wrapperFor()}
 	if b.set("capacity") {
 		cfg.Capacity = &b.Capacity
 	}
@@ -88,6 +96,24 @@ func (b *budgetFlags) config(c *corpusFlags) contract.Config {
 		cfg.Wrapper = &b.Wrapper
 	}
 	return cfg
+}
+
+// wrapperFor is the --provider's framing, which replaces the wrapper in
+// the limits checked, or nil without a provider. It notes the counter, so
+// that a provider given a counter it cannot count with is told so first.
+func (b *budgetFlags) wrapperFor() func(budget.Counter) int {
+	if b.provider == "" {
+		return nil
+	}
+	p, err := render.Lookup(b.provider)
+	w, ok := p.(interface{ Wrapper(budget.Counter) int })
+	if err != nil || !ok {
+		return nil
+	}
+	return func(c budget.Counter) int {
+		b.counted = c
+		return w.Wrapper(c)
+	}
 }
 
 // builder loads everything a build needs (see contract.Config.Builder).
@@ -111,6 +137,9 @@ func (b *budgetFlags) usage(err error) error {
 	case contract.SettingCounter:
 		return usageError{fmt.Errorf("--counter: %w", ce.Err)}
 	case contract.SettingLimits:
+		if b.provider != "" && b.counted != nil && b.counted.Name() == "codepoint" {
+			return usageError{fmt.Errorf("--provider %s counts tokens: pass --counter o200k_base or --counter cl100k_base", b.provider)}
+		}
 		var list budget.RangeErrors
 		if !errors.As(ce.Err, &list) {
 			return usageError{ce.Err}
@@ -124,20 +153,34 @@ func (b *budgetFlags) usage(err error) error {
 	return err
 }
 
-// rangeError words a limit out of range with the flags that set it, or
-// says that the value is the contract's default when no flag did.
+// rangeError words a limit out of range with what set it: a flag, the
+// project file's key (at its path:line:col), a provider's framing, or the
+// contract's default; a fix names only flags the command has.
 func (b *budgetFlags) rangeError(re *budget.RangeError) error {
 	flag := "--" + re.Limit
 	want := fmt.Sprintf("want %d..%d", re.Min, re.Max)
 	if re.Capacity > 0 {
-		if b.set(budget.LimitCapacity) {
+		switch pos, key, ok := fromProjectFile(b.flags, budget.LimitCapacity); {
+		case ok:
+			want += fmt.Sprintf(" (smaller than %s %d, at %s)", key, re.Capacity, pos)
+		case b.set(budget.LimitCapacity):
 			want += fmt.Sprintf(" (smaller than --capacity %d)", re.Capacity)
-		} else {
+		default:
 			want += fmt.Sprintf(" (smaller than the capacity, the contract's default %d)", re.Capacity)
 		}
 	}
+	if re.Limit == budget.LimitWrapper && b.provider != "" {
+		return fmt.Errorf("--provider %s frames the messages with %d tokens, which does not fit: %s; raise --capacity", b.provider, re.Got, want)
+	}
+	if pos, key, ok := fromProjectFile(b.flags, re.Limit); ok {
+		return fmt.Errorf("%s: %s %d does not fit: %s; change %s in %s, or pass %s", pos, key, re.Got, want, key, project.FileName, flag)
+	}
 	if !b.set(re.Limit) {
-		return fmt.Errorf("the contract's default %s %d does not fit: %s; set %s, or raise --capacity", flag, re.Got, want, flag)
+		fix := "raise --capacity"
+		if b.flags == nil || b.flags.Lookup(re.Limit) != nil {
+			fix = "set " + flag + ", or " + fix
+		}
+		return fmt.Errorf("the contract's default %s %d does not fit: %s; %s", flag, re.Got, want, fix)
 	}
 	return fmt.Errorf("invalid value \"%d\" for %s: %s", re.Got, flag, want)
 }

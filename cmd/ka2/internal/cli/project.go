@@ -221,6 +221,13 @@ func applyProject(cmd *cobra.Command, f *Factory) error {
 			return usageError{fmt.Errorf("%s: %s: %w", cfg.Pos[m.key], m.key, err)}
 		}
 		f.proj.filled[m.flag] = cfg.Pos[m.key]
+		// Set marks the flag as given: say where it was, so that a
+		// problem with its value names the file's key, not a flag
+		// nobody typed (see fromProjectFile).
+		if fl.Annotations == nil {
+			fl.Annotations = map[string][]string{}
+		}
+		fl.Annotations[annotationFromProject] = []string{cfg.Pos[m.key].String(), m.key}
 	}
 	if fl := fs.Lookup("corpus"); fl != nil {
 		if cv, ok := fl.Value.(*corpusValue); ok {
@@ -228,6 +235,28 @@ func applyProject(cmd *cobra.Command, f *Factory) error {
 		}
 	}
 	return nil
+}
+
+// annotationFromProject marks a flag the project file set, with where
+// and under which key.
+const annotationFromProject = "ka2/from-project"
+
+// fromProjectFile returns where the project file set the flag name, as
+// path:line:col, and its key there, when the file (not the command line)
+// set it.
+func fromProjectFile(fs *pflag.FlagSet, name string) (pos, key string, ok bool) {
+	if fs == nil {
+		return "", "", false
+	}
+	fl := fs.Lookup(name)
+	if fl == nil {
+		return "", "", false
+	}
+	a := fl.Annotations[annotationFromProject]
+	if len(a) != 2 {
+		return "", "", false
+	}
+	return a[0], a[1], true
 }
 
 // annotationNoProject marks a command that reads no project file.

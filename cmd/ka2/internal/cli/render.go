@@ -28,13 +28,27 @@ func (p *providerFlag) framing(b *budgetFlags, counter budget.Counter) (render.P
 	if p.Provider == "" {
 		return nil, nil
 	}
-	if b.set != nil && b.set("wrapper") {
-		return nil, usageError{errors.New("--wrapper and --provider cannot be given together: the provider counts its own message framing")}
+	if err := p.frame(b); err != nil {
+		return nil, err
 	}
 	if counter.Name() == "codepoint" {
 		return nil, usageError{fmt.Errorf("--provider %s counts tokens: pass --counter o200k_base or --counter cl100k_base", p.Provider)}
 	}
 	return render.Lookup(p.Provider)
+}
+
+// frame refuses --wrapper beside --provider, and has the limits checked
+// with the provider's framing as the wrapper: call it before the limits
+// are resolved.
+func (p *providerFlag) frame(b *budgetFlags) error {
+	if p.Provider == "" {
+		return nil
+	}
+	if b.set != nil && b.set("wrapper") {
+		return usageError{errors.New("--wrapper and --provider cannot be given together: the provider counts its own message framing")}
+	}
+	b.provider = p.Provider
+	return nil
 }
 
 // RenderOptions are the inputs of `ka2 render`.
@@ -48,6 +62,7 @@ type RenderOptions struct {
 	Reserve    int
 	Definition string
 	set        func(string) bool
+	flags      *pflag.FlagSet
 	cmdContext
 }
 
@@ -81,7 +96,7 @@ part's cost. Render never sends anything.`,
 	fs.IntVar(&opts.Capacity, "capacity", 0, "W, the capacity, 1..100000000 (default: the contract definition's for the counter)")
 	fs.IntVar(&opts.Reserve, "reserve", 0, "R, room reserved for the output and the request's max_tokens (default: the contract definition's for the counter)")
 	fs.StringVar(&opts.Definition, "definition", "", "contract definition file (default: the embedded one)")
-	opts.set = fs.Changed
+	opts.set, opts.flags = fs.Changed, fs
 	return cmd
 }
 
@@ -97,7 +112,8 @@ func runRender(o *RenderOptions) error {
 	if err != nil {
 		return err
 	}
-	cfg := contract.Config{Counter: o.Counter}
+	bf := budgetFlags{set: o.set, flags: o.flags, provider: o.Provider}
+	cfg := contract.Config{Counter: o.Counter, WrapperFor: bf.wrapperFor()}
 	if o.set("capacity") {
 		cfg.Capacity = &o.Capacity
 	}
@@ -106,7 +122,6 @@ func runRender(o *RenderOptions) error {
 	}
 	counter, limits, err := cfg.Budget(def)
 	if err != nil {
-		bf := budgetFlags{set: o.set}
 		return bf.usage(err)
 	}
 	data, err := readInput(o.f, o.File)

@@ -57,6 +57,34 @@ func (o *BuildOptions) settings() contract.Settings {
 		Short: o.Short, RequireEvidence: o.RequireEvidence}
 }
 
+// requestField names a setting the request file rf gave as its key in
+// that file, and any other as its flag.
+func (t *typedFlags) requestField(rf *contract.RequestFile) func(setting string) string {
+	file := t.Request
+	if file == "-" {
+		file = "the request on standard input"
+	}
+	given := map[string]bool{
+		string(contract.SettingQuestion): rf.Question != "",
+		string(contract.SettingDate):     len(rf.Dates) > 0,
+		string(contract.SettingSubject):  len(rf.SubjectList()) > 0,
+		"lang":                           rf.Lang != "",
+	}
+	return func(setting string) string {
+		if given[setting] {
+			key := setting
+			switch setting {
+			case string(contract.SettingDate):
+				key = "dates"
+			case string(contract.SettingSubject):
+				key = "subject"
+			}
+			return fmt.Sprintf("%q in %s", key, file)
+		}
+		return flagName(setting)
+	}
+}
+
 // applySettings sets the build flags from s, so that the trace and the
 // budget report show what the request replaced.
 func (o *BuildOptions) applySettings(s contract.Settings) {
