@@ -124,7 +124,7 @@ metrics, the log, and a line of the file). SIGHUP reopens the file first.
 SIGTERM or SIGINT stops accepting, waits up to --drain-timeout for requests
 in flight and exits 0 (7 if the deadline passed with requests still open).`,
 		Example: `  ka2 serve --corpus policies
-  curl -s localhost:8080/v1/contract -d '{"subject":"lodging","dates":["2026-09-14"],"question":"What is the limit?"}'
+  curl -s localhost:8080/v1/contract -d '{"subject":"meals","dates":["2026-09-14"],"question":"What is the daily meal allowance?"}'
   ka2 serve --corpus policies --addr 127.0.0.1:9090 --log-format json --counter o200k_base`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
