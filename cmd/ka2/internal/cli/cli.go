@@ -180,7 +180,11 @@ func printError(f *Factory, cmd *cobra.Command, args []string, err error, kind e
 		f.ErrOut.Write(b)
 		return
 	}
-	fmt.Fprintf(f.ErrOut, "ka2: %s\n", message(err))
+	name := flagName
+	if c, _, ferr := cmd.Find(args); ferr == nil {
+		name = settingName(c)
+	}
+	fmt.Fprintf(f.ErrOut, "ka2: %s\n", message(err, name))
 	var ue usageError
 	if errors.As(err, &ue) {
 		fmt.Fprintf(f.ErrOut, "Try: %s --help\n", commandPath(cmd, args))
@@ -188,9 +192,10 @@ func printError(f *Factory, cmd *cobra.Command, args []string, err error, kind e
 }
 
 // message words err for the command line: the settings a library's hint
-// names become flags, and a budget error's fit names the flag that makes
+// names become flags (worded by name, unless the command that returned err
+// words them itself), and a budget error's fit names the flag that makes
 // the contract fit.
-func message(err error) string {
+func message(err error, name func(setting string) string) string {
 	msg := err.Error()
 	var oe *budget.OverError
 	if errors.As(err, &oe) && oe.Fit != nil {
@@ -203,7 +208,6 @@ func message(err error) string {
 		}
 		msg = strings.Replace(msg, oe.Error(), oe.Summary()+"; "+cli, 1)
 	}
-	name := flagName
 	var we wordedError
 	if errors.As(err, &we) {
 		name = we.name
@@ -222,9 +226,20 @@ type wordedError struct {
 func (e wordedError) Error() string { return e.err.Error() }
 func (e wordedError) Unwrap() error { return e.err }
 
-// flagName is the flag that sets a setting: every setting a library names
-// in a hint has a flag of the same name.
+// flagName is the flag that sets a setting: a setting a library names in
+// a hint has a flag of the same name where a command takes it.
 func flagName(setting string) string { return "--" + setting }
+
+// settingName words a setting for a user of c: its flag when c has one,
+// else without a flag, which c would refuse.
+func settingName(c *cobra.Command) func(setting string) string {
+	return func(setting string) string {
+		if c.Flags().Lookup(setting) != nil {
+			return flagName(setting)
+		}
+		return diag.SettingWords(setting)
+	}
+}
 
 // commandPath names the subcommand the arguments chose, for the Try: line.
 func commandPath(root *cobra.Command, args []string) string {
