@@ -230,10 +230,14 @@ func (e wordedError) Unwrap() error { return e.err }
 // a hint has a flag of the same name where a command takes it.
 func flagName(setting string) string { return "--" + setting }
 
-// settingName words a setting for a user of c: its flag when c has one,
+// settingName words a setting for a user of c: the project file's key,
+// at its path:line:col, when the file set it; its flag when c has one;
 // else without a flag, which c would refuse.
 func settingName(c *cobra.Command) func(setting string) string {
 	return func(setting string) string {
+		if pos, key, ok := fromProjectFile(c.Flags(), setting); ok {
+			return fmt.Sprintf("%s (%s)", key, pos)
+		}
 		if c.Flags().Lookup(setting) != nil {
 			return flagName(setting)
 		}

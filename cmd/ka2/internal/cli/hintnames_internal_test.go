@@ -84,7 +84,7 @@ func TestSettingNameOnlyNamesOwnFlags(t *testing.T) {
 		for setting := range settings {
 			got := name(setting)
 			has := c.Flags().Lookup(setting) != nil
-			if has != strings.HasPrefix(got, "--") {
+			if _, _, fromFile := fromProjectFile(c.Flags(), setting); !fromFile && has != strings.HasPrefix(got, "--") {
 				t.Errorf("%s: {%s} worded %q, but the command has the flag: %v", c.CommandPath(), setting, got, has)
 			}
 		}
