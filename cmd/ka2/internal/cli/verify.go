@@ -89,6 +89,9 @@ func runVerify(o *VerifyOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := o.frame(&o.budgetFlags); err != nil {
+		return err
+	}
 	b, err := o.builder(o.ctx(), &o.corpusFlags)
 	if err != nil {
 		return err
