@@ -300,7 +300,7 @@ end
 for _, d in ipairs(vim.diagnostic.get(0)) do
   io.stdout:write("DIAG " .. tostring(d.code) .. " " .. d.message .. "\n")
 end
-local clients = vim.lsp.get_active_clients()
+local clients = (vim.lsp.get_clients or vim.lsp.get_active_clients)() -- get_clients from 0.10
 io.stdout:write("CLIENTS " .. #clients .. "\n")
 io.stdout:write("ROOT " .. tostring(clients[1] and clients[1].config.root_dir) .. "\n")
 vim.cmd("qall!")
