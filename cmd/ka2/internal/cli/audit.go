@@ -13,6 +13,7 @@ import (
 
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/internal/errkind"
+	"github.com/ka2/ka2/internal/plural"
 	"github.com/ka2/ka2/provenance"
 	"github.com/ka2/ka2/serve"
 )
@@ -158,8 +159,8 @@ func runAudit(o *AuditOptions) error {
 		for _, f := range rep.Unchecked {
 			fmt.Fprintf(o.f.Out, "%s:%d: unchecked: %s\n", name, f.Line, findingText(f))
 		}
-		fmt.Fprintf(o.f.Out, "%s: %d decisions: %d reproduced, %d differ, %d unchecked, %d dropped by the server\n",
-			name, rep.Decisions, rep.Reproduced, len(rep.Differ), len(rep.Unchecked), rep.Dropped)
+		fmt.Fprintf(o.f.Out, "%s: %s: %d reproduced, %d differ, %d unchecked, %d dropped by the server\n",
+			name, plural.Count(rep.Decisions, "decision", "decisions"), rep.Reproduced, len(rep.Differ), len(rep.Unchecked), rep.Dropped)
 	}
 	if !rep.OK() {
 		return exitError{errkind.CheckFailed, errReported}

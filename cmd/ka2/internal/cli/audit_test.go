@@ -169,7 +169,7 @@ func TestAuditText(t *testing.T) {
 	code := cli.Run(context.Background(), f, []string{"audit", log})
 	want := fmt.Sprintf(`%[1]s:3: malformed: not a decision: unexpected end of JSON input
 %[1]s:1: unchecked: x-1 contract: not_built: the answer (503 overloaded) did not come from a build
-%[1]s: 1 decisions: 0 reproduced, 1 differ, 1 unchecked, 4 dropped by the server
+%[1]s: 1 decision: 0 reproduced, 1 differ, 1 unchecked, 4 dropped by the server
 `, filepath.ToSlash(log))
 	if code != 1 || stdout.String() != want {
 		t.Errorf("exit %d, stdout:\n%s\nwant:\n%s", code, stdout, want)

@@ -132,6 +132,9 @@ func TestHelpExitCodes(t *testing.T) {
 	noEvidence := []string{"--subject", "lodging", "--date", "2024-06-01", "--question", "q", "--require-evidence"}
 	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"rootUri":"file://$DIR"}}`
 	scenarios := map[string]map[int]exitScenario{
+		"ka2 audit": {
+			1: {args: []string{"audit", "$DIR/d.log"}, files: map[string]string{"d.log": "not a decision\n"}},
+		},
 		"ka2 budget": {
 			3: {args: append([]string{"budget"}, comparison...)},
 			4: {args: append([]string{"budget"}, noEvidence...)},
