@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/contract"
@@ -37,6 +38,7 @@ section.case.fail{border-left-color:#b00020}
 .meta{color:#555;font-size:.9rem;margin:.2rem 0}
 ul.problems{margin:.4rem 0;padding-left:1.2rem}ul.problems li{color:#b00020}
 table{border-collapse:collapse;width:100%;font-size:.9rem;margin:.6rem 0}
+dl.run{display:grid;grid-template-columns:max-content 1fr;gap:.1rem 1rem;font-size:.85rem;color:#555}dl.run dd{margin:0;font-family:monospace;overflow-wrap:anywhere}
 th,td{border:1px solid #ccc;padding:.3rem .5rem;text-align:left;vertical-align:top}th{background:#f0f0f0}
 td.side{width:46%}td.what{width:8%;font-weight:bold}
 tr.added td.actual{background:#e6ffec}tr.removed td.golden{background:#ffebe9}
@@ -79,7 +81,8 @@ var reportPage = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <main>
 <h1>ka2 regress report</h1>
 <p class="verdict {{.VerdictClass}}">{{.SummaryLine}}</p>
-<ul class="counts" aria-label="Summary">
+{{with .Run}}<dl class="run" aria-label="Run">{{range .}}<dt>{{.Label}}</dt><dd>{{.Value}}</dd>{{end}}</dl>
+{{end}}<ul class="counts" aria-label="Summary">
 {{range .Counts}}<li class="{{.Label}}"><span class="n">{{.N}}</span> {{.Label}}</li>
 {{end}}</ul>
 <p class="meta">Budget bars: each case's input by part, against the limit W − R (the red line):
@@ -138,6 +141,7 @@ type (
 		SummaryLine           string
 		Counts                []htmlCount
 		Legend                []htmlPart
+		Run                   []htmlFact
 		Failing, Other        []htmlCase
 		Unreferenced          []htmlUnreferenced
 	}
@@ -186,7 +190,42 @@ type (
 		Cost               int
 	}
 	htmlUnreferenced struct{ Path, What string }
+	htmlFact         struct{ Label, Value string }
 )
+
+// runFacts is the run information as label and value pairs, for the
+// page's header.
+func runFacts(r *Report) []htmlFact {
+	ri := r.Run
+	if ri == nil {
+		return nil
+	}
+	var out []htmlFact
+	add := func(label, value string) {
+		if value != "" {
+			out = append(out, htmlFact{label, value})
+		}
+	}
+	add("started", ri.Started)
+	add("finished", ri.Finished)
+	if ri.Started != "" {
+		add("duration", (time.Duration(ri.DurationMS) * time.Millisecond).String())
+	}
+	add("ka2", toolName(ri.Tool))
+	add("Go", ri.Tool.Go)
+	if r.Shard != nil {
+		add("shard", r.Shard.Shard.String())
+	}
+	add("host", ri.Host)
+	if ri.Repository != nil {
+		add("commit", ri.Repository.Commit)
+	}
+	for _, c := range ri.Corpora {
+		add("corpus "+c.Location, fmt.Sprintf("%s (%d sources)", c.Digest, c.Sources))
+	}
+	add("case files", plural(len(ri.CaseFiles), "file"))
+	return out
+}
 
 // WriteHTML writes the report as one self-contained HTML page that works
 // offline: the summary, the failing cases first, each with its problems,
@@ -202,7 +241,7 @@ func (r *Report) WriteHTML(w io.Writer, opts HTMLOptions) error {
 		link = func(p string, line int) string { return (&url.URL{Path: p}).String() + "#L" + strconv.Itoa(line) }
 	}
 	s := r.Summary
-	page := htmlPage{Summary: s, Verdict: "FAIL", VerdictClass: "fail", SummaryLine: r.SummaryLine()}
+	page := htmlPage{Summary: s, Verdict: "FAIL", VerdictClass: "fail", SummaryLine: r.SummaryLine(), Run: runFacts(r)}
 	if r.OK() {
 		page.Verdict, page.VerdictClass = "ok", "ok"
 	}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/internal/jsontext"
@@ -37,6 +38,9 @@ const MaxReportSize = 512 << 20
 // report is this struct, and text and JUnit are views of it.
 type Report struct {
 	Format string `json:"format"`
+	// Run says when and on what the run ran; nil in reports of an older
+	// ka2.
+	Run *RunInfo `json:"run,omitempty"`
 	// Shard is set for a run of one shard.
 	Shard   *ShardInfo   `json:"shard,omitempty"`
 	Summary Summary      `json:"summary"`
@@ -396,21 +400,33 @@ func plural(n int, word string) string {
 // in the failure body. Attribute names follow the schema Jenkins, GitLab
 // and GitHub test reporters read.
 type junitSuites struct {
-	XMLName  xml.Name     `xml:"testsuites"`
-	Name     string       `xml:"name,attr"`
-	Tests    int          `xml:"tests,attr"`
-	Failures int          `xml:"failures,attr"`
-	Errors   int          `xml:"errors,attr"`
-	Suites   []junitSuite `xml:"testsuite"`
+	XMLName   xml.Name     `xml:"testsuites"`
+	Name      string       `xml:"name,attr"`
+	Tests     int          `xml:"tests,attr"`
+	Failures  int          `xml:"failures,attr"`
+	Errors    int          `xml:"errors,attr"`
+	Time      string       `xml:"time,attr,omitempty"`
+	Timestamp string       `xml:"timestamp,attr,omitempty"`
+	Suites    []junitSuite `xml:"testsuite"`
 }
 
 type junitSuite struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Errors   int         `xml:"errors,attr"`
-	Skipped  int         `xml:"skipped,attr"`
-	Cases    []junitCase `xml:"testcase"`
+	Name       string          `xml:"name,attr"`
+	Tests      int             `xml:"tests,attr"`
+	Failures   int             `xml:"failures,attr"`
+	Errors     int             `xml:"errors,attr"`
+	Skipped    int             `xml:"skipped,attr"`
+	Timestamp  string          `xml:"timestamp,attr,omitempty"`
+	Hostname   string          `xml:"hostname,attr,omitempty"`
+	Properties []junitProperty `xml:"properties>property,omitempty"`
+	Cases      []junitCase     `xml:"testcase"`
+}
+
+// junitProperty is one fact about the run, in every testsuite: the
+// schema CI reporters read has properties only there.
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
 }
 
 type junitCase struct {
@@ -462,9 +478,19 @@ func (r *Report) WriteJUnit(w io.Writer, name func(setting string) string) error
 		}
 		out.Suites = append(out.Suites, s)
 	}
-	for _, s := range out.Suites {
+	props, stampAt := r.junitRun()
+	if r.Run != nil && r.Run.Started != "" {
+		out.Time = fmt.Sprintf("%.3f", float64(r.Run.DurationMS)/1000)
+		out.Timestamp = stampAt
+	}
+	for i := range out.Suites {
+		s := &out.Suites[i]
 		out.Tests += s.Tests
 		out.Failures += s.Failures
+		s.Timestamp, s.Properties = out.Timestamp, props
+		if r.Run != nil {
+			s.Hostname = r.Run.Host
+		}
 	}
 	var b bytes.Buffer
 	b.WriteString(xml.Header)
@@ -476,6 +502,42 @@ func (r *Report) WriteJUnit(w io.Writer, name func(setting string) string) error
 	b.WriteByte('\n')
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// junitRun is the run information as JUnit properties, and the start
+// as JUnit's timestamp (ISO 8601 without a zone: it is UTC).
+func (r *Report) junitRun() ([]junitProperty, string) {
+	ri := r.Run
+	if ri == nil {
+		return nil, ""
+	}
+	props := []junitProperty{{"ka2.version", ri.Tool.Version}}
+	add := func(name, value string) {
+		if value != "" {
+			props = append(props, junitProperty{name, xmlSafe(value)})
+		}
+	}
+	add("ka2.revision", ri.Tool.Revision)
+	add("go.version", ri.Tool.Go)
+	add("started", ri.Started)
+	add("finished", ri.Finished)
+	if r.Shard != nil {
+		add("shard", r.Shard.Shard.String())
+	}
+	if ri.Repository != nil {
+		add("repository.commit", ri.Repository.Commit)
+	}
+	for _, c := range ri.Corpora {
+		add("corpus."+c.Location, c.Digest)
+	}
+	for _, f := range ri.CaseFiles {
+		add("casefile."+f.Path, f.SHA256)
+	}
+	var at string
+	if t, err := time.Parse(TimeFormat, ri.Started); err == nil {
+		at = t.Format("2006-01-02T15:04:05")
+	}
+	return props, at
 }
 
 func junitFailureOf(c CaseReport) *junitFailure {
@@ -548,7 +610,11 @@ func Merge(reports []*Report) (*Report, error) {
 				ErrMerge, plural(r.Stopped.MaxFailures, "failure"), plural(r.Stopped.NotRun, "case"))
 		}
 	}
-	out := &Report{Format: ReportFormat, Files: []FileReport{}, Unreferenced: []UnreferencedGolden{}}
+	run, err := mergeRuns(reports)
+	if err != nil {
+		return nil, err
+	}
+	out := &Report{Format: ReportFormat, Run: run, Files: []FileReport{}, Unreferenced: []UnreferencedGolden{}}
 	byPath := map[string]*FileReport{}
 	var order []string
 	unref := map[string]bool{}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/ka2/ka2/internal/atomicfile"
 	"github.com/ka2/ka2/internal/diag"
@@ -50,6 +51,11 @@ type Options struct {
 	// report says how many were not run. Which cases ran then depends on
 	// Jobs, unless Jobs is 1.
 	MaxFailures int
+	// Clock, if not nil, stamps the report's start and end (Report.Run).
+	Clock func() time.Time
+	// Info is what the front end knows of the run (the ka2 build, the
+	// host, the repository); Run adds the times and the inputs' digests.
+	Info RunInfo
 }
 
 // Progress is how far a run is.
@@ -88,6 +94,10 @@ func Run(ctx context.Context, s *Suite, opts Options) (*Report, error) {
 		return nil, hinted(fmt.Errorf("%w: CI is set, and a CI run that rewrites its goldens passes whatever changed", ErrRefusedOnCI),
 			diag.Set("run {update} (or {prune}) locally and commit the goldens, use {pending} to keep the new output for review, "+
 				"or pass {force} if this job is meant to write them"))
+	}
+	var started time.Time
+	if opts.Clock != nil {
+		started = opts.Clock()
 	}
 	var cases []*Case
 	for _, c := range s.Cases {
@@ -172,6 +182,7 @@ func Run(ctx context.Context, s *Suite, opts Options) (*Report, error) {
 		rep.Unreferenced = append(rep.Unreferenced, u)
 	}
 	rep.count()
+	stamp(rep, s, opts, started)
 	if len(errs) > 0 {
 		return rep, fmt.Errorf("%w: %w", ErrWrite, errors.Join(errs...))
 	}

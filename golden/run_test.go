@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/sebdah/goldie/v2"
@@ -497,7 +498,9 @@ func TestReportFormats(t *testing.T) {
 	inSampleCopy(t)
 	breakSome(t)
 	testutil.WriteFile(t, "cases/testdata/golden/boundaries/renamed-long-ago.golden", "{}\n")
-	rep := run(t, load(t, "cases"), golden.Options{RejectUnreferenced: true})
+	rep := run(t, load(t, "cases"), golden.Options{RejectUnreferenced: true,
+		Clock: stepClock(time.Date(2026, 3, 1, 2, 0, 0, 0, time.UTC), 2250*time.Millisecond),
+		Info:  golden.RunInfo{Tool: golden.Tool{Version: "v1.2.3", Revision: "0123456789abcdef0123", Go: "go1.26.0"}, Host: "ci-runner-7"}})
 	// The CLI's wording, as `ka2 regress` prints it.
 	flag := func(setting string) string { return "--" + setting }
 	var text, js, junit bytes.Buffer

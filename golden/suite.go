@@ -34,6 +34,10 @@ type Suite struct {
 	// (NAME.golden.new) in the suite's golden folders that no case refers
 	// to, such as those of removed or renamed cases. Sorted, slash paths.
 	Unreferenced []string
+	// CaseFiles are the case files' digests, by path; Corpora are the
+	// corpora the cases read, by location, with their digests.
+	CaseFiles []FileDigest
+	Corpora   []CorpusDigest
 	// unreferenced are the same files inside their case trees, for
 	// pruning.
 	unreferenced []inTree
@@ -108,18 +112,20 @@ func Load(ctx context.Context, paths []string, opts LoadOptions) (*Suite, error)
 	}
 	files := make([]*File, len(found))
 	perFile := make([]error, len(found))
+	digests := make([]FileDigest, len(found))
 	err := parallel.Do(ctx, len(found), 0, func(i int) {
 		data, err := inputfile.ReadFile(filepath.FromSlash(found[i].path), inputfile.MaxSize)
 		if err != nil {
 			perFile[i] = diag.List{&diag.Diagnostic{Pos: diag.Pos{Path: found[i].path}, Code: CodeUnreadable, Message: "cannot read: " + inputfile.Reason(err)}}
 			return
 		}
+		digests[i] = FileDigest{Path: found[i].path, SHA256: fileDigest(data)}
 		files[i], perFile[i] = ParseFile(found[i].path, data)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("load case files: %w", err)
 	}
-	s := &Suite{}
+	s := &Suite{CaseFiles: digests}
 	for i, err := range perFile {
 		if err != nil {
 			var l diag.List
@@ -263,6 +269,7 @@ func (s *Suite) resolve(ctx context.Context, opts LoadOptions) (diag.List, error
 	var override *selector.Index
 	if opts.Corpus != nil {
 		override = selector.NewIndex(opts.Corpus)
+		s.Corpora = []CorpusDigest{{Location: "(given)", Digest: opts.Corpus.Digest, Sources: len(opts.Corpus.Sources)}}
 	}
 	// A nil Builder.Policy means provenance.DefaultPolicy(), which parses
 	// the embedded policy on every build; parse it once for the suite.
@@ -331,6 +338,7 @@ func (s *Suite) resolve(ctx context.Context, opts LoadOptions) (diag.List, error
 				x.err = err
 				if err == nil {
 					x.v = selector.NewIndex(corp)
+					s.Corpora = append(s.Corpora, CorpusDigest{Location: c.Config.Corpus.Name, Digest: corp.Digest, Sources: len(corp.Sources)})
 				}
 				indexes[c.Config.Corpus.Name] = x
 			}
@@ -343,6 +351,7 @@ func (s *Suite) resolve(ctx context.Context, opts LoadOptions) (diag.List, error
 		}
 		c.builder = &contract.Builder{Definition: d.v, Index: ix, Counter: counter, Limits: limits, Policy: policy}
 	}
+	slices.SortFunc(s.Corpora, func(a, b CorpusDigest) int { return strings.Compare(a.Location, b.Location) })
 	return errs, nil
 }
 

@@ -58,6 +58,10 @@ type Factory struct {
 	// binary's own (currentVersion).
 	Version func() VersionInfo
 
+	// Hostname names the machine for the reports that record it (regress);
+	// nil is os.Hostname.
+	Hostname func() (string, error)
+
 	// UID is the user ka2 runs as, for the owner check of the settings
 	// files found upward (see project.Trust); nil is os.Getuid.
 	UID func() int
@@ -141,6 +145,13 @@ func (f *Factory) now() time.Time {
 		return time.Now()
 	}
 	return f.Now()
+}
+
+func (f *Factory) hostname() (string, error) {
+	if f.Hostname == nil {
+		return os.Hostname()
+	}
+	return f.Hostname()
 }
 
 func (f *Factory) listen(addr string) (net.Listener, error) {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -24,7 +23,9 @@ type RegressOptions struct {
 	Prune        bool
 	Unreferenced string
 	Format       string
-	Report       string
+	// Reports are the --report values: FILE (in --format) or FORMAT=FILE.
+	Reports      []string
+	NoHost       bool
 	Shard        string
 	Cases        []string
 	MaxFailures  int
@@ -75,7 +76,8 @@ golden, for ka2 review.`,
 	fs.BoolVar(&opts.Prune, "prune", false, "delete goldens that no case refers to")
 	enumVar(fs, &opts.Unreferenced, "unreferenced", "report", []string{"report", "reject"}, "goldens no case refers to: report them, or reject (fail the run)")
 	enumVar(fs, &opts.Format, "format", "text", reportFormats, "report format (html: one offline page, failing cases first)")
-	fs.StringVar(&opts.Report, "report", "", "write the report in --format to this file (- for standard output); the console then shows text")
+	fs.StringArrayVar(&opts.Reports, "report", nil, "write the report to this file: FILE in --format, or FORMAT=FILE (repeatable, e.g. --report junit=j.xml --report html=r.html; - for standard output); the console then shows text")
+	fs.BoolVar(&opts.NoHost, "no-host", false, "leave the host name out of the report")
 	fs.StringVar(&opts.Shard, "shard", "", "run only shard K of N (K/N, e.g. 2/4); shards are stable as cases are added")
 	fs.StringArrayVar(&opts.Cases, "case", nil, "run only the case of this name (repeatable; completes from the case files)")
 	fs.IntVar(&opts.MaxFailures, "max-failures", 0, "stop after this many failing cases (0: run them all)")
@@ -105,6 +107,9 @@ func (o *RegressOptions) validate() error {
 	}
 	if o.Jobs < 0 {
 		return usageError{fmt.Errorf("--jobs %d: must not be negative (0 means all cores)", o.Jobs)}
+	}
+	if _, err := reportSpecs(o.Format, o.Reports); err != nil {
+		return err
 	}
 	if o.Shard != "" {
 		if _, err := golden.ParseShard(o.Shard); err != nil {
@@ -141,7 +146,7 @@ func runRegress(o *RegressOptions) error {
 	opts := golden.Options{
 		Jobs: o.Jobs, Update: o.Update, Pending: o.Pending, Prune: o.Prune, Force: o.Force,
 		CI: ciSet(o.f.getenv), RejectUnreferenced: o.Unreferenced == "reject", Shard: shard,
-		MaxFailures: o.MaxFailures,
+		MaxFailures: o.MaxFailures, Clock: o.f.now, Info: runInfo(o.ctx(), o.f, o.Paths, o.NoHost),
 	}
 	// Progress goes to standard error, and only to a terminal, so that
 	// a report on standard output or in a CI log holds no redrawn lines.
@@ -166,39 +171,16 @@ func runRegress(o *RegressOptions) error {
 	return nil
 }
 
-// writeReport prints the report in --format, or with --report writes it to
-// the file (see writeOutput) and prints text; --report - is standard
-// output, as no --report is.
+// writeReport prints the report in --format, or with --report writes
+// each report file (see writeOutput) and prints text; --report - is
+// standard output, as no --report is.
 func (o *RegressOptions) writeReport(rep *golden.Report) error {
-	write := func(w io.Writer, format string) error {
-		switch format {
-		case "json":
-			return rep.WriteJSON(w)
-		case "junit":
-			return rep.WriteJUnit(w, flagName)
-		case "html":
-			return rep.WriteHTML(w, htmlReportOptions(o.Report))
-		case "console":
-			if o.f.color(o.Color) {
-				return rep.WriteColorText(w, flagName)
-			}
-		}
-		return rep.WriteText(w, flagName)
+	specs, _ := reportSpecs(o.Format, o.Reports) // validate checked them
+	console := o.Format
+	if len(specs) > 0 {
+		console = "text"
 	}
-	if o.Report == "" || o.Report == stdoutName {
-		if o.Format == "text" {
-			return write(o.f.Out, "console")
-		}
-		return write(o.f.Out, o.Format)
-	}
-	var buf bytes.Buffer
-	if err := write(&buf, o.Format); err != nil {
-		return err
-	}
-	if err := writeOutput(o.ctx(), o.f.Out, "--report", o.Report, buf.Bytes()); err != nil {
-		return err
-	}
-	return write(o.f.Out, "console")
+	return writeReports(o.ctx(), o.f, rep, console, specs, o.f.color(o.Color))
 }
 
 // progressLine shows "cases done/total, failures" on one terminal line,

@@ -101,7 +101,7 @@ func TestRegressColorDiff(t *testing.T) {
 	for _, mode := range []string{"always", "never"} {
 		var out bytes.Buffer
 		f.Out = &out
-		_ = runRegress(&RegressOptions{f: f, Paths: []string{"cases"}, Format: "text", Unreferenced: "report", Color: mode, Report: "r.txt"})
+		_ = runRegress(&RegressOptions{f: f, Paths: []string{"cases"}, Format: "text", Unreferenced: "report", Color: mode, Reports: []string{"r.txt"}})
 		colored := strings.Contains(out.String(), "\033[31m-") && strings.Contains(out.String(), "\033[32m+")
 		if colored != (mode == "always") {
 			t.Errorf("--color %s: coloured = %v in\n%s", mode, colored, out.String())

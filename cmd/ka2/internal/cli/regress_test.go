@@ -81,7 +81,7 @@ func TestRegressFlags(t *testing.T) {
 	}{
 		{"defaults", []string{"cases"}, cli.RegressOptions{Paths: []string{"cases"}, Unreferenced: "report", Format: "text", Color: "auto"}, ""},
 		{"everything", []string{"--jobs", "3", "--pending", "--unreferenced=reject", "--format", "junit", "--report", "r.xml", "--shard", "2/4", "--max-failures", "5", "--quiet", "--color", "never", "a", "b.yaml"},
-			cli.RegressOptions{Paths: []string{"a", "b.yaml"}, Jobs: 3, Pending: true, Unreferenced: "reject", Format: "junit", Report: "r.xml", Shard: "2/4", MaxFailures: 5, Quiet: true, Color: "never"}, ""},
+			cli.RegressOptions{Paths: []string{"a", "b.yaml"}, Jobs: 3, Pending: true, Unreferenced: "reject", Format: "junit", Reports: []string{"r.xml"}, Shard: "2/4", MaxFailures: 5, Quiet: true, Color: "never"}, ""},
 		{"update with force and prune", []string{"--update", "--force", "--prune", "-q", "cases"},
 			cli.RegressOptions{Paths: []string{"cases"}, Update: true, Force: true, Prune: true, Unreferenced: "report", Format: "text", Quiet: true, Color: "auto"}, ""},
 		{"no folder", nil, cli.RegressOptions{}, "name the case files or folders, e.g. ka2 regress cases, or set cases: in ka2.yaml"},
@@ -93,6 +93,10 @@ func TestRegressFlags(t *testing.T) {
 		{"negative jobs", []string{"--jobs", "-1", "c"}, cli.RegressOptions{}, "--jobs -1: must not be negative (0 means all cores)"},
 		{"negative max failures", []string{"--max-failures", "-1", "c"}, cli.RegressOptions{}, "--max-failures -1: must not be negative (0 means no limit)"},
 		{"bad color", []string{"--color", "yes", "c"}, cli.RegressOptions{}, `invalid argument "yes" for "--color" flag: invalid value "yes" for --color: want one of auto, always, never`},
+		{"several reports", []string{"--report", "junit=j.xml", "--report", "html=out/r.html", "--report", "plain.json", "--no-host", "c"},
+			cli.RegressOptions{Paths: []string{"c"}, Unreferenced: "report", Format: "text", Reports: []string{"junit=j.xml", "html=out/r.html", "plain.json"}, NoHost: true, Color: "auto"}, ""},
+		{"report format without a file", []string{"--report", "junit=", "c"}, cli.RegressOptions{}, `--report "junit=": name a file, e.g. --report junit=ka2.xml (- for standard output)`},
+		{"two reports on stdout", []string{"--report", "json=-", "--report", "-", "c"}, cli.RegressOptions{}, "--report: only one report can go to standard output (-)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -658,7 +662,7 @@ func TestReviewReportImpactFlags(t *testing.T) {
 		{"merge", []string{"report", "merge", "--junit", "j.xml", "--json", "m.json", "a.json", "b.json"},
 			capturedOptions{merge: &cli.ReportMergeOptions{Files: []string{"a.json", "b.json"}, Format: "text", JUnit: "j.xml", JSON: "m.json", Color: "auto"}}, ""},
 		{"merge as regress", []string{"report", "merge", "--format", "junit", "--report", "j.xml", "--color", "never", "a.json"},
-			capturedOptions{merge: &cli.ReportMergeOptions{Files: []string{"a.json"}, Format: "junit", Report: "j.xml", Color: "never"}}, ""},
+			capturedOptions{merge: &cli.ReportMergeOptions{Files: []string{"a.json"}, Format: "junit", Reports: []string{"j.xml"}, Color: "never"}}, ""},
 		{"merge without files", []string{"report", "merge"}, capturedOptions{}, "requires at least 1 arg(s), only received 0"},
 		{"impact", []string{"impact", "--cases", "c1", "--cases", "c2", "--corpus", "new", "--base-ref", "origin/main", "--jobs", "2"},
 			capturedOptions{impact: &cli.ImpactOptions{Cases: []string{"c1", "c2"}, Corpus: "new", BaseRef: "origin/main", Format: "text", Jobs: 2}}, ""},
@@ -690,5 +694,64 @@ func TestReviewReportImpactFlags(t *testing.T) {
 				t.Errorf("options mismatch (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestRegressSeveralReports runs once and writes JUnit, HTML and JSON
+// (and a file in --format), each stamped with the run, the text summary
+// still on the console; --no-host leaves the machine's name out.
+func TestRegressSeveralReports(t *testing.T) {
+	setupRegressFixture(t)
+	testutil.ReplaceInFile(t, firstFreeDay, "free for staff", "free for everyone")
+	r := regressCLI(t, "", "regress", "--format", "json", "--report", "junit=out-junit.xml", "--report", "html=out.html",
+		"--report", "json=out.json", "--report", "plain.json", "cases").want(t, 1)
+	if got := r.lastLine(); got != "ka2 regress: 7 cases, 6 passed, 1 failed (1 differ, 0 missing, 0 with failed expectations): FAIL" {
+		t.Errorf("console: %s", got)
+	}
+	js, err := os.ReadFile("out.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain, _ := os.ReadFile("plain.json"); !bytes.Equal(js, plain) {
+		t.Error("a --report FILE in --format json differs from json=FILE")
+	}
+	rep, err := golden.ReadReport(bytes.NewReader(js))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ri := rep.Run
+	if ri == nil || ri.Started != "2026-09-14T09:00:00.000Z" || ri.Finished != ri.Started || ri.Tool.Version == "" || ri.Tool.Go == "" {
+		t.Fatalf("run information: %+v", ri)
+	}
+	if host, _ := os.Hostname(); ri.Host != host {
+		t.Errorf("host %q, want %q", ri.Host, host)
+	}
+	if len(ri.CaseFiles) != 2 || len(ri.Corpora) != 1 {
+		t.Errorf("inputs: %+v %+v", ri.CaseFiles, ri.Corpora)
+	}
+	xmlData, _ := os.ReadFile("out-junit.xml")
+	var junit struct {
+		Timestamp string `xml:"timestamp,attr"`
+		Time      string `xml:"time,attr"`
+		Suites    []struct {
+			Props []struct {
+				Name  string `xml:"name,attr"`
+				Value string `xml:"value,attr"`
+			} `xml:"properties>property"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(xmlData, &junit); err != nil {
+		t.Fatalf("JUnit: %v", err)
+	}
+	if junit.Timestamp != "2026-09-14T09:00:00" || junit.Time != "0.000" || len(junit.Suites) == 0 || len(junit.Suites[0].Props) == 0 || junit.Suites[0].Props[0].Name != "ka2.version" {
+		t.Errorf("JUnit run information: %+v", junit)
+	}
+	page, _ := os.ReadFile("out.html")
+	if !bytes.Contains(page, []byte("<dt>started</dt><dd>2026-09-14T09:00:00.000Z</dd>")) {
+		t.Error("the HTML report does not say when it ran")
+	}
+	regressCLI(t, "", "regress", "--no-host", "--report", "json=private.json", "cases").want(t, 1)
+	if data, _ := os.ReadFile("private.json"); bytes.Contains(data, []byte(`"host"`)) {
+		t.Error("--no-host: the report names the host")
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -19,7 +18,8 @@ type ReportMergeOptions struct {
 	f      *Factory
 	Files  []string
 	Format string
-	Report string
+	// Reports are the --report values, as regress has them.
+	Reports []string
 	// JUnit and JSON are the older --junit and --json, kept hidden.
 	JUnit string
 	JSON  string
@@ -64,7 +64,7 @@ reports cannot be merged.`,
 	}
 	fs := cmd.Flags()
 	enumVar(fs, &opts.Format, "format", "text", reportFormats, "report format (html: one offline page, failing cases first)")
-	fs.StringVar(&opts.Report, "report", "", "write the report in --format to this file (- for standard output); the console then shows text")
+	fs.StringArrayVar(&opts.Reports, "report", nil, "write the report to this file: FILE in --format, or FORMAT=FILE (repeatable; - for standard output); the console then shows text")
 	fs.StringVar(&opts.JUnit, "junit", "", "also write the merged report as JUnit XML to this file")
 	fs.StringVar(&opts.JSON, "json", "", "also write the merged report as JSON to this file")
 	// --junit and --json came before --report; scripts that use them
@@ -75,19 +75,38 @@ reports cannot be merged.`,
 	return cmd
 }
 
+// specs are the report files to write: --report's, then the older
+// --junit and --json.
+func (o *ReportMergeOptions) specs() ([]reportSpec, error) {
+	specs, err := reportSpecs(o.Format, o.Reports)
+	if err != nil {
+		return nil, err
+	}
+	for _, old := range []reportSpec{{"junit", o.JUnit}, {"json", o.JSON}} {
+		if old.file != "" {
+			specs = append(specs, old)
+		}
+	}
+	if _, err := reportSpecs("", specFiles(specs)); err != nil {
+		return nil, err // two on standard output
+	}
+	return specs, nil
+}
+
+// specFiles is specs as FORMAT=FILE values.
+func specFiles(specs []reportSpec) []string {
+	var out []string
+	for _, sp := range specs {
+		out = append(out, sp.format+"="+sp.file)
+	}
+	return out
+}
+
 // validate refuses two reports on standard output: they would run into
 // each other.
 func (o *ReportMergeOptions) validate() error {
-	var dash []string
-	for _, f := range []struct{ flag, name string }{{"--junit", o.JUnit}, {"--json", o.JSON}, {"--report", o.Report}} {
-		if f.name == stdoutName {
-			dash = append(dash, f.flag)
-		}
-	}
-	if len(dash) > 1 {
-		return usageError{fmt.Errorf("%s: only one report can go to standard output (-)", strings.Join(dash, " and "))}
-	}
-	return nil
+	_, err := o.specs()
+	return err
 }
 
 func runReportMerge(o *ReportMergeOptions) error {
@@ -107,35 +126,15 @@ func runReportMerge(o *ReportMergeOptions) error {
 	if err != nil {
 		return err
 	}
-	toStdout := false
-	for _, file := range []struct {
-		flag, name, format string
-	}{{"--junit", o.JUnit, "junit"}, {"--json", o.JSON, "json"}, {"--report", o.Report, o.Format}} {
-		if file.name == "" {
-			continue
-		}
-		var buf bytes.Buffer
-		link := file.name
-		if link == stdoutName {
-			link, toStdout = "", true
-		}
-		if err := writeMergedReport(&buf, merged, file.format, link, false); err != nil {
-			return err
-		}
-		if err := writeOutput(o.ctx(), o.f.Out, file.flag, file.name, buf.Bytes()); err != nil {
-			return err
-		}
+	specs, _ := o.specs() // validate checked them
+	// The console shows text when --report names files; the older
+	// --junit and --json leave it in --format.
+	console := o.Format
+	if len(o.Reports) > 0 {
+		console = "text"
 	}
-	// A report written to standard output is what it shows; else text,
-	// or --format when no file was asked for.
-	format := o.Format
-	if o.Report != "" {
-		format = "text"
-	}
-	if !toStdout {
-		if err := writeMergedReport(o.f.Out, merged, format, "", o.f.color(o.Color)); err != nil {
-			return err
-		}
+	if err := writeReports(o.ctx(), o.f, merged, console, specs, o.f.color(o.Color)); err != nil {
+		return err
 	}
 	if !merged.OK() {
 		return exitError{errkind.CheckFailed, errReported}
