@@ -24,13 +24,13 @@ type RegressOptions struct {
 	Unreferenced string
 	Format       string
 	// Reports are the --report values: FILE (in --format) or FORMAT=FILE.
-	Reports      []string
-	NoHost       bool
-	Shard        string
-	Cases        []string
-	MaxFailures  int
-	Quiet        bool
-	Color        string
+	Reports     []string
+	NoHost      bool
+	Shard       string
+	Cases       []string
+	MaxFailures int
+	Quiet       bool
+	Color       string
 	cmdContext
 }
 
