@@ -17,7 +17,10 @@ import (
 
 // Diff shows how got differs from want (a golden's bytes) so a person can
 // read it: a unified diff of the pretty-printed JSON, with want as the old
-// side. It returns "" when the bytes are equal. When the JSON is the same
+// side, and each string that holds line breaks (an evidence record's
+// quote, the body lines it cites) shown one line of its own per quoted
+// line, broken after each \n escape, so a one-word change in a long
+// policy is one changed line, not the whole quote. It returns "" when the bytes are equal. When the JSON is the same
 // and only the bytes around it differ (line endings, white space, a final
 // newline) it says so and diffs the raw bytes, with carriage returns shown
 // as \r.
@@ -27,7 +30,7 @@ func Diff(wantName string, want []byte, gotName string, got []byte) string {
 	}
 	pw, pg := pretty(want), pretty(got)
 	if !bytes.Equal(pw, pg) {
-		return trimHeader(diff.Diff(wantName, pw, gotName, pg))
+		return trimHeader(diff.Diff(wantName, readable(pw), gotName, readable(pg)))
 	}
 	note := "the JSON is the same; only the bytes around it differ (white space or a final newline)\n"
 	if bytes.Contains(want, []byte("\r\n")) != bytes.Contains(got, []byte("\r\n")) {
@@ -78,6 +81,46 @@ func trimHeader(d []byte) string {
 		}
 	}
 	return s
+}
+
+// readable is quoteLines of b when b is JSON; other text (a hand-broken
+// golden) is shown as it is.
+func readable(b []byte) []byte {
+	if !json.Valid(b) {
+		return b
+	}
+	return quoteLines(b)
+}
+
+// quoteLines breaks the JSON strings of indented JSON after each \n
+// escape that more of the string follows, the continuation indented to
+// the column after the string's opening quote. The result is for
+// reading, not JSON: joining each broken line to the next gives the text
+// back.
+func quoteLines(b []byte) []byte {
+	var out bytes.Buffer
+	out.Grow(len(b) + len(b)/8)
+	for line := range bytes.SplitAfterSeq(b, []byte("\n")) {
+		in, open := false, 0
+		for i := 0; i < len(line); i++ {
+			c := line[i]
+			out.WriteByte(c)
+			switch {
+			case !in && c == '"':
+				in, open = true, i
+			case in && c == '"':
+				in = false
+			case in && c == '\\' && i+1 < len(line):
+				i++
+				out.WriteByte(line[i])
+				if line[i] == 'n' && i+1 < len(line) && line[i+1] != '"' {
+					out.WriteByte('\n')
+					out.Write(bytes.Repeat([]byte(" "), utf8.RuneCount(line[:open+1])))
+				}
+			}
+		}
+	}
+	return out.Bytes()
 }
 
 // pretty indents JSON by two spaces, keeping key order and every string as

@@ -1,9 +1,11 @@
 package golden_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/sebdah/goldie/v2"
 
 	"github.com/ka2/ka2/budget"
@@ -102,5 +104,64 @@ func TestDiff(t *testing.T) {
 	}
 	if d := golden.Diff("a", []byte(parkingOld), "b", []byte(parkingOld)); d != "" {
 		t.Errorf("Diff() of equal bytes = %q, want empty", d)
+	}
+}
+
+// TestDiffQuoteByLine checks that a one-word change in a long quote is
+// one changed line of the diff, that a backslash followed by n in the
+// text (\\n in JSON) is not a line break, and that a hand-broken golden
+// is shown as it is.
+func TestDiffQuoteByLine(t *testing.T) {
+	var lines []string
+	for i := range 42 {
+		lines = append(lines, fmt.Sprintf("Clause %d: claims are paid within %d days of receipt, at the rate in force on the day of travel.", i+1, 10+i))
+	}
+	quote := strings.Join(lines, `\n`)
+	// A quoted line continues after the opening quote of
+	// `      "quote": "`.
+	ind := strings.Repeat(" ", 16)
+	contract := func(q string) []byte {
+		return []byte(`{"evidence":[{"source_id":"claims","quote":"` + q + `"}],"note":"a\\nb"}` + "\n")
+	}
+	tests := []struct {
+		name          string
+		want, got     []byte
+		minus, plus   []string
+		longestChange int
+	}{
+		{"one word", contract(quote), contract(strings.Replace(quote, "within 29 days", "within 30 days", 1)),
+			[]string{"-" + ind + lines[19] + `\n`}, []string{"+" + ind + strings.Replace(lines[19], "29 days", "30 days", 1) + `\n`}, 120},
+		{"last line", contract(quote), contract(quote + `\nClause 43: new.`),
+			[]string{"-" + ind + lines[41] + `"`}, []string{"+" + ind + lines[41] + `\n`, "+" + ind + `Clause 43: new."`}, 120},
+		{"escaped backslash is not a break", []byte(`{"note":"a\\nb"}`), []byte(`{"note":"a\\nc"}`),
+			[]string{`-  "note": "a\\nb"`}, []string{`+  "note": "a\\nc"`}, 40},
+		{"not JSON", []byte("{\"quote\":\"x\\ny\"\n"), []byte("{\"quote\":\"x\\nz\"\n"),
+			[]string{`-{"quote":"x\ny"`}, []string{`+{"quote":"x\nz"`}, 40},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := golden.Diff("a.golden", tt.want, "ka2 build", tt.got)
+			var minus, plus []string
+			for _, l := range strings.Split(d, "\n") {
+				switch {
+				case strings.HasPrefix(l, "---"), strings.HasPrefix(l, "+++"):
+				case strings.HasPrefix(l, "-"):
+					minus = append(minus, l)
+				case strings.HasPrefix(l, "+"):
+					plus = append(plus, l)
+				}
+				if strings.HasPrefix(l, "-") || strings.HasPrefix(l, "+") {
+					if len(l) > tt.longestChange {
+						t.Errorf("a changed line of %d bytes: %s", len(l), l)
+					}
+				}
+			}
+			if diff := cmp.Diff(tt.minus, minus); diff != "" {
+				t.Errorf("removed lines mismatch (-want +got):\n%s\nin\n%s", diff, d)
+			}
+			if diff := cmp.Diff(tt.plus, plus); diff != "" {
+				t.Errorf("added lines mismatch (-want +got):\n%s\nin\n%s", diff, d)
+			}
+		})
 	}
 }

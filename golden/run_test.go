@@ -547,7 +547,7 @@ func TestReportFormats(t *testing.T) {
 			t.Errorf("testsuite %s: tests=%d but %d testcases", s.Name, s.Tests, len(s.Cases))
 		}
 		for _, c := range s.Cases {
-			if c.Name == "mid-2026" && (c.Failure == nil || !strings.Contains(c.Failure.Body, `-      "quote": "Scope: lodging on business trips to Beijing.\nEffective from 2026-01-01 until further notice; replaces travel-v1.\nThe lodging limit is 700 CNY`)) {
+			if c.Name == "mid-2026" && (c.Failure == nil || !strings.Contains(c.Failure.Body, "\n-                The lodging limit is 700 CNY per room-night.\\n\n+                The lodging limit is 750 CNY per room-night.\\n\n")) {
 				t.Errorf("mid-2026: the failure body does not hold the diff: %+v", c.Failure)
 			}
 		}

@@ -127,8 +127,11 @@ func TestRegressEditedGoldenThenUpdate(t *testing.T) {
 		"FAIL cases/parking.yaml:18 parking-first-free-day (golden differs)\n",
 		"    evidence ~parking-v2:1-3 (quote line 2); budget total 994 → 991 (-3) of 1400\n",
 		"    --- cases/testdata/golden/parking/parking-first-free-day.golden\n    +++ ka2 build\n",
-		`    -      "quote": "Scope: parking at the Shanghai office.\nParking in the basement is free for everyone from 2026.\nVisitors pay 10 CNY per day."`,
-		`    +      "quote": "Scope: parking at the Shanghai office.\nParking in the basement is free for staff from 2026.\nVisitors pay 10 CNY per day."`,
+		// The quote diffed by the lines it quotes: only the changed one.
+		"           \"quote\": \"Scope: parking at the Shanghai office.\\n\n" +
+			"    -                Parking in the basement is free for everyone from 2026.\\n\n" +
+			"    +                Parking in the basement is free for staff from 2026.\\n\n" +
+			"                     Visitors pay 10 CNY per day.\"\n",
 		"ka2 regress: 7 cases, 6 passed, 1 failed (1 differ, 0 missing, 0 with failed expectations): FAIL\n",
 	} {
 		if !strings.Contains(r.stdout, want) {
