@@ -39,7 +39,7 @@ func NewCmdReport(f *Factory, runF func(*ReportMergeOptions) error) *cobra.Comma
 		Long:  `Report works with the JSON reports ka2 regress --format json writes.`,
 		Args:  cobra.NoArgs,
 	}
-	cmd.AddCommand(newCmdReportMerge(f, runF))
+	cmd.AddCommand(newCmdReportMerge(f, runF), newCmdReportHistory(f, nil))
 	return cmd
 }
 
