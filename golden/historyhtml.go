@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -23,6 +24,7 @@ type historyPage struct {
 	Failed, Flaky, Top []historyCase
 	FailedMore         int
 	FlakyMore          int
+	MaxFailed          int
 }
 
 type historyNight struct {
@@ -55,6 +57,8 @@ type historyChart struct {
 	Bars          []historyBar
 	Ref           string // y of the reference line (100%)
 	Label         string
+	// Top and Bottom label the y axis: the values at its ends.
+	Top, Bottom string
 }
 
 type historyBar struct{ X, Y, W, H, Title string }
@@ -78,7 +82,7 @@ th,td{border:1px solid #ccc;padding:.25rem .5rem;text-align:left;vertical-align:
 td.n{text-align:right}.meta{color:#555;font-size:.9rem}
 svg .pass{fill:#1b7f3b}svg .fail{fill:#b00020}svg .absent{fill:#ddd}
 svg .rate{fill:none;stroke:#1b7f3b;stroke-width:2}svg .use{fill:none;stroke:#1f5fbf;stroke-width:1.5}
-svg .ref{stroke:#b00020;stroke-dasharray:4 3}svg .failbar{fill:#b00020;opacity:.5}svg .axis{stroke:#999}
+svg .ref{stroke:#b00020;stroke-dasharray:4 3}svg .tick{font-size:11px;fill:#555}svg .failbar{fill:#b00020;opacity:.5}svg .axis{stroke:#999}
 </style>
 </head>
 <body>
@@ -87,7 +91,7 @@ svg .ref{stroke:#b00020;stroke-dasharray:4 3}svg .failbar{fill:#b00020;opacity:.
 <p class="meta">{{.NightCount}} nights, {{.First}} to {{.Last}}; {{.Cases}} cases.</p>
 <h2 id="rate">Pass rate per night</h2>
 {{template "chart" .RateChart}}
-<p class="meta">The line is the pass rate (the dashed line is 100%); the bars are the failing cases of each night, to the same scale as the most failures in a night.</p>
+<p class="meta">The line is the pass rate, on an axis from {{.RateChart.Bottom}} to 100% (the dashed line); the bars are the failing cases of each night, the tallest the night with the most ({{.MaxFailed}}).</p>
 <h2 id="first-failures">First failures ({{len .Failed}}{{if .FailedMore}} of {{.FailedMore}}{{end}})</h2>
 {{if not .Failed}}<p>No case failed.</p>
 {{else}}<table class="failures"><thead><tr><th>case</th><th>first failed</th><th>last passed before</th><th>what changed</th><th>nights</th></tr></thead><tbody>
@@ -115,7 +119,7 @@ svg .ref{stroke:#b00020;stroke-dasharray:4 3}svg .failbar{fill:#b00020;opacity:.
 </main>
 </body>
 </html>
-{{define "chart"}}<svg class="chart" role="img" aria-label="{{.Label}}" width="{{.Width}}" height="{{.Height}}" viewBox="0 0 {{.Width}} {{.Height}}"><title>{{.Label}}</title><line class="axis" x1="0" y1="{{.Height}}" x2="{{.Width}}" y2="{{.Height}}"/>{{range .Bars}}<rect class="failbar" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}"><title>{{.Title}}</title></rect>{{end}}<line class="ref" x1="0" y1="{{.Ref}}" x2="{{.Width}}" y2="{{.Ref}}"/><polyline class="{{if .Bars}}rate{{else}}use{{end}}" points="{{.Points}}"/></svg>{{end}}
+{{define "chart"}}<svg class="chart" role="img" aria-label="{{.Label}}" width="{{.Width}}" height="{{.Height}}" viewBox="0 0 {{.Width}} {{.Height}}"><title>{{.Label}}</title><line class="axis" x1="0" y1="{{.Height}}" x2="{{.Width}}" y2="{{.Height}}"/>{{range .Bars}}<rect class="failbar" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}"><title>{{.Title}}</title></rect>{{end}}<line class="ref" x1="0" y1="{{.Ref}}" x2="{{.Width}}" y2="{{.Ref}}"/>{{if .Top}}<text class="tick" x="{{.Width}}" y="12" text-anchor="end">{{.Top}}</text><text class="tick" x="{{.Width}}" y="{{.Height}}" dy="-3" text-anchor="end">{{.Bottom}}</text>{{end}}<polyline class="{{if .Bars}}rate{{else}}use{{end}}" points="{{.Points}}"/></svg>{{end}}
 {{define "strip"}}<svg class="strip" role="img" aria-label="pass and fail by night" width="{{.Width}}" height="` + strconv.Itoa(stripH) + `" viewBox="0 0 {{.Width}} ` + strconv.Itoa(stripH) + `">{{range .Cells}}<rect class="{{.Class}}" x="{{.X}}" y="0" width="2" height="` + strconv.Itoa(stripH) + `"><title>{{.Title}}</title></rect>{{end}}</svg>{{end}}
 `))
 
@@ -133,12 +137,23 @@ func (h *History) WriteHTML(w io.Writer) error {
 	for _, n := range h.Nights {
 		maxFailed = max(maxFailed, n.Failed)
 	}
+	p.MaxFailed = maxFailed
 	step := float64(chartW) / float64(max(len(h.Nights), 1))
+	// The rate's axis runs from a whole percent below the lowest night to
+	// 100%, so that a suite that passes 99.2% to 99.8% shows the change;
+	// the bars of failures take the lower third, to their own scale.
+	lo := 1.0
+	for _, n := range h.Nights {
+		lo = min(lo, n.PassRate())
+	}
+	lo = max(0, math.Floor(lo*100-1)/100)
+	const pad = 14.0
+	rateY := func(r float64) float64 { return pad + (float64(chartH)-2*pad)*(1-(r-lo)/(1-lo)) }
 	var pts []string
 	for i, n := range h.Nights {
 		x := step * (float64(i) + 0.5)
-		pts = append(pts, fmt.Sprintf("%.1f,%.1f", x, float64(chartH)*(1-n.PassRate())))
-		bh := float64(chartH) * float64(n.Failed) / float64(maxFailed)
+		pts = append(pts, fmt.Sprintf("%.1f,%.1f", x, rateY(n.PassRate())))
+		bh := float64(chartH) / 3 * float64(n.Failed) / float64(maxFailed)
 		p.RateChart.Bars = append(p.RateChart.Bars, historyBar{X: f1(step * float64(i)), Y: f1(float64(chartH) - bh), W: f1(max(step-1, 1)), H: f1(bh),
 			Title: fmt.Sprintf("%s: %d of %d passed, %d failed", n.Label(), n.Passed, n.Cases, n.Failed)})
 		hn := historyNight{Label: n.Label(), Name: n.Name, Cases: n.Cases, Passed: n.Passed, Failed: n.Failed, Rate: fmt.Sprintf("%.1f%%", 100*n.PassRate())}
@@ -149,8 +164,8 @@ func (h *History) WriteHTML(w io.Writer) error {
 		hn.Failing, hn.FailingMore = strings.Join(names, ", "), max(len(n.Failing)-20, 0)
 		p.Nights = append(p.Nights, hn)
 	}
-	p.RateChart = historyChart{Width: chartW, Height: chartH, Points: strings.Join(pts, " "), Bars: p.RateChart.Bars, Ref: "0",
-		Label: "pass rate and failing cases per night"}
+	p.RateChart = historyChart{Width: chartW, Height: chartH, Points: strings.Join(pts, " "), Bars: p.RateChart.Bars, Ref: f1(rateY(1)),
+		Label: "pass rate and failing cases per night", Top: "100%", Bottom: fmt.Sprintf("%.0f%%", 100*lo)}
 	failed, flaky := h.failedAndFlaky()
 	if len(failed) > maxCaseRows {
 		p.FailedMore = len(failed)
