@@ -344,7 +344,7 @@ func (h *History) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, ", %s\n", plural(len(h.Cases), "case"))
 	for _, n := range h.Nights {
-		fmt.Fprintf(&b, "  %s  %d/%d passed (%.1f%%)", esc(n.Label()), n.Passed, n.Cases, 100*n.PassRate())
+		fmt.Fprintf(&b, "  %s  %d/%d passed (%.2f%%)", esc(n.Label()), n.Passed, n.Cases, 100*n.PassRate())
 		if len(n.Failing) > 0 {
 			var names []string
 			for _, ci := range n.Failing[:min(len(n.Failing), maxListed)] {

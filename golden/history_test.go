@@ -126,7 +126,7 @@ func TestHistory(t *testing.T) {
 	}
 	for _, want := range []string{
 		"ka2 report history: 35 nights, 2026-01-01T02:00:00.000Z to night-2026-01-04.json, 300 cases\n",
-		"  2026-01-11T02:00:00.000Z  298/300 passed (99.3%); failing: case-00007, case-00299\n",
+		"  2026-01-11T02:00:00.000Z  298/300 passed (99.33%); failing: case-00007, case-00299\n",
 		"  cases/suite-000.yaml case-00007: first failed 2026-01-11T02:00:00.000Z (last passed 2026-01-10T02:00:00.000Z); changed: corpus policies ",
 		"  cases/suite-000.yaml case-00042: failed 2026-01-16T02:00:00.000Z\n",
 		"  cases/suite-002.yaml case-00299: first failed 2026-01-01T02:00:00.000Z (never passed before); failing on the last night\n",

@@ -156,7 +156,7 @@ func (h *History) WriteHTML(w io.Writer) error {
 		bh := float64(chartH) / 3 * float64(n.Failed) / float64(maxFailed)
 		p.RateChart.Bars = append(p.RateChart.Bars, historyBar{X: f1(step * float64(i)), Y: f1(float64(chartH) - bh), W: f1(max(step-1, 1)), H: f1(bh),
 			Title: fmt.Sprintf("%s: %d of %d passed, %d failed", n.Label(), n.Passed, n.Cases, n.Failed)})
-		hn := historyNight{Label: n.Label(), Name: n.Name, Cases: n.Cases, Passed: n.Passed, Failed: n.Failed, Rate: fmt.Sprintf("%.1f%%", 100*n.PassRate())}
+		hn := historyNight{Label: n.Label(), Name: n.Name, Cases: n.Cases, Passed: n.Passed, Failed: n.Failed, Rate: fmt.Sprintf("%.2f%%", 100*n.PassRate())}
 		var names []string
 		for _, ci := range n.Failing[:min(len(n.Failing), 20)] {
 			names = append(names, h.Cases[ci].Name)

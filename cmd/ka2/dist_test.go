@@ -247,6 +247,10 @@ func TestActionMetadata(t *testing.T) {
 		`ka2 lint "${strict[@]}" --format sarif`,
 		"github/codeql-action/upload-sarif@",
 		"ka2 regress --format junit --report",
+		`--report "html=$KA2_HTML"`,
+		`--report "json=$KA2_JSON"`,
+		`ka2 impact --cases`,
+		`>> "$GITHUB_STEP_SUMMARY"`,
 		"sha256sum -c",
 		`/ka2" version`,
 	} {

@@ -10,6 +10,7 @@ package kubernetes
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -21,6 +22,7 @@ import (
 
 	yamlv3 "gopkg.in/yaml.v3"
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
@@ -32,12 +34,14 @@ type manifests struct {
 	deployments map[string]*appsv1.Deployment // by file
 	services    []*corev1.Service
 	configMaps  []*corev1.ConfigMap
+	jobs        map[string]*batchv1.Job // by name
+	claims      []*corev1.PersistentVolumeClaim
 }
 
 // load decodes every document of every *.yaml file under the folder.
 func load(t *testing.T) manifests {
 	t.Helper()
-	m := manifests{deployments: map[string]*appsv1.Deployment{}}
+	m := manifests{deployments: map[string]*appsv1.Deployment{}, jobs: map[string]*batchv1.Job{}}
 	files, err := filepath.Glob("*.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -75,11 +79,19 @@ func load(t *testing.T) manifests {
 			case "v1 ConfigMap":
 				c := &corev1.ConfigMap{}
 				m.configMaps, obj = append(m.configMaps, c), c
+			case "batch/v1 Job":
+				obj = &batchv1.Job{} // kept by name once decoded
+			case "v1 PersistentVolumeClaim":
+				c := &corev1.PersistentVolumeClaim{}
+				m.claims, obj = append(m.claims, c), c
 			default:
 				t.Fatalf("%s: unexpected %s %s", file, head.APIVersion, head.Kind)
 			}
 			if err := yaml.UnmarshalStrict(doc, obj); err != nil {
 				t.Errorf("%s: %s: %v", file, head.Kind, err)
+			}
+			if j, ok := obj.(*batchv1.Job); ok {
+				m.jobs[j.Name] = j
 			}
 		}
 	}
@@ -291,5 +303,63 @@ func TestGitSync(t *testing.T) {
 	}
 	if fs := pod.SecurityContext.FSGroup; fs == nil || *fs != *container(t, pod, "git-sync").SecurityContext.RunAsGroup {
 		t.Error("fsGroup must be git-sync's group, so that ka2 can read what it writes")
+	}
+}
+
+// TestNightlyJobs checks the nightly run's Jobs: an Indexed Job whose pods
+// run shard JOB_COMPLETION_INDEX+1 of as many shards as it has
+// completions, each writing its report to the shared volume the merge Job
+// reads, on the claim the folder declares.
+func TestNightlyJobs(t *testing.T) {
+	m := load(t)
+	shards, merge := m.jobs["ka2-nightly-shards"], m.jobs["ka2-nightly-merge"]
+	if shards == nil || merge == nil || len(m.jobs) != 2 {
+		t.Fatalf("want the Jobs ka2-nightly-shards and ka2-nightly-merge; have %v", m.jobs)
+	}
+	if shards.Spec.CompletionMode == nil || *shards.Spec.CompletionMode != batchv1.IndexedCompletion {
+		t.Error("the shards Job is not Indexed: its pods would have no JOB_COMPLETION_INDEX")
+	}
+	if shards.Spec.Completions == nil || shards.Spec.Parallelism == nil || *shards.Spec.Completions != *shards.Spec.Parallelism {
+		t.Error("completions and parallelism differ: some shards would wait")
+	}
+	regress := container(t, shards.Spec.Template.Spec, "regress")
+	n := ""
+	for _, e := range regress.Env {
+		if e.Name == "SHARDS" {
+			n = e.Value
+		}
+	}
+	if n != fmt.Sprint(*shards.Spec.Completions) {
+		t.Errorf("SHARDS is %q but the Job has %d completions", n, *shards.Spec.Completions)
+	}
+	script := strings.Join(regress.Args, "\n")
+	for _, want := range []string{"K=$((JOB_COMPLETION_INDEX + 1))", `--shard "$K/$SHARDS"`, `--report "json=/reports/shard-$K.json"`, "|| [ $? -eq 1 ]"} {
+		if !strings.Contains(script, want) {
+			t.Errorf("the shard script lacks %s:\n%s", want, script)
+		}
+	}
+	mergeC := container(t, merge.Spec.Template.Spec, "merge")
+	mergeScript := strings.Join(mergeC.Args, "\n")
+	for _, want := range []string{"ka2 report merge", "/reports/shard-*.json", "ka2 report history --html /reports/history.html /reports/nights"} {
+		if !strings.Contains(mergeScript, want) {
+			t.Errorf("the merge script lacks %s:\n%s", want, mergeScript)
+		}
+	}
+	for _, j := range []*batchv1.Job{shards, merge} {
+		pod := j.Spec.Template.Spec
+		c := pod.Containers[0]
+		if mountPath(c, "reports") != "/reports" {
+			t.Errorf("%s: the reports volume is not at /reports", j.Name)
+		}
+		v := volume(t, pod, "reports")
+		if v.PersistentVolumeClaim == nil || len(m.claims) != 1 || v.PersistentVolumeClaim.ClaimName != m.claims[0].Name {
+			t.Errorf("%s: the reports volume is not the folder's claim", j.Name)
+		}
+		if pod.RestartPolicy != corev1.RestartPolicyNever {
+			t.Errorf("%s: restartPolicy %s, want Never (a rerun shard would write its report twice)", j.Name, pod.RestartPolicy)
+		}
+	}
+	if modes := m.claims[0].Spec.AccessModes; !slices.Contains(modes, corev1.ReadWriteMany) {
+		t.Errorf("the reports claim is %v: pods on several nodes write it at once, so it must be ReadWriteMany", modes)
 	}
 }

@@ -51,7 +51,7 @@ func TestReportHistory(t *testing.T) {
 	}
 	for _, want := range []string{
 		"ka2 report history: 31 nights, 2026-05-01T01:30:00.000Z to 2026-05-31T01:30:00.000Z, 120 cases\n",
-		"  2026-05-13T01:30:00.000Z  119/120 passed (99.2%); failing: case-00003\n",
+		"  2026-05-13T01:30:00.000Z  119/120 passed (99.17%); failing: case-00003\n",
 		"  cases/suite-000.yaml case-00003: first failed 2026-05-13T01:30:00.000Z (last passed 2026-05-12T01:30:00.000Z); changed: corpus policies",
 		"  cases/suite-001.yaml case-00077: first failed 2026-05-30T01:30:00.000Z",
 		"flaky: failed between passes with unchanged inputs (1):\n  cases/suite-001.yaml case-00050: failed 2026-05-21T01:30:00.000Z\n",
