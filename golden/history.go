@@ -47,6 +47,38 @@ type History struct {
 	Nights []Night
 	// Cases are every case any night ran, by case file and name.
 	Cases []CaseHistory
+	// Commits are the commits between two nights' repository commits, one
+	// line each, for the ranges of CommitRanges that the front end could
+	// look up (in git); the history lists them under a first failure.
+	Commits map[CommitRange][]string
+}
+
+// CommitRange is the repository's commit on a case's last pass and on its
+// first failure.
+type CommitRange struct{ From, To string }
+
+// CommitRanges are the distinct commit ranges of the first failures, in
+// order, for a front end to fill in Commits.
+func (h *History) CommitRanges() []CommitRange {
+	var out []CommitRange
+	for ci := range h.Cases {
+		if r, ok := h.Cases[ci].commitRange(); ok {
+			out = append(out, r)
+		}
+	}
+	slices.SortFunc(out, func(a, b CommitRange) int { return cmp.Or(cmp.Compare(a.From, b.From), cmp.Compare(a.To, b.To)) })
+	return slices.Compact(out)
+}
+
+// commitRange is the commit change between the case's last pass and its
+// first failure, if its Changes hold one with both ends.
+func (c *CaseHistory) commitRange() (CommitRange, bool) {
+	for _, ch := range c.Changes {
+		if ch.What == "commit" && ch.From != "" && ch.To != "" {
+			return CommitRange{ch.From, ch.To}, true
+		}
+	}
+	return CommitRange{}, false
 }
 
 // Night is one report of a history.
@@ -379,6 +411,11 @@ func (h *History) WriteText(w io.Writer) error {
 			b.WriteString("; failing on the last night")
 		}
 		b.WriteByte('\n')
+		if r, ok := c.commitRange(); ok {
+			for _, line := range h.Commits[r] {
+				fmt.Fprintf(&b, "    commit %s\n", esc(line))
+			}
+		}
 	}
 	fmt.Fprintf(&b, "flaky: failed between passes with unchanged inputs (%d):\n", len(flaky))
 	for _, ci := range flaky {

@@ -35,6 +35,7 @@ type historyNight struct {
 
 type historyCase struct {
 	File, Name, FirstFailure, LastPass, Changes, Flips, Peak string
+	Commits                                                  []string
 	Strip                                                    historyStrip
 	Budget                                                   *historyChart
 }
@@ -79,7 +80,7 @@ body{font-family:sans-serif;margin:1.5rem;color:#222;background:#fff;max-width:1
 h1{font-size:1.5rem}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #ccc}
 table{border-collapse:collapse;font-size:.9rem;margin:.6rem 0}
 th,td{border:1px solid #ccc;padding:.25rem .5rem;text-align:left;vertical-align:top}th{background:#f0f0f0}
-td.n{text-align:right}.meta{color:#555;font-size:.9rem}
+td.n{text-align:right}ul.commits{margin:.2rem 0;padding-left:1rem;font-family:monospace;font-size:.85rem}.meta{color:#555;font-size:.9rem}
 svg .pass{fill:#1b7f3b}svg .fail{fill:#b00020}svg .absent{fill:#ddd}
 svg .rate{fill:none;stroke:#1b7f3b;stroke-width:2}svg .use{fill:none;stroke:#1f5fbf;stroke-width:1.5}
 svg .ref{stroke:#b00020;stroke-dasharray:4 3}svg .tick{font-size:11px;fill:#555}svg .failbar{fill:#b00020;opacity:.5}svg .axis{stroke:#999}
@@ -95,7 +96,7 @@ svg .ref{stroke:#b00020;stroke-dasharray:4 3}svg .tick{font-size:11px;fill:#555}
 <h2 id="first-failures">First failures ({{len .Failed}}{{if .FailedMore}} of {{.FailedMore}}{{end}})</h2>
 {{if not .Failed}}<p>No case failed.</p>
 {{else}}<table class="failures"><thead><tr><th>case</th><th>first failed</th><th>last passed before</th><th>what changed</th><th>nights</th></tr></thead><tbody>
-{{range .Failed}}<tr><td>{{.File}} {{.Name}}</td><td>{{.FirstFailure}}</td><td>{{.LastPass}}</td><td>{{.Changes}}</td><td>{{template "strip" .Strip}}</td></tr>
+{{range .Failed}}<tr><td>{{.File}} {{.Name}}</td><td>{{.FirstFailure}}</td><td>{{.LastPass}}</td><td>{{.Changes}}{{with .Commits}}<ul class="commits">{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}</td><td>{{template "strip" .Strip}}</td></tr>
 {{end}}</tbody></table>
 {{end}}
 <h2 id="flaky">Flaky cases ({{len .Flaky}}{{if .FlakyMore}} of {{.FlakyMore}}{{end}})</h2>
@@ -190,6 +191,9 @@ func (h *History) WriteHTML(w io.Writer) error {
 			default:
 				hc.Changes = changesText(c.Changes)
 			}
+		}
+		if r, ok := c.commitRange(); ok {
+			hc.Commits = h.Commits[r]
 		}
 		p.Failed = append(p.Failed, hc)
 	}

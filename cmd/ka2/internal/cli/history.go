@@ -89,6 +89,7 @@ func runReportHistory(o *ReportHistoryOptions) error {
 		}
 	}
 	h := b.Build()
+	h.Commits = commitLogs(o, h.CommitRanges())
 	if o.HTML != "" {
 		var buf bytes.Buffer
 		if err := h.WriteHTML(&buf); err != nil {
@@ -148,3 +149,32 @@ func historyFiles(paths []string) (files, problems []string) {
 }
 
 var errNoReports = errors.New("no *.json reports in this folder")
+
+// maxCommits is how many commits the history lists for one range.
+const maxCommits = 20
+
+// commitLogs looks up each range in the git repository holding the
+// working folder: the commits after From up to To, newest first, as
+// "hash subject". A range git cannot resolve (not a repository, a shallow
+// clone, commits of another repository) is left out.
+func commitLogs(o *ReportHistoryOptions, ranges []golden.CommitRange) map[golden.CommitRange][]string {
+	out := map[golden.CommitRange][]string{}
+	for _, r := range ranges {
+		if checkRevision("commit", r.From) != nil || checkRevision("commit", r.To) != nil {
+			continue // a report's text never becomes a git option
+		}
+		log, err := o.f.git()(o.ctx(), "log", "--no-decorate", "--format=%h %s", fmt.Sprintf("--max-count=%d", maxCommits+1), r.From+".."+r.To, "--")
+		if err != nil {
+			continue
+		}
+		lines := strings.Split(strings.TrimSpace(string(log)), "\n")
+		if len(lines) == 1 && lines[0] == "" {
+			continue
+		}
+		if len(lines) > maxCommits {
+			lines = append(lines[:maxCommits], "…")
+		}
+		out[r] = lines
+	}
+	return out
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -89,5 +90,59 @@ func TestReportHistory(t *testing.T) {
 	code, _, stderr = runKA2(t, "", "report", "history", "missing")
 	if code != 2 || !strings.Contains(stderr, "missing: ") {
 		t.Errorf("a missing path: exit %d, %s", code, stderr)
+	}
+}
+
+// TestReportHistoryCommits runs report history inside the repository the
+// nights ran on: under a first failure it lists the commits between the
+// last pass and the failure, newest first; run elsewhere, it lists none.
+func TestReportHistoryCommits(t *testing.T) {
+	t.Chdir(t.TempDir())
+	git := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command("git", append([]string{"-c", "user.name=Night", "-c", "user.email=night@example.com", "-c", "commit.gpgsign=false"}, args...)...).Output()
+		if err != nil {
+			t.Fatalf("git %v: %v", args, err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	git("init", "-q", "repo")
+	t.Chdir("repo")
+	var commits []string
+	for _, msg := range []string{"policies: first import", "policies: lodging limit 750 CNY", "cases: a parking case"} {
+		git("commit", "-q", "--allow-empty", "-m", msg)
+		commits = append(commits, git("rev-parse", "HEAD"))
+	}
+	spec := gennights.Spec{Nights: 10, Cases: 20, Start: time.Date(2026, 7, 1, 2, 0, 0, 0, time.UTC), Breaks: map[int]int{3: 5}}
+	if err := os.MkdirAll("nightly", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for n := range spec.Nights {
+		r := spec.Night(n)
+		r.Run.Repository.Commit = commits[0]
+		if n >= 5 {
+			r.Run.Repository.Commit = commits[2]
+		}
+		var b bytes.Buffer
+		if err := r.WriteJSON(&b); err != nil {
+			t.Fatal(err)
+		}
+		testutil.WriteFile(t, fmt.Sprintf("nightly/%02d.json", n), b.String())
+	}
+	code, stdout, stderr := runKA2(t, "", "report", "history", "--html", "h.html", "nightly")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want := "; failing on the last night\n    commit " + commits[2][:7] + " cases: a parking case\n    commit " + commits[1][:7] + " policies: lodging limit 750 CNY\nflaky"
+	if !strings.Contains(stdout, want) {
+		t.Errorf("stdout lacks the commits %q:\n%s", want, stdout)
+	}
+	if page, _ := os.ReadFile("h.html"); !bytes.Contains(page, []byte("<li>"+commits[1][:7]+" policies: lodging limit 750 CNY</li>")) {
+		t.Error("the page does not list the commits")
+	}
+	t.Chdir("..")
+	_, stdout, _ = runKA2(t, "", "report", "history", "repo/nightly")
+	if strings.Contains(stdout, "    commit ") {
+		t.Errorf("outside the repository the history still lists commits:\n%s", stdout)
 	}
 }
