@@ -165,3 +165,43 @@ func TestReadHistoryReport(t *testing.T) {
 		}
 	}
 }
+
+// FuzzReadHistoryReport: ReadHistoryReport never panics, and a report it
+// reads goes into a history as one night holding its cases, twice the
+// same.
+func FuzzReadHistoryReport(f *testing.F) {
+	for n := range 3 {
+		data, err := json.Marshal(gennights.Spec{Nights: 3, Cases: 4, PerFile: 2, Breaks: map[int]int{1: 1}}.Night(n))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte(`{"format":"ka2-regress-report-v9","files":[{"path":"a.yaml","cases":[{"name":"x","status":"pass"},{"name":"x","status":"fail"}]}]}`))
+	f.Add([]byte(`{"format":"ka2-regress-report-v1","files":null,"run":null}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := golden.ReadHistoryReport(data)
+		if err != nil {
+			return
+		}
+		text := func() string {
+			b := golden.NewHistoryBuilder()
+			b.Add("night.json", r)
+			h := b.Build()
+			if len(h.Nights) != 1 {
+				t.Fatalf("%d nights from one report", len(h.Nights))
+			}
+			var out bytes.Buffer
+			if err := h.WriteText(&out); err != nil {
+				t.Fatal(err)
+			}
+			if err := h.WriteHTML(&out); err != nil {
+				t.Fatal(err)
+			}
+			return out.String()
+		}
+		if a, b := text(), text(); a != b {
+			t.Error("the same report gave two histories")
+		}
+	})
+}
