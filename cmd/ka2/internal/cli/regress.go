@@ -52,6 +52,10 @@ case); 2 when the case files themselves are broken. --max-failures N stops
 after N failing cases (the cases under way finish; the report says how
 many were not run).
 
+Every report says when and on what it ran: the start and end, the ka2
+build, the host (--no-host leaves it out), the repository's commit, and
+the digests of the corpora and case files.
+
 On a terminal, a progress line is drawn on standard error (--quiet turns
 it off), and diffs are coloured (--color; NO_COLOR turns auto off).
 
@@ -64,6 +68,7 @@ golden, for ka2 review.`,
   ka2 regress --update cases
   ka2 regress --case mid-2026 cases
   ka2 regress --unreferenced=reject --format junit --report junit.xml cases
+  ka2 regress --report junit=ka2-junit.xml --report html=ka2.html --report json=ka2.json cases
   ka2 regress --shard 2/4 --format json --report shard-2.json cases`,
 		Args: cobra.ArbitraryArgs,
 		RunE: runE(opts, &opts.cmdContext, func(args []string) { opts.Paths = args }, opts.validate, runF, runRegress),
