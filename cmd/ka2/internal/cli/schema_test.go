@@ -28,8 +28,13 @@ func cliSchemas(t *testing.T) *jsonschema.Compiler {
 	if err != nil {
 		t.Fatal(err)
 	}
+	regress, err := os.ReadFile(filepath.Join(root, "golden", "ka2-regress-report-v1.schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	c := jsonschema.NewCompiler()
-	for url, doc := range map[string][]byte{"file:///ka2/schema/cli.schema.json": data, "file:///ka2/serve/openapi.json": api} {
+	for url, doc := range map[string][]byte{"file:///ka2/schema/cli.schema.json": data, "file:///ka2/serve/openapi.json": api,
+		"https://github.com/ka2/ka2/golden/ka2-regress-report-v1.schema.json": regress} {
 		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
 		if err != nil {
 			t.Fatalf("%s: %v", url, err)
