@@ -99,7 +99,13 @@ either, commands use the embedded sample corpus.`,
 	}
 	enumVar(root.PersistentFlags(), &f.ErrorFormat, "error-format", "text", textJSON, "how errors are printed on stderr")
 	root.PersistentFlags().StringVar(&f.ConfigFile, "config", "", "project file (default: $KA2_CONFIG, else ka2.yaml found from the current folder upward)")
-	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return applyProject(cmd, f) }
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		if err := applyProject(cmd, f); err != nil {
+			return err
+		}
+		warnNoCorpus(cmd, f, args)
+		return nil
+	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
 	setVersionFlag(root)
 	root.AddCommand(

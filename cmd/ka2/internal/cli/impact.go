@@ -63,7 +63,7 @@ func (o *ImpactOptions) validate() error {
 	case len(o.Cases) == 0:
 		return usageError{errors.New("--cases is required: the case files or folders to rebuild")}
 	case o.Corpus == "":
-		return usageError{errors.New("--corpus is required: the corpus folder after the edit")}
+		return usageError{errors.New("name the corpus folder after the edit: pass --corpus, or set corpus: in ka2.yaml")}
 	case (o.Base == "") == (o.BaseRef == ""):
 		return usageError{errors.New("give the corpus before the edit as --base FOLDER or --base-ref GIT_REF (one of them)")}
 	case o.Jobs < 0:

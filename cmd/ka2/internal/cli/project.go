@@ -237,6 +237,22 @@ func applyProject(cmd *cobra.Command, f *Factory) error {
 	return nil
 }
 
+// warnNoCorpus says on standard error when a project file applies but
+// names no corpus and the command falls back to the embedded sample: a
+// team's questions would otherwise meet the sample's subjects ("unknown
+// subject meals; the corpus's subjects are lodging, …") with nothing to
+// say why. Commands whose arguments name corpus folders (lint) are left
+// alone when given some.
+func warnNoCorpus(cmd *cobra.Command, f *Factory, args []string) {
+	cfg := f.proj.cfg
+	fl := cmd.Flags().Lookup("corpus")
+	if cfg == nil || cfg.Corpus != "" || fl == nil || fl.Changed || (cmd.Name() == "lint" && len(args) > 0) || cmd.Name() == "impact" {
+		return
+	}
+	fmt.Fprintf(f.ErrOut, "ka2: warning: %s names no corpus, so this command reads the embedded sample corpus; add corpus: FOLDER to it, or pass --corpus\n",
+		filepath.ToSlash(cfg.Path))
+}
+
 // annotationFromProject marks a flag the project file set, with where
 // and under which key.
 const annotationFromProject = "ka2/from-project"
