@@ -100,6 +100,9 @@ either, commands use the embedded sample corpus.`,
 	enumVar(root.PersistentFlags(), &f.ErrorFormat, "error-format", "text", textJSON, "how errors are printed on stderr")
 	root.PersistentFlags().StringVar(&f.ConfigFile, "config", "", "project file (default: $KA2_CONFIG, else ka2.yaml found from the current folder upward)")
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		if err := renamedNotices(cmd.Flags(), f.ErrOut); err != nil {
+			return err
+		}
 		if err := applyProject(cmd, f); err != nil {
 			return err
 		}

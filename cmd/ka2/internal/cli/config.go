@@ -124,7 +124,7 @@ func runConfig(o *ConfigOptions, cmd *cobra.Command) error {
 	}
 	add(project.KeyCorpus, "corpus", o.Corpus, contract.SampleCorpus)
 	add(project.KeyCases, "cases", o.Cases, "")
-	add(project.KeyContract, "contract", o.Contract, "", "embedded ka2-context-contract-v1")
+	add(project.KeyContract, "definition", o.Contract, "", "embedded ka2-context-contract-v1")
 	add(project.KeyContent, "content", o.Content, "", "the contract's")
 	add(project.KeyPolicy, "policy", o.Policy, "", "embedded")
 	// The counter and limits the contract definition gives by default.

@@ -561,7 +561,7 @@ func TestEvalReportRegrades(t *testing.T) {
 		testutil.WriteFile(t, cpath, string(doc))
 		testutil.WriteFile(t, apath, r.Answer)
 		f, stdout, stderr := cli.TestFactory("")
-		args := []string{"grade", "--contract", cpath, "--answer", apath, "--format", "json"}
+		args := []string{"grade", cpath, "--answer", apath, "--format", "json"}
 		for _, id := range injected[variantKey{r.Case, r.Condition}] {
 			args = append(args, "--injected", id)
 		}

@@ -17,14 +17,17 @@ import (
 
 // GradeOptions are the inputs of `ka2 grade`.
 type GradeOptions struct {
-	f          *Factory
-	Contract   string
-	Answer     string
-	Corpus     string
-	Definition string
-	Content    string
-	Lang       string
-	Format     string
+	f *Factory
+	// Contract is the built contract, the argument (or, for one release,
+	// the old --contract, held in contractFlag).
+	Contract     string
+	contractFlag string
+	Answer       string
+	Corpus       string
+	Definition   string
+	Content      string
+	Lang         string
+	Format       string
 	// Injected names records added to the contract as a test (eval's
 	// hostile notice and distractors), which are not evidence.
 	Injected []string
@@ -35,9 +38,10 @@ type GradeOptions struct {
 func NewCmdGrade(f *Factory, runF func(*GradeOptions) error) *cobra.Command {
 	opts := &GradeOptions{f: f}
 	cmd := &cobra.Command{
-		Use:   "grade --contract FILE --answer FILE",
+		Use:   "grade CONTRACT --answer FILE",
 		Short: "Check one generator answer against the contract it was given",
-		Long: `Grade reads a contract (as ka2 build printed it) and a generator's answer and
+		Long: `Grade reads a contract (as ka2 build printed it: the argument, a file or -
+for standard input) and a generator's answer and
 checks, deterministically, that every claim of the answer it can read holds:
 each citation, amount and date. It prints one finding per line, "kind: detail",
 and exits 1 when there is any; "ok" says how many claims it checked, and each
@@ -72,13 +76,12 @@ input error (exit 2). With --corpus, grade first runs ka2 verify's checks on
 the contract, all but the budget; a contract that fails them is an input
 error (exit 2) naming each problem.`,
 		Example: `  ka2 build --subject lodging --date 2026-09-14 --question "What is the limit?" > contract.json
-  echo "The limit is 750 CNY per room-night [travel-v2:3]." | ka2 grade --contract contract.json --answer -
-  ka2 grade --contract contract.json --answer answer.txt --format json`,
-		Args: cobra.NoArgs,
-		RunE: runE(opts, &opts.cmdContext, nil, opts.validate, runF, runGrade),
+  echo "The limit is 750 CNY per room-night [travel-v2:3]." | ka2 grade contract.json --answer -
+  ka2 grade contract.json --answer answer.txt --format json`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: runE(opts, &opts.cmdContext, opts.take, opts.validate, runF, runGrade),
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&opts.Contract, "contract", "", "the contract the answer was given (FILE, or - for standard input)")
 	fs.StringVar(&opts.Answer, "answer", "", "the answer text (FILE, or - for standard input)")
 	fs.StringVar(&opts.Corpus, "corpus", "", "verify the contract against this corpus first (\"embedded:sample\" for the sample)")
 	fs.StringVar(&opts.Definition, "definition", "", "contract definition file whose content file holds the refusal phrases (default: the embedded one)")
@@ -86,17 +89,33 @@ error (exit 2) naming each problem.`,
 	fs.StringVar(&opts.Lang, "lang", "", "the contract's language (default: found from its instruction)")
 	enumVar(fs, &opts.Format, "format", "text", textJSON, "output format")
 	fs.StringArrayVar(&opts.Injected, "injected", nil, "a source_id added to the contract as a test, not evidence (repeatable; eval's report lists each variant's)")
+	// The built contract was --contract before it became the argument.
+	fs.StringVar(&opts.contractFlag, "contract", "", "the contract the answer was given")
+	renamedFlag(fs, "contract", "", "the CONTRACT argument")
 	return cmd
+}
+
+// take reads the contract argument; the old --contract stands in for it.
+func (o *GradeOptions) take(args []string) {
+	if len(args) == 1 {
+		o.Contract = args[0]
+	}
 }
 
 func (o *GradeOptions) validate() error {
 	switch {
+	case o.Contract != "" && o.contractFlag != "":
+		return usageError{errors.New("the contract is given twice, as the argument and as --contract: give only the argument")}
 	case o.Contract == "":
-		return usageError{errors.New("--contract is required: the contract the answer was given")}
+		o.Contract = o.contractFlag
+	}
+	switch {
+	case o.Contract == "":
+		return usageError{errors.New("the contract is required: ka2 grade CONTRACT --answer FILE (a file, or - for standard input)")}
 	case o.Answer == "":
 		return usageError{errors.New("--answer is required: a file, or - for standard input")}
 	case o.Contract == "-" && o.Answer == "-":
-		return usageError{errors.New("--contract and --answer cannot both be standard input (-)")}
+		return usageError{errors.New("the contract and --answer cannot both be standard input (-)")}
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"strings"
 
@@ -52,6 +53,54 @@ func openCorpus(dir string, proj *project.Config) contract.Corpus {
 	return contract.Folder(dir).Narrow(func(fsys fs.FS) fs.FS { return proj.Filter(dir, fsys) })
 }
 
+// definitionVar registers --definition, the contract definition, and its
+// old spelling --contract (one release; see renamedFlag).
+func definitionVar(fs *pflag.FlagSet, p *string, usage string) {
+	fs.StringVar(p, "definition", "", usage)
+	renamedFlag(fs, "contract", "definition", "--definition (the contract definition; a built contract is the argument)")
+}
+
+// annotationRenamed marks a hidden flag kept under its old name for one
+// release; its value says what replaces it.
+const annotationRenamed = "ka2/renamed"
+
+// renamedFlag marks old as a hidden spelling kept for one release, with
+// instead the words for what replaces it (see renamedNotices). With to,
+// the name of a flag already registered, old is registered as a second
+// name for its value; with to "", old must already be registered (it
+// stands for an argument, which the command reads itself).
+func renamedFlag(fs *pflag.FlagSet, old, to, instead string) {
+	if to != "" {
+		fl := fs.Lookup(to)
+		fs.Var(fl.Value, old, fl.Usage)
+	}
+	o := fs.Lookup(old)
+	o.Hidden = true
+	o.Annotations = map[string][]string{annotationRenamed: {to, instead}}
+}
+
+// renamedNotices prints one deprecation notice on w for each old flag
+// spelling given, marks the new flag as given (so that the project file
+// does not override it), and refuses both spellings at once.
+func renamedNotices(fs *pflag.FlagSet, w io.Writer) error {
+	var err error
+	fs.Visit(func(fl *pflag.Flag) {
+		r := fl.Annotations[annotationRenamed]
+		if len(r) != 2 || err != nil {
+			return
+		}
+		if to := fs.Lookup(r[0]); to != nil {
+			if to.Changed {
+				err = usageError{fmt.Errorf("--%s and --%s are the same input under its old and new name: give only --%s", fl.Name, to.Name, to.Name)}
+				return
+			}
+			to.Changed = true
+		}
+		fmt.Fprintf(w, "ka2: --%s is deprecated and goes in the next release: use %s\n", fl.Name, r[1])
+	})
+	return err
+}
+
 // budgetFlags choose the contract definition, the counter and the limits.
 // Unset limits come from the contract definition's defaults for the counter.
 type budgetFlags struct {
@@ -72,7 +121,7 @@ type budgetFlags struct {
 }
 
 func (b *budgetFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&b.Contract, "contract", "", "contract definition file (default: the embedded ka2-context-contract-v1.json)")
+	definitionVar(fs, &b.Contract, "contract definition file (default: the embedded ka2-context-contract-v1.json)")
 	fs.StringVar(&b.Content, "content", "", "instruction and worked-example file, in place of the one the contract names")
 	enumVar(fs, &b.Counter, "counter", "", budget.Names(), "what the budget counts (default: the contract's, codepoint)")
 	fs.IntVar(&b.Capacity, "capacity", 0, "W, the capacity, 1..100000000 (default: the contract's for the counter; 1600 code points)")

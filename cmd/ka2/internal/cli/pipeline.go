@@ -100,7 +100,7 @@ same and exits 0.`,
 	fs := cmd.Flags()
 	enumVar(fs, &opts.Mode, "mode", "strict", []string{"strict", "warn"}, "strict: exit 1 on any error; warn: print and exit 0")
 	enumVar(fs, &opts.Format, "format", "text", textJSON, "output format")
-	fs.StringVar(&opts.Contract, "contract", "", "contract definition whose output schema is the built-in protocol (default: the embedded one)")
+	definitionVar(fs, &opts.Contract, "contract definition whose output schema is the built-in protocol (default: the embedded one)")
 	return cmd
 }
 
@@ -140,7 +140,7 @@ func parsePipeline(f *Factory, file, contractFile string) (*pipeline.Pipeline, *
 	}
 	p, err := pipeline.Parse(displayName(file), data, def)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--contract: %w", err)
+		return nil, nil, fmt.Errorf("--definition: %w", err)
 	}
 	return p, def, nil
 }

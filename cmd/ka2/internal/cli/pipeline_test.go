@@ -29,7 +29,7 @@ func TestPipelineCheckFlags(t *testing.T) {
 		wantErr string
 	}{
 		{name: "defaults", args: []string{"p.yaml"}, want: cli.PipelineCheckOptions{File: "p.yaml", Mode: "strict", Format: "text"}},
-		{name: "all flags", args: []string{"--mode", "warn", "--format", "json", "--contract", "c.json", "-"},
+		{name: "all flags", args: []string{"--mode", "warn", "--format", "json", "--definition", "c.json", "-"},
 			want: cli.PipelineCheckOptions{File: "-", Mode: "warn", Format: "json", Contract: "c.json"}},
 		{name: "bad mode", args: []string{"--mode", "lenient", "p.yaml"}, wantErr: `invalid value "lenient" for --mode: want one of strict, warn`},
 		{name: "bad format", args: []string{"--format", "yaml", "p.yaml"}, wantErr: `invalid value "yaml" for --format: want one of text, json`},

@@ -177,7 +177,7 @@ var projectFlags = []struct {
 }{
 	{"corpus", project.KeyCorpus, func(c *project.Config) string { return c.Corpus }},
 	{"cases", project.KeyCases, func(c *project.Config) string { return c.Cases }},
-	{"contract", project.KeyContract, func(c *project.Config) string { return c.Contract }},
+	{"definition", project.KeyContract, func(c *project.Config) string { return c.Contract }},
 	{"content", project.KeyContent, func(c *project.Config) string { return c.Content }},
 	{"policy", project.KeyPolicy, func(c *project.Config) string { return c.Policy }},
 	{"counter", project.KeyCounter, func(c *project.Config) string { return c.Counter }},

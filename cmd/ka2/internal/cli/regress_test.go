@@ -599,7 +599,7 @@ func TestGoldensAreBuildOutput(t *testing.T) {
 			args = append(args, "--date", d.String())
 		}
 		cfg := c.Config
-		for flag, v := range map[string]string{"--corpus": cfg.Corpus.Name, "--contract": cfg.Contract, "--counter": cfg.Counter} {
+		for flag, v := range map[string]string{"--corpus": cfg.Corpus.Name, "--definition": cfg.Contract, "--counter": cfg.Counter} {
 			if v != "" {
 				args = append(args, flag, v)
 			}

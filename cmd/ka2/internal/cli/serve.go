@@ -76,7 +76,7 @@ func NewCmdServe(f *Factory, runF func(*ServeOptions) error) *cobra.Command {
   GET  /             the preview page (turn it off with --ui=false)
   GET  /healthz, /readyz, /metrics (Prometheus)
 
-The build flags (--corpus, --contract, --counter, --capacity, --reserve,
+The build flags (--corpus, --definition, --counter, --capacity, --reserve,
 --wrapper, --policy, --lang, --short, --require-evidence) mean what they
 mean for ka2 build; a request's keys replace them per request, its
 "capacity" up to --max-capacity and its "counter" among --counters. Errors are
