@@ -123,16 +123,14 @@ func (p Problem) Text(name func(setting string) string) string {
 }
 
 // ProblemJSON is a Problem as `ka2 verify --format json` and POST
-// /v1/verify write it, its hint worded for the front end.
-type ProblemJSON struct {
-	Code    string `json:"code"`
-	Where   string `json:"where"`
-	Message string `json:"message"`
-}
+// /v1/verify write it, its hint worded for the front end: the one shape of
+// a positioned problem (diag.Wire), its path the JSON pointer, line and
+// column 0; a problem's severity is error, a note's info.
+type ProblemJSON diag.Wire
 
 // JSON words p's hint by name and returns it in its JSON shape.
 func (p Problem) JSON(name func(setting string) string) ProblemJSON {
-	return ProblemJSON{Code: string(p.Code), Where: p.Path, Message: p.Phrase(name)}
+	return ProblemJSON(p.Diagnostic().Wire(name))
 }
 
 // MarshalJSON writes p in its JSON shape, the hint in front-end-neutral
@@ -270,7 +268,7 @@ func (vf *verifier) add(code diag.Code, where, format string, args ...any) {
 }
 
 func (vf *verifier) note(code diag.Code, where, format string, args ...any) {
-	vf.v.Notes = append(vf.v.Notes, Problem{Pos: diag.Pos{Path: where}, Code: code, Message: fmt.Sprintf(format, args...)})
+	vf.v.Notes = append(vf.v.Notes, Problem{Pos: diag.Pos{Path: where}, Code: code, Severity: diag.SeverityInfo, Message: fmt.Sprintf(format, args...)})
 }
 
 // decode checks the text and the schema and reads the contract into

@@ -165,8 +165,8 @@ func TestVerifyOverBudget(t *testing.T) {
 }
 
 // TestProblemWording: a problem prints as "where: code: message; hint",
-// the hint's settings in each front end's words, and its JSON keeps the
-// code, where, message shape.
+// the hint's settings in each front end's words, and its JSON is the one
+// positioned-problem shape, the hint apart from the message.
 func TestProblemWording(t *testing.T) {
 	p := contract.Problem{Pos: diag.Pos{Path: "/instruction"}, Code: "lang", Message: "no language", Hint: diag.Set("pass {lang}")}
 	flag := func(s string) string { return "--" + s }
@@ -174,9 +174,9 @@ func TestProblemWording(t *testing.T) {
 		{"String", p.String(), "/instruction: lang: no language; pass the lang setting"},
 		{"Text", p.Text(flag), "/instruction: lang: no language; pass --lang"},
 		{"no where", contract.Problem{Code: "budget", Message: "over"}.String(), "budget: over"},
-		{"JSON", mustJSON(t, p), `{"code":"lang","where":"/instruction","message":"no language; pass the lang setting"}`},
+		{"JSON", mustJSON(t, p), `{"code":"lang","severity":"error","path":"/instruction","line":0,"col":0,"message":"no language","hint":"pass the lang setting"}`},
 		{"contract.ProblemsJSON", mustJSON(t, contract.ProblemsJSON([]contract.Problem{p}, flag)),
-			`[{"code":"lang","where":"/instruction","message":"no language; pass --lang"}]`},
+			`[{"code":"lang","severity":"error","path":"/instruction","line":0,"col":0,"message":"no language","hint":"pass --lang"}]`},
 		{"no problems", mustJSON(t, contract.ProblemsJSON(nil, flag)), `[]`},
 	}
 	for _, tt := range tests {

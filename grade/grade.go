@@ -2,6 +2,7 @@ package grade
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -11,6 +12,8 @@ import (
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/corpus/lint"
+	"github.com/ka2/ka2/internal/diag"
+	"github.com/ka2/ka2/internal/jsontext"
 )
 
 // Kind is the stable name of a kind of finding. Tools branch on kinds,
@@ -90,12 +93,34 @@ func Kinds() []Kind {
 
 // Finding is one way the answer breaks its contract.
 type Finding struct {
-	Kind   Kind   `json:"kind"`
-	Detail string `json:"detail"`
+	Kind   Kind
+	Detail string
 	// Line and Col place the finding in the answer (1-based, columns in
 	// code points); 0 when it is about the whole answer.
-	Line int `json:"line,omitempty"`
-	Col  int `json:"col,omitempty"`
+	Line int
+	Col  int
+}
+
+// Diagnostic is f as the one positioned-problem type: the kind is its
+// code, the detail its message, an error placed in the answer (which has
+// no path of its own here; a front end that knows the answer's name sets
+// it).
+func (f Finding) Diagnostic() *diag.Diagnostic {
+	return &diag.Diagnostic{Pos: diag.Pos{Line: f.Line, Col: f.Col}, Code: diag.Code(f.Kind), Message: f.Detail}
+}
+
+// MarshalJSON writes f in the one shape of a positioned problem
+// (diag.Wire), with path "".
+func (f Finding) MarshalJSON() ([]byte, error) { return jsontext.Marshal(f.Diagnostic().Wire(nil)) }
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (f *Finding) UnmarshalJSON(b []byte) error {
+	var w diag.Wire
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*f = Finding{Kind: Kind(w.Code), Detail: w.Message, Line: w.Line, Col: w.Col}
+	return nil
 }
 
 // String is "kind: detail".

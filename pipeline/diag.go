@@ -54,26 +54,10 @@ type Diagnostic struct {
 	diag.Diagnostic
 }
 
-// diagnosticJSON is a diagnostic's JSON shape, which predates diag and
-// stays as it was.
-type diagnosticJSON struct {
-	Code     diag.Code     `json:"code"`
-	Severity diag.Severity `json:"severity"`
-	Pos      struct {
-		File string `json:"file"`
-		Line int    `json:"line"`
-		Col  int    `json:"col"`
-	} `json:"pos"`
-	Message    string `json:"message"`
-	Suggestion string `json:"suggestion,omitempty"`
-}
-
-// MarshalJSON writes d in the shape `ka2 pipeline check --format json`
-// prints.
+// MarshalJSON writes d in the one shape of a positioned problem
+// (diag.Wire), the suggestion as its hint.
 func (d Diagnostic) MarshalJSON() ([]byte, error) {
-	j := diagnosticJSON{Code: d.Code, Severity: d.Severity, Message: d.Message, Suggestion: d.Hint.String()}
-	j.Pos.File, j.Pos.Line, j.Pos.Col = d.Path, d.Line, d.Col
-	return jsontext.Marshal(j)
+	return jsontext.Marshal(d.Diagnostic.Wire(nil))
 }
 
 // String formats d the way `ka2 pipeline check` prints it: the position,

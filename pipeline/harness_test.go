@@ -213,7 +213,7 @@ func TestVerifyStage(t *testing.T) {
 			if got.OK != tt.wantOK || got.OK != (len(got.Problems) == 0) {
 				t.Errorf("verification = %+v, want ok %v", got, tt.wantOK)
 			}
-			if tt.tamper && (len(got.Problems) == 0 || got.Problems[0].Code != "quote" || got.Problems[0].Where != "/evidence/0/quote") {
+			if tt.tamper && (len(got.Problems) == 0 || got.Problems[0].Code != "quote" || got.Problems[0].Path != "/evidence/0/quote") {
 				t.Errorf("problems = %+v, want a quote problem at /evidence/0/quote", got.Problems)
 			}
 			// The contract passes on unchanged.

@@ -12,6 +12,7 @@ import (
 	"github.com/sebdah/goldie/v2"
 
 	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/serve"
 )
 
@@ -202,7 +203,7 @@ func TestSelectShowVerify(t *testing.T) {
 	}
 	var codes []string
 	for _, p := range ok.Problems {
-		codes = append(codes, p.Code)
+		codes = append(codes, string(p.Code))
 	}
 	if diff := cmp.Diff([]string{"selection_missing", "selection_extra"}, codes); diff != "" {
 		t.Errorf("verify of a contract for the wrong date: problem codes mismatch (-want +got):\n%s\n%s", diff, v.body)
@@ -212,7 +213,7 @@ func TestSelectShowVerify(t *testing.T) {
 	cut := regexp.MustCompile(`"line_end":5,"quote":"([^"]*)\\nThe lodging limit is 750[^"]*"`).ReplaceAllString(string(contractBody), `"line_end":2,"quote":"$1"`)
 	v = r.post(t, "/v1/verify", cut)
 	ok.Problems = nil
-	if err := json.Unmarshal(v.body, &ok); err != nil || ok.OK || len(ok.Problems) != 1 || ok.Problems[0].Code != string(contract.ProblemCut) {
+	if err := json.Unmarshal(v.body, &ok); err != nil || ok.OK || len(ok.Problems) != 1 || ok.Problems[0].Code != contract.ProblemCut {
 		t.Errorf("verify of a cut record: %s (%v), want one cut problem", v.body, err)
 	}
 }
@@ -293,8 +294,8 @@ func TestVerifyWordsItsHints(t *testing.T) {
 	if err := json.Unmarshal(v.body, &out); err != nil {
 		t.Fatalf("%v: %s", err, v.body)
 	}
-	want := contract.ProblemJSON{Code: "lang", Where: "/instruction",
-		Message: "the instruction matches no language of the contract definition; pass ?lang="}
+	want := contract.ProblemJSON{Code: "lang", Severity: diag.SeverityError, Path: "/instruction",
+		Message: "the instruction matches no language of the contract definition", Hint: "pass ?lang="}
 	if len(out.Problems) == 0 || out.Problems[0] != want {
 		t.Errorf("problems %+v, want first %+v", out.Problems, want)
 	}

@@ -50,33 +50,33 @@ type Fix struct {
 // Rule is the ID of the rule that found f, e.g. "overlap".
 func (f Finding) Rule() string { return string(f.Code) }
 
-// findingJSON is a finding's JSON shape, which predates diag and stays as
-// it was: the rule, its severity, a flat position, the message and hint.
+// findingJSON is a finding's JSON shape: the one shape of a positioned
+// problem (diag.Wire; the code is the rule's ID, the path relative to the
+// corpus root, the severity after configuration) and the related places.
 type findingJSON struct {
-	Rule     string        `json:"rule"`     // the rule's stable ID, e.g. "overlap"
-	Severity diag.Severity `json:"severity"` // after configuration
-	Path     string        `json:"path"`     // slash-separated, relative to the corpus root
-	Line     int           `json:"line"`     // 1-based file line; 0 when the problem is the whole file
-	Col      int           `json:"col"`      // 1-based column in code points; 0 when unknown
-	Message  string        `json:"message"`  // what is wrong
-	Hint     string        `json:"hint,omitempty"`
-	Related  []Location    `json:"related,omitempty"`
+	diag.Wire
+	Related []Location `json:"related,omitempty"`
+	// Rule is where reports of the previous release put the code; it is
+	// read (for one release), never written.
+	Rule string `json:"rule,omitempty"`
 }
 
 // MarshalJSON writes f in the JSON report's shape.
 func (f Finding) MarshalJSON() ([]byte, error) {
-	return jsontext.Marshal(findingJSON{Rule: f.Rule(), Severity: f.Severity, Path: f.Path, Line: f.Line, Col: f.Col,
-		Message: f.Message, Hint: f.Hint.String(), Related: f.Related})
+	return jsontext.Marshal(findingJSON{Wire: f.Diagnostic.Wire(nil), Related: f.Related})
 }
 
-// UnmarshalJSON reads a finding written by MarshalJSON.
+// UnmarshalJSON reads a finding written by MarshalJSON, or by the previous
+// release (its "rule" key for the code).
 func (f *Finding) UnmarshalJSON(b []byte) error {
 	var j findingJSON
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	*f = Finding{Diagnostic: diag.Diagnostic{Pos: diag.Pos{Path: j.Path, Line: j.Line, Col: j.Col},
-		Code: diag.Code(j.Rule), Severity: j.Severity, Message: j.Message, Hint: diag.Fix(j.Hint)}, Related: j.Related}
+	if j.Code == "" {
+		j.Code = diag.Code(j.Rule)
+	}
+	*f = Finding{Diagnostic: j.Wire.Diagnostic(), Related: j.Related}
 	return nil
 }
 

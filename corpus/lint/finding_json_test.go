@@ -10,9 +10,9 @@ import (
 	"github.com/ka2/ka2/internal/jsontext"
 )
 
-// TestFindingJSON: a Finding keeps the JSON shape it had before it became
-// a view over diag.Diagnostic, writes text as it is (no \u003e), and reads
-// back.
+// TestFindingJSON: a Finding is written in the one positioned-problem
+// shape (diag.Wire) with its related places, writes text as it is (no
+// \u003e), reads back, and reads the previous release's "rule" key.
 func TestFindingJSON(t *testing.T) {
 	f := Finding{Diagnostic: diag.Diagnostic{Pos: diag.Pos{Path: "a.md", Line: 3, Col: 1}, Code: "overlap",
 		Severity: diag.SeverityWarning, Message: "A >> B & <c>", Hint: diag.Fix("split it")},
@@ -21,7 +21,7 @@ func TestFindingJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"rule":"overlap","severity":"warning","path":"a.md","line":3,"col":1,"message":"A >> B & <c>","hint":"split it","related":[{"path":"b.md","line":2}]}`
+	want := `{"code":"overlap","severity":"warning","path":"a.md","line":3,"col":1,"message":"A >> B & <c>","hint":"split it","related":[{"path":"b.md","line":2}]}`
 	if diff := cmp.Diff(want, string(b)); diff != "" {
 		t.Errorf("MarshalJSON() mismatch (-want +got):\n%s", diff)
 	}
@@ -31,6 +31,13 @@ func TestFindingJSON(t *testing.T) {
 	}
 	if diff := cmp.Diff(f, back); diff != "" {
 		t.Errorf("round trip mismatch (-want +got):\n%s", diff)
+	}
+	var old Finding
+	if err := json.Unmarshal([]byte(`{"rule":"overlap","severity":"warning","path":"a.md","line":3,"col":1,"message":"A >> B & <c>","hint":"split it","related":[{"path":"b.md","line":2}]}`), &old); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(f, old); diff != "" {
+		t.Errorf("previous release's shape read back mismatch (-want +got):\n%s", diff)
 	}
 	if err := json.Unmarshal([]byte(`{"severity":"fatal"}`), &back); err == nil {
 		t.Error("UnmarshalJSON accepted severity fatal")

@@ -183,11 +183,11 @@ func assertJSON(t *testing.T, g *goldie.Goldie, out []byte) {
 	}
 	var parts []logPart
 	for i, raw := range rep.Findings {
-		var f struct{ Rule string }
-		if err := json.Unmarshal(raw, &f); err != nil || f.Rule == "" {
+		var f struct{ Code string }
+		if err := json.Unmarshal(raw, &f); err != nil || f.Code == "" {
 			t.Fatalf("finding %d of no rule: %s", i, raw)
 		}
-		parts = append(parts, logPart{rule: f.Rule, name: fmt.Sprintf("finding %d of %s", i, f.Rule), raw: raw})
+		parts = append(parts, logPart{rule: f.Code, name: fmt.Sprintf("finding %d of %s", i, f.Code), raw: raw})
 	}
 	assertParts(t, g, "json", out, parts)
 }

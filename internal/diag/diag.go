@@ -255,3 +255,34 @@ func (l Errors[E]) Unwrap() []error {
 	}
 	return errs
 }
+
+// Wire is the one JSON shape of a positioned problem, whichever command
+// or endpoint reports it (lint findings, pipeline diagnostics, verify
+// problems, grade findings): the code, the severity, a flat position, the
+// message and the hint worded for the front end. Path is what the
+// reporter places problems in: a corpus file, a pipeline file, a JSON
+// pointer into a contract, the answer; Line and Col are 0 where there is
+// no line or column.
+type Wire struct {
+	Code     Code     `json:"code"`
+	Severity Severity `json:"severity"`
+	Path     string   `json:"path"`
+	Line     int      `json:"line"`
+	Col      int      `json:"col"`
+	Message  string   `json:"message"`
+	Hint     string   `json:"hint,omitempty"`
+}
+
+// Wire returns d in the wire shape, its hint's settings worded by name
+// (nil: SettingWords).
+func (d *Diagnostic) Wire(name func(setting string) string) Wire {
+	if name == nil {
+		name = SettingWords
+	}
+	return Wire{Code: d.Code, Severity: d.Severity, Path: d.Path, Line: d.Line, Col: d.Col, Message: d.Message, Hint: d.Hint.Phrase(name)}
+}
+
+// Diagnostic is w read back.
+func (w Wire) Diagnostic() Diagnostic {
+	return Diagnostic{Pos: Pos{Path: w.Path, Line: w.Line, Col: w.Col}, Code: w.Code, Severity: w.Severity, Message: w.Message, Hint: Fix(w.Hint)}
+}

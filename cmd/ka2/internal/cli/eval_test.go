@@ -229,7 +229,7 @@ type evalReport struct {
 		Case, Condition, Answer, Error string
 		Repeat                         int
 		Pass                           bool
-		Findings                       []struct{ Kind, Detail string }
+		Findings                       []struct{ Code, Message string }
 	}
 }
 
@@ -567,14 +567,14 @@ func TestEvalReportRegrades(t *testing.T) {
 		}
 		gcode := cli.Run(context.Background(), f, args)
 		var g struct {
-			Findings []struct{ Kind, Detail string }
+			Findings []struct{ Code, Message string }
 		}
 		if err := json.Unmarshal(stdout.Bytes(), &g); err != nil {
 			t.Fatalf("grade: exit %d, stderr %q: %v", gcode, stderr, err)
 		}
-		var recorded []struct{ Kind, Detail string }
+		var recorded []struct{ Code, Message string }
 		for _, x := range r.Findings {
-			if x.Kind != "missing_expected" {
+			if x.Code != "missing_expected" {
 				recorded = append(recorded, x)
 			}
 		}

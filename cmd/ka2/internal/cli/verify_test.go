@@ -31,12 +31,13 @@ func TestVerifyWordsItsHints(t *testing.T) {
 	}
 	_, stdout, _ = runKA2(t, "", "verify", "--format", "json", file)
 	var out struct {
-		Problems []struct{ Code, Where, Message string }
+		Problems []struct{ Code, Path, Message, Hint string }
 	}
 	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
 		t.Fatalf("verify --format json: %v\n%s", err, stdout)
 	}
-	if len(out.Problems) == 0 || out.Problems[0].Code != "lang" || !strings.HasSuffix(out.Problems[0].Message, "; pass --lang") {
+	wantJSON := struct{ Code, Path, Message, Hint string }{"lang", "/instruction", "the instruction matches no language of the contract definition", "pass --lang"}
+	if len(out.Problems) == 0 || out.Problems[0] != wantJSON {
 		t.Errorf("verify --format json: problems %+v, want the lang problem first, worded with --lang", out.Problems)
 	}
 }
