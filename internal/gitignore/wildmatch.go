@@ -111,157 +111,15 @@ func (w *wild) dowild(s, t int) int {
 				return wmNoMatch
 			}
 		case '*':
-			var matchSlash bool
-			i++
-			if at(p, i) == '*' {
-				prev := i - 2 // before the first '*'
-				for at(p, i) == '*' {
-					i++
-				}
-				switch {
-				case !pathname:
-					matchSlash = true
-				case (prev < s || p[prev] == '/') &&
-					(i == len(p) || p[i] == '/' || (p[i] == '\\' && at(p, i+1) == '/')):
-					// "**/" also matches no folder at all: "a/**/b"
-					// matches "a/b".
-					if at(p, i) == '/' && w.recurse(i+1, j) == wmMatch {
-						return wmMatch
-					}
-					matchSlash = true
-				default:
-					matchSlash = false // "a**b" is "a*b"
-				}
-			} else {
-				matchSlash = !pathname
+			m, ni, nj, done := w.star(s, i, j, tc)
+			if done {
+				return m
 			}
-			if i == len(p) {
-				// A trailing "**" matches everything, a trailing "*"
-				// only what has no more slashes.
-				if !matchSlash && strings.IndexByte(text[j:], '/') >= 0 {
-					return wmNoMatch
-				}
-				return wmMatch
-			}
-			if !matchSlash && p[i] == '/' {
-				// "*/" matches up to the next slash, which the loop
-				// consumes with the pattern's.
-				k := strings.IndexByte(text[j:], '/')
-				if k < 0 {
-					return wmNoMatch
-				}
-				j += k
-				continue
-			}
-			for {
-				if tc == 0 {
-					break
-				}
-				if !isGlobSpecial(p[i]) {
-					// Skip ahead to the literal that follows the star.
-					pc := p[i]
-					for tc = at(text, j); tc != 0 && (matchSlash || tc != '/'); tc = at(text, j) {
-						if tc == pc {
-							break
-						}
-						j++
-					}
-					if tc != pc {
-						return wmNoMatch
-					}
-				}
-				if m := w.recurse(i, j); m != wmNoMatch {
-					if !matchSlash || m != wmAbortToStarStar {
-						return m
-					}
-				} else if !matchSlash && tc == '/' {
-					return wmAbortToStarStar
-				}
-				j++
-				tc = at(text, j)
-			}
-			return wmAbortAll
+			i, j = ni, nj
 		case '[':
-			i++
-			c := at(p, i)
-			if c == '!' {
-				c = '^'
-			}
-			negated := c == '^'
-			if negated {
-				i++
-				c = at(p, i)
-			}
-			var prev byte
-			matched := false
-			for {
-				if c == 0 {
-					return wmAbortAll
-				}
-				switch {
-				case c == '\\':
-					i++
-					c = at(p, i)
-					if c == 0 {
-						return wmAbortAll
-					}
-					if tc == c {
-						matched = true
-					}
-				case c == '-' && prev != 0 && at(p, i+1) != 0 && at(p, i+1) != ']':
-					i++
-					c = at(p, i)
-					if c == '\\' {
-						i++
-						c = at(p, i)
-						if c == 0 {
-							return wmAbortAll
-						}
-					}
-					if tc <= c && tc >= prev {
-						matched = true
-					}
-					c = 0 // so that prev becomes 0
-				case c == '[' && at(p, i+1) == ':':
-					s := i + 2
-					i = s
-					for at(p, i) != 0 && at(p, i) != ']' {
-						i++
-					}
-					if at(p, i) == 0 {
-						return wmAbortAll
-					}
-					if i-s-1 < 0 || p[i-1] != ':' {
-						// No ":]": an ordinary "[" in the class.
-						i = s - 2
-						c = '['
-						if tc == c {
-							matched = true
-						}
-						break
-					}
-					in, ok := posixClass(p[s:i-1], tc)
-					if !ok {
-						return wmAbortAll // an unknown [:class:]
-					}
-					if in {
-						matched = true
-					}
-					c = 0
-				default:
-					if tc == c {
-						matched = true
-					}
-				}
-				prev = c
-				i++
-				c = at(p, i)
-				if c == ']' {
-					break
-				}
-			}
-			if matched == negated || (pathname && tc == '/') {
-				return wmNoMatch
+			var m int
+			if i, m = w.class(i, tc); m != wmMatch {
+				return m
 			}
 		default:
 			if tc != pc {
@@ -273,6 +131,173 @@ func (w *wild) dowild(s, t int) int {
 		return wmNoMatch
 	}
 	return wmMatch
+}
+
+// star matches the run of stars at p[i] (s is where dowild started in p)
+// against text from j, whose byte is tc. done reports a final result m;
+// otherwise a "*/" has consumed text up to the next slash and dowild goes
+// on from ni and nj.
+func (w *wild) star(s, i, j int, tc byte) (m, ni, nj int, done bool) {
+	p, text, pathname := w.p, w.text, w.pathname
+	var matchSlash bool
+	i++
+	if at(p, i) == '*' {
+		prev := i - 2 // before the first '*'
+		for at(p, i) == '*' {
+			i++
+		}
+		switch {
+		case !pathname:
+			matchSlash = true
+		case (prev < s || p[prev] == '/') &&
+			(i == len(p) || p[i] == '/' || (p[i] == '\\' && at(p, i+1) == '/')):
+			// "**/" also matches no folder at all: "a/**/b"
+			// matches "a/b".
+			if at(p, i) == '/' && w.recurse(i+1, j) == wmMatch {
+				return wmMatch, i, j, true
+			}
+			matchSlash = true
+		default:
+			matchSlash = false // "a**b" is "a*b"
+		}
+	} else {
+		matchSlash = !pathname
+	}
+	if i == len(p) {
+		// A trailing "**" matches everything, a trailing "*"
+		// only what has no more slashes.
+		if !matchSlash && strings.IndexByte(text[j:], '/') >= 0 {
+			return wmNoMatch, i, j, true
+		}
+		return wmMatch, i, j, true
+	}
+	if !matchSlash && p[i] == '/' {
+		// "*/" matches up to the next slash, which the loop
+		// consumes with the pattern's.
+		k := strings.IndexByte(text[j:], '/')
+		if k < 0 {
+			return wmNoMatch, i, j, true
+		}
+		j += k
+		return 0, i, j, false
+	}
+	for {
+		if tc == 0 {
+			break
+		}
+		if !isGlobSpecial(p[i]) {
+			// Skip ahead to the literal that follows the star.
+			pc := p[i]
+			for tc = at(text, j); tc != 0 && (matchSlash || tc != '/'); tc = at(text, j) {
+				if tc == pc {
+					break
+				}
+				j++
+			}
+			if tc != pc {
+				return wmNoMatch, i, j, true
+			}
+		}
+		if m := w.recurse(i, j); m != wmNoMatch {
+			if !matchSlash || m != wmAbortToStarStar {
+				return m, i, j, true
+			}
+		} else if !matchSlash && tc == '/' {
+			return wmAbortToStarStar, i, j, true
+		}
+		j++
+		tc = at(text, j)
+	}
+	return wmAbortAll, i, j, true
+}
+
+// class matches tc against the bracket expression at p[i] ('['): it
+// returns the position of the closing ']' and wmMatch when tc is in the
+// class, or the result that ends the match.
+func (w *wild) class(i int, tc byte) (int, int) {
+	p, pathname := w.p, w.pathname
+	i++
+	c := at(p, i)
+	if c == '!' {
+		c = '^'
+	}
+	negated := c == '^'
+	if negated {
+		i++
+		c = at(p, i)
+	}
+	var prev byte
+	matched := false
+	for {
+		if c == 0 {
+			return i, wmAbortAll
+		}
+		switch {
+		case c == '\\':
+			i++
+			c = at(p, i)
+			if c == 0 {
+				return i, wmAbortAll
+			}
+			if tc == c {
+				matched = true
+			}
+		case c == '-' && prev != 0 && at(p, i+1) != 0 && at(p, i+1) != ']':
+			i++
+			c = at(p, i)
+			if c == '\\' {
+				i++
+				c = at(p, i)
+				if c == 0 {
+					return i, wmAbortAll
+				}
+			}
+			if tc <= c && tc >= prev {
+				matched = true
+			}
+			c = 0 // so that prev becomes 0
+		case c == '[' && at(p, i+1) == ':':
+			s := i + 2
+			i = s
+			for at(p, i) != 0 && at(p, i) != ']' {
+				i++
+			}
+			if at(p, i) == 0 {
+				return i, wmAbortAll
+			}
+			if i-s-1 < 0 || p[i-1] != ':' {
+				// No ":]": an ordinary "[" in the class.
+				i = s - 2
+				c = '['
+				if tc == c {
+					matched = true
+				}
+				break
+			}
+			in, ok := posixClass(p[s:i-1], tc)
+			if !ok {
+				return i, wmAbortAll // an unknown [:class:]
+			}
+			if in {
+				matched = true
+			}
+			c = 0
+		default:
+			if tc == c {
+				matched = true
+			}
+		}
+		prev = c
+		i++
+		c = at(p, i)
+		if c == ']' {
+			break
+		}
+	}
+	if matched == negated || (pathname && tc == '/') {
+		return i, wmNoMatch
+	}
+	return i, wmMatch
 }
 
 // posixClass reports whether c is in the [:name:] class, in ASCII as git
