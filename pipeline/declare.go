@@ -170,20 +170,63 @@ func (ps *parser) stage(st *Stage, se entry) {
 	if !ok {
 		return
 	}
-	var usesPos, execPos, timeoutPos, onFailPos, tokensPos diag.Pos
-	runnerOK := true // false when uses or exec is written but unreadable
+	at := ps.stageKeys(st, entries)
+	ps.stageRunner(st, at)
+	if builtinRunner(st.Uses) && st.Timeout != 0 {
+		ps.errorf(CodeBadValue, at.timeout, "Remove timeout; it limits exec stages",
+			"stage '%s' runs %s in process, which takes no timeout", st.Name, st.Uses)
+	}
+	checks := st.Uses == UsesVerify || st.Uses == UsesGrade
+	if st.OnFail != "" && !checks {
+		ps.errorf(CodeBadValue, at.onFail, "Remove on_fail; only a "+UsesVerify+" or "+UsesGrade+" stage takes it",
+			"stage '%s' is not a %s or %s stage, so on_fail means nothing", st.Name, UsesVerify, UsesGrade)
+	}
+	if st.OnFail == "" && checks {
+		st.OnFail = OnFailStop
+	}
+	if st.Uses == UsesGrade {
+		ps.gradeStage(st)
+	} else if in, out, ok := builtinSchemas(st.Uses, ps.p.def); ok && st.Context != nil {
+		c := st.Context
+		if c.InputSchema != "" && c.InputSchema != in {
+			ps.errorf(CodeBadValue, c.InputSchemaPos, "Remove input_schema, or write "+in,
+				"stage '%s' runs %s, which reads %s, not '%s'", st.Name, st.Uses, in, c.InputSchema)
+		}
+		if c.OutputSchema != "" && c.OutputSchema != out {
+			ps.errorf(CodeBadValue, c.OutputSchemaPos, "Remove output_schema, or write "+out,
+				"stage '%s' runs %s, which writes %s, not '%s'", st.Name, st.Uses, out, c.OutputSchema)
+		}
+	}
+	if in, _ := st.schemas(ps.p.def); st.MaxOutputTokens == ReserveTokens && in != ps.p.def.Template {
+		ps.errorf(CodeBadValue, at.tokens, "Declare input_schema: "+ps.p.def.Template+", or write a number of units",
+			"stage '%s' has max_output_tokens: reserve, but its input is not a %s contract, so there is no reserve to hold it to",
+			st.Name, ps.p.def.Template)
+	}
+}
+
+// stagePos is where a stage's keys stand, for the checks that relate one
+// key to others; runnerOK is false when uses or exec is written but
+// unreadable.
+type stagePos struct {
+	uses, exec, timeout, onFail, tokens diag.Pos
+	runnerOK                            bool
+}
+
+// stageKeys reads each key of a stage into st, checking each on its own.
+func (ps *parser) stageKeys(st *Stage, entries []entry) stagePos {
+	at := stagePos{runnerOK: true}
 	for _, e := range entries {
 		switch e.key {
 		case "uses":
 			var ok bool
 			st.Uses, ok = ps.scalar(e.v, "uses", "Write uses: "+UsesBuild)
-			runnerOK = runnerOK && ok
-			usesPos = ps.at(e.v)
+			at.runnerOK = at.runnerOK && ok
+			at.uses = ps.at(e.v)
 		case "exec":
-			execPos = ps.at(e.k)
+			at.exec = ps.at(e.k)
 			var ok bool
 			st.Exec, _, ok = ps.scalarList(e.v, "exec", "Write exec: [program, arg, …]")
-			runnerOK = runnerOK && ok
+			at.runnerOK = at.runnerOK && ok
 		case "system":
 			st.System, _ = ps.scalar(e.v, "system", "Write the stage's system message as one string")
 		case "timeout":
@@ -191,7 +234,7 @@ func (ps *parser) stage(st *Stage, se entry) {
 			if !ok {
 				continue
 			}
-			timeoutPos = ps.at(e.v)
+			at.timeout = ps.at(e.v)
 			d, err := time.ParseDuration(s)
 			if err != nil || d <= 0 {
 				ps.errorf(CodeBadValue, ps.at(e.v), "Write a positive duration such as 30s or 2m",
@@ -213,9 +256,9 @@ func (ps *parser) stage(st *Stage, se entry) {
 			if !ok {
 				continue
 			}
-			onFailPos = ps.at(e.v)
+			at.onFail = ps.at(e.v)
 			if s != OnFailStop && s != OnFailContinue {
-				ps.errorf(CodeBadValue, onFailPos, "Write on_fail: stop (the default) or on_fail: continue",
+				ps.errorf(CodeBadValue, at.onFail, "Write on_fail: stop (the default) or on_fail: continue",
 					"on_fail '%s' of stage '%s' is not stop or continue", s, st.Name)
 				continue
 			}
@@ -229,67 +272,42 @@ func (ps *parser) stage(st *Stage, se entry) {
 			if !ok {
 				continue
 			}
-			tokensPos = ps.at(e.v)
+			at.tokens = ps.at(e.v)
 			if s == "reserve" {
 				st.MaxOutputTokens = ReserveTokens
 				continue
 			}
 			n, err := strconv.Atoi(s)
 			if err != nil || n < 1 {
-				ps.errorf(CodeBadValue, tokensPos, "Write reserve (the contract's output reserve), or a whole number of units, 1 or more",
+				ps.errorf(CodeBadValue, at.tokens, "Write reserve (the contract's output reserve), or a whole number of units, 1 or more",
 					"max_output_tokens '%s' of stage '%s' is not reserve or a whole number of 1 or more", s, st.Name)
 				continue
 			}
 			st.MaxOutputTokens = n
 		}
 	}
+	return at
+}
+
+// stageRunner checks that a stage runs exactly one thing ka2 can run.
+func (ps *parser) stageRunner(st *Stage, at stagePos) {
 	switch {
-	case !runnerOK:
+	case !at.runnerOK:
 	case st.Uses == "" && st.Exec == nil:
 		ps.errorf(CodeBadRunner, st.Pos, "Add uses: "+UsesBuild+" or exec: [program, arg, …]",
 			"stage '%s' has nothing to run", st.Name)
 	case st.Uses != "" && st.Exec != nil:
-		ps.errorf(CodeBadRunner, execPos, "Keep uses or exec, not both",
+		ps.errorf(CodeBadRunner, at.exec, "Keep uses or exec, not both",
 			"stage '%s' has both uses and exec", st.Name)
 	case st.Uses != "" && !builtinRunner(st.Uses):
 		hint := "The uses values are " + joinWith(builtinRunners, "and") + "; run other programs with exec: [program, arg, …]"
 		if m := suggest.Closest(st.Uses, builtinRunners); m != "" {
 			hint = fmt.Sprintf("Did you mean '%s'? %s", m, hint)
 		}
-		ps.errorf(CodeBadRunner, usesPos, hint, "stage '%s' uses '%s', which ka2 does not provide", st.Name, st.Uses)
+		ps.errorf(CodeBadRunner, at.uses, hint, "stage '%s' uses '%s', which ka2 does not provide", st.Name, st.Uses)
 	case st.Exec != nil && (len(st.Exec) == 0 || st.Exec[0] == ""):
-		ps.errorf(CodeBadRunner, execPos, "Name the program first: exec: [program, arg, …]",
+		ps.errorf(CodeBadRunner, at.exec, "Name the program first: exec: [program, arg, …]",
 			"stage '%s' has an empty exec", st.Name)
-	}
-	if builtinRunner(st.Uses) && st.Timeout != 0 {
-		ps.errorf(CodeBadValue, timeoutPos, "Remove timeout; it limits exec stages",
-			"stage '%s' runs %s in process, which takes no timeout", st.Name, st.Uses)
-	}
-	checks := st.Uses == UsesVerify || st.Uses == UsesGrade
-	if st.OnFail != "" && !checks {
-		ps.errorf(CodeBadValue, onFailPos, "Remove on_fail; only a "+UsesVerify+" or "+UsesGrade+" stage takes it",
-			"stage '%s' is not a %s or %s stage, so on_fail means nothing", st.Name, UsesVerify, UsesGrade)
-	}
-	if st.OnFail == "" && checks {
-		st.OnFail = OnFailStop
-	}
-	if st.Uses == UsesGrade {
-		ps.gradeStage(st)
-	} else if in, out, ok := builtinSchemas(st.Uses, ps.p.def); ok && st.Context != nil {
-		c := st.Context
-		if c.InputSchema != "" && c.InputSchema != in {
-			ps.errorf(CodeBadValue, c.InputSchemaPos, "Remove input_schema, or write "+in,
-				"stage '%s' runs %s, which reads %s, not '%s'", st.Name, st.Uses, in, c.InputSchema)
-		}
-		if c.OutputSchema != "" && c.OutputSchema != out {
-			ps.errorf(CodeBadValue, c.OutputSchemaPos, "Remove output_schema, or write "+out,
-				"stage '%s' runs %s, which writes %s, not '%s'", st.Name, st.Uses, out, c.OutputSchema)
-		}
-	}
-	if in, _ := st.schemas(ps.p.def); st.MaxOutputTokens == ReserveTokens && in != ps.p.def.Template {
-		ps.errorf(CodeBadValue, tokensPos, "Declare input_schema: "+ps.p.def.Template+", or write a number of units",
-			"stage '%s' has max_output_tokens: reserve, but its input is not a %s contract, so there is no reserve to hold it to",
-			st.Name, ps.p.def.Template)
 	}
 }
 
