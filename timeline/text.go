@@ -94,45 +94,7 @@ func (m *Model) WriteText(w io.Writer, width int) error {
 		for r := range rows {
 			rows[r] = newRow(plotW)
 		}
-		for _, bar := range l.Bars {
-			c0 := at(m.Pos(bar.Start))
-			c1 := at(m.Pos(bar.End))
-			if bar.End == m.Until {
-				c1 = plotW
-			}
-			c1 = max(c1, c0+1)
-			r := rows[bar.Row]
-			line := symBar
-			if bar.Supplement {
-				line = symSupplement
-			}
-			for c := c0; c < c1; c++ {
-				r[c] = line
-			}
-			first, last := "[", ")"
-			if bar.ClippedStart {
-				first = "◀"
-			}
-			switch {
-			case bar.Open:
-				last = "▶"
-			case bar.ClippedEnd:
-				last = "›"
-			}
-			r[c0] = first
-			if c1-c0 >= 2 {
-				r[c1-1] = last
-			}
-			// A supplement's label starts after one "═", so that its
-			// style shows however short the bar.
-			lead := 1
-			if bar.Supplement {
-				lead = 2
-			}
-			if c1-c0 >= 3+lead {
-				r.put(c0+lead, fit(textsafe.Escape(bar.Label()), c1-c0-1-lead))
-			}
-		}
+		m.drawBars(rows, l, at, plotW)
 		for r, cellsRow := range rows {
 			lead := pad
 			if r < len(names) {
@@ -140,40 +102,7 @@ func (m *Model) WriteText(w io.Writer, width int) error {
 			}
 			b.WriteString(strings.TrimRight(lead+cellsRow.String(), " ") + "\n")
 		}
-		marks := newRow(plotW)
-		any := false
-		paint := func(from, until int, sym string) {
-			for c := from; c < until && c < plotW; c++ {
-				marks[c] = sym
-				any = true
-			}
-		}
-		for _, g := range l.Gaps {
-			if g.Until.Before(m.From) || !g.From.Before(m.Until) {
-				continue
-			}
-			c0, c1 := at(m.Pos(g.From)), at(m.Pos(g.Until))
-			paint(c0, max(c1, c0+1), string(symGap))
-		}
-		for _, o := range l.Overlaps {
-			if o.Supplement || (!o.Until.IsZero() && !m.From.Before(o.Until)) || !o.From.Before(m.Until) {
-				continue
-			}
-			c0 := at(m.Pos(o.From))
-			c1 := plotW
-			if !o.Until.IsZero() && o.Until.Before(m.Until) {
-				c1 = at(m.Pos(o.Until))
-			}
-			sym := string(symOverlap)
-			if o.Conflict {
-				sym = string(symConflict)
-			}
-			paint(c0, max(c1, c0+1), sym)
-		}
-		if todayCol >= 0 {
-			marks[todayCol] = string(symToday)
-			any = true
-		}
+		marks, any := m.laneMarks(l, at, plotW, todayCol)
 		if any {
 			b.WriteString(strings.TrimRight(pad+marks.String(), " ") + "\n")
 		}
@@ -214,6 +143,90 @@ func (m *Model) WriteText(w io.Writer, width int) error {
 	b.WriteString(line + "\n")
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// drawBars draws the bars of lane l on its rows, each row plotW cells,
+// at placing a position of the period in a cell.
+func (m *Model) drawBars(rows []row, l *Lane, at func(float64) int, plotW int) {
+	for _, bar := range l.Bars {
+		c0 := at(m.Pos(bar.Start))
+		c1 := at(m.Pos(bar.End))
+		if bar.End == m.Until {
+			c1 = plotW
+		}
+		c1 = max(c1, c0+1)
+		r := rows[bar.Row]
+		line := symBar
+		if bar.Supplement {
+			line = symSupplement
+		}
+		for c := c0; c < c1; c++ {
+			r[c] = line
+		}
+		first, last := "[", ")"
+		if bar.ClippedStart {
+			first = "◀"
+		}
+		switch {
+		case bar.Open:
+			last = "▶"
+		case bar.ClippedEnd:
+			last = "›"
+		}
+		r[c0] = first
+		if c1-c0 >= 2 {
+			r[c1-1] = last
+		}
+		// A supplement's label starts after one "═", so that its
+		// style shows however short the bar.
+		lead := 1
+		if bar.Supplement {
+			lead = 2
+		}
+		if c1-c0 >= 3+lead {
+			r.put(c0+lead, fit(textsafe.Escape(bar.Label()), c1-c0-1-lead))
+		}
+	}
+}
+
+// laneMarks is the row under lane l that marks its gaps, overlaps and
+// today's column (-1: not in the period), and whether it marks anything.
+func (m *Model) laneMarks(l *Lane, at func(float64) int, plotW, todayCol int) (row, bool) {
+	marks := newRow(plotW)
+	any := false
+	paint := func(from, until int, sym string) {
+		for c := from; c < until && c < plotW; c++ {
+			marks[c] = sym
+			any = true
+		}
+	}
+	for _, g := range l.Gaps {
+		if g.Until.Before(m.From) || !g.From.Before(m.Until) {
+			continue
+		}
+		c0, c1 := at(m.Pos(g.From)), at(m.Pos(g.Until))
+		paint(c0, max(c1, c0+1), string(symGap))
+	}
+	for _, o := range l.Overlaps {
+		if o.Supplement || (!o.Until.IsZero() && !m.From.Before(o.Until)) || !o.From.Before(m.Until) {
+			continue
+		}
+		c0 := at(m.Pos(o.From))
+		c1 := plotW
+		if !o.Until.IsZero() && o.Until.Before(m.Until) {
+			c1 = at(m.Pos(o.Until))
+		}
+		sym := string(symOverlap)
+		if o.Conflict {
+			sym = string(symConflict)
+		}
+		paint(c0, max(c1, c0+1), sym)
+	}
+	if todayCol >= 0 {
+		marks[todayCol] = string(symToday)
+		any = true
+	}
+	return marks, any
 }
 
 // writeFacts lists the lane's sources with their exact dates: a table
