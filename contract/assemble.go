@@ -28,19 +28,8 @@ import (
 // item with exactly that text is known to be what ParseScope accepts, so
 // it is not parsed again on every build.
 func assemble(def *Definition, s *provenance.Store, items []provenance.Item, madeScope string) ([]byte, []budget.Span, error) {
-	for i, it := range items {
-		if !s.Holds(it) {
-			return nil, nil, &provenance.Error{Diagnostic: diag.Diagnostic{Code: provenance.CodeNotHeld, Message: fmt.Sprintf("item %d (%s from %s) is not held by the store, or differs from the item it holds", i, it.Kind, it.Source), Hint: diag.Fix("assemble only items that the store's Add or Transform returned, unchanged")}, Op: "assemble", Type: it.Kind, Item: it.Key, Source: it.Source}
-		}
-		if _, ok := itemKinds[it.Kind]; !ok {
-			return nil, nil, fmt.Errorf("item %s has unknown kind %q", short(it.ID), it.Kind)
-		}
-		if def.field(it.Kind) == nil {
-			return nil, nil, fmt.Errorf("template %s has no field for %s items", def.Template, it.Kind)
-		}
-		if it.Kind == provenance.KindEvidence && it.Ref.SourceID == "" {
-			return nil, nil, fmt.Errorf("evidence item %s from %s has no address to cite", short(it.Key), it.Source)
-		}
+	if err := checkItems(def, s, items); err != nil {
+		return nil, nil, err
 	}
 	// ofKind lists the items of kind k, in the order given, reusing one
 	// buffer: each list is used before the next is made.
@@ -153,6 +142,26 @@ func assemble(def *Definition, s *provenance.Store, items []provenance.Item, mad
 	}
 	b = append(b, '}')
 	return b, spans, nil
+}
+
+// checkItems is assemble's first phase: each item is one the store holds,
+// of a kind the template has a field for, evidence with an address.
+func checkItems(def *Definition, s *provenance.Store, items []provenance.Item) error {
+	for i, it := range items {
+		if !s.Holds(it) {
+			return &provenance.Error{Diagnostic: diag.Diagnostic{Code: provenance.CodeNotHeld, Message: fmt.Sprintf("item %d (%s from %s) is not held by the store, or differs from the item it holds", i, it.Kind, it.Source), Hint: diag.Fix("assemble only items that the store's Add or Transform returned, unchanged")}, Op: "assemble", Type: it.Kind, Item: it.Key, Source: it.Source}
+		}
+		if _, ok := itemKinds[it.Kind]; !ok {
+			return fmt.Errorf("item %s has unknown kind %q", short(it.ID), it.Kind)
+		}
+		if def.field(it.Kind) == nil {
+			return fmt.Errorf("template %s has no field for %s items", def.Template, it.Kind)
+		}
+		if it.Kind == provenance.KindEvidence && it.Ref.SourceID == "" {
+			return fmt.Errorf("evidence item %s from %s has no address to cite", short(it.Key), it.Source)
+		}
+	}
+	return nil
 }
 
 func appendEvidence(b []byte, it provenance.Item) []byte {
