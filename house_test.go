@@ -5,8 +5,10 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -135,4 +137,54 @@ func TestNoAliasesOfTheDiagnosticModel(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestREADMEListsEveryPackage: the README's "Using ka2 from Go" table
+// names every package a Go program can import (not cmd/, not internal/),
+// and no other.
+func TestREADMEListsEveryPackage(t *testing.T) {
+	data, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(data), "\n## Using ka2 from Go\n")
+	if !ok {
+		t.Fatal("README has no section Using ka2 from Go")
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	row := regexp.MustCompile("(?m)^\\| `([^`]+)`")
+	var listed []string
+	for _, m := range row.FindAllStringSubmatch(section, -1) {
+		listed = append(listed, m[1])
+	}
+	var want []string
+	err = filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != "." && (name == "cmd" || name == "internal" || name == "testdata" || name == "deploy" || strings.HasPrefix(name, ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") {
+			dir := filepath.ToSlash(filepath.Dir(path))
+			if dir == "." {
+				dir = "ka2"
+			}
+			if !slices.Contains(want, dir) {
+				want = append(want, dir)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(want)
+	slices.Sort(listed)
+	if !slices.Equal(want, listed) {
+		t.Errorf("README's package table lists %v, the module has %v", listed, want)
+	}
 }
