@@ -60,15 +60,8 @@ type TraceRequest struct {
 	budget.Limits
 	// Items and Promote are the request's extra typed items and
 	// promotions, as given.
-	Items   []TraceRequestItem `json:"items,omitempty"`
-	Promote []Promotion        `json:"promote,omitempty"`
-}
-
-// TraceRequestItem is one extra item of the request.
-type TraceRequestItem struct {
-	Type   provenance.Kind `json:"type"`
-	Source string          `json:"source"`
-	Text   string          `json:"text"`
+	Items   []RequestItem `json:"items,omitempty"`
+	Promote []Promotion   `json:"promote,omitempty"`
 }
 
 // TraceItem is one item of the build's store.
@@ -107,7 +100,7 @@ func NewTrace(version, location string, b *Builder, req Request, res *Result, de
 		t.Request.Dates = append(t.Request.Dates, d.String())
 	}
 	for _, it := range req.Items {
-		t.Request.Items = append(t.Request.Items, TraceRequestItem{Type: it.Kind, Source: it.Source, Text: it.Text})
+		t.Request.Items = append(t.Request.Items, RequestItem{Type: it.Kind, Source: it.Source, Text: it.Text})
 	}
 	t.Request.Promote = req.Promote
 	policy := b.Policy
