@@ -308,6 +308,22 @@ func (f Fit) String() string {
 	return fmt.Sprintf("the %s form fits with total %d of %d", f.Setting, f.Total, f.Limit)
 }
 
+// WordFit is msg, a message that err's text went into, with the fit of the
+// OverError in err worded by word for a front end's user (a flag, a
+// request field) in place of the library's words. msg comes back as it is
+// when err holds no OverError with a fit, or word returns "".
+func WordFit(msg string, err error, word func(Fit) string) string {
+	var oe *OverError
+	if !errors.As(err, &oe) || oe.Fit == nil {
+		return msg
+	}
+	w := word(*oe.Fit)
+	if w == "" {
+		return msg
+	}
+	return strings.Replace(msg, oe.Error(), oe.Summary()+"; "+w, 1)
+}
+
 // Error names the limit, the total, the shortfall and each part's cost,
 // and the fit, if there is one.
 func (e *OverError) Error() string {

@@ -2,6 +2,7 @@ package budget
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -172,6 +173,34 @@ func TestAccountBytes(t *testing.T) {
 					t.Errorf("%s AccountBytes(%q, %v) mismatch (-Account +AccountBytes):\n%s", n, text, spans, diff)
 				}
 			}
+		}
+	}
+}
+
+// TestWordFit: a front end's words replace the library's for the fit of
+// an OverError wherever the error's text went into a message, and only
+// there.
+func TestWordFit(t *testing.T) {
+	over := &OverError{Report: Report{Counter: "codepoint", Limits: Limits{Capacity: 100, Reserve: 10}, Total: 120}, Fit: &Fit{Setting: "short", Total: 80, Limit: 90}}
+	noFit := &OverError{Report: over.Report}
+	flag := func(f Fit) string { return fmt.Sprintf("or pass --%s (%d of %d)", f.Setting, f.Total, f.Limit) }
+	wrapped := fmt.Errorf("build lodging: %w", over)
+	tests := []struct {
+		name string
+		msg  string
+		err  error
+		word func(Fit) string
+		want string
+	}{
+		{"wrapped", wrapped.Error(), wrapped, flag, "build lodging: " + over.Summary() + "; or pass --short (80 of 90)"},
+		{"bare", over.Error(), over, flag, over.Summary() + "; or pass --short (80 of 90)"},
+		{"no fit", noFit.Error(), noFit, flag, noFit.Error()},
+		{"not an over error", "disk full", errors.New("disk full"), flag, "disk full"},
+		{"word declines", over.Error(), over, func(Fit) string { return "" }, over.Error()},
+	}
+	for _, tt := range tests {
+		if got := WordFit(tt.msg, tt.err, tt.word); got != tt.want {
+			t.Errorf("%s: WordFit() = %q, want %q", tt.name, got, tt.want)
 		}
 	}
 }

@@ -231,13 +231,12 @@ func classify(err error) (int, errkind.Detail) {
 	// error of one is the server's own failure; a 500 is kept for panics.
 	kind := errkind.Classify(err).HTTP()
 	d := errkind.NewDetail(kind, err)
-	if oe := d.Fit; oe != nil && oe.Setting == string(contract.SettingShort) {
-		var over *budget.OverError
-		if errors.As(err, &over) {
-			d.Message = strings.Replace(d.Message, over.Error(), over.Summary()+
-				fmt.Sprintf(`; or set "short": true in the request: quoting the cite ranges, it takes %d of %d`, oe.Total, oe.Limit), 1)
+	d.Message = budget.WordFit(d.Message, err, func(fit budget.Fit) string {
+		if fit.Setting == string(contract.SettingShort) {
+			return fmt.Sprintf(`or set "short": true in the request: quoting the cite ranges, it takes %d of %d`, fit.Total, fit.Limit)
 		}
-	}
+		return ""
+	})
 	d.Message = diag.Reword(d.Message, err, requestField)
 	return kind.Status(), d
 }

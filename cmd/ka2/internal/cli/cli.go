@@ -205,18 +205,12 @@ func printError(f *Factory, cmd *cobra.Command, args []string, err error, kind e
 // words them itself), and a budget error's fit names the flag that makes
 // the contract fit.
 func message(err error, name func(setting string) string) string {
-	msg := err.Error()
-	var oe *budget.OverError
-	if errors.As(err, &oe) && oe.Fit != nil {
-		var cli string
-		switch oe.Fit.Setting {
-		case string(contract.SettingShort):
-			cli = fmt.Sprintf("or pass --short: quoting the cite ranges, it takes %d of %d", oe.Fit.Total, oe.Fit.Limit)
-		default:
-			cli = oe.Fit.String()
+	msg := budget.WordFit(err.Error(), err, func(fit budget.Fit) string {
+		if fit.Setting == string(contract.SettingShort) {
+			return fmt.Sprintf("or pass --short: quoting the cite ranges, it takes %d of %d", fit.Total, fit.Limit)
 		}
-		msg = strings.Replace(msg, oe.Error(), oe.Summary()+"; "+cli, 1)
-	}
+		return ""
+	})
 	var we wordedError
 	if errors.As(err, &we) {
 		name = we.name
