@@ -247,13 +247,20 @@ func (q *queryFlags) register(fs *pflag.FlagSet, defaultLang, langHelp string) {
 	fs.StringVar(&q.Lang, "lang", defaultLang, langHelp)
 }
 
+// The usage errors of a question's missing subject or date, as the query
+// flags and a request file's settings (settingUsage) report them.
+var (
+	errNoSubject = usageError{errors.New("--subject is required, e.g. --subject lodging")}
+	errNoDate    = usageError{errors.New("--date is required, e.g. --date 2026-09-14")}
+)
+
 // query checks the flags and turns them into a selector query.
 func (q *queryFlags) query() (selector.Query, error) {
 	if len(q.Subjects) == 0 {
-		return selector.Query{}, usageError{errors.New("--subject is required, e.g. --subject lodging")}
+		return selector.Query{}, errNoSubject
 	}
 	if len(q.Dates) == 0 {
-		return selector.Query{}, usageError{errors.New("--date is required, e.g. --date 2026-09-14")}
+		return selector.Query{}, errNoDate
 	}
 	out := selector.Query{Subjects: q.Subjects, Lang: q.Lang}
 	for _, s := range q.Dates {

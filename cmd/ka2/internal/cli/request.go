@@ -100,9 +100,9 @@ func settingUsage(err error) error {
 	}
 	switch {
 	case se.Setting == contract.SettingSubject:
-		return usageError{errors.New("--subject is required, e.g. --subject lodging")}
+		return errNoSubject
 	case se.Setting == contract.SettingDate && errors.Is(se.Err, contract.ErrMissing):
-		return usageError{errors.New("--date is required, e.g. --date 2026-09-14")}
+		return errNoDate
 	case se.Setting == contract.SettingDate:
 		return usageError{fmt.Errorf("--date %w", se.Err)}
 	}
