@@ -109,33 +109,8 @@ func (b *Builder) NewStore() *provenance.Store {
 	return provenance.NewStore(b.Policy, provenance.WithClock(b.Now))
 }
 
-// Option changes how Build and Assemble register items.
-type Option func(*options)
-
-type options struct {
-	store *provenance.Store
-}
-
-// WithStore registers the items in s instead of a new store under the
-// builder's policy and clock (see NewStore). For Assemble, the items must
-// be held by s already.
-func WithStore(s *provenance.Store) Option {
-	return func(o *options) { o.store = s }
-}
-
-func optionsOf(opts []Option) options {
-	if len(opts) == 0 {
-		return options{} // a build without options allocates none
-	}
-	o := new(options)
-	for _, f := range opts {
-		f(o)
-	}
-	return *o
-}
-
 // Build selects the evidence for req, registers every item in a new store
-// (or the one given WithStore), assembles the contract and counts it: the
+// under the builder's policy and clock (see NewStore), assembles the contract and counts it: the
 // instruction and example from system, each selected quote as evidence
 // from corpus:ID, the question from user, then req.Items in order, then
 // req.Promote. Over budget, it returns the full Result together with a
@@ -150,8 +125,8 @@ func optionsOf(opts []Option) options {
 // returns ctx's error wrapped with the step it stopped at
 // (errors.Is(err, context.Canceled) or context.DeadlineExceeded) and no
 // Result.
-func (b *Builder) Build(ctx context.Context, req Request, opts ...Option) (*Result, error) {
-	return b.build(ctx, optionsOf(opts).store, req)
+func (b *Builder) Build(ctx context.Context, req Request) (*Result, error) {
+	return b.build(ctx, nil, req)
 }
 
 // build is Build in store s, or when s is nil in a new store under b's
@@ -348,20 +323,28 @@ func repeatedPromotion(earlier []Promotion, p Promotion) int {
 	return slices.Index(earlier, p)
 }
 
-// Assemble serializes items and counts them against the budget. Without
-// WithStore, the items are candidates (as provenance.NewItem and
-// NewEvidence make them), registered in the order given in a new store
-// under the builder's policy; a refusal is returned as the
-// *provenance.Error. WithStore(s), they must be held by s exactly as given
-// (see provenance.Store.Holds), as transforms make them; anything else is
-// refused with a provenance error of code not_held. Over budget, it
+// Assemble serializes items and counts them against the budget. The items
+// are candidates (as provenance.NewItem and NewEvidence make them),
+// registered in the order given in a new store under the builder's
+// policy; a refusal is returned as the *provenance.Error. Over budget, it
 // returns the Result with a *budget.OverError.
-func (b *Builder) Assemble(items []provenance.Item, opts ...Option) (*Result, error) {
-	return b.assembleIn(optionsOf(opts).store, items, "")
+func (b *Builder) Assemble(items []provenance.Item) (*Result, error) {
+	return b.assembleIn(nil, items, "")
+}
+
+// AssembleIn is Assemble of items that s holds already, exactly as given
+// (see provenance.Store.Holds), as its Add and transforms return them:
+// anything else is refused with a provenance error of code not_held. ka2
+// eval assembles its variants so, from one store.
+func (b *Builder) AssembleIn(s *provenance.Store, items []provenance.Item) (*Result, error) {
+	return b.assembleIn(s, items, "")
 }
 
 // assembleIn is Assemble with the store given (nil for a new one) and the
 // text of the scope item the build made itself, if any (see assemble).
+// Items of a store given must be held by it exactly as given (see
+// provenance.Store.Holds), as transforms make them; anything else is
+// refused with a provenance error of code not_held.
 func (b *Builder) assembleIn(s *provenance.Store, items []provenance.Item, madeScope string) (*Result, error) {
 	if s == nil {
 		s = b.NewStore()

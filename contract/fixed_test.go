@@ -17,9 +17,12 @@ import (
 
 // buildRecord is everything a build shows: the contract, the items, the
 // store's history and the trace, or the error.
-func buildRecord(t *testing.T, b *contract.Builder, req contract.Request, opts ...contract.Option) string {
+func buildRecord(t *testing.T, b *contract.Builder, req contract.Request, in ...*provenance.Store) string {
 	t.Helper()
-	res, err := b.Build(context.Background(), req, opts...)
+	res, err := b.Build(context.Background(), req)
+	if len(in) == 1 {
+		res, err = b.BuildIn(context.Background(), in[0], req)
+	}
 	var out bytes.Buffer
 	fmt.Fprintf(&out, "error: %v\n", err)
 	if res == nil {
@@ -74,7 +77,7 @@ func TestFixedItemsRegisteredOnce(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			b := typedBuilder(t, tt.policy)
-			want := buildRecord(t, b, tt.req, contract.WithStore(b.NewStore()))
+			want := buildRecord(t, b, tt.req, b.NewStore())
 			for i := range 2 {
 				if diff := cmp.Diff(want, buildRecord(t, b, tt.req)); diff != "" {
 					t.Fatalf("build %d mismatch (-own store +template):\n%s", i, diff)

@@ -132,7 +132,7 @@ func TestParseScopeTakesOnlyItsOwnForm(t *testing.T) {
 				}
 				items = append(items, it)
 			}
-			if res, err := typedBuilder(t, nil).Assemble(items, contract.WithStore(s)); err == nil {
+			if res, err := typedBuilder(t, nil).AssembleIn(s, items); err == nil {
 				t.Errorf("Assemble() accepted scope %s:\n%s", tt.text, res.JSON)
 			}
 		})

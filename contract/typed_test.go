@@ -378,7 +378,7 @@ func TestAssembleTakesOnlyHeldItems(t *testing.T) {
 		}
 		items = append(items, it)
 	}
-	if _, err := b.Assemble(items, contract.WithStore(s)); err != nil {
+	if _, err := b.AssembleIn(s, items); err != nil {
 		t.Fatalf("held items: %v", err)
 	}
 	changed := append([]provenance.Item(nil), items...)
@@ -390,7 +390,7 @@ func TestAssembleTakesOnlyHeldItems(t *testing.T) {
 		"an item of other store": append(append([]provenance.Item(nil), items...), foreign),
 		"a changed item":         changed,
 	} {
-		if _, err := b.Assemble(list, contract.WithStore(s)); !errors.Is(err, provenance.ErrNotHeld) {
+		if _, err := b.AssembleIn(s, list); !errors.Is(err, provenance.ErrNotHeld) {
 			t.Errorf("%s: Assemble() = %v, want ErrNotHeld", name, err)
 		}
 	}

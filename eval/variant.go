@@ -154,7 +154,7 @@ func variants(ctx context.Context, c *Case, base *contract.Result, conds []Condi
 		}
 		vb := *c.Builder
 		vb.Definition = variantDefinition(c.Builder.Definition, cond)
-		res, err := vb.Assemble(items, contract.WithStore(s))
+		res, err := vb.AssembleIn(s, items)
 		var oe *budget.OverError
 		switch {
 		case errors.As(err, &oe):
