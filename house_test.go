@@ -188,3 +188,39 @@ func TestREADMEListsEveryPackage(t *testing.T) {
 		t.Errorf("README's package table lists %v, the module has %v", listed, want)
 	}
 }
+
+// TestOneCorpusOpener: a corpus folder is opened in one place,
+// corpus.OpenFolder; os.OpenRoot in library and command code is that, or
+// a folder that is no corpus (by file, with why).
+func TestOneCorpusOpener(t *testing.T) {
+	allowed := map[string]string{
+		"corpus/folder.go":                  "the one corpus opener",
+		"golden/tree.go":                    "the case-file tree, not a corpus",
+		"internal/atomicfile/atomicfile.go": "the folder a file is replaced in",
+	}
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != "." && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if strings.Contains(string(data), "os.OpenRoot(") && allowed[filepath.ToSlash(path)] == "" {
+			t.Errorf("%s calls os.OpenRoot; open a corpus folder with corpus.OpenFolder", path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

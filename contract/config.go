@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -55,7 +54,7 @@ func Sample() Corpus { return Files(SampleCorpus, corpus.Sample()) }
 func Files(name string, fsys fs.FS) Corpus { return Corpus{FS: fsys, Name: name} }
 
 // Folder is the corpus in folder dir. Each load opens dir once, with
-// os.OpenRoot: it follows a link swapped in under dir since the last load
+// corpus.OpenFolder: it follows a link swapped in under dir since the last load
 // (a ConfigMap's ..data, current -> v2), reads every file of that one
 // folder even if the link is swapped again mid-load, and resolves links
 // inside the folder only, so that a link that leaves it fails to open and
@@ -80,14 +79,14 @@ func (c Corpus) open() (fs.FS, func(), error) {
 	fsys, done := c.FS, func() {}
 	switch {
 	case c.Dir != "":
-		root, err := os.OpenRoot(c.Dir)
+		var err error
+		fsys, done, err = corpus.OpenFolder(c.Dir)
 		if err != nil {
 			// A folder that cannot be opened is one problem, said once,
 			// not one for every file the load would have read.
 			return nil, nil, &ConfigError{SettingCorpus, &diag.Diagnostic{Message: "open corpus: " + err.Error(), Err: err,
 				Hint: diag.Set("check the folder {corpus} names")}}
 		}
-		fsys, done = root.FS(), func() { root.Close() }
 	case c.FS == nil:
 		return nil, nil, &ConfigError{SettingCorpus, &diag.Diagnostic{Message: ErrNoCorpus.Error(), Err: ErrNoCorpus,
 			Hint: diag.Set("name a corpus folder in {corpus}, or " + SampleCorpus + " for the embedded sample")}}
@@ -295,8 +294,8 @@ func LoadCorpus(ctx context.Context, c Corpus) (*corpus.Corpus, error) {
 }
 
 // LoadCorpusWith is LoadCorpus, reading c's files with load: a server
-// passes a load that reuses what it read before. It is the one place that
-// opens a corpus folder and names the files of its problems.
+// passes a load that reuses what it read before. It opens a Folder
+// through corpus.OpenFolder and names the files of its problems.
 func LoadCorpusWith(c Corpus, load func(fs.FS) (*corpus.Corpus, error)) (*corpus.Corpus, error) {
 	fsys, done, err := c.open()
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/ka2/ka2/corpus"
@@ -77,13 +76,13 @@ func (s *Server) impactFor(ctx context.Context, rel, text string, rev int) (*imp
 // compares every case's output with each; suite is the case files, or
 // suiteErr why they do not load.
 func buildImpact(ctx context.Context, st Settings, rel, text string, suite *golden.Suite, suiteErr error) (*impactResult, error) {
-	r, err := os.OpenRoot(st.Corpus)
+	rootFS, done, err := corpus.OpenFolder(st.Corpus)
 	if err != nil {
 		return &impactResult{changed: true, unavailable: "the corpus folder cannot be opened: " + firstLine(err)}, nil
 	}
-	defer r.Close()
+	defer done()
 	res := &impactResult{changed: true, saved: map[string]string{}}
-	if data, err := fs.ReadFile(r.FS(), rel); err == nil {
+	if data, err := fs.ReadFile(rootFS, rel); err == nil {
 		if string(data) == text {
 			return &impactResult{}, nil
 		}
@@ -95,7 +94,7 @@ func buildImpact(ctx context.Context, st Settings, rel, text string, suite *gold
 			}
 		}
 	}
-	base, err := corpus.LoadContext(ctx, st.filter(r.FS()))
+	base, err := corpus.LoadContext(ctx, st.filter(rootFS))
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -103,7 +102,7 @@ func buildImpact(ctx context.Context, st Settings, rel, text string, suite *gold
 		res.unavailable = "the saved corpus does not load: " + firstLine(err)
 		return res, nil
 	}
-	next, err := corpus.LoadContext(ctx, st.filter(overlay{base: r.FS(), files: map[string]string{rel: text}}))
+	next, err := corpus.LoadContext(ctx, st.filter(overlay{base: rootFS, files: map[string]string{rel: text}}))
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

@@ -784,11 +784,11 @@ func (s *Server) lintCorpus(ctx context.Context, root string, docs map[string]st
 	if s.opts.lintStart != nil {
 		s.opts.lintStart()
 	}
-	r, err := os.OpenRoot(root)
+	rootFS, done, err := corpus.OpenFolder(root)
 	if err != nil {
 		return nil, fmt.Errorf("open corpus: %w", err)
 	}
-	defer r.Close()
+	defer done()
 	cfg, err := lint.FindConfigOS(root, func(path string) bool {
 		sk, ok := s.trust().Believes(path)
 		if !ok {
@@ -803,7 +803,7 @@ func (s *Server) lintCorpus(ctx context.Context, root string, docs map[string]st
 	s.mu.Lock()
 	st := s.settings
 	s.mu.Unlock()
-	fsys := st.filter(overlay{base: r.FS(), files: docs})
+	fsys := st.filter(overlay{base: rootFS, files: docs})
 	rep, err := lint.Run(ctx, fsys, lint.Options{Today: s.today(), Config: cfg})
 	if err != nil && !errors.Is(err, lint.ErrNoPolicyFiles) {
 		return nil, err

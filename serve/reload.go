@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"os"
 	"path"
 	"slices"
 	"strings"
@@ -410,12 +409,12 @@ func (s *Server) stamps(ctx context.Context, paths []string) (map[string]stamp, 
 	if dir == "" {
 		return nil, nil // embedded: never changes
 	}
-	root, err := os.OpenRoot(dir)
+	rootFS, done, err := corpus.OpenFolder(dir)
 	if err != nil {
 		return nil, nil // the load reports it
 	}
-	defer root.Close()
-	fsys := ctxFS{ctx: ctx, fsys: root.FS()}
+	defer done()
+	fsys := ctxFS{ctx: ctx, fsys: rootFS}
 	if paths == nil {
 		paths = []string{"."}
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -299,12 +298,11 @@ func lintDir(o *LintOptions, dir string, day corpus.Date, cfg *lint.Config) (lin
 		}
 		opts.Base = base
 	}
-	root, err := os.OpenRoot(dir)
+	fsys, done, err := corpus.OpenFolder(dir)
 	if err != nil {
 		return lint.Report{}, fmt.Errorf("open corpus: %w", err)
 	}
-	defer root.Close()
-	var fsys fs.FS = root.FS()
+	defer done()
 	if filter := o.f.corpusFilter(); filter != nil {
 		fsys = filter(dir, fsys)
 	}
