@@ -125,7 +125,10 @@ func TestBuildTypedItems(t *testing.T) {
 					t.Fatalf("evidence = %+v, want travel-v2 then the tool result", doc.Evidence)
 				}
 				tool := doc.Evidence[1]
-				want := provenance.ContentID(orderResult)[:12]
+				// The version is the first 12 hex digits of the SHA-256 of
+				// the canonical text (lower case, spaces folded):
+				// "order a-104: beijing hotel, 720 cny per room-night, confirmed."
+				const want = "f334b456eaa7"
 				if tool.SourceID != "tool:order_lookup" || tool.Version != want || tool.LineStart != 1 || tool.LineEnd != 1 || tool.Quote != orderResult {
 					t.Errorf("promoted record = %+v, want tool:order_lookup version %s lines 1-1", tool, want)
 				}

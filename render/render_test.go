@@ -103,12 +103,15 @@ func TestOpenAIChatRequest(t *testing.T) {
 	if err := json.Unmarshal(body, &got); err != nil {
 		t.Fatal(err)
 	}
-	var inst struct {
-		Instruction string `json:"instruction"`
+	// The system message is the embedded English instruction; the user
+	// message is the contract without it, every other key in its place.
+	instruction := contract.Default().Content["en"].Instruction
+	withInstruction := `{"template":"ka2-context-v1","instruction":` + mustJSON(instruction) + `,"example":`
+	if !strings.HasPrefix(string(res.JSON), withInstruction) {
+		t.Fatalf("contract does not start with the template and the instruction: %s", res.JSON)
 	}
-	json.Unmarshal(res.JSON, &inst)
-	user := strings.Replace(string(res.JSON), `,"instruction":`+mustJSON(inst.Instruction), "", 1)
-	want := render.ChatRequest{Model: "gpt-4o", MaxTokens: 512, Messages: []render.ChatMessage{{Role: "system", Content: inst.Instruction}, {Role: "user", Content: user}}}
+	user := `{"template":"ka2-context-v1","example":` + string(res.JSON[len(withInstruction):])
+	want := render.ChatRequest{Model: "gpt-4o", MaxTokens: 512, Messages: []render.ChatMessage{{Role: "system", Content: instruction}, {Role: "user", Content: user}}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Request mismatch (-want +got):\n%s", diff)
 	}

@@ -387,8 +387,11 @@ func TestRunErrors(t *testing.T) {
 		t.Errorf("Run(context.Background(), no *.md) error = %v, want ErrNoPolicyFiles", err)
 	}
 	_, err = Run(context.Background(), os.DirFS("testdata/no-such-dir"), Options{})
-	if err == nil {
-		t.Error("Run(context.Background(), missing root) succeeded")
+	// A root that is not there fails the run (it is no finding), and is
+	// not mistaken for one without policy files.
+	const want = "lint: cannot read the corpus: cannot read: no such file or directory"
+	if err == nil || err.Error() != want || errors.Is(err, ErrNoPolicyFiles) {
+		t.Errorf("Run(context.Background(), missing root) error = %v, want %q", err, want)
 	}
 }
 
