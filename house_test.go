@@ -125,12 +125,19 @@ func TestNoAliasesOfTheDiagnosticModel(t *testing.T) {
 						t.Errorf("%s: type %s is an alias of %s.%s; use that type by its own name", fset.Position(s.Pos()), s.Name.Name, sel.X, sel.Sel.Name)
 					}
 				case *ast.ValueSpec:
-					if gd.Tok != token.CONST || s.Type != nil {
+					if s.Type != nil {
 						continue
 					}
 					for k, v := range s.Values {
+						// A conversion (string(errkind.X)) re-exports as
+						// much as the bare name does.
+						if call, ok := v.(*ast.CallExpr); ok && len(call.Args) == 1 {
+							if _, conv := call.Fun.(*ast.Ident); conv {
+								v = call.Args[0]
+							}
+						}
 						if sel, ok := model(v); ok && s.Names[k].IsExported() {
-							t.Errorf("%s: constant %s re-exports %s.%s; use that constant by its own name", fset.Position(s.Pos()), s.Names[k].Name, sel.X, sel.Sel.Name)
+							t.Errorf("%s: %s %s re-exports %s.%s; use it by its own name", fset.Position(s.Pos()), gd.Tok, s.Names[k].Name, sel.X, sel.Sel.Name)
 						}
 					}
 				}

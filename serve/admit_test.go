@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/internal/errkind"
 	"github.com/ka2/ka2/internal/loadgen"
 	"github.com/ka2/ka2/serve"
 )
@@ -151,7 +152,7 @@ func TestQueueSheds(t *testing.T) {
 				if got.status != http.StatusServiceUnavailable || got.header.Get("Retry-After") != "1" {
 					t.Fatalf("%s: %d, Retry-After %q; want 503 with Retry-After 1", what, got.status, got.header.Get("Retry-After"))
 				}
-				if e := errorBody(t, got.body); e.Kind != serve.KindOverloaded || !strings.Contains(e.Message, tt.message) {
+				if e := errorBody(t, got.body); e.Kind != string(errkind.Overloaded) || !strings.Contains(e.Message, tt.message) {
 					t.Errorf("%s: error = %+v, want kind overloaded saying %q", what, e, tt.message)
 				}
 			}

@@ -176,7 +176,7 @@ func (s *Server) serveGrade(w http.ResponseWriter, r *http.Request, snap *Snapsh
 	decisionOf(w).posted(in.Contract)
 	opts := grade.OptionsFor(s.def)
 	if len(opts.Refusals) == 0 {
-		return writeError(w, snap, http.StatusInternalServerError, errkind.Detail{Kind: KindInternal,
+		return writeError(w, snap, http.StatusInternalServerError, errkind.Detail{Kind: string(errkind.Internal),
 			Message: "the server's contract definition has no refusal phrases, so no answer can be graded"})
 	}
 	opts.Lang, opts.Injected = in.Lang, in.Injected

@@ -32,10 +32,10 @@ func TestContractStopped(t *testing.T) {
 	}{
 		{name: "client gone", timeout: time.Hour,
 			stop:       func(cancel context.CancelFunc, _ context.Context) { cancel() },
-			wantStatus: errkind.StatusClientClosedRequest, wantKind: serve.KindCanceled, wantLog: "the client went away"},
+			wantStatus: errkind.StatusClientClosedRequest, wantKind: string(errkind.Canceled), wantLog: "the client went away"},
 		{name: "deadline", timeout: time.Millisecond,
 			stop:       func(_ context.CancelFunc, ctx context.Context) { <-ctx.Done() },
-			wantStatus: http.StatusServiceUnavailable, wantKind: serve.KindTimeout, wantLog: "the request timeout passed"},
+			wantStatus: http.StatusServiceUnavailable, wantKind: string(errkind.Timeout), wantLog: "the request timeout passed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/internal/diag"
+	"github.com/ka2/ka2/internal/errkind"
 	"github.com/ka2/ka2/provenance"
 	"github.com/ka2/ka2/selector"
 )
@@ -23,13 +24,13 @@ func TestClassify(t *testing.T) {
 		status int
 		kind   string
 	}{
-		{"over budget", fmt.Errorf("build: %w", budget.ErrOverBudget), 422, KindBudgetExceeded},
-		{"no evidence", contract.ErrNoEvidence, 422, KindNoEvidence},
-		{"refused", fmt.Errorf("x: %w", provenance.ErrRefused), 422, KindContextType},
-		{"bad request", fmt.Errorf("x: %w", contract.ErrBadRequest), 400, KindBadRequest},
-		{"bad query", fmt.Errorf("x: %w", selector.ErrBadQuery), 400, KindBadRequest},
-		{"empty body", fmt.Errorf("quote: %w", &diag.Diagnostic{Pos: diag.Pos{Path: "en/empty.md"}, Code: corpus.CodeRangeOutsideBody, Message: "source empty has an empty body, so there are no lines to quote"}), 400, KindBadRequest},
-		{"anything else", errors.New("something unforeseen"), 400, KindBadRequest},
+		{"over budget", fmt.Errorf("build: %w", budget.ErrOverBudget), 422, string(errkind.BudgetExceeded)},
+		{"no evidence", contract.ErrNoEvidence, 422, string(errkind.NoEvidence)},
+		{"refused", fmt.Errorf("x: %w", provenance.ErrRefused), 422, string(errkind.ContextType)},
+		{"bad request", fmt.Errorf("x: %w", contract.ErrBadRequest), 400, string(errkind.BadRequest)},
+		{"bad query", fmt.Errorf("x: %w", selector.ErrBadQuery), 400, string(errkind.BadRequest)},
+		{"empty body", fmt.Errorf("quote: %w", &diag.Diagnostic{Pos: diag.Pos{Path: "en/empty.md"}, Code: corpus.CodeRangeOutsideBody, Message: "source empty has an empty body, so there are no lines to quote"}), 400, string(errkind.BadRequest)},
+		{"anything else", errors.New("something unforeseen"), 400, string(errkind.BadRequest)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

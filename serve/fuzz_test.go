@@ -46,8 +46,8 @@ func FuzzHandler(f *testing.F) {
 	}
 	methods := []string{http.MethodPost, http.MethodGet, http.MethodPut, http.MethodHead}
 	statusOf := map[string]int{
-		serve.KindBadRequest: 400, serve.KindNotFound: 404, serve.KindMethodNotAllowed: 405,
-		serve.KindBudgetExceeded: 422, serve.KindNoEvidence: 422, serve.KindContextType: 422, serve.KindOverloaded: 503,
+		string(errkind.BadRequest): 400, string(errkind.NotFound): 404, string(errkind.MethodNotAllowed): 405,
+		string(errkind.BudgetExceeded): 422, string(errkind.NoEvidence): 422, string(errkind.ContextType): 422, string(errkind.Overloaded): 503,
 	}
 	f.Fuzz(func(t *testing.T, m uint8, target, body string) {
 		if !strings.HasPrefix(target, "/") || strings.ContainsAny(target, " \r\n\t#") || len(target) > 4096 {
@@ -96,7 +96,7 @@ func FuzzHandler(f *testing.F) {
 		if e.Error.Message == "" {
 			t.Error("error without a message")
 		}
-		if e.Error.Kind == serve.KindMethodNotAllowed && !slices.Contains([]string{"GET", "POST"}, rec.Header().Get("Allow")) {
+		if e.Error.Kind == string(errkind.MethodNotAllowed) && !slices.Contains([]string{"GET", "POST"}, rec.Header().Get("Allow")) {
 			t.Errorf("405 without an Allow header")
 		}
 	})

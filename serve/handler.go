@@ -37,31 +37,6 @@ const GenerationHeader = "Ka2-Corpus-Generation"
 // month), comma-separated; absent when there are none.
 const QuestionDatesHeader = "Ka2-Question-Dates-Outside-Scope"
 
-// Error kinds of the JSON error body, from errkind's one table. They are
-// stable: clients branch on them.
-const (
-	KindBadRequest       = string(errkind.BadRequest)
-	KindNotFound         = string(errkind.NotFound)
-	KindMethodNotAllowed = string(errkind.MethodNotAllowed)
-	KindBudgetExceeded   = string(errkind.BudgetExceeded)
-	KindNoEvidence       = string(errkind.NoEvidence)
-	KindContextType      = string(errkind.ContextType)
-	KindInternal         = string(errkind.Internal)
-	KindUnavailable      = string(errkind.Unavailable)
-	// KindTimeout: the build did not finish within the server's request
-	// timeout (503).
-	KindTimeout = string(errkind.Timeout)
-	// KindCanceled: the client went away before the build finished. The
-	// status is 499, as nginx logs it; no client reads the answer, but
-	// the metrics and the log keep it apart from server errors.
-	KindCanceled = string(errkind.Canceled)
-	// KindOverloaded (503, with Retry-After) refuses an API request that
-	// would wait longer than Config.QueueWait for one of the
-	// Config.MaxInFlight others being answered to finish, or that finds
-	// Config.MaxQueue waiting already.
-	KindOverloaded = string(errkind.Overloaded)
-)
-
 // retryAfter is the Retry-After of an overloaded answer, in seconds: a
 // build takes milliseconds, so a slot is free again long before; one
 // second is the least the header can say, and as long as
@@ -128,19 +103,19 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, rt *route, sna
 				panic(v)
 			}
 			s.log.Error("panic in handler", "route", rt.name, "panic", fmt.Sprint(v))
-			code = writeError(w, snap, http.StatusInternalServerError, errkind.Detail{Kind: KindInternal, Message: "internal error; the server log has the details"})
+			code = writeError(w, snap, http.StatusInternalServerError, errkind.Detail{Kind: string(errkind.Internal), Message: "internal error; the server log has the details"})
 		}
 	}()
 	if snap == nil {
-		return writeError(w, nil, http.StatusServiceUnavailable, errkind.Detail{Kind: KindUnavailable, Message: "no corpus is loaded yet"})
+		return writeError(w, nil, http.StatusServiceUnavailable, errkind.Detail{Kind: string(errkind.Unavailable), Message: "no corpus is loaded yet"})
 	}
 	switch {
 	case rt.serve == nil:
-		return writeError(w, snap, http.StatusNotFound, errkind.Detail{Kind: KindNotFound,
+		return writeError(w, snap, http.StatusNotFound, errkind.Detail{Kind: string(errkind.NotFound),
 			Message: fmt.Sprintf("no endpoint %s; the endpoints are POST /v1/contract, GET /v1/select, GET /v1/show, POST /v1/verify, POST /v1/grade, POST /v1/render, GET /openapi.json, GET /healthz, GET /readyz, GET /metrics", r.URL.Path)})
 	case r.Method != rt.method && !(rt.method == http.MethodGet && r.Method == http.MethodHead):
 		w.Header().Set("Allow", rt.method)
-		return writeError(w, snap, http.StatusMethodNotAllowed, errkind.Detail{Kind: KindMethodNotAllowed,
+		return writeError(w, snap, http.StatusMethodNotAllowed, errkind.Detail{Kind: string(errkind.MethodNotAllowed),
 			Message: fmt.Sprintf("%s %s: use %s", r.Method, r.URL.Path, rt.method)})
 	}
 	if rt.limited {
@@ -152,12 +127,12 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, rt *route, sna
 		}
 		switch {
 		case err != nil:
-			return writeError(w, snap, errkind.StatusClientClosedRequest, errkind.Detail{Kind: KindCanceled,
+			return writeError(w, snap, errkind.StatusClientClosedRequest, errkind.Detail{Kind: string(errkind.Canceled),
 				Message: "the client went away while the request waited for its turn"})
 		case shed != "":
 			s.metrics.rejected.WithLabelValues(shed).Inc()
 			w.Header().Set("Retry-After", retryAfter)
-			return writeError(w, snap, http.StatusServiceUnavailable, errkind.Detail{Kind: KindOverloaded, Message: s.admit.shedMessage(shed)})
+			return writeError(w, snap, http.StatusServiceUnavailable, errkind.Detail{Kind: string(errkind.Overloaded), Message: s.admit.shedMessage(shed)})
 		}
 		s.metrics.inFlight.Inc()
 		held := time.Now()
@@ -216,7 +191,7 @@ func marshal(v any) ([]byte, error) {
 func writeJSON(w http.ResponseWriter, snap *Snapshot, status int, v any) int {
 	body, err := marshal(v)
 	if err != nil {
-		return writeError(w, snap, http.StatusInternalServerError, errkind.Detail{Kind: KindInternal, Message: "encode response: " + err.Error()})
+		return writeError(w, snap, http.StatusInternalServerError, errkind.Detail{Kind: string(errkind.Internal), Message: "encode response: " + err.Error()})
 	}
 	writeBody(w, snap, status, "application/json", body)
 	return status
@@ -292,7 +267,7 @@ func (s *Server) serveContract(w http.ResponseWriter, r *http.Request, snap *Sna
 	buf := borrowBuffer()
 	defer returnBuffer(buf)
 	if err := readBody(w, r, s.cfg.MaxBodyBytes, buf); err != nil {
-		return writeError(w, snap, http.StatusBadRequest, errkind.Detail{Kind: KindBadRequest, Message: err.Error()})
+		return writeError(w, snap, http.StatusBadRequest, errkind.Detail{Kind: string(errkind.BadRequest), Message: err.Error()})
 	}
 	// The same steps as `ka2 build --request`: parse, Settings.Apply and
 	// Request, Builder.Build, Result.WriteTo. The build stops when the client goes away or the
@@ -340,11 +315,11 @@ func (s *Server) serveContract(w http.ResponseWriter, r *http.Request, snap *Sna
 		switch {
 		case errors.Is(err, context.Canceled) && r.Context().Err() != nil:
 			s.log.Info("build stopped: the client went away", "error", err.Error(), "digest", snap.Digest())
-			return writeError(w, snap, errkind.StatusClientClosedRequest, errkind.Detail{Kind: KindCanceled,
+			return writeError(w, snap, errkind.StatusClientClosedRequest, errkind.Detail{Kind: string(errkind.Canceled),
 				Message: "the client went away before the contract was built"})
 		case errors.Is(err, context.DeadlineExceeded):
 			s.log.Warn("build stopped: the request timeout passed", "timeout", s.cfg.RequestTimeout, "error", err.Error(), "digest", snap.Digest())
-			return writeError(w, snap, http.StatusServiceUnavailable, errkind.Detail{Kind: KindTimeout,
+			return writeError(w, snap, http.StatusServiceUnavailable, errkind.Detail{Kind: string(errkind.Timeout),
 				Message: fmt.Sprintf("the contract was not built within the server's request timeout of %s; send a smaller request", s.cfg.RequestTimeout)})
 		}
 		status, d := classify(err)
@@ -402,7 +377,7 @@ func (s *Server) serveSelect(w http.ResponseWriter, r *http.Request, snap *Snaps
 }
 
 func badRequest(w http.ResponseWriter, snap *Snapshot, msg string) int {
-	return writeError(w, snap, http.StatusBadRequest, errkind.Detail{Kind: KindBadRequest, Message: msg})
+	return writeError(w, snap, http.StatusBadRequest, errkind.Detail{Kind: string(errkind.BadRequest), Message: msg})
 }
 
 // showResponse is GET /v1/show's body: the quote an address names, in the
@@ -433,10 +408,10 @@ func (s *Server) serveShow(w http.ResponseWriter, r *http.Request, snap *Snapsho
 	}
 	src, rng, quote, err := snap.Corpus.Resolve(a, v.Get("lang"))
 	if err != nil {
-		status, kind := http.StatusBadRequest, KindBadRequest
+		status, kind := http.StatusBadRequest, string(errkind.BadRequest)
 		var ce *diag.Diagnostic
 		if errors.As(err, &ce) && ce.Code == corpus.CodeUnknownSource {
-			status, kind = http.StatusNotFound, KindNotFound
+			status, kind = http.StatusNotFound, string(errkind.NotFound)
 		}
 		return writeError(w, snap, status, errkind.Detail{Kind: kind, Message: fmt.Sprintf("%s: %s", a, diag.Phrase(err, queryParam))})
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
 
 	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/internal/errkind"
 	"github.com/ka2/ka2/serve"
 )
 
@@ -52,7 +53,7 @@ func TestMaxInFlight(t *testing.T) {
 		if got.status != http.StatusServiceUnavailable || got.header.Get("Retry-After") != "1" {
 			t.Fatalf("%s %s over the bound: %d, Retry-After %q; want 503 with Retry-After 1", req.method, req.path, got.status, got.header.Get("Retry-After"))
 		}
-		if e := errorBody(t, got.body); e.Kind != serve.KindOverloaded || !strings.Contains(e.Message, "3 requests are in flight") {
+		if e := errorBody(t, got.body); e.Kind != string(errkind.Overloaded) || !strings.Contains(e.Message, "3 requests are in flight") {
 			t.Errorf("error = %+v", e)
 		}
 	}

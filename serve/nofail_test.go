@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/internal/errkind"
 	"github.com/ka2/ka2/serve"
 )
 
@@ -34,8 +35,8 @@ func TestNoServerError(t *testing.T) {
 	}
 	r := serveOn(t, srv)
 	statusOf := map[string]int{
-		serve.KindBadRequest: 400, serve.KindNotFound: 404, serve.KindMethodNotAllowed: 405,
-		serve.KindBudgetExceeded: 422, serve.KindNoEvidence: 422, serve.KindContextType: 422, serve.KindOverloaded: 503,
+		string(errkind.BadRequest): 400, string(errkind.NotFound): 404, string(errkind.MethodNotAllowed): 405,
+		string(errkind.BudgetExceeded): 422, string(errkind.NoEvidence): 422, string(errkind.ContextType): 422, string(errkind.Overloaded): 503,
 	}
 	tests := []struct{ method, path, body string }{
 		{"POST", "/v1/contract", lodging2026}, // meets the empty body

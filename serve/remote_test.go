@@ -7,6 +7,7 @@ import (
 
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/internal/diag"
+	"github.com/ka2/ka2/internal/errkind"
 	"github.com/ka2/ka2/provenance"
 	"github.com/ka2/ka2/serve"
 )
@@ -87,7 +88,7 @@ remote:
 				return
 			}
 			e := errorBody(t, got.body)
-			if e.Kind != serve.KindContextType || !strings.Contains(e.Message, tt.want) {
+			if e.Kind != string(errkind.ContextType) || !strings.Contains(e.Message, tt.want) {
 				t.Errorf("error = %s %q, want kind context_type and a message containing %q", e.Kind, e.Message, tt.want)
 			}
 			if e.Context == nil || e.Context.Code != tt.code {

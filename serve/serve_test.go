@@ -13,6 +13,7 @@ import (
 
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/internal/diag"
+	"github.com/ka2/ka2/internal/errkind"
 	"github.com/ka2/ka2/serve"
 )
 
@@ -112,8 +113,8 @@ func TestErrors(t *testing.T) {
 	for _, tt := range tests {
 		seen[tt.kind] = true
 	}
-	for _, k := range []string{serve.KindBadRequest, serve.KindNotFound, serve.KindMethodNotAllowed,
-		serve.KindBudgetExceeded, serve.KindNoEvidence, serve.KindContextType} {
+	for _, k := range []string{string(errkind.BadRequest), string(errkind.NotFound), string(errkind.MethodNotAllowed),
+		string(errkind.BudgetExceeded), string(errkind.NoEvidence), string(errkind.ContextType)} {
 		if !seen[k] {
 			t.Errorf("no request in the table causes %s", k)
 		}

@@ -157,7 +157,7 @@ func (s *Server) serveTimeline(w http.ResponseWriter, r *http.Request, snap *Sna
 	case "", "svg":
 		var buf bytes.Buffer
 		if err := m.WriteSVG(&buf, width); err != nil {
-			return writeError(w, snap, http.StatusInternalServerError, errkind.Detail{Kind: KindInternal, Message: err.Error()})
+			return writeError(w, snap, http.StatusInternalServerError, errkind.Detail{Kind: string(errkind.Internal), Message: err.Error()})
 		}
 		setPageHeaders(w.Header())
 		writeBody(w, snap, http.StatusOK, "image/svg+xml; charset=utf-8", buf.Bytes())
