@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -456,6 +457,52 @@ func ResolveLinks(fsys fs.ReadLinkFS, p string) (string, error) {
 		cur, i = ".", -1
 	}
 	return cur, nil
+}
+
+// ResolvePath returns the absolute, clean path abs with every symbolic
+// link on the file system resolved, as the system resolves them, calling
+// visit with each link it goes through: a service that watches a corpus
+// folder watches those links too. Unlike ResolveLinks it may leave any
+// root; it shares its bound of maxLinks hops.
+func ResolvePath(abs string, visit func(link string)) (string, error) {
+	hops := 0
+	for {
+		vol := filepath.VolumeName(abs)
+		parts := strings.Split(strings.Trim(filepath.ToSlash(abs[len(vol):]), "/"), "/")
+		cur := vol + string(filepath.Separator)
+		restarted := false
+		for i, part := range parts {
+			if part == "" {
+				continue
+			}
+			next := filepath.Join(cur, part)
+			info, err := os.Lstat(next)
+			if err != nil {
+				return "", err
+			}
+			if info.Mode()&fs.ModeSymlink == 0 {
+				cur = next
+				continue
+			}
+			if hops++; hops > maxLinks {
+				return "", fmt.Errorf("%s: %w", abs, ErrLinkLoop)
+			}
+			visit(next)
+			target, err := os.Readlink(next)
+			if err != nil {
+				return "", err
+			}
+			if !filepath.IsAbs(target) {
+				target = filepath.Join(cur, target)
+			}
+			abs = filepath.Join(append([]string{target}, parts[i+1:]...)...)
+			restarted = true
+			break
+		}
+		if !restarted {
+			return cur, nil
+		}
+	}
 }
 
 // loadFile reads and parses the file at p. It returns the source and its

@@ -409,10 +409,6 @@ type watchPlan struct {
 	err error
 }
 
-// maxLinks bounds the links followed to resolve one path, as the
-// system's own resolution does (Linux: 40).
-const maxLinks = 40
-
 // planWatch resolves the corpus folder dir and lists what to watch.
 func planWatch(dir string) (*watchPlan, error) {
 	abs, err := filepath.Abs(dir)
@@ -507,46 +503,10 @@ func fallbackPlan(abs string, err error) *watchPlan {
 }
 
 // resolve returns the absolute, clean path abs with every symbolic link
-// resolved, adding each link it went through to links.
+// resolved (see corpus.ResolvePath), adding each link it went through to
+// links.
 func resolve(abs string, links map[string]bool) (string, error) {
-	hops := 0
-	for {
-		vol := filepath.VolumeName(abs)
-		parts := strings.Split(strings.Trim(filepath.ToSlash(abs[len(vol):]), "/"), "/")
-		cur := vol + string(filepath.Separator)
-		restarted := false
-		for i, part := range parts {
-			if part == "" {
-				continue
-			}
-			next := filepath.Join(cur, part)
-			info, err := os.Lstat(next)
-			if err != nil {
-				return "", err
-			}
-			if info.Mode()&fs.ModeSymlink == 0 {
-				cur = next
-				continue
-			}
-			if hops++; hops > maxLinks {
-				return "", fmt.Errorf("%s: too many links", abs)
-			}
-			links[next] = true
-			target, err := os.Readlink(next)
-			if err != nil {
-				return "", err
-			}
-			if !filepath.IsAbs(target) {
-				target = filepath.Join(cur, target)
-			}
-			abs = filepath.Join(append([]string{target}, parts[i+1:]...)...)
-			restarted = true
-			break
-		}
-		if !restarted {
-			return cur, nil
-		}
-	}
+	return corpus.ResolvePath(abs, func(link string) { links[link] = true })
 }
 
 // onPath reports whether name is the corpus folder, as named or where
