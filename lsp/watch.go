@@ -215,7 +215,7 @@ type stamper struct{ hash.Hash64 }
 func newStamper() stamper { return stamper{fnv.New64a()} }
 
 func (h stamper) file(p string, info fs.FileInfo) {
-	fmt.Fprintf(h, "%s\x00%d\x00%d\n", p, info.Size(), info.ModTime().UnixNano())
+	fmt.Fprintf(h, "%s\x00%v\n", p, corpus.StampOf(info))
 }
 
 // stat adds the file p, when there is one.

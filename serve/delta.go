@@ -20,25 +20,6 @@ import (
 // a file's change shows is the server's knowledge, not the corpus's: the
 // corpus package loads; this file decides what a reload may keep.
 
-// fileStat is the status of a file that tells whether it changed.
-type fileStat struct {
-	size         int64
-	mode         fs.FileMode
-	mtime, ctime int64 // Unix nanoseconds; ctime 0 where unknown
-	ino          uint64
-}
-
-func statOf(info fs.FileInfo) fileStat {
-	st := fileStat{size: info.Size(), mode: info.Mode(), mtime: info.ModTime().UnixNano()}
-	st.ino, st.ctime = sysStat(info)
-	return st
-}
-
-// changed is when the file last changed, as far as its status tells.
-func (st fileStat) changed() time.Time {
-	return time.Unix(0, max(st.mtime, st.ctime))
-}
-
 // fileStats is what a load knew of each file of its corpus, by path: its
 // status when the load listed it, before reading it, or zero for a file
 // whose status the load could not take (a link, a file below a linked
@@ -53,24 +34,24 @@ func (st fileStat) changed() time.Time {
 // whatever the size of the corpus, and the fold's copy is spread over the
 // reloads before it.
 type fileStats struct {
-	base map[string]fileStat
+	base map[string]corpus.Stamp
 	over map[string]statChange // changes on top of base, by path
 	n    int                   // the paths known
 }
 
 // statChange is a file's new status, or that it is gone.
 type statChange struct {
-	st   fileStat
+	st   corpus.Stamp
 	gone bool
 }
 
 // newFileStats holds m, which the caller does not change afterwards.
-func newFileStats(m map[string]fileStat) fileStats {
+func newFileStats(m map[string]corpus.Stamp) fileStats {
 	return fileStats{base: m, n: len(m)}
 }
 
 // get returns the status of the file at p and whether it is known.
-func (s fileStats) get(p string) (fileStat, bool) {
+func (s fileStats) get(p string) (corpus.Stamp, bool) {
 	if c, ok := s.over[p]; ok {
 		return c.st, !c.gone
 	}
@@ -83,7 +64,7 @@ func (s fileStats) len() int { return s.n }
 
 // with returns s with the files at removed gone and those in set at their
 // new status; removed and set name different paths. s is unchanged.
-func (s fileStats) with(set map[string]fileStat, removed []string) fileStats {
+func (s fileStats) with(set map[string]corpus.Stamp, removed []string) fileStats {
 	next := fileStats{base: s.base, over: make(map[string]statChange, len(s.over)+len(set)+len(removed)), n: s.n}
 	maps.Copy(next.over, s.over)
 	for _, p := range removed {
@@ -105,7 +86,7 @@ func (s fileStats) with(set map[string]fileStat, removed []string) fileStats {
 	if len(next.over) <= 64+4*int(math.Sqrt(float64(next.n))) {
 		return next
 	}
-	base := make(map[string]fileStat, next.n)
+	base := make(map[string]corpus.Stamp, next.n)
 	for p, st := range next.base {
 		if _, changed := next.over[p]; !changed {
 			base[p] = st
@@ -133,19 +114,19 @@ func (s fileStats) with(set map[string]fileStat, removed []string) fileStats {
 // reads everything.
 func loadReusing(ctx context.Context, fsys fs.FS, prev *corpus.Corpus, prevStats fileStats, cutoff time.Time) (*corpus.Corpus, fileStats, error) {
 	var mu sync.Mutex
-	stats := make(map[string]fileStat, prevStats.len())
+	stats := make(map[string]corpus.Stamp, prevStats.len())
 	keep := func(p string, d fs.DirEntry) bool {
-		var st fileStat
+		var st corpus.Stamp
 		if d != nil && d.Type().IsRegular() {
 			if info, err := d.Info(); err == nil && info.Mode().IsRegular() { // the walk's lstat
-				st = statOf(info)
+				st = corpus.StampOf(info)
 			}
 		}
 		mu.Lock()
 		stats[p] = st
 		old, known := prevStats.get(p)
 		mu.Unlock()
-		return prev != nil && known && st != (fileStat{}) && st == old && st.changed().Before(cutoff)
+		return prev != nil && known && st != (corpus.Stamp{}) && st == old && st.Changed().Before(cutoff)
 	}
 	c, err := corpus.Reload(ctx, fsys, prev, keep)
 	if err != nil {
@@ -190,7 +171,7 @@ func loadDelta(fsys fs.FS, prev *corpus.Corpus, prevStats fileStats, changed []s
 		return nil, fileStats{}, nil, false
 	}
 	var read, removed []string
-	newStats := map[string]fileStat{}
+	newStats := map[string]corpus.Stamp{}
 	seen := make(map[string]bool, len(changed))
 	for _, p := range changed {
 		if seen[p] {
@@ -205,7 +186,7 @@ func loadDelta(fsys fs.FS, prev *corpus.Corpus, prevStats fileStats, changed []s
 			removed = append(removed, p)
 		case pathRead:
 			read = append(read, p)
-			newStats[p] = statOf(info) // taken before the file is read
+			newStats[p] = corpus.StampOf(info) // taken before the file is read
 		}
 	}
 	c, err = prev.Update(fsys, read, removed)

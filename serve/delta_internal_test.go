@@ -139,7 +139,7 @@ func checkDeltaSequence(t *testing.T, seed uint64, steps int) {
 		compareCorpora(t, fmt.Sprintf("step %d (%v)", step, did), full, delta)
 		// The statuses kept are those a full load would take now.
 		_, fullStats := loadFull(t, fsys)
-		if diff := cmp.Diff(fullStats.flat(), stats.flat(), cmp.AllowUnexported(fileStat{})); diff != "" {
+		if diff := cmp.Diff(fullStats.flat(), stats.flat(), cmp.AllowUnexported(corpus.Stamp{})); diff != "" {
 			t.Fatalf("step %d (%v): file statuses mismatch (-full load +loadChanged):\n%s", step, did, diff)
 		}
 		prev, prevStats, pending = delta, stats, nil
@@ -257,8 +257,8 @@ func loadFull(tb testing.TB, fsys fs.FS) (*corpus.Corpus, fileStats) {
 }
 
 // flat is every status s knows, by path, checked against get and len.
-func (s fileStats) flat() map[string]fileStat {
-	m := map[string]fileStat{}
+func (s fileStats) flat() map[string]corpus.Stamp {
+	m := map[string]corpus.Stamp{}
 	for p := range s.base {
 		m[p] = s.base[p]
 	}
@@ -290,13 +290,13 @@ func TestFileStatsWith(t *testing.T) {
 	for i := range paths {
 		paths[i] = fmt.Sprintf("p/%d.md", i)
 	}
-	model := map[string]fileStat{}
+	model := map[string]corpus.Stamp{}
 	for _, p := range paths[:200] {
-		model[p] = fileStat{size: 1}
+		model[p] = corpus.Stamp{Size: 1}
 	}
 	s := newFileStats(maps.Clone(model))
 	for step := range 3000 {
-		set := map[string]fileStat{}
+		set := map[string]corpus.Stamp{}
 		var removed []string
 		for range 1 + rng.IntN(4) {
 			p := paths[rng.IntN(len(paths))]
@@ -306,7 +306,7 @@ func TestFileStatsWith(t *testing.T) {
 			if _, ok := model[p]; ok && rng.IntN(3) == 0 {
 				removed = append(removed, p)
 			} else {
-				set[p] = fileStat{size: int64(step), ino: uint64(rng.IntN(9))}
+				set[p] = corpus.Stamp{Size: int64(step), Inode: uint64(rng.IntN(9))}
 			}
 		}
 		prevModel, prev := maps.Clone(model), s
@@ -318,7 +318,7 @@ func TestFileStatsWith(t *testing.T) {
 		// maps.Equal first: cmp.Diff on every step was most of the test's
 		// time; it only words a mismatch.
 		if got := s.flat(); !maps.Equal(model, got) {
-			t.Fatalf("step %d: statuses mismatch (-map +fileStats):\n%s", step, cmp.Diff(model, got, cmp.AllowUnexported(fileStat{})))
+			t.Fatalf("step %d: statuses mismatch (-map +fileStats):\n%s", step, cmp.Diff(model, got, cmp.AllowUnexported(corpus.Stamp{})))
 		}
 		for _, p := range paths {
 			want, wantOK := model[p]
@@ -327,7 +327,7 @@ func TestFileStatsWith(t *testing.T) {
 			}
 		}
 		if got := prev.flat(); !maps.Equal(prevModel, got) {
-			t.Fatalf("step %d: the previous statuses changed (-before +after):\n%s", step, cmp.Diff(prevModel, got, cmp.AllowUnexported(fileStat{})))
+			t.Fatalf("step %d: the previous statuses changed (-before +after):\n%s", step, cmp.Diff(prevModel, got, cmp.AllowUnexported(corpus.Stamp{})))
 		}
 		if len(s.over) > 64+4*20 { // 20 ≥ the square root of 400 paths
 			t.Fatalf("step %d: %d changes on top of the base were not folded into it", step, len(s.over))

@@ -354,17 +354,9 @@ func (s *Server) settledLoad(ctx context.Context, attempt uint64, prev *Snapshot
 	}
 }
 
-// stamp is what tells whether a file is still being written: its size and
-// modification time, following links (missing for a path that is gone).
-type stamp struct {
-	size    int64
-	mtime   int64
-	missing bool
-}
-
 // settle waits until the files under the given paths (nil: the whole
 // corpus) keep their stamps for Config.Settle, and returns the stamps.
-func (s *Server) settle(ctx context.Context, paths []string, doing *atomic.Pointer[string]) (map[string]stamp, error) {
+func (s *Server) settle(ctx context.Context, paths []string, doing *atomic.Pointer[string]) (map[string]corpus.Stamp, error) {
 	if s.cfg.Settle < 0 {
 		return nil, nil
 	}
@@ -404,7 +396,7 @@ func (s *Server) settle(ctx context.Context, paths []string, doing *atomic.Point
 // to the corpus folder; nil is the whole corpus), skipping names that
 // start with "." as the loader does. Files it cannot see are missing, as
 // far as stamps go: the load reports them.
-func (s *Server) stamps(ctx context.Context, paths []string) (map[string]stamp, error) {
+func (s *Server) stamps(ctx context.Context, paths []string) (map[string]corpus.Stamp, error) {
 	dir := s.cfg.Build.Corpus.Dir
 	if dir == "" {
 		return nil, nil // embedded: never changes
@@ -418,18 +410,18 @@ func (s *Server) stamps(ctx context.Context, paths []string) (map[string]stamp, 
 	if paths == nil {
 		paths = []string{"."}
 	}
-	out := map[string]stamp{}
+	out := map[string]corpus.Stamp{}
 	for _, p := range paths {
 		info, err := fs.Stat(fsys, p)
 		if err != nil {
 			if err := ctx.Err(); err != nil {
 				return nil, context.Cause(ctx)
 			}
-			out[p] = stamp{missing: true}
+			out[p] = corpus.Stamp{}
 			continue
 		}
 		if !info.IsDir() {
-			out[p] = stamp{size: info.Size(), mtime: info.ModTime().UnixNano()}
+			out[p] = corpus.StampOf(info)
 			continue
 		}
 		if p == "." {
@@ -437,9 +429,9 @@ func (s *Server) stamps(ctx context.Context, paths []string) (map[string]stamp, 
 			files, _ := corpus.Files(fsys)
 			for _, q := range files {
 				if info, err := fs.Stat(fsys, q); err == nil {
-					out[q] = stamp{size: info.Size(), mtime: info.ModTime().UnixNano()}
+					out[q] = corpus.StampOf(info)
 				} else {
-					out[q] = stamp{missing: true}
+					out[q] = corpus.Stamp{}
 				}
 			}
 			if err := ctx.Err(); err != nil {
@@ -458,9 +450,9 @@ func (s *Server) stamps(ctx context.Context, paths []string) (map[string]stamp, 
 				return nil
 			}
 			if info, err := fs.Stat(fsys, q); err == nil {
-				out[q] = stamp{size: info.Size(), mtime: info.ModTime().UnixNano()}
+				out[q] = corpus.StampOf(info)
 			} else {
-				out[q] = stamp{missing: true}
+				out[q] = corpus.Stamp{}
 			}
 			return nil
 		})
@@ -473,7 +465,7 @@ func (s *Server) stamps(ctx context.Context, paths []string) (map[string]stamp, 
 
 // differing names up to n paths whose stamps differ between a and b, for
 // the log.
-func differing(a, b map[string]stamp, n int) []string {
+func differing(a, b map[string]corpus.Stamp, n int) []string {
 	var out []string
 	for _, p := range slices.Sorted(maps.Keys(a)) {
 		if bs, ok := b[p]; !ok || bs != a[p] {
