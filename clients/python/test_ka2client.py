@@ -122,29 +122,27 @@ class ClientTest(unittest.TestCase):
         self.assertEqual((shown["source_id"], shown["line_start"], shown["line_end"]), ("travel-v2", 1, 3))
         self.assertIn("750", shown["quote"])
 
-    def _guarded(self, call, request):
-        try:
-            return call(request)
-        except ka2client.Ka2Error as e:
-            if e.status == 404:
-                self.skipTest(f"this ka2 serve has no such endpoint yet: {e.message}")
-            self.note(e.decision_id)
-            raise
-
     def test_grade(self):
         contract = self.client.contract(REQUEST)
         self.note(contract.decision_id)
-        ans = self._guarded(self.client.grade, {"contract": contract.json(), "answer": "750 CNY per room-night [travel-v2:1-3]"})
-        self.note(ans.decision_id)
-        self.assertIsInstance(ans.json(), dict)
+        ok = self.client.grade({"contract": contract.json(), "answer": "The limit is 750 CNY per room-night [travel-v2:3]."})
+        self.note(ok.decision_id)
+        self.assertTrue(ok.json()["ok"], ok.json())
+        wrong = self.client.grade({"contract": contract.json(), "answer": "The limit is 720 CNY per room-night [travel-v2:3]."})
+        self.note(wrong.decision_id)
+        rep = wrong.json()
+        self.assertFalse(rep["ok"])
+        self.assertEqual([f["code"] for f in rep["findings"]], ["unsupported_number"])
 
     def test_render(self):
         contract = self.client.contract(REQUEST)
         self.note(contract.decision_id)
-        ans = self._guarded(self.client.render, {"contract": contract.json()})
+        ans = self.client.render({"contract": contract.json(), "provider": "openai-chat", "model": "m"})
         self.note(ans.decision_id)
-        self.assertTrue(ans.body)
-
+        body = ans.json()
+        self.assertEqual(body["model"], "m")
+        self.assertEqual([m["role"] for m in body["messages"]], ["system", "user"])
+        self.assertGreater(body["max_tokens"], 0)
 
 if __name__ == "__main__":
     unittest.main()
