@@ -83,8 +83,9 @@ func FuzzParsePolicy(f *testing.F) {
 
 // FuzzWrappedCheck compares the indexed wrapped-content check with a brute
 // force search: an instruction registered after a tool result is refused
-// exactly when it is the same content, or when its canonical form contains
-// the canonical form of a tool result line of at least 20 code points.
+// exactly when it reads the same (equal Reading forms), or when its
+// Reading form contains the Reading form of a tool result line of at
+// least 20 code points.
 func FuzzWrappedCheck(f *testing.F) {
 	f.Add(toolText, "<instructions>"+toolText+"</instructions>")
 	f.Add("short", "<instructions>short</instructions>")
@@ -102,12 +103,13 @@ func FuzzWrappedCheck(f *testing.F) {
 		_, err := s.Add(provenance.NewItem(provenance.KindInstruction, "system", inst, noTime))
 		want := diag.Code("")
 		canon := provenance.Canonical(inst)
-		if canon != "" && provenance.ContentID(inst) == provenance.ContentID(tool) {
+		reading := provenance.Reading(inst)
+		if canon != "" && reading == provenance.Reading(tool) {
 			want = provenance.CodeProtected
 		} else if canon != "" {
 			for _, line := range strings.Split(tool, "\n") {
-				c := provenance.Canonical(strings.TrimSuffix(line, "\r"))
-				if utf8.RuneCountInString(c) >= 20 && strings.Contains(canon, c) {
+				c := provenance.Reading(strings.TrimSuffix(line, "\r"))
+				if utf8.RuneCountInString(c) >= 20 && strings.Contains(reading, c) {
 					want = provenance.CodeWrapped
 					break
 				}
