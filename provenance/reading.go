@@ -1,8 +1,7 @@
 package provenance
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
+	"encoding/binary"
 	"hash/maphash"
 	"strings"
 	"sync/atomic"
@@ -85,11 +84,22 @@ func asciiReading(text string) string {
 	return b.String()
 }
 
-// readingKey is the ledger's key of text: the hex SHA-256 of Reading(text).
+// readingKey is the ledger's key of text: a 128-bit hash of Reading(text),
+// two maphash sums under seeds of this process. The key never leaves the
+// process (content IDs, which do, stay SHA-256), so a keyed hash serves:
+// against hex SHA-256, BenchmarkSelectBuild/codepoint (10k sources, where
+// the cache misses) went from a median of 38–41 µs to 34–38 µs, side by
+// side in one run; and a collision (2^-64 per pair, for a caller who
+// cannot know the seeds) would only refuse an item, never admit one.
 func readingKey(text string) string {
-	sum := sha256.Sum256([]byte(Reading(text)))
-	return hex.EncodeToString(sum[:])
+	r := Reading(text)
+	var b [16]byte
+	binary.LittleEndian.PutUint64(b[:8], maphash.String(readingSeeds[0], r))
+	binary.LittleEndian.PutUint64(b[8:], maphash.String(readingSeeds[1], r))
+	return string(b[:])
 }
+
+var readingSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
 
 // dropIgnorable maps a default-ignorable code point (Unicode's derived
 // property Default_Ignorable_Code_Point: format characters, the Other_
