@@ -82,28 +82,34 @@ func typeOf(t reflect.Type) *reportType {
 func reportFields(t reflect.Type) (*strict.Map, map[string]reportField) {
 	m := &strict.Map{What: t.Name()}
 	fields := map[string]reportField{}
-	var add func(t reflect.Type)
-	add = func(t reflect.Type) {
-		for i := range t.NumField() {
-			f := t.Field(i)
-			tag := f.Tag.Get("json")
-			if f.Anonymous && tag == "" {
-				add(f.Type)
-				continue
-			}
-			name, _, _ := strings.Cut(tag, ",")
-			if name == "-" || !f.IsExported() {
-				continue
-			}
-			if name == "" {
-				name = f.Name
-			}
-			m.Keys = append(m.Keys, strict.Key{Name: name})
-			fields[name] = reportField{typ: f.Type, enum: reportEnums[t][name]}
-		}
-	}
-	add(t)
+	jsonFields(t, func(owner reflect.Type, f reflect.StructField, key, _ string) {
+		m.Keys = append(m.Keys, strict.Key{Name: key})
+		fields[key] = reportField{typ: f.Type, enum: reportEnums[owner][key]}
+	})
 	return m, fields
+}
+
+// jsonFields calls fn for each field encoding/json writes of struct type
+// t, the fields of embedded structs included, with the struct that
+// declares it, its key and its tag's options: the one walk of a report
+// type, for the reader (reportFields) and the schema written from it.
+func jsonFields(t reflect.Type, fn func(owner reflect.Type, f reflect.StructField, key, opts string)) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if f.Anonymous && tag == "" {
+			jsonFields(f.Type, fn)
+			continue
+		}
+		key, opts, _ := strings.Cut(tag, ",")
+		if key == "-" || !f.IsExported() {
+			continue
+		}
+		if key == "" {
+			key = f.Name
+		}
+		fn(t, f, key, opts)
+	}
 }
 
 // reportChecker walks a report's node tree beside its Go type.

@@ -41,26 +41,12 @@ func schemaOf(t reflect.Type, enum []string, defs map[string]any) map[string]any
 			defs[name] = nil // taken: a type that holds itself stops here
 			props := map[string]any{}
 			var required []string
-			var add func(t reflect.Type)
-			add = func(t reflect.Type) {
-				for i := range t.NumField() {
-					f := t.Field(i)
-					tag := f.Tag.Get("json")
-					if f.Anonymous && tag == "" {
-						add(f.Type)
-						continue
-					}
-					key, opts, _ := strings.Cut(tag, ",")
-					if key == "-" || !f.IsExported() {
-						continue
-					}
-					props[key] = schemaOf(f.Type, reportEnums[t][key], defs)
-					if !strings.Contains(opts, "omitempty") && f.Type.Kind() != reflect.Pointer {
-						required = append(required, key)
-					}
+			jsonFields(t, func(owner reflect.Type, f reflect.StructField, key, opts string) {
+				props[key] = schemaOf(f.Type, reportEnums[owner][key], defs)
+				if !strings.Contains(opts, "omitempty") && f.Type.Kind() != reflect.Pointer {
+					required = append(required, key)
 				}
-			}
-			add(t)
+			})
 			d := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
 			if required != nil {
 				d["required"] = required
