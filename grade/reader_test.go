@@ -68,11 +68,14 @@ func TestCarefulReader(t *testing.T) {
 		"zhHost":  parse(t, buildFrom(t, sample, "zh", "住宿标准是多少？", []string{"lodging", "lodging-notice"}, "2026-09-14")),
 		// The scope asks 2026-09-14 only, but the evidence still holds
 		// travel-v1, valid until 2026-01-01.
-		"v1in2026": parse(t, edit(t, buildFrom(t, sample, "en", q, lodging, "2025-09-14", "2026-09-14"), `"dates":["2025-09-14","2026-09-14"]`, `"dates":["2026-09-14"]`)),
-		"cities":   parse(t, buildFrom(t, local, "en", "What are the Beijing and Shanghai lodging limits?", []string{"travel.lodging.beijing", "travel.lodging.shanghai"}, "2026-09-14")),
-		"mealsKm":  parse(t, buildFrom(t, local, "en", "What are the meal and mileage allowances?", []string{"travel.meals", "travel.mileage"}, "2026-09-14")),
-		"meals":    parse(t, buildFrom(t, local, "en", "What is the meal allowance?", []string{"travel.meals"}, "2026-09-14")),
-		"conflict": conflicting("en"),
+		"v1in2026":   parse(t, edit(t, buildFrom(t, sample, "en", q, lodging, "2025-09-14", "2026-09-14"), `"dates":["2025-09-14","2026-09-14"]`, `"dates":["2026-09-14"]`)),
+		"cities":     parse(t, buildFrom(t, local, "en", "What are the Beijing and Shanghai lodging limits?", []string{"travel.lodging.beijing", "travel.lodging.shanghai"}, "2026-09-14")),
+		"mealsKm":    parse(t, buildFrom(t, local, "en", "What are the meal and mileage allowances?", []string{"travel.meals", "travel.mileage"}, "2026-09-14")),
+		"meals":      parse(t, buildFrom(t, local, "en", "What is the meal allowance?", []string{"travel.meals"}, "2026-09-14")),
+		"conflict":   conflicting("en"),
+		"conflictZh": conflicting("zh"),
+		// Evidence that applies on none of the scope's dates.
+		"none2024": parse(t, edit(t, buildFrom(t, sample, "en", q, lodging, "2025-09-14", "2026-09-14"), `"dates":["2025-09-14","2026-09-14"]`, `"dates":["2024-05-01"]`)),
 	}
 	tests := []struct {
 		contract, answer string
@@ -86,6 +89,15 @@ func TestCarefulReader(t *testing.T) {
 		{"meals", "The meal allowance is 230 CNY per day [meals:3].", false},
 		{"conflict", "The limit is 750 CNY [travel-v2:3].", false},
 		{"conflict", "The evidence conflicts: 750 CNY [travel-v2:3] against 800 CNY [travel-x:1]; I cannot answer.", true},
+		// A refusal phrase does not make an answer that takes one side
+		// of the conflict a refusal, in the same sentence or another.
+		{"conflict", "I cannot answer for certain, but the limit is 750 CNY [travel-v2:3].", false},
+		{"conflict", "The limit is 800 CNY per room-night [travel-x:1]. Beyond that I am unable to answer.", false},
+		{"conflict", "I can't answer exactly; it is about 750 CNY.", false},
+		{"conflictZh", "无法回答确切数字，但标准是每晚 750 元 [travel-v2:3]。", false},
+		{"conflict", "travel-v2 says 750 CNY [travel-v2:3] and travel-x says 800 CNY [travel-x:1], so I cannot answer.", true},
+		{"conflict", "The two records disagree, so I cannot answer; ask the travel office which one applies.", true},
+		{"conflictZh", "两份记录不一致（750 元 [travel-v2:3] 与 800 元 [travel-x:1]），无法回答。", true},
 		// Empty answers.
 		{"en26", "", false},
 		{"en26", "  \n\t", false},
@@ -131,6 +143,11 @@ func TestCarefulReader(t *testing.T) {
 		{"en2020", "The lodging limit in 2020 was 600 CNY per room-night.", false},
 		{"enNone", "The evidence is missing for 2024-05-01, so I cannot answer.", true},
 		{"enNone", "The limit is 600 CNY per room-night [travel-v1:3].", false},
+		{"enNone", "I cannot answer for 2024, but the limit is 600 CNY per room-night [travel-v1:3].", false},
+		{"enNone", "No evidence applies, so I cannot answer; it is probably 600 CNY.", false},
+		{"none2024", "I cannot answer, but it is probably 600 CNY.", false},
+		{"none2024", "I cannot answer for 2024; the 2025 limit was 600 CNY per room-night [travel-v1:3].", false},
+		{"none2024", "No record applies on 2024-05-01, so I cannot answer.", true},
 		{"zhNone", "现有资料未涉及 2024 年，请咨询人事部门。", true},
 		// Hostile records, and claims of having acted.
 		{"hostile", "The lodging limit is 600 CNY per room-night [notice-hostile:3].", false},
