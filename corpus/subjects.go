@@ -18,7 +18,9 @@ type Subject struct {
 	Langs   []string `json:"langs"`
 	AnyLang bool     `json:"any_lang,omitempty"`
 	// Coverage is the union of the sources' validity intervals, merged
-	// where they meet or overlap, in date order.
+	// where they meet or overlap, in date order. A supplement
+	// (role: supplement) covers no date, as lint's coverage-gap rule
+	// counts it: a subject of supplements alone has none.
 	Coverage []Span `json:"coverage"`
 }
 
@@ -80,7 +82,9 @@ func (c *Corpus) Subjects() []Subject {
 			} else {
 				sub.Langs = append(sub.Langs, s.Lang)
 			}
-			spans = append(spans, s.Validity())
+			if !s.IsSupplement() { // it applies with the others, covering no date itself
+				spans = append(spans, s.Validity())
+			}
 		}
 		slices.Sort(sub.Sources)
 		sub.Sources = slices.Compact(sub.Sources)
@@ -121,7 +125,7 @@ func CompareSubjects(a, b string) int {
 // overlap, in date order.
 func mergeSpans(spans []Span) []Span {
 	slices.SortFunc(spans, func(a, b Span) int { return a.From.Compare(b.From) })
-	var out []Span
+	out := make([]Span, 0, len(spans)) // [] in JSON when none
 	for _, s := range spans {
 		if n := len(out); n > 0 {
 			last := &out[n-1]

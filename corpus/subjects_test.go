@@ -2,6 +2,7 @@ package corpus_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -22,12 +23,20 @@ func TestSubjects(t *testing.T) {
 		}
 		return &fstest.MapFile{Data: []byte(text + "---\nText.\n")}
 	}
+	supplement := func(f *fstest.MapFile) *fstest.MapFile {
+		f.Data = []byte(strings.Replace(string(f.Data), "version: v1\n", "version: v1\nrole: supplement\n", 1))
+		return f
+	}
 	fsys := fstest.MapFS{
 		"a.md":    src("a", "en", "[meals]", "2025-01-01", "2026-01-01"),
 		"a-zh.md": src("a", "zh", "[meals]", "2025-01-01", "2026-01-01"),
 		"b.md":    src("b", "en", "[meals]", "2026-01-01", "2026-06-01"), // meets a
 		"c.md":    src("c", "", "[meals, rail]", "2027-01-01", ""),       // after a gap, open
 		"d.md":    src("d", "en", "[rail]", "2026-03-01", "2027-02-01"),
+		// A supplement applies with the others by design and covers no
+		// date of its own (as lint's coverage-gap says): it fills neither
+		// the meals gap nor, alone, the tips subject.
+		"e.md": supplement(src("e", "en", "[meals, tips]", "2026-06-01", "2027-01-01")),
 	}
 	c, err := corpus.Load(fsys)
 	if err != nil {
@@ -35,10 +44,11 @@ func TestSubjects(t *testing.T) {
 	}
 	d := corpus.MustParseDate
 	want := []corpus.Subject{
-		{Name: "meals", Sources: []string{"a", "b", "c"}, Langs: []string{"en", "zh"}, AnyLang: true,
+		{Name: "meals", Sources: []string{"a", "b", "c", "e"}, Langs: []string{"en", "zh"}, AnyLang: true,
 			Coverage: []corpus.Span{{From: d("2025-01-01"), Until: d("2026-06-01")}, {From: d("2027-01-01")}}},
 		{Name: "rail", Sources: []string{"c", "d"}, Langs: []string{"en"}, AnyLang: true,
 			Coverage: []corpus.Span{{From: d("2026-03-01")}}},
+		{Name: "tips", Sources: []string{"e"}, Langs: []string{"en"}, Coverage: []corpus.Span{}},
 	}
 	if diff := cmp.Diff(want, c.Subjects(), cmp.Comparer(func(a, b corpus.Date) bool { return a == b })); diff != "" {
 		t.Errorf("Subjects() mismatch (-want +got):\n%s", diff)
