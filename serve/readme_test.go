@@ -22,11 +22,14 @@ import (
 	"github.com/ka2/ka2/serve"
 )
 
-// readmeBlock returns the text of the README's first fenced block whose
+// clientPage is the page that holds the HTTP API's Python client example.
+const clientPage = "docs/serve.md"
+
+// readmeBlock returns the text of clientPage's first fenced block whose
 // info string is info.
 func readmeBlock(t *testing.T, info string) string {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "README.md"))
+	f, err := os.Open(filepath.Join("..", filepath.FromSlash(clientPage)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,18 +48,18 @@ func readmeBlock(t *testing.T, info string) string {
 			b.WriteString(line + "\n")
 		}
 	}
-	t.Fatalf("README.md has no ```%s block", info)
+	t.Fatalf("%s has no ```%s block", clientPage, info)
 	return ""
 }
 
-// TestREADMEPythonClient runs the README's Python client (the HTTP API
+// TestREADMEPythonClient runs the Python client of docs/serve.md (the HTTP API
 // section) against a server of the sample corpus and compares what it
-// prints with the output the README shows.
+// prints with the output the page shows.
 func TestREADMEPythonClient(t *testing.T) {
 	python, err := exec.LookPath("python3")
 	if err != nil {
 		if os.Getenv("CI") != "" {
-			t.Fatal("python3 is needed for the README's client example")
+			t.Fatal("python3 is needed for the serve page's client example")
 		}
 		t.Skip("no python3")
 	}
@@ -107,7 +110,7 @@ func TestREADMEPythonClient(t *testing.T) {
 		t.Fatalf("python3 client.py: %v\n%s", err, stderr.String())
 	}
 	if diff := cmp.Diff(readmeBlock(t, "text http-output"), stdout.String()); diff != "" {
-		t.Errorf("the README's client printed otherwise (-README +got):\n%s", diff)
+		t.Errorf("the serve page's client printed otherwise (-page +got):\n%s", diff)
 	}
 	mu.Lock()
 	defer mu.Unlock()

@@ -220,13 +220,14 @@ func TestLSPBinary(t *testing.T) {
 	}
 }
 
-// TestLSPNeovim runs the README's Neovim snippet in headless Neovim (its
+// TestLSPNeovim runs the Neovim snippet of docs/lsp.md in headless Neovim (its
 // built-in client starts `ka2 lsp`), opens two policy files of a project
 // from a folder below it, and reads back the diagnostic and the client's
 // workspace folder. It skips without nvim, except in CI, where nvim must
 // be installed (Debian 12 ships 0.7.2, which has no vim.lsp.start and no
 // vim.fs).
 func TestLSPNeovim(t *testing.T) {
+	snippet := readmeNeovim(t) // found with or without nvim
 	nvim, err := exec.LookPath("nvim")
 	if err != nil {
 		if os.Getenv("CI") != "" {
@@ -244,7 +245,7 @@ func TestLSPNeovim(t *testing.T) {
 	old := filepath.Join(dir, "policies", "hotel-v1.md")
 	testutil.WriteFile(t, old, lspOld)
 	script := filepath.Join(t.TempDir(), "check.lua")
-	testutil.WriteFile(t, script, readmeNeovim(t)+nvimCheck)
+	testutil.WriteFile(t, script, snippet+nvimCheck)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, nvim, "--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", "luafile "+script)
@@ -261,26 +262,23 @@ func TestLSPNeovim(t *testing.T) {
 	}
 }
 
-// readmeNeovim is the README's Neovim snippet: the lua block after
+// readmeNeovim is the Neovim snippet of docs/lsp.md: the lua block after
 // "Neovim (".
 func readmeNeovim(t *testing.T) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rest, ok := strings.Cut(string(data), "\nNeovim (")
+	const page = "docs/lsp.md"
+	_, rest, ok := strings.Cut(readPage(t, page), "\nNeovim (")
 	if ok {
 		_, rest, ok = strings.Cut(rest, "```lua\n")
 	}
 	snippet, _, closed := strings.Cut(rest, "\n```\n")
 	if !ok || !closed {
-		t.Fatal("README.md has no ```lua block after \"Neovim (\"")
+		t.Fatalf("%s has no ```lua block after \"Neovim (\"", page)
 	}
 	return snippet + "\n"
 }
 
-// nvimCheck follows the README's snippet: it opens each file of
+// nvimCheck follows the docs/lsp.md snippet: it opens each file of
 // KA2_NVIM_FILES (filetype detection on, as in a real session), waits at
 // most 30 seconds for a diagnostic in the last, prints it with the
 // number of ka2 clients and the first one's workspace folder, and quits;

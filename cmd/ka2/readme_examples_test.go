@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -11,27 +10,33 @@ import (
 	"time"
 )
 
-// readmeShellLines are the lines of every ```sh block of the README, run
-// by TestREADME or not, with their line numbers.
-func readmeShellLines(t *testing.T) (lines []string, at []int) {
+// shellLine is a line of a ```sh block of a documentation page.
+type shellLine struct {
+	page string // a docPages name
+	line int
+	text string
+}
+
+// readmeShellLines are the lines of every ```sh block of README.md and the
+// docs/ pages, run by TestREADME or not, with their places.
+func readmeShellLines(t *testing.T) []shellLine {
 	t.Helper()
-	data, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := false
-	for i, l := range strings.Split(string(data), "\n") {
-		trimmed := strings.TrimSpace(l)
-		switch {
-		case !in && (trimmed == "```sh" || strings.HasPrefix(trimmed, "```sh ")):
-			in = true
-		case in && trimmed == "```":
-			in = false
-		case in:
-			lines, at = append(lines, l), append(at, i+1)
+	var out []shellLine
+	for _, page := range docPages(t) {
+		in := false
+		for i, l := range strings.Split(readPage(t, page), "\n") {
+			trimmed := strings.TrimSpace(l)
+			switch {
+			case !in && (trimmed == "```sh" || strings.HasPrefix(trimmed, "```sh ")):
+				in = true
+			case in && trimmed == "```":
+				in = false
+			case in:
+				out = append(out, shellLine{page, i + 1, l})
+			}
 		}
 	}
-	return lines, at
+	return out
 }
 
 // unquotedGlob returns the first word of a ka2 command on line that the
@@ -107,10 +112,13 @@ func shellWords(line string) []shellWord {
 // TestREADMEQuotesPatterns: no example passes ka2 an argument the shell
 // reads as a pattern ([travel-v1:3] unquoted matches a file named 3).
 func TestREADMEQuotesPatterns(t *testing.T) {
-	lines, at := readmeShellLines(t)
-	for i, l := range lines {
-		if w := unquotedGlob(l); w != "" {
-			t.Errorf("README.md:%d: %s is a shell pattern: quote it\n\t%s", at[i], w, l)
+	lines := readmeShellLines(t)
+	if len(lines) == 0 {
+		t.Fatal("no ```sh lines in README.md and docs/: nothing checked")
+	}
+	for _, l := range lines {
+		if w := unquotedGlob(l.text); w != "" {
+			t.Errorf("%s:%d: %s is a shell pattern: quote it\n\t%s", l.page, l.line, w, l.text)
 		}
 	}
 }
@@ -133,20 +141,21 @@ func TestUnquotedGlob(t *testing.T) {
 	}
 }
 
-// TestREADMEServeExample sends the README's `ka2 serve` example request,
-// the body POST /v1/contract takes, to `ka2 build --request -` (which
-// answers with the same bytes) in the quick start's project, where the
-// example runs `ka2 serve --corpus policies`: it must build a contract,
-// not fail with an unknown subject.
+// TestREADMEServeExample sends the `ka2 serve` example request of
+// docs/serve.md, the body POST /v1/contract takes, to
+// `ka2 build --request -` (which answers with the same bytes) in the quick
+// start's project, where the example runs `ka2 serve --corpus policies`:
+// it must build a contract, not fail with an unknown subject.
 func TestREADMEServeExample(t *testing.T) {
-	data, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
+	const page = "docs/serve.md"
+	_, section, ok := strings.Cut(readPage(t, page), "\n## `ka2 serve`\n")
+	if !ok {
+		t.Fatalf("%s has no section ## `ka2 serve`", page)
 	}
-	_, section, _ := strings.Cut(string(data), "### `ka2 serve`\n")
+	section, _, _ = strings.Cut(section, "\n## ")
 	m := regexp.MustCompile(`(?m)^curl -s \S+/v1/contract -d '([^']*)'$`).FindStringSubmatch(section)
 	if m == nil || !strings.Contains(section[:strings.Index(section, m[0])], "ka2 serve --corpus policies") {
-		t.Fatal("README.md: the ka2 serve section has no `ka2 serve --corpus policies` then `curl -s …/v1/contract -d '…'` example")
+		t.Fatalf("%s: the ka2 serve section has no `ka2 serve --corpus policies` then `curl -s …/v1/contract -d '…'` example", page)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -162,6 +171,6 @@ func TestREADMEServeExample(t *testing.T) {
 	build.Stderr = &stderr
 	out, err := build.Output()
 	if err != nil || !strings.HasPrefix(string(out), "{") {
-		t.Errorf("the README's serve request %s in the quick start's project: %v\n%s", m[1], err, stderr.String())
+		t.Errorf("the serve page's request %s in the quick start's project: %v\n%s", m[1], err, stderr.String())
 	}
 }
