@@ -297,6 +297,33 @@ func TestReleaseNamesAgree(t *testing.T) {
 	}
 }
 
+// TestReleaseShipsDocs: a release archive holds the README and the docs/
+// pages it links to, so its "Where to read on" list resolves offline.
+func TestReleaseShipsDocs(t *testing.T) {
+	var cfg struct {
+		Archives []struct {
+			Files []string `yaml:"files"`
+		} `yaml:"archives"`
+	}
+	data, err := os.ReadFile(filepath.Join("..", "..", ".goreleaser.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(data, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Archives) == 0 {
+		t.Fatal(".goreleaser.yaml has no archives")
+	}
+	for i, a := range cfg.Archives {
+		for _, want := range []string{"LICENSE", "README.md", "docs/*"} {
+			if !slices.Contains(a.Files, want) {
+				t.Errorf(".goreleaser.yaml: archive %d ships %v, without %s", i, a.Files, want)
+			}
+		}
+	}
+}
+
 // TestActionLintStrict runs the Action's lint step as the runner would
 // (bash, its env), with a stand-in ka2 that records its arguments: the
 // strict input adds --strict to both lint runs, and a value other than
