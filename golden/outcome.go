@@ -30,39 +30,40 @@ type Outcome struct {
 	// Budget is the accounting of the input; nil when the build failed
 	// before assembling it.
 	Budget *budget.Report
+
+	// def is the builder's definition, which says where the contract holds
+	// text (textPathsOf); nil is the default one.
+	def *contract.Definition
 }
 
 // Stored returns the bytes a golden file holds for the outcome. A contract
 // is indented, two spaces, one field or array element per line, keys in
-// contract order and every string exactly as built, so that a pull
-// request's diff shows which record or quote changed; Matches compacts it
-// back. An error is stored as Bytes, which are indented already.
+// contract order and every token exactly as built, and each text that
+// spans lines (an evidence record's quote: the policy's body lines) is the
+// JSON array of its lines (see textPaths), so that a pull request's diff
+// shows which record, and which line of a quote, changed; Matches joins
+// and compacts it back. An error is stored as Bytes, which are indented
+// already.
 func (o Outcome) Stored() []byte {
 	if o.Kind != "" {
 		return o.Bytes
 	}
-	var b bytes.Buffer
-	// json.Indent moves tokens, never re-encodes them: no key order,
-	// escape or number can change. Bytes are always valid JSON here.
-	if err := json.Indent(&b, bytes.TrimSuffix(o.Bytes, []byte("\n")), "", "  "); err != nil {
-		return o.Bytes
-	}
-	b.WriteByte('\n')
-	return b.Bytes()
+	return textPathsOf(o.def).store(o.Bytes)
 }
 
 // Matches reports whether the bytes of a golden file hold the outcome. An
-// error must be byte for byte the same. A contract golden, compacted
-// (json.Compact: white space between tokens removed, nothing re-encoded),
-// and a newline must be byte for byte what `ka2 build` prints: the stored
-// indented form and a compact one written by hand both match, and a
-// changed escape, key order or number does not.
+// error must be byte for byte the same. A contract golden, each line array
+// joined back into its string and compacted (json.Compact: white space
+// between tokens removed, nothing re-encoded), and a newline must be byte
+// for byte what `ka2 build` prints: the stored form, the indented one of
+// older ka2 and a compact one written by hand all match, and a changed
+// escape, key order or number does not.
 func (o Outcome) Matches(golden []byte) bool {
 	if o.Kind != "" {
 		return bytes.Equal(golden, o.Bytes)
 	}
 	var b bytes.Buffer
-	if err := json.Compact(&b, golden); err != nil {
+	if err := json.Compact(&b, Pins(golden, o.def)); err != nil {
 		return false
 	}
 	b.WriteByte('\n')
@@ -96,7 +97,7 @@ func ErrorBytes(err error) []byte {
 // BuildOutcome builds req with b and returns what `ka2 build` would print.
 func BuildOutcome(b *contract.Builder, req contract.Request) Outcome {
 	res, err := b.Build(context.Background(), req)
-	var o Outcome
+	o := Outcome{def: b.Definition}
 	if res != nil {
 		o.Selected, o.Selection = res.Selection.Sources, true
 		rep := res.Budget

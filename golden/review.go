@@ -12,8 +12,10 @@ type PendingGolden struct {
 	Case *Case
 	// Path is the pending file's path.
 	Path string
-	// Old is the golden's content, or nil when there is none yet; New is
-	// the pending content.
+	// Old is what the golden pins, or nil when there is none yet; New is
+	// what the pending golden pins: each file as read, with each text's
+	// line array joined back into its string (as older ka2 stored it), so
+	// that Summarize and Diff read them.
 	Old, New []byte
 }
 
@@ -22,14 +24,14 @@ func (s *Suite) Pending() ([]PendingGolden, error) {
 	var out []PendingGolden
 	for _, c := range s.Cases {
 		p := c.Golden + PendingSuffix
-		data, err := c.golden.with(PendingSuffix).read()
+		_, data, err := c.readGolden(c.golden.with(PendingSuffix))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
-		old, err := c.golden.read()
+		_, old, err := c.readGolden(c.golden)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
@@ -49,11 +51,17 @@ func (p PendingGolden) Diff() string {
 	return Diff(p.Case.Golden, p.Old, p.Path, p.New)
 }
 
-// Accept replaces the golden with the pending content, atomically, and
-// deletes the pending file. A ctx done before the golden is replaced leaves
-// both files as they were.
+// Accept replaces the golden with the pending content, atomically, in the
+// stored form (a contract as Outcome.Stored writes it, whatever form the
+// pending file had; an error report as it is), and deletes the pending
+// file. A ctx done before the golden is replaced leaves both files as they
+// were.
 func (p PendingGolden) Accept(ctx context.Context) error {
-	if err := p.Case.golden.write(ctx, p.New); err != nil {
+	data := p.New
+	if !isErrorReport(data) {
+		data = textPathsOf(p.Case.builder.Definition).store(compact(data))
+	}
+	if err := p.Case.golden.write(ctx, data); err != nil {
 		return err
 	}
 	return p.Reject()

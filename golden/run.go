@@ -214,9 +214,9 @@ func runCase(ctx context.Context, c *Case, opts Options) CaseReport {
 	r := CaseReport{Name: c.Name, Line: c.Line, Golden: c.Golden, Outcome: outcomeName(o.Kind), Budget: caseBudget(o.Budget)}
 	r.Expectations = c.check(o)
 	counter, limits := c.builder.Counter, c.builder.Limits
-	want, err := c.golden.read()
+	stored, want, err := c.readGolden(c.golden)
 	switch {
-	case err == nil && o.Matches(want):
+	case err == nil && o.Matches(stored):
 		r.State = StateMatch
 	case err == nil:
 		r.State = StateDiffers
@@ -235,14 +235,15 @@ func runCase(ctx context.Context, c *Case, opts Options) CaseReport {
 		}
 		r.Error = fmt.Sprintf("%s: read golden: %s; %s", c.Golden, inputfile.Reason(err), hint)
 	}
-	if r.State == StateMatch && opts.Update && len(r.Expectations) == 0 && !bytes.Equal(want, o.Stored()) {
+	if r.State == StateMatch && opts.Update && len(r.Expectations) == 0 && !bytes.Equal(stored, o.Stored()) {
 		// The same contract, not in the stored form (compact, written by
-		// hand or by an older ka2): --update writes it indented, and says
-		// so, as it says of every file it writes.
+		// hand, or by an older ka2 with each text one string): --update
+		// writes it in the stored form, and says so, as it says of every
+		// file it writes.
 		if err := c.golden.write(ctx, o.Stored()); err != nil {
 			r.Error = err.Error()
 		} else {
-			r.State, r.Summary = StateUpdated, "same contract; rewritten in the stored form (indented, one field per line)"
+			r.State, r.Summary = StateUpdated, "same contract; rewritten in the stored form (indented, one field per line, a text's lines one per line)"
 		}
 	}
 	if r.State == StateDiffers || r.State == StateMissing {
