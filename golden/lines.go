@@ -300,6 +300,10 @@ func (w *lineWriter) joinLines() bool {
 	}
 }
 
+// ReadGolden reads the case's golden file through readGolden: its bytes,
+// and the output they pin (see Pins).
+func (c *Case) ReadGolden() (stored, pinned []byte, err error) { return c.readGolden(c.golden) }
+
 // readGolden is the one reader of a golden file: it reads t (the case's
 // golden or its pending golden) and returns the file's bytes and the
 // output they pin, each line array joined back (join), which is what

@@ -631,7 +631,7 @@ func TestGoldensAreBuildOutput(t *testing.T) {
 		if r.code != 0 {
 			printed = r.stderr
 		}
-		want, err := os.ReadFile(c.Golden)
+		_, want, err := c.ReadGolden()
 		if err != nil {
 			t.Fatal(err)
 		}
