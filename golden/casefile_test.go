@@ -429,14 +429,14 @@ func TestTypedCases(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Load(%s): %v", dir, err)
 	}
-	rep, err := golden.Run(context.Background(), suite, golden.Options{RejectUnreferenced: true})
+	rep, err := golden.Run(context.Background(), suite, golden.Options{RejectUnreferenced: true, Update: updating(), Prune: updating()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !rep.OK() {
 		var b strings.Builder
 		rep.WriteText(&b, nil)
-		t.Fatalf("the typed cases do not pass:\n%s", b.String())
+		t.Fatalf("the typed cases do not pass (refresh intended changes with go test ./golden -update):\n%s", b.String())
 	}
 	got := map[string]string{}
 	for _, f := range rep.Files {

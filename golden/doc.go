@@ -41,6 +41,14 @@
 // budget_exceeded the accounting). Goldens are compared byte for byte and
 // written with internal/atomicfile, so a crash never leaves half a golden.
 //
+// A contract golden is stored indented, and each text of it that spans
+// lines (an evidence record's quote above all, the policy's body lines) as
+// the JSON array of its lines, so that a policy edit changes only the
+// golden lines it touched (Outcome.Stored; lines.go says why the form is
+// exact). Pins joins the arrays back; compacted, that is what ka2 build
+// printed. Goldens older ka2 wrote (each text one string, indented or
+// compact) read and compare as before, and --update rewrites them.
+//
 // Goldens live inside the case tree (the folder named to Load, or a named
 // case file's folder) and are read, written and deleted only through an
 // os.Root opened on it: a case tree comes from a pull request, and its
