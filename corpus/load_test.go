@@ -353,7 +353,7 @@ func TestLoadSymlinks(t *testing.T) {
 				file(t, filepath.Join(base, "out", "secret.md"), policy("secret"))
 				link(t, filepath.Join("..", "out", "secret.md"), filepath.Join(dir, "secret.md"))
 			},
-			want: []string{"[symlink-outside] secret.md: symbolic link leads outside the corpus root, or to nothing; " + outsideHint},
+			want: []string{"[symlink_outside] secret.md: symbolic link leads outside the corpus root, or to nothing; " + outsideHint},
 		},
 		{
 			name: "absolute link leaving the root",
@@ -361,7 +361,7 @@ func TestLoadSymlinks(t *testing.T) {
 				file(t, filepath.Join(base, "out", "secret.md"), policy("secret"))
 				link(t, filepath.Join(base, "out", "secret.md"), filepath.Join(dir, "sub", "secret.md"))
 			},
-			want: []string{"[symlink-outside] sub/secret.md: symbolic link leads outside the corpus root, or to nothing; " + outsideHint},
+			want: []string{"[symlink_outside] sub/secret.md: symbolic link leads outside the corpus root, or to nothing; " + outsideHint},
 		},
 		{
 			name: "link to a folder outside the root",
@@ -370,7 +370,7 @@ func TestLoadSymlinks(t *testing.T) {
 				file(t, filepath.Join(base, "out", "secret.md"), policy("secret"))
 				link(t, filepath.Join("..", "out"), filepath.Join(dir, "shared"))
 			},
-			want: []string{"[symlink-outside] shared: symbolic link leads outside the corpus root, or to nothing; " + outsideHint},
+			want: []string{"[symlink_outside] shared: symbolic link leads outside the corpus root, or to nothing; " + outsideHint},
 		},
 		{
 			name: "dangling link",
@@ -378,7 +378,7 @@ func TestLoadSymlinks(t *testing.T) {
 				file(t, filepath.Join(dir, "hotel-v1.md"), policy("hotel-v1"))
 				link(t, "hotel-v9.md", filepath.Join(dir, "hotel-v0.md"))
 			},
-			want: []string{"[symlink-outside] hotel-v0.md: symbolic link leads outside the corpus root, or to nothing; " + outsideHint},
+			want: []string{"[symlink_outside] hotel-v0.md: symbolic link leads outside the corpus root, or to nothing; " + outsideHint},
 		},
 		{
 			name: "link to itself",
@@ -386,7 +386,7 @@ func TestLoadSymlinks(t *testing.T) {
 				file(t, filepath.Join(dir, "hotel-v1.md"), policy("hotel-v1"))
 				link(t, "hotel-v0.md", filepath.Join(dir, "hotel-v0.md"))
 			},
-			want: []string{"[symlink-loop] hotel-v0.md: symbolic link loop: too many links to follow; " + loopHint},
+			want: []string{"[symlink_loop] hotel-v0.md: symbolic link loop: too many links to follow; " + loopHint},
 		},
 		{
 			name: "links in a loop",
@@ -396,8 +396,8 @@ func TestLoadSymlinks(t *testing.T) {
 				link(t, "a", filepath.Join(dir, "b"))
 			},
 			want: []string{
-				"[symlink-loop] a: symbolic link loop: too many links to follow; " + loopHint,
-				"[symlink-loop] b: symbolic link loop: too many links to follow; " + loopHint,
+				"[symlink_loop] a: symbolic link loop: too many links to follow; " + loopHint,
+				"[symlink_loop] b: symbolic link loop: too many links to follow; " + loopHint,
 			},
 		},
 		{
@@ -435,7 +435,7 @@ func TestLoadSymlinks(t *testing.T) {
 				link(t, filepath.Join("..", ".h", "d"), filepath.Join(dir, "sub", "d"))
 				link(t, "..", filepath.Join(dir, ".h", "d", "up"))
 			},
-			want: []string{"[symlink-loop] sub/d/up: symbolic link loop: the link leads to a folder that holds it; " + twiceHint},
+			want: []string{"[symlink_loop] sub/d/up: symbolic link loop: the link leads to a folder that holds it; " + twiceHint},
 		},
 		{
 			name: "two links to one folder",
@@ -444,7 +444,7 @@ func TestLoadSymlinks(t *testing.T) {
 				link(t, filepath.Join(".h", "d"), filepath.Join(dir, "a"))
 				link(t, filepath.Join(".h", "d"), filepath.Join(dir, "b"))
 			},
-			want: []string{"[symlink-loop] b: symbolic link leads to a folder also read through a; " + twiceHint},
+			want: []string{"[symlink_loop] b: symbolic link leads to a folder also read through a; " + twiceHint},
 		},
 		{
 			name: "linked folder with a link leaving the root",
@@ -454,7 +454,7 @@ func TestLoadSymlinks(t *testing.T) {
 				link(t, filepath.Join(".h", "d"), filepath.Join(dir, "a"))
 				link(t, filepath.Join("..", "..", "..", "out"), filepath.Join(dir, ".h", "d", "out"))
 			},
-			want: []string{"[symlink-outside] a/out: symbolic link leads outside the corpus root, or to nothing; " + outsideHint},
+			want: []string{"[symlink_outside] a/out: symbolic link leads outside the corpus root, or to nothing; " + outsideHint},
 		},
 		{
 			name: "hidden folder that no link leads to is skipped",
@@ -470,7 +470,7 @@ func TestLoadSymlinks(t *testing.T) {
 				file(t, filepath.Join(dir, "real", "hotel-v1.md"), policy("hotel-v1"))
 				link(t, "real", filepath.Join(dir, "all.md"))
 			},
-			want: []string{"[symlink-outside] all.md: symbolic link does not lead to a file inside the corpus root; replace the link with a copy of the file, or move its target into the corpus"},
+			want: []string{"[symlink_outside] all.md: symbolic link does not lead to a file inside the corpus root; replace the link with a copy of the file, or move its target into the corpus"},
 		},
 		{
 			name: "hidden link is skipped like any hidden file",
@@ -536,7 +536,7 @@ func TestLoadFolderLinkUnresolvable(t *testing.T) {
 	}
 	defer root.Close()
 	_, err = corpus.Load(openOnly{root.FS()})
-	want := []string{"[symlink-outside] en: symbolic link to a folder that cannot be resolved on this file system; replace the link with a copy of the folder"}
+	want := []string{"[symlink_outside] en: symbolic link to a folder that cannot be resolved on this file system; replace the link with a copy of the folder"}
 	if diff := cmp.Diff(want, problems(t, err)); diff != "" {
 		t.Errorf("Load() problems mismatch (-want +got):\n%s", diff)
 	}
@@ -623,7 +623,7 @@ func TestLoadMissingFolder(t *testing.T) {
 }
 
 func TestLoadEmpty(t *testing.T) {
-	want := []string{"[empty-corpus] no policy files (*.md) found; point the corpus setting at the folder that holds the policy files"}
+	want := []string{"[empty_corpus] no policy files (*.md) found; point the corpus setting at the folder that holds the policy files"}
 	tests := []struct {
 		name string
 		fsys fs.FS
@@ -670,20 +670,20 @@ func TestNew(t *testing.T) {
 		{
 			name:    "same id and lang",
 			sources: []*corpus.Source{src("hotel-v1", "en", "y.md"), src("hotel-v1", "en", "x.md")},
-			wantErr: []string{"[duplicate-source] y.md:2:1: source_id hotel-v1 (lang en) is also used by x.md; give each source its own source_id, or set a different lang on each translation"},
+			wantErr: []string{"[duplicate_source] y.md:2:1: source_id hotel-v1 (lang en) is also used by x.md; give each source its own source_id, or set a different lang on each translation"},
 		},
 		{
 			name:    "same id, one without lang",
 			sources: []*corpus.Source{src("hotel-v1", "en", "en/hotel-v1.md"), src("hotel-v1", "", "hotel-v1.md")},
-			wantErr: []string{"[duplicate-source] en/hotel-v1.md:2:1: source_id hotel-v1 (lang en) is also used by hotel-v1.md; give each source its own source_id, or set a different lang on each translation"},
+			wantErr: []string{"[duplicate_source] en/hotel-v1.md:2:1: source_id hotel-v1 (lang en) is also used by hotel-v1.md; give each source its own source_id, or set a different lang on each translation"},
 		},
 		{
 			name:    "three copies",
 			sources: []*corpus.Source{src("hotel-v1", "", "c.md"), src("hotel-v1", "", "a.md"), src("hotel-v1", "", "b.md")},
 			wantErr: []string{
-				"[duplicate-source] b.md:2:1: source_id hotel-v1 is also used by a.md; give each source its own source_id, or set a different lang on each translation",
-				"[duplicate-source] c.md:2:1: source_id hotel-v1 is also used by a.md; give each source its own source_id, or set a different lang on each translation",
-				"[duplicate-source] c.md:2:1: source_id hotel-v1 is also used by b.md; give each source its own source_id, or set a different lang on each translation",
+				"[duplicate_source] b.md:2:1: source_id hotel-v1 is also used by a.md; give each source its own source_id, or set a different lang on each translation",
+				"[duplicate_source] c.md:2:1: source_id hotel-v1 is also used by a.md; give each source its own source_id, or set a different lang on each translation",
+				"[duplicate_source] c.md:2:1: source_id hotel-v1 is also used by b.md; give each source its own source_id, or set a different lang on each translation",
 			},
 		},
 	}

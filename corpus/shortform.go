@@ -11,7 +11,7 @@ import (
 // CodeShortLosesScope is the code of the problem a short form reports when
 // a source's cite ranges lose its scope or a unit (see Source.ShortLoss);
 // it is also the ID of the lint rule that finds it before a build does.
-const CodeShortLosesScope diag.Code = "short-form-loses-scope"
+const CodeShortLosesScope diag.Code = "short_form_loses_scope"
 
 // ShortLoss is what a source's cite ranges leave out that its body states
 // and its front matter does not carry. A short form quotes only the cite
@@ -39,12 +39,12 @@ type ShortLoss struct {
 // The scope is lost when the body has a line that StatesScope and the cite
 // ranges keep none of those lines nor a Markdown heading ("# …"). A body
 // with no such line loses nothing by shortening: it never stated its scope,
-// which lint's missing-scope-or-date reports.
+// which lint's missing_scope_or_date reports.
 //
 // A unit is lost when the front matter has no unit, a cited line states an
 // amount with no unit (AmountWithoutUnit), no cited line names a unit
 // (NamesUnit), and a line the cite ranges leave out does. A body that names
-// no unit anywhere loses none by shortening: lint's amount-without-unit
+// no unit anywhere loses none by shortening: lint's amount_without_unit
 // reports it.
 func (s *Source) ShortLoss() *ShortLoss {
 	if len(s.Cite) == 0 || len(s.Lines) == 0 {

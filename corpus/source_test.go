@@ -240,457 +240,457 @@ var parseErrorTests = []struct {
 	in   string
 	want []string
 }{
-	// invalid-utf8
+	// invalid_utf8
 	{
 		name: "invalid UTF-8 in the body",
 		in:   doc(hotel, "Limit: 520\nbad \xff byte\n"),
-		want: []string{"[invalid-utf8] policies/hotel-v1.md:8:5: invalid UTF-8; save the file as UTF-8"},
+		want: []string{"[invalid_utf8] policies/hotel-v1.md:8:5: invalid UTF-8; save the file as UTF-8"},
 	},
 	{
 		name: "invalid UTF-8 in the front matter",
 		in:   doc(hotelWith("unit: \xc3(CNY)"), threeLines),
-		want: []string{"[invalid-utf8] policies/hotel-v1.md:6:7: invalid UTF-8; save the file as UTF-8"},
+		want: []string{"[invalid_utf8] policies/hotel-v1.md:6:7: invalid UTF-8; save the file as UTF-8"},
 	},
 	{
 		name: "invalid UTF-8 after a BOM",
 		in:   "\ufeff-\xff-\n",
-		want: []string{"[invalid-utf8] policies/hotel-v1.md:1:2: invalid UTF-8; save the file as UTF-8"},
+		want: []string{"[invalid_utf8] policies/hotel-v1.md:1:2: invalid UTF-8; save the file as UTF-8"},
 	},
-	// missing-key: a key written without a value, required or not
+	// missing_key: a key written without a value, required or not
 	{
 		name: "empty valid_until",
 		in:   doc(hotelWith("valid_until:"), threeLines),
-		want: []string{"[missing-key] policies/hotel-v1.md:6:13: valid_until is empty; give valid_until a value, or remove the key for an open-ended source"},
+		want: []string{"[missing_key] policies/hotel-v1.md:6:13: valid_until is empty; give valid_until a value, or remove the key for an open-ended source"},
 	},
 	{
 		name: "null valid_until",
 		in:   doc(hotelWith("valid_until: ~"), threeLines),
-		want: []string{"[missing-key] policies/hotel-v1.md:6:14: valid_until is empty; give valid_until a value, or remove the key for an open-ended source"},
+		want: []string{"[missing_key] policies/hotel-v1.md:6:14: valid_until is empty; give valid_until a value, or remove the key for an open-ended source"},
 	},
 	{
 		name: "empty lang",
 		in:   doc(hotelWith("lang:"), threeLines),
-		want: []string{"[missing-key] policies/hotel-v1.md:6:6: lang is empty; give lang a value, or remove the key for a source that serves every language"},
+		want: []string{"[missing_key] policies/hotel-v1.md:6:6: lang is empty; give lang a value, or remove the key for a source that serves every language"},
 	},
 	{
 		name: "quoted empty lang",
 		in:   doc(hotelWith(`lang: ""`), threeLines),
-		want: []string{"[missing-key] policies/hotel-v1.md:6:7: lang is empty; give lang a value, or remove the key for a source that serves every language"},
+		want: []string{"[missing_key] policies/hotel-v1.md:6:7: lang is empty; give lang a value, or remove the key for a source that serves every language"},
 	},
 	{
 		name: "null unit and blank role",
 		in:   doc(hotelWith("unit: null", "role: '  '"), threeLines),
 		want: []string{
-			"[missing-key] policies/hotel-v1.md:6:7: unit is empty; give unit a value, or remove the key",
-			"[missing-key] policies/hotel-v1.md:7:7: role is empty; give role a value, or remove the key",
+			"[missing_key] policies/hotel-v1.md:6:7: unit is empty; give unit a value, or remove the key",
+			"[missing_key] policies/hotel-v1.md:7:7: role is empty; give role a value, or remove the key",
 		},
 	},
 	{
 		name: "empty supersedes and cite",
 		in:   doc(hotelWith("supersedes:", "cite:"), threeLines),
 		want: []string{
-			"[missing-key] policies/hotel-v1.md:6:12: supersedes is empty; give supersedes a value, or remove the key",
-			"[missing-key] policies/hotel-v1.md:7:6: cite is empty; give cite a value, or remove the key",
+			"[missing_key] policies/hotel-v1.md:6:12: supersedes is empty; give supersedes a value, or remove the key",
+			"[missing_key] policies/hotel-v1.md:7:6: cite is empty; give cite a value, or remove the key",
 		},
 	},
-	// front-matter-in-body
+	// front_matter_in_body
 	{
 		name: "a '---' in the middle of the front matter",
 		in:   doc(hotel, "valid_until: 2027-01-01\nunit: CNY per room-night\n---\n"+threeLines),
-		want: []string{"[front-matter-in-body] policies/hotel-v1.md:7:1: front matter key valid_until is in the body: the '---' on line 6 ended the front matter; if the key belongs to the front matter, move it above the '---' on line 6; policy text must not start with a front matter key"},
+		want: []string{"[front_matter_in_body] policies/hotel-v1.md:7:1: front matter key valid_until is in the body: the '---' on line 6 ended the front matter; if the key belongs to the front matter, move it above the '---' on line 6; policy text must not start with a front matter key"},
 	},
 	{
 		name: "a key after a comment, past the closing '---'",
 		in:   doc(hotel, "# ends with the 2027 revision\nvalid_until: 2027-01-01\n---\n"+threeLines),
-		want: []string{"[front-matter-in-body] policies/hotel-v1.md:8:1: front matter key valid_until is in the body: the '---' on line 6 ended the front matter; if the key belongs to the front matter, move it above the '---' on line 6; policy text must not start with a front matter key"},
+		want: []string{"[front_matter_in_body] policies/hotel-v1.md:8:1: front matter key valid_until is in the body: the '---' on line 6 ended the front matter; if the key belongs to the front matter, move it above the '---' on line 6; policy text must not start with a front matter key"},
 	},
 	{
 		name: "a key and a tab, after blank lines",
 		in:   doc(hotel, "\n\nlang:\ten\n"+threeLines),
-		want: []string{"[front-matter-in-body] policies/hotel-v1.md:9:1: front matter key lang is in the body: the '---' on line 6 ended the front matter; if the key belongs to the front matter, move it above the '---' on line 6; policy text must not start with a front matter key"},
+		want: []string{"[front_matter_in_body] policies/hotel-v1.md:9:1: front matter key lang is in the body: the '---' on line 6 ended the front matter; if the key belongs to the front matter, move it above the '---' on line 6; policy text must not start with a front matter key"},
 	},
 	{
 		name: "a block list key in the body",
 		in:   doc(hotel, "subjects:\n  - rail\n"+threeLines),
-		want: []string{"[front-matter-in-body] policies/hotel-v1.md:7:1: front matter key subjects is in the body: the '---' on line 6 ended the front matter; if the key belongs to the front matter, move it above the '---' on line 6; policy text must not start with a front matter key"},
+		want: []string{"[front_matter_in_body] policies/hotel-v1.md:7:1: front matter key subjects is in the body: the '---' on line 6 ended the front matter; if the key belongs to the front matter, move it above the '---' on line 6; policy text must not start with a front matter key"},
 	},
 	{
 		name: "a second '---' right after the front matter",
 		in:   doc(hotel, "---\nvalid_until: 2027-01-01\n---\n"+threeLines),
-		want: []string{"[front-matter-in-body] policies/hotel-v1.md:7:1: a second '---' starts the body: the front matter ended on line 6; keep one '---' between the keys and the policy text: remove this one, or the one on line 6"},
+		want: []string{"[front_matter_in_body] policies/hotel-v1.md:7:1: a second '---' starts the body: the front matter ended on line 6; keep one '---' between the keys and the policy text: remove this one, or the one on line 6"},
 	},
 	{
 		name: "a second '---' after blank lines, CRLF",
 		in:   strings.ReplaceAll(doc(hotel, "\n---\n"+threeLines), "\n", "\r\n"),
-		want: []string{"[front-matter-in-body] policies/hotel-v1.md:8:1: a second '---' starts the body: the front matter ended on line 6; keep one '---' between the keys and the policy text: remove this one, or the one on line 6"},
+		want: []string{"[front_matter_in_body] policies/hotel-v1.md:8:1: a second '---' starts the body: the front matter ended on line 6; keep one '---' between the keys and the policy text: remove this one, or the one on line 6"},
 	},
-	// no-front-matter
+	// no_front_matter
 	{
 		name: "empty file",
 		in:   "",
-		want: []string{"[no-front-matter] policies/hotel-v1.md:1:1: missing front matter; start the file with a line '---', the keys, then another '---'; a file that is not a policy (a README) goes in .ka2ignore"},
+		want: []string{"[no_front_matter] policies/hotel-v1.md:1:1: missing front matter; start the file with a line '---', the keys, then another '---'; a file that is not a policy (a README) goes in .ka2ignore"},
 	},
 	{
 		name: "body only",
 		in:   "The lodging limit is 520 CNY.\n",
-		want: []string{"[no-front-matter] policies/hotel-v1.md:1:1: missing front matter; start the file with a line '---', the keys, then another '---'; a file that is not a policy (a README) goes in .ka2ignore"},
+		want: []string{"[no_front_matter] policies/hotel-v1.md:1:1: missing front matter; start the file with a line '---', the keys, then another '---'; a file that is not a policy (a README) goes in .ka2ignore"},
 	},
 	{
 		name: "blank line before the front matter",
 		in:   "\n" + doc(hotel, threeLines),
-		want: []string{"[no-front-matter] policies/hotel-v1.md:1:1: missing front matter; start the file with a line '---', the keys, then another '---'; a file that is not a policy (a README) goes in .ka2ignore"},
+		want: []string{"[no_front_matter] policies/hotel-v1.md:1:1: missing front matter; start the file with a line '---', the keys, then another '---'; a file that is not a policy (a README) goes in .ka2ignore"},
 	},
 	{
 		name: "four dashes",
 		in:   "----\n" + strings.Join(hotel, "\n") + "\n----\n",
-		want: []string{"[no-front-matter] policies/hotel-v1.md:1:1: missing front matter; start the file with a line '---', the keys, then another '---'; a file that is not a policy (a README) goes in .ka2ignore"},
+		want: []string{"[no_front_matter] policies/hotel-v1.md:1:1: missing front matter; start the file with a line '---', the keys, then another '---'; a file that is not a policy (a README) goes in .ka2ignore"},
 	},
 	{
 		name: "front matter never closed",
 		in:   "---\n" + strings.Join(hotel, "\n") + "\n" + threeLines,
-		want: []string{"[no-front-matter] policies/hotel-v1.md:1:1: front matter is never closed; close the front matter with a line '---' before the body"},
+		want: []string{"[no_front_matter] policies/hotel-v1.md:1:1: front matter is never closed; close the front matter with a line '---' before the body"},
 	},
 	{
 		name: "only an opening line",
 		in:   "---\n",
-		want: []string{"[no-front-matter] policies/hotel-v1.md:1:1: front matter is never closed; close the front matter with a line '---' before the body"},
+		want: []string{"[no_front_matter] policies/hotel-v1.md:1:1: front matter is never closed; close the front matter with a line '---' before the body"},
 	},
-	// bad-front-matter
+	// bad_front_matter
 	{
 		name: "unclosed flow list points at its line",
 		in:   doc(hotelReplacing(2, "subjects: [lodging"), threeLines),
-		want: []string{"[bad-front-matter] policies/hotel-v1.md:4:1: front matter is not valid YAML: did not find expected ',' or ']'; fix the YAML syntax"},
+		want: []string{"[bad_front_matter] policies/hotel-v1.md:4:1: front matter is not valid YAML: did not find expected ',' or ']'; fix the YAML syntax"},
 	},
 	{
 		name: "missing colon",
 		in:   doc(hotelReplacing(1, "version v1"), threeLines),
-		want: []string{"[bad-front-matter] policies/hotel-v1.md:3:1: front matter is not valid YAML: could not find expected ':'; fix the YAML syntax"},
+		want: []string{"[bad_front_matter] policies/hotel-v1.md:3:1: front matter is not valid YAML: could not find expected ':'; fix the YAML syntax"},
 	},
 	{
 		name: "badly indented list item",
 		in:   doc(hotelWith("supersedes:", "  - hotel-v0", " - hotel-draft"), threeLines),
-		want: []string{"[bad-front-matter] policies/hotel-v1.md:8:1: front matter is not valid YAML: did not find expected key; fix the YAML syntax"},
+		want: []string{"[bad_front_matter] policies/hotel-v1.md:8:1: front matter is not valid YAML: did not find expected key; fix the YAML syntax"},
 	},
 	{
 		name: "indented key",
 		in:   doc(hotelReplacing(1, "  version: v1"), threeLines),
-		want: []string{"[bad-front-matter] policies/hotel-v1.md:3:1: front matter is not valid YAML: mapping values are not allowed in this context; fix the YAML syntax"},
+		want: []string{"[bad_front_matter] policies/hotel-v1.md:3:1: front matter is not valid YAML: mapping values are not allowed in this context; fix the YAML syntax"},
 	},
 	{
 		name: "control character",
 		in:   doc(hotelWith("unit: CNY\x01per night"), threeLines),
-		want: []string{"[bad-front-matter] policies/hotel-v1.md:6:10: front matter is not valid YAML: control characters are not allowed; fix the YAML syntax"},
+		want: []string{"[bad_front_matter] policies/hotel-v1.md:6:10: front matter is not valid YAML: control characters are not allowed; fix the YAML syntax"},
 	},
 	{
 		name: "a lone carriage return in the front matter",
 		in:   doc(hotelWith("unit: CNY\rper night"), threeLines),
-		want: []string{"[bad-front-matter] policies/hotel-v1.md:6:10: front matter has a line break ka2 does not count (U+000D); end each line with LF or CRLF, and remove other line-break characters"},
+		want: []string{"[bad_front_matter] policies/hotel-v1.md:6:10: front matter has a line break ka2 does not count (U+000D); end each line with LF or CRLF, and remove other line-break characters"},
 	},
 	{
 		name: "a line separator in the front matter",
 		in:   doc(hotelReplacing(1, "version: v1\u2028"), threeLines),
-		want: []string{"[bad-front-matter] policies/hotel-v1.md:3:12: front matter has a line break ka2 does not count (U+2028); end each line with LF or CRLF, and remove other line-break characters"},
+		want: []string{"[bad_front_matter] policies/hotel-v1.md:3:12: front matter has a line break ka2 does not count (U+2028); end each line with LF or CRLF, and remove other line-break characters"},
 	},
 	{
 		name: "a document end line would drop the keys after it",
 		in:   doc(hotelWith("...", "valid_until: 2027-01-01", "lang: not a tag"), threeLines),
-		want: []string{"[bad-front-matter] policies/hotel-v1.md:6:1: front matter: a YAML document end line '...' ends the reading here, so what follows it would be ignored; remove the '...' line"},
+		want: []string{"[bad_front_matter] policies/hotel-v1.md:6:1: front matter: a YAML document end line '...' ends the reading here, so what follows it would be ignored; remove the '...' line"},
 	},
 	{
 		name: "a document end line with a comment, at the end",
 		in:   doc(hotelWith("... # end"), threeLines),
-		want: []string{"[bad-front-matter] policies/hotel-v1.md:6:1: front matter: a YAML document end line '...' ends the reading here, so what follows it would be ignored; remove the '...' line"},
+		want: []string{"[bad_front_matter] policies/hotel-v1.md:6:1: front matter: a YAML document end line '...' ends the reading here, so what follows it would be ignored; remove the '...' line"},
 	},
 	{
 		name: "a second document start with content",
 		in:   doc(hotelWith("--- x"), threeLines),
-		want: []string{"[bad-front-matter] policies/hotel-v1.md:6:1: front matter: a second YAML document starts here; keep one YAML document in the file: remove the '---' line, or move what follows to its own file"},
+		want: []string{"[bad_front_matter] policies/hotel-v1.md:6:1: front matter: a second YAML document starts here; keep one YAML document in the file: remove the '---' line, or move what follows to its own file"},
 	},
 	{
 		name: "a str tag",
 		in:   doc(hotelReplacing(1, "version: !!str 2"), threeLines),
-		want: []string{"[bad-front-matter] policies/hotel-v1.md:3:10: front matter: YAML tag !!str is not allowed; remove the tag and write the value as plain text"},
+		want: []string{"[bad_front_matter] policies/hotel-v1.md:3:10: front matter: YAML tag !!str is not allowed; remove the tag and write the value as plain text"},
 	},
 	{
 		name: "a binary tag in a list",
 		in:   doc(hotelReplacing(2, "subjects: [lodging, !!binary cmFpbA==]"), threeLines),
-		want: []string{"[bad-front-matter] policies/hotel-v1.md:4:21: front matter: YAML tag !!binary is not allowed; remove the tag and write the value as plain text"},
+		want: []string{"[bad_front_matter] policies/hotel-v1.md:4:21: front matter: YAML tag !!binary is not allowed; remove the tag and write the value as plain text"},
 	},
 	{
 		name: "a custom tag",
 		in:   doc(hotelWith("unit: !money CNY"), threeLines),
-		want: []string{"[bad-front-matter] policies/hotel-v1.md:6:7: front matter: YAML tag !money is not allowed; remove the tag and write the value as plain text"},
+		want: []string{"[bad_front_matter] policies/hotel-v1.md:6:7: front matter: YAML tag !money is not allowed; remove the tag and write the value as plain text"},
 	},
 	{
 		name: "a list instead of keys",
 		in:   doc([]string{"- source_id", "- version"}, threeLines),
-		want: []string{"[bad-front-matter] policies/hotel-v1.md:2:1: front matter is not a mapping of keys to values; write the front matter as 'key: value' lines"},
+		want: []string{"[bad_front_matter] policies/hotel-v1.md:2:1: front matter is not a mapping of keys to values; write the front matter as 'key: value' lines"},
 	},
 	{
 		name: "plain text instead of keys",
 		in:   doc([]string{"hotel policy, first version"}, threeLines),
-		want: []string{"[bad-front-matter] policies/hotel-v1.md:2:1: front matter is not a mapping of keys to values; write the front matter as 'key: value' lines"},
+		want: []string{"[bad_front_matter] policies/hotel-v1.md:2:1: front matter is not a mapping of keys to values; write the front matter as 'key: value' lines"},
 	},
-	// unknown-key
+	// unknown_key
 	{
 		name: "typo of valid_until",
 		in:   doc(hotelWith("valid_untill: 2027-01-01"), threeLines),
-		want: []string{`[unknown-key] policies/hotel-v1.md:6:1: unknown key "valid_untill"; did you mean valid_until?`},
+		want: []string{`[unknown_key] policies/hotel-v1.md:6:1: unknown key "valid_untill"; did you mean valid_until?`},
 	},
 	{
 		name: "capitalised key",
 		in:   doc(hotelWith("Lang: en"), threeLines),
-		want: []string{`[unknown-key] policies/hotel-v1.md:6:1: unknown key "Lang"; did you mean lang?`},
+		want: []string{`[unknown_key] policies/hotel-v1.md:6:1: unknown key "Lang"; did you mean lang?`},
 	},
 	{
 		name: "key unlike any known one",
 		in:   doc(hotelWith("approved_by_the_finance_team: yes"), threeLines),
-		want: []string{`[unknown-key] policies/hotel-v1.md:6:1: unknown key "approved_by_the_finance_team"; known keys are source_id, version, subjects, subject, valid_from, valid_until, supersedes, lang, unit, cite, role`},
+		want: []string{`[unknown_key] policies/hotel-v1.md:6:1: unknown key "approved_by_the_finance_team"; known keys are source_id, version, subjects, subject, valid_from, valid_until, supersedes, lang, unit, cite, role`},
 	},
 	{
 		name: "role that is not supplement",
 		in:   doc(hotelWith("role: primary"), threeLines),
-		want: []string{`[bad-value] policies/hotel-v1.md:6:7: role "primary" is not a known role; write role: supplement for a source that applies together with the others of its subjects, or remove the key`},
+		want: []string{`[bad_value] policies/hotel-v1.md:6:7: role "primary" is not a known role; write role: supplement for a source that applies together with the others of its subjects, or remove the key`},
 	},
 	{
 		// It used to be reported as `unknown key ""`.
 		name: "a key that is a list",
 		in:   doc(hotelWith("[lang]: en"), threeLines),
-		want: []string{"[bad-front-matter] policies/hotel-v1.md:6:1: a front matter key is not a plain word; write the front matter as 'key: value' lines"},
+		want: []string{"[bad_front_matter] policies/hotel-v1.md:6:1: a front matter key is not a plain word; write the front matter as 'key: value' lines"},
 	},
-	// duplicate-key
+	// duplicate_key
 	{
 		name: "key set twice",
 		in:   doc(hotelWith("version: v2"), threeLines),
-		want: []string{"[duplicate-key] policies/hotel-v1.md:6:1: key version is already set on line 3; keep one of them"},
+		want: []string{"[duplicate_key] policies/hotel-v1.md:6:1: key version is already set on line 3; keep one of them"},
 	},
 	{
 		name: "subject and subjects",
 		in:   doc(hotelWith("subject: lodging"), threeLines),
-		want: []string{"[duplicate-key] policies/hotel-v1.md:6:10: both subject and subjects are set; keep only subjects"},
+		want: []string{"[duplicate_key] policies/hotel-v1.md:6:10: both subject and subjects are set; keep only subjects"},
 	},
-	// missing-key
+	// missing_key
 	{
 		name: "every required key missing",
 		in:   doc([]string{"lang: en"}, threeLines),
 		want: []string{
-			"[missing-key] policies/hotel-v1.md:1:1: missing required key source_id; add 'source_id: …' to the front matter",
-			"[missing-key] policies/hotel-v1.md:1:1: missing required key subjects; add 'subjects: …' to the front matter",
-			"[missing-key] policies/hotel-v1.md:1:1: missing required key valid_from; add 'valid_from: …' to the front matter",
-			"[missing-key] policies/hotel-v1.md:1:1: missing required key version; add 'version: …' to the front matter",
+			"[missing_key] policies/hotel-v1.md:1:1: missing required key source_id; add 'source_id: …' to the front matter",
+			"[missing_key] policies/hotel-v1.md:1:1: missing required key subjects; add 'subjects: …' to the front matter",
+			"[missing_key] policies/hotel-v1.md:1:1: missing required key valid_from; add 'valid_from: …' to the front matter",
+			"[missing_key] policies/hotel-v1.md:1:1: missing required key version; add 'version: …' to the front matter",
 		},
 	},
 	{
 		name: "empty front matter",
 		in:   "---\n---\n" + threeLines,
-		want: []string{"[missing-key] policies/hotel-v1.md:1:1: front matter is empty; add source_id, version, subjects and valid_from"},
+		want: []string{"[missing_key] policies/hotel-v1.md:1:1: front matter is empty; add source_id, version, subjects and valid_from"},
 	},
 	{
 		name: "front matter of comments only",
 		in:   doc([]string{"# to be written"}, threeLines),
-		want: []string{"[missing-key] policies/hotel-v1.md:1:1: front matter is empty; add source_id, version, subjects and valid_from"},
+		want: []string{"[missing_key] policies/hotel-v1.md:1:1: front matter is empty; add source_id, version, subjects and valid_from"},
 	},
 	{
 		name: "required key without a value",
 		in:   doc(hotelReplacing(1, "version:"), threeLines),
-		want: []string{"[missing-key] policies/hotel-v1.md:3:9: version is empty; give version a value"},
+		want: []string{"[missing_key] policies/hotel-v1.md:3:9: version is empty; give version a value"},
 	},
 	{
 		name: "required key with an empty string",
 		in:   doc(hotelReplacing(1, `version: " "`), threeLines),
-		want: []string{"[missing-key] policies/hotel-v1.md:3:10: version is empty; give version a value"},
+		want: []string{"[missing_key] policies/hotel-v1.md:3:10: version is empty; give version a value"},
 	},
 	{
 		name: "empty subjects list",
 		in:   doc(hotelReplacing(2, "subjects: []"), threeLines),
-		want: []string{"[missing-key] policies/hotel-v1.md:4:11: subjects is empty; list at least one"},
+		want: []string{"[missing_key] policies/hotel-v1.md:4:11: subjects is empty; list at least one"},
 	},
-	// bad-value
+	// bad_value
 	{
 		name: "source_id with capitals and a space",
 		in:   doc(hotelReplacing(0, "source_id: Hotel V1"), threeLines),
-		want: []string{`[bad-value] policies/hotel-v1.md:2:12: source_id "Hotel V1" is not valid; use only lowercase letters, digits, '.', '_' and '-'`},
+		want: []string{`[bad_value] policies/hotel-v1.md:2:12: source_id "Hotel V1" is not valid; use only lowercase letters, digits, '.', '_' and '-'`},
 	},
 	{
 		name: "version as a list",
 		in:   doc(hotelReplacing(1, "version: [1, 2]"), threeLines),
-		want: []string{"[bad-value] policies/hotel-v1.md:3:10: version must be a single value; write a single value"},
+		want: []string{"[bad_value] policies/hotel-v1.md:3:10: version must be a single value; write a single value"},
 	},
 	{
 		name: "subjects as a mapping",
 		in:   doc(hotelReplacing(2, "subjects: {lodging: yes}"), threeLines),
-		want: []string{"[bad-value] policies/hotel-v1.md:4:11: subjects must be a list; write a list such as [a, b]"},
+		want: []string{"[bad_value] policies/hotel-v1.md:4:11: subjects must be a list; write a list such as [a, b]"},
 	},
 	{
 		name: "nested subject",
 		in:   doc(hotelReplacing(2, "subjects: [lodging, [beijing]]"), threeLines),
-		want: []string{"[bad-value] policies/hotel-v1.md:4:21: subjects has an empty or nested item; write each item as plain text"},
+		want: []string{"[bad_value] policies/hotel-v1.md:4:21: subjects has an empty or nested item; write each item as plain text"},
 	},
 	{
 		name: "supersedes: each problem at its own item",
 		in:   doc(hotelWith(`supersedes: ["", "Hotel-V0"]`), threeLines),
 		want: []string{
-			"[bad-value] policies/hotel-v1.md:6:14: supersedes has an empty or nested item; write each item as plain text",
-			`[bad-value] policies/hotel-v1.md:6:18: supersedes "Hotel-V0" is not a valid source_id; name the source_id of the replaced source`,
+			"[bad_value] policies/hotel-v1.md:6:14: supersedes has an empty or nested item; write each item as plain text",
+			`[bad_value] policies/hotel-v1.md:6:18: supersedes "Hotel-V0" is not a valid source_id; name the source_id of the replaced source`,
 		},
 	},
 	{
 		name: "lang that is not a tag",
 		in:   doc(hotelWith("lang: English"), threeLines),
-		want: []string{`[bad-value] policies/hotel-v1.md:6:7: lang "English" is not a language tag; use a language tag such as en or zh`},
+		want: []string{`[bad_value] policies/hotel-v1.md:6:7: lang "English" is not a language tag; use a language tag such as en or zh`},
 	},
 	{
 		name: "lang in capitals, or with an underscore",
 		in:   doc(hotelWith("lang: EN"), threeLines),
-		want: []string{`[bad-value] policies/hotel-v1.md:6:7: lang "EN" is not a language tag; write it as en`},
+		want: []string{`[bad_value] policies/hotel-v1.md:6:7: lang "EN" is not a language tag; write it as en`},
 	},
 	{
 		name: "lang with a region, written with an underscore",
 		in:   doc(hotelWith("lang: ZH_cn"), threeLines),
-		want: []string{`[bad-value] policies/hotel-v1.md:6:7: lang "ZH_cn" is not a language tag; write it as zh-cn`},
+		want: []string{`[bad_value] policies/hotel-v1.md:6:7: lang "ZH_cn" is not a language tag; write it as zh-cn`},
 	},
 	{
 		name: "an escaped newline and escape sequence in version",
 		in:   doc(hotelReplacing(1, `version: "v1\nforged  en  v9  selected\e[2J"`), threeLines),
-		want: []string{`[bad-value] policies/hotel-v1.md:3:10: version "v1\nforged  en  v9  selected\x1b[2J" has a control or direction-changing character (U+000A); remove it: values are one line of printable text`},
+		want: []string{`[bad_value] policies/hotel-v1.md:3:10: version "v1\nforged  en  v9  selected\x1b[2J" has a control or direction-changing character (U+000A); remove it: values are one line of printable text`},
 	},
 	{
 		name: "C1 control, line separator and bidi override in values",
 		in:   doc(hotelWith(`unit: "CNY\x85"`, `supersedes: ["hotel-v0\u2028"]`, `lang: "en\u202e"`), threeLines),
 		want: []string{
-			`[bad-value] policies/hotel-v1.md:6:7: unit "CNY\u0085" has a control or direction-changing character (U+0085); remove it: values are one line of printable text`,
-			`[bad-value] policies/hotel-v1.md:7:14: supersedes "hotel-v0\u2028" has a control or direction-changing character (U+2028); remove it: values are one line of printable text`,
-			`[bad-value] policies/hotel-v1.md:8:7: lang "en\u202e" has a control or direction-changing character (U+202E); remove it: values are one line of printable text`,
+			`[bad_value] policies/hotel-v1.md:6:7: unit "CNY\u0085" has a control or direction-changing character (U+0085); remove it: values are one line of printable text`,
+			`[bad_value] policies/hotel-v1.md:7:14: supersedes "hotel-v0\u2028" has a control or direction-changing character (U+2028); remove it: values are one line of printable text`,
+			`[bad_value] policies/hotel-v1.md:8:7: lang "en\u202e" has a control or direction-changing character (U+202E); remove it: values are one line of printable text`,
 		},
 	},
 	{
 		name: "a control character in a block scalar subject",
 		in:   doc(hotelReplacing(2, "subjects: |\n  lodging"), threeLines),
-		want: []string{`[bad-value] policies/hotel-v1.md:4:11: subjects "lodging\n" has a control or direction-changing character (U+000A); remove it: values are one line of printable text`},
+		want: []string{`[bad_value] policies/hotel-v1.md:4:11: subjects "lodging\n" has a control or direction-changing character (U+000A); remove it: values are one line of printable text`},
 	},
 	{
 		name: "a tab in a value is allowed, but not in a subject",
 		in:   doc(append(hotelReplacing(2, `subjects: ["a\tb"]`), `unit: "CNY\tper night"`), threeLines),
-		want: []string{`[bad-value] policies/hotel-v1.md:4:12: subjects "a\tb" is not a valid subject; use only lowercase letters, digits, '.', '_' and '-', and '/' between the parts of a subject such as travel/lodging`},
+		want: []string{`[bad_value] policies/hotel-v1.md:4:12: subjects "a\tb" is not a valid subject; use only lowercase letters, digits, '.', '_' and '-', and '/' between the parts of a subject such as travel/lodging`},
 	},
 	{
 		name: "subjects without brackets",
 		in:   doc(hotelReplacing(2, "subjects: lodging, rail"), threeLines),
-		want: []string{`[bad-value] policies/hotel-v1.md:4:11: subjects "lodging, rail" is not a valid subject; write several subjects as a list: subjects: [lodging, rail]`},
+		want: []string{`[bad_value] policies/hotel-v1.md:4:11: subjects "lodging, rail" is not a valid subject; write several subjects as a list: subjects: [lodging, rail]`},
 	},
 	{
 		name: "a capitalised subject with a blank",
 		in:   doc(hotelReplacing(2, `subjects: [Lodging, "rail "]`), threeLines),
 		want: []string{
-			`[bad-value] policies/hotel-v1.md:4:12: subjects "Lodging" is not a valid subject; write it as lodging`,
-			`[bad-value] policies/hotel-v1.md:4:21: subjects "rail " is not a valid subject; write it as rail`,
+			`[bad_value] policies/hotel-v1.md:4:12: subjects "Lodging" is not a valid subject; write it as lodging`,
+			`[bad_value] policies/hotel-v1.md:4:21: subjects "rail " is not a valid subject; write it as rail`,
 		},
 	},
 	{
 		name: "a single subject that is not valid",
 		in:   doc(hotelReplacing(2, "subject: Car rental"), threeLines),
-		want: []string{`[bad-value] policies/hotel-v1.md:4:10: subject "Car rental" is not a valid subject; use only lowercase letters, digits, '.', '_' and '-', and '/' between the parts of a subject such as travel/lodging`},
+		want: []string{`[bad_value] policies/hotel-v1.md:4:10: subject "Car rental" is not a valid subject; use only lowercase letters, digits, '.', '_' and '-', and '/' between the parts of a subject such as travel/lodging`},
 	},
 	{
 		name: "cite that is not a range",
 		in:   doc(hotelWith(`cite: ["1-3", "first"]`), threeLines),
-		want: []string{`[bad-value] policies/hotel-v1.md:6:15: cite "first" is not a line range; write each range as "N-M" with 1 ≤ N ≤ M`},
+		want: []string{`[bad_value] policies/hotel-v1.md:6:15: cite "first" is not a line range; write each range as "N-M" with 1 ≤ N ≤ M`},
 	},
 	{
 		name: "reversed cite range",
 		in:   doc(hotelWith(`cite: "3-1"`), threeLines),
-		want: []string{`[bad-value] policies/hotel-v1.md:6:7: cite "3-1" is not a line range; write each range as "N-M" with 1 ≤ N ≤ M`},
+		want: []string{`[bad_value] policies/hotel-v1.md:6:7: cite "3-1" is not a line range; write each range as "N-M" with 1 ≤ N ≤ M`},
 	},
-	// bad-date
+	// bad_date
 	{
 		name: "february 30",
 		in:   doc(hotelReplacing(3, "valid_from: 2026-02-30"), threeLines),
-		want: []string{`[bad-date] policies/hotel-v1.md:5:13: valid_from "2026-02-30" is not a calendar date; write YYYY-MM-DD, e.g. 2026-01-01`},
+		want: []string{`[bad_date] policies/hotel-v1.md:5:13: valid_from "2026-02-30" is not a calendar date; write YYYY-MM-DD, e.g. 2026-01-01`},
 	},
 	{
 		name: "time and zone offset",
 		in:   doc(hotelReplacing(3, "valid_from: 2026-01-01T00:00:00+08:00"), threeLines),
-		want: []string{`[bad-date] policies/hotel-v1.md:5:13: valid_from "2026-01-01T00:00:00+08:00" is not a calendar date; ka2 compares civil dates: drop the time and zone, e.g. 2026-01-01`},
+		want: []string{`[bad_date] policies/hotel-v1.md:5:13: valid_from "2026-01-01T00:00:00+08:00" is not a calendar date; ka2 compares civil dates: drop the time and zone, e.g. 2026-01-01`},
 	},
 	{
 		name: "valid_until with a time",
 		in:   doc(hotelWith("valid_until: 2027-01-01 00:00"), threeLines),
-		want: []string{`[bad-date] policies/hotel-v1.md:6:14: valid_until "2027-01-01 00:00" is not a calendar date; ka2 compares civil dates: drop the time and zone, e.g. 2027-01-01`},
+		want: []string{`[bad_date] policies/hotel-v1.md:6:14: valid_until "2027-01-01 00:00" is not a calendar date; ka2 compares civil dates: drop the time and zone, e.g. 2027-01-01`},
 	},
 	{
 		name: "date as a list",
 		in:   doc(hotelReplacing(3, "valid_from: [2026-01-01]"), threeLines),
-		want: []string{"[bad-date] policies/hotel-v1.md:5:13: valid_from must be a date; write YYYY-MM-DD"},
+		want: []string{"[bad_date] policies/hotel-v1.md:5:13: valid_from must be a date; write YYYY-MM-DD"},
 	},
 	{
 		name: "day first",
 		in:   doc(hotelReplacing(3, "valid_from: 01.01.2026"), threeLines),
-		want: []string{`[bad-date] policies/hotel-v1.md:5:13: valid_from "01.01.2026" is not a calendar date; write YYYY-MM-DD, e.g. 2026-01-01`},
+		want: []string{`[bad_date] policies/hotel-v1.md:5:13: valid_from "01.01.2026" is not a calendar date; write YYYY-MM-DD, e.g. 2026-01-01`},
 	},
-	// empty-interval
+	// empty_interval
 	{
 		name: "valid_until equal to valid_from",
 		in:   doc(hotelWith("valid_until: 2026-01-01"), threeLines),
-		want: []string{"[empty-interval] policies/hotel-v1.md:6:14: valid_until 2026-01-01 is not after valid_from 2026-01-01; valid_until is exclusive: set it after valid_from, or remove it for an open-ended source"},
+		want: []string{"[empty_interval] policies/hotel-v1.md:6:14: valid_until 2026-01-01 is not after valid_from 2026-01-01; valid_until is exclusive: set it after valid_from, or remove it for an open-ended source"},
 	},
 	{
 		name: "valid_until before valid_from",
 		in:   doc(hotelWith("valid_until: 2025-06-30"), threeLines),
-		want: []string{"[empty-interval] policies/hotel-v1.md:6:14: valid_until 2025-06-30 is not after valid_from 2026-01-01; valid_until is exclusive: set it after valid_from, or remove it for an open-ended source"},
+		want: []string{"[empty_interval] policies/hotel-v1.md:6:14: valid_until 2025-06-30 is not after valid_from 2026-01-01; valid_until is exclusive: set it after valid_from, or remove it for an open-ended source"},
 	},
-	// cite-outside-body
+	// cite_outside_body
 	{
 		name: "cite past the last line",
 		in:   doc(hotelWith(`cite: ["2-5"]`), threeLines),
-		want: []string{"[cite-outside-body] policies/hotel-v1.md:6:8: cite 2-5 is outside the body, which has 3 lines; cite lines between 1 and 3"},
+		want: []string{"[cite_outside_body] policies/hotel-v1.md:6:8: cite 2-5 is outside the body, which has 3 lines; cite lines between 1 and 3"},
 	},
 	{
 		name: "cite into a one-line body",
 		in:   doc(hotelWith("cite: [2]"), "One line only.\n"),
-		want: []string{"[cite-outside-body] policies/hotel-v1.md:6:8: cite 2-2 is outside the body, which has 1 line; cite lines between 1 and 1"},
+		want: []string{"[cite_outside_body] policies/hotel-v1.md:6:8: cite 2-2 is outside the body, which has 1 line; cite lines between 1 and 1"},
 	},
 	{
 		name: "cite on an empty body",
 		in:   doc(hotelWith(`cite: ["1"]`), ""),
 		want: []string{
-			"[cite-outside-body] policies/hotel-v1.md:6:8: cite 1-1 is outside the body, which has 0 lines; the body is empty: write the text below the closing '---', or remove cite",
-			"[empty-body] policies/hotel-v1.md:8:1: the body is empty; it must hold the policy text; write the policy text below the closing '---'",
+			"[cite_outside_body] policies/hotel-v1.md:6:8: cite 1-1 is outside the body, which has 0 lines; the body is empty: write the text below the closing '---', or remove cite",
+			"[empty_body] policies/hotel-v1.md:8:1: the body is empty; it must hold the policy text; write the policy text below the closing '---'",
 		},
 	},
 	{
 		name: "cite repeats a range",
 		in:   doc(hotelWith(`cite: ["1-2", "1-2"]`), threeLines),
-		want: []string{"[bad-value] policies/hotel-v1.md:6:15: cite 1-2 repeats 1-2 at line 6, column 8; list each body line in one cite range only: merge or remove the ranges"},
+		want: []string{"[bad_value] policies/hotel-v1.md:6:15: cite 1-2 repeats 1-2 at line 6, column 8; list each body line in one cite range only: merge or remove the ranges"},
 	},
 	{
 		name: "cite ranges overlap, each reported at its item",
 		in:   doc(hotelWith(`cite: ["1-2", "1-2", "2", "1", "3"]`), threeLines),
 		want: []string{
-			"[bad-value] policies/hotel-v1.md:6:15: cite 1-2 repeats 1-2 at line 6, column 8; list each body line in one cite range only: merge or remove the ranges",
-			"[bad-value] policies/hotel-v1.md:6:22: cite 2-2 overlaps 1-2 at line 6, column 8; list each body line in one cite range only: merge or remove the ranges",
-			"[bad-value] policies/hotel-v1.md:6:27: cite 1-1 overlaps 1-2 at line 6, column 8; list each body line in one cite range only: merge or remove the ranges",
+			"[bad_value] policies/hotel-v1.md:6:15: cite 1-2 repeats 1-2 at line 6, column 8; list each body line in one cite range only: merge or remove the ranges",
+			"[bad_value] policies/hotel-v1.md:6:22: cite 2-2 overlaps 1-2 at line 6, column 8; list each body line in one cite range only: merge or remove the ranges",
+			"[bad_value] policies/hotel-v1.md:6:27: cite 1-1 overlaps 1-2 at line 6, column 8; list each body line in one cite range only: merge or remove the ranges",
 		},
 	},
 	{
 		name: "cite ranges overlap in block form",
 		in:   doc(hotelWith("cite:", "  - 2-3", "  - 1-2"), threeLines),
-		want: []string{"[bad-value] policies/hotel-v1.md:8:5: cite 1-2 overlaps 2-3 at line 7, column 5; list each body line in one cite range only: merge or remove the ranges"},
+		want: []string{"[bad_value] policies/hotel-v1.md:8:5: cite 1-2 overlaps 2-3 at line 7, column 5; list each body line in one cite range only: merge or remove the ranges"},
 	},
-	// empty-body
+	// empty_body
 	{
 		name: "empty body",
 		in:   doc(hotel, ""),
-		want: []string{"[empty-body] policies/hotel-v1.md:7:1: the body is empty; it must hold the policy text; write the policy text below the closing '---'"},
+		want: []string{"[empty_body] policies/hotel-v1.md:7:1: the body is empty; it must hold the policy text; write the policy text below the closing '---'"},
 	},
 	{
 		name: "empty body without a final newline",
 		in:   strings.TrimSuffix(doc(hotel, ""), "\n"),
-		want: []string{"[empty-body] policies/hotel-v1.md:7:1: the body is empty; it must hold the policy text; write the policy text below the closing '---'"},
+		want: []string{"[empty_body] policies/hotel-v1.md:7:1: the body is empty; it must hold the policy text; write the policy text below the closing '---'"},
 	},
 	{
 		name: "body of blank lines",
 		in:   doc(hotel, "\n  \n\t\n"),
-		want: []string{"[empty-body] policies/hotel-v1.md:7:1: the body is empty; it must hold the policy text; write the policy text below the closing '---'"},
+		want: []string{"[empty_body] policies/hotel-v1.md:7:1: the body is empty; it must hold the policy text; write the policy text below the closing '---'"},
 	},
 	// several problems: all reported, in file order
 	{
@@ -705,17 +705,17 @@ var parseErrorTests = []struct {
 			`cite: ["9"]`,
 		}, threeLines),
 		want: []string{
-			`[bad-value] policies/hotel-v1.md:2:12: source_id "Hotel" is not valid; use only lowercase letters, digits, '.', '_' and '-'`,
-			`[bad-date] policies/hotel-v1.md:5:13: valid_from "2026-01-01T09:00" is not a calendar date; ka2 compares civil dates: drop the time and zone, e.g. 2026-01-01`,
-			`[unknown-key] policies/hotel-v1.md:6:1: unknown key "valid_untill"; did you mean valid_until?`,
-			`[bad-value] policies/hotel-v1.md:7:7: lang "English" is not a language tag; use a language tag such as en or zh`,
-			"[cite-outside-body] policies/hotel-v1.md:8:8: cite 9-9 is outside the body, which has 3 lines; cite lines between 1 and 3",
+			`[bad_value] policies/hotel-v1.md:2:12: source_id "Hotel" is not valid; use only lowercase letters, digits, '.', '_' and '-'`,
+			`[bad_date] policies/hotel-v1.md:5:13: valid_from "2026-01-01T09:00" is not a calendar date; ka2 compares civil dates: drop the time and zone, e.g. 2026-01-01`,
+			`[unknown_key] policies/hotel-v1.md:6:1: unknown key "valid_untill"; did you mean valid_until?`,
+			`[bad_value] policies/hotel-v1.md:7:7: lang "English" is not a language tag; use a language tag such as en or zh`,
+			"[cite_outside_body] policies/hotel-v1.md:8:8: cite 9-9 is outside the body, which has 3 lines; cite lines between 1 and 3",
 		},
 	},
 	{
 		name: "positions are the same in a CRLF file with a BOM",
 		in:   "\ufeff" + strings.ReplaceAll(doc(hotelWith("valid_untill: 2027-01-01"), threeLines), "\n", "\r\n"),
-		want: []string{`[unknown-key] policies/hotel-v1.md:6:1: unknown key "valid_untill"; did you mean valid_until?`},
+		want: []string{`[unknown_key] policies/hotel-v1.md:6:1: unknown key "valid_untill"; did you mean valid_until?`},
 	},
 }
 

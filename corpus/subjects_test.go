@@ -183,13 +183,13 @@ func TestParseHierarchicalSubjects(t *testing.T) {
 		name, subjects string
 		want           []string
 	}{
-		{"empty segment", "[travel//lodging]", []string{`[bad-value] p/bj.md:4:12: subjects "travel//lodging" is not a valid subject; write it as travel/lodging`}},
-		{"leading slash", "[/travel/lodging]", []string{`[bad-value] p/bj.md:4:12: subjects "/travel/lodging" is not a valid subject; write it as travel/lodging`}},
-		{"trailing slash", `["travel/lodging/"]`, []string{`[bad-value] p/bj.md:4:12: subjects "travel/lodging/" is not a valid subject; write it as travel/lodging`}},
-		{"capital segment", "[travel/Lodging]", []string{`[bad-value] p/bj.md:4:12: subjects "travel/Lodging" is not a valid subject; write it as travel/lodging`}},
-		{"backslash", `['travel\lodging']`, []string{`[bad-value] p/bj.md:4:12: subjects "travel\\lodging" is not a valid subject; write it as travel/lodging`}},
-		{"dot segment", "[travel/../lodging]", []string{`[bad-value] p/bj.md:4:12: subjects "travel/../lodging" is not a valid subject; remove the '.' and '..' parts: a subject is a name, compared whole, not a path`}},
-		{"blank inside a segment", "[travel/car rental]", []string{`[bad-value] p/bj.md:4:12: subjects "travel/car rental" is not a valid subject; use only lowercase letters, digits, '.', '_' and '-', and '/' between the parts of a subject such as travel/lodging`}},
+		{"empty segment", "[travel//lodging]", []string{`[bad_value] p/bj.md:4:12: subjects "travel//lodging" is not a valid subject; write it as travel/lodging`}},
+		{"leading slash", "[/travel/lodging]", []string{`[bad_value] p/bj.md:4:12: subjects "/travel/lodging" is not a valid subject; write it as travel/lodging`}},
+		{"trailing slash", `["travel/lodging/"]`, []string{`[bad_value] p/bj.md:4:12: subjects "travel/lodging/" is not a valid subject; write it as travel/lodging`}},
+		{"capital segment", "[travel/Lodging]", []string{`[bad_value] p/bj.md:4:12: subjects "travel/Lodging" is not a valid subject; write it as travel/lodging`}},
+		{"backslash", `['travel\lodging']`, []string{`[bad_value] p/bj.md:4:12: subjects "travel\\lodging" is not a valid subject; write it as travel/lodging`}},
+		{"dot segment", "[travel/../lodging]", []string{`[bad_value] p/bj.md:4:12: subjects "travel/../lodging" is not a valid subject; remove the '.' and '..' parts: a subject is a name, compared whole, not a path`}},
+		{"blank inside a segment", "[travel/car rental]", []string{`[bad_value] p/bj.md:4:12: subjects "travel/car rental" is not a valid subject; use only lowercase letters, digits, '.', '_' and '-', and '/' between the parts of a subject such as travel/lodging`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 )
 
 // How a body line states a scope, a date, an amount or a unit: what lint's
-// amount-without-unit, missing-scope-or-date and short-form-loses-scope
+// amount_without_unit, missing_scope_or_date and short_form_loses_scope
 // look for, and what a short form must keep (see Source.ShortLoss). The
 // lists are documented in those rules' Doc; keep them in step.
 
@@ -377,7 +377,7 @@ func digits(s string, max int) int {
 
 // MoneyAmounts returns the monetary amounts of line, with or without a
 // unit, normalized (no thousands separators, no trailing decimal zeros), in
-// the order written: what translation-mismatch compares across languages.
+// the order written: what translation_mismatch compares across languages.
 // A number counts as money when it is shaped like money (1,200 or 99.50)
 // or the line talks about money or names a currency; counts, labels,
 // years and dates are skipped as AmountWithoutUnit skips them.

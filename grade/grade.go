@@ -76,7 +76,7 @@ const (
 	// of the example that no evidence line has.
 	CopiedExample Kind = "copied_example"
 	// FollowedSourceText: the answer repeats the instruction-like part of
-	// an evidence line (the detector ka2 lint's instruction-text rule
+	// an evidence line (the detector ka2 lint's instruction_text rule
 	// uses) in a sentence that neither reports nor declines it, takes an
 	// amount only such a line states, or claims an action as done ("I
 	// have cancelled order A-104", "A-104 is now cancelled", "已撤销订单

@@ -26,7 +26,7 @@ import (
 // Options are what the server takes from the world outside: the clock,
 // the timer that debounces linting as you type, and where to log.
 type Options struct {
-	// Now is the clock, for future-source and "applies today"; nil is
+	// Now is the clock, for future_source and "applies today"; nil is
 	// time.Now.
 	Now func() time.Time
 	// AfterFunc calls f once d has passed, unless the returned stop is
@@ -799,6 +799,11 @@ func (s *Server) lintCorpus(ctx context.Context, root string, docs map[string]st
 	if err != nil {
 		s.logf("lint configuration: %v", err) // lint without it, as far as it goes
 		cfg = nil
+	}
+	if cfg != nil {
+		for _, d := range cfg.Renamed {
+			s.logf("lint configuration: %v", d) // an old rule ID, still honoured
+		}
 	}
 	s.mu.Lock()
 	st := s.settings

@@ -239,15 +239,15 @@ func TestServer(t *testing.T) {
 	diags := c.diagnostics(uri)
 	var found *diagnostic
 	for i := range diags {
-		if diags[i].Code == "unknown-key" {
+		if diags[i].Code == "unknown_key" {
 			found = &diags[i]
 		}
 	}
 	if found == nil {
-		t.Fatalf("didOpen diagnostics = %+v, want unknown-key", diags)
+		t.Fatalf("didOpen diagnostics = %+v, want unknown_key", diags)
 	}
 	if found.Range.Start != (position{Line: 4, Character: 0}) || found.Range.End.Character != len("vaild_from:") {
-		t.Errorf("unknown-key range = %+v", found.Range)
+		t.Errorf("unknown_key range = %+v", found.Range)
 	}
 
 	// A quick fix renames the key.
@@ -523,8 +523,8 @@ func TestProjectWorkspace(t *testing.T) {
 	}
 	uri := fileURI(filepath.Join(dir, "policies", "hotel-v2.md"))
 	c.notify("textDocument/didOpen", didOpenParams{TextDocument: textDocumentItem{URI: uri, Text: typo, Version: 1}})
-	if ds := c.diagnostics(uri); !slices.ContainsFunc(ds, func(d diagnostic) bool { return d.Code == "unknown-key" }) {
-		t.Errorf("diagnostics of policies/hotel-v2.md = %+v, want unknown-key", ds)
+	if ds := c.diagnostics(uri); !slices.ContainsFunc(ds, func(d diagnostic) bool { return d.Code == "unknown_key" }) {
+		t.Errorf("diagnostics of policies/hotel-v2.md = %+v, want unknown_key", ds)
 	}
 	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri}, "contentChanges": []map[string]any{{"text": hotelV2}}})
 	c.call("textDocument/hover", positionParams{TextDocument: textDocumentIdentifier{URI: uri}, Position: position{Line: 11}}, nil) // a round trip

@@ -54,14 +54,14 @@ func (c *client) sent(method string) []message {
 }
 
 // unknownKey says whether the server, since the last drain, published
-// diagnostics for uri, and whether the last of them has unknown-key.
+// diagnostics for uri, and whether the last of them has unknown_key.
 func (c *client) unknownKey(uri string) (published, has bool) {
 	c.t.Helper()
 	for _, m := range c.sent("textDocument/publishDiagnostics") {
 		var p publishDiagnosticsParams
 		json.Unmarshal(m.Params, &p)
 		if p.URI == uri {
-			published, has = true, slices.ContainsFunc(p.Diagnostics, func(d diagnostic) bool { return d.Code == "unknown-key" })
+			published, has = true, slices.ContainsFunc(p.Diagnostics, func(d diagnostic) bool { return d.Code == "unknown_key" })
 		}
 	}
 	return published, has
@@ -179,12 +179,12 @@ func TestWatchedFiles(t *testing.T) {
 	write(t, dir, "policies/hotel-v1.md", strings.Replace(hotelV1, "valid_until:", "vaild_until:", 1))
 	c.notify("workspace/didChangeWatchedFiles", didChangeWatchedFilesParams{Changes: []fileEvent{{URI: in("policies/hotel-v1.md"), Type: 2}}})
 	if published, has := c.unknownKey(in("policies/hotel-v1.md")); !published || !has {
-		t.Errorf("hotel-v1.md changed on disk: diagnostics published %v, with unknown-key %v; want both", published, has)
+		t.Errorf("hotel-v1.md changed on disk: diagnostics published %v, with unknown_key %v; want both", published, has)
 	}
 	write(t, dir, "policies/hotel-v1.md", hotelV1)
 	c.notify("workspace/didChangeWatchedFiles", didChangeWatchedFilesParams{Changes: []fileEvent{{URI: in("policies/hotel-v1.md"), Type: 2}}})
 	if published, has := c.unknownKey(in("policies/hotel-v1.md")); !published || has {
-		t.Errorf("hotel-v1.md fixed on disk: diagnostics published %v, with unknown-key %v; want published without", published, has)
+		t.Errorf("hotel-v1.md fixed on disk: diagnostics published %v, with unknown_key %v; want published without", published, has)
 	}
 
 	// ka2.yaml names other case files: the settings follow, and the
@@ -268,7 +268,7 @@ func TestUnwatchedFiles(t *testing.T) {
 			c.sent("") // what was published so far
 			write(t, dir, "policies/hotel-v1.md", strings.Replace(hotelV1, "valid_until:", "vaild_until:", 1))
 			if published, has := c.unknownKey(fileURI(filepath.Join(dir, "policies", "hotel-v1.md"))); !published || !has {
-				t.Errorf("hotel-v1.md changed on disk: diagnostics published %v, with unknown-key %v; want both", published, has)
+				t.Errorf("hotel-v1.md changed on disk: diagnostics published %v, with unknown_key %v; want both", published, has)
 			}
 		})
 	}
@@ -502,18 +502,18 @@ func TestWatchedLintConfig(t *testing.T) {
 			v1 := fileURI(filepath.Join(dir, "policies", "hotel-v1.md"))
 			c.notify("textDocument/didOpen", didOpenParams{TextDocument: textDocumentItem{URI: fileURI(filepath.Join(dir, "policies", "hotel-v2.md")), Text: hotelV2, Version: 1}})
 			if published, has := c.unknownKey(v1); !published || !has {
-				t.Fatalf("diagnostics of hotel-v1.md published %v, with unknown-key %v; want both", published, has)
+				t.Fatalf("diagnostics of hotel-v1.md published %v, with unknown_key %v; want both", published, has)
 			}
 			for _, name := range []string{".ka2lint.yaml", "policies/.ka2lint.yaml"} { // above the corpus folder, and in it
-				write(t, dir, name, "rules:\n  unknown-key: off\n")
+				write(t, dir, name, "rules:\n  unknown_key: off\n")
 				change(name, 1)
 				if published, has := c.unknownKey(v1); !published || has {
-					t.Errorf("%s turned unknown-key off: diagnostics published %v, with unknown-key %v; want published without", name, published, has)
+					t.Errorf("%s turned unknown_key off: diagnostics published %v, with unknown_key %v; want published without", name, published, has)
 				}
-				write(t, dir, name, "rules:\n  unknown-key: warning\n")
+				write(t, dir, name, "rules:\n  unknown_key: warning\n")
 				change(name, 2)
 				if published, has := c.unknownKey(v1); !published || !has {
-					t.Errorf("%s turned unknown-key on: diagnostics published %v, with unknown-key %v; want both", name, published, has)
+					t.Errorf("%s turned unknown_key on: diagnostics published %v, with unknown_key %v; want both", name, published, has)
 				}
 			}
 		})

@@ -620,7 +620,7 @@ func TestSupplementIsNoConflict(t *testing.T) {
 		t.Errorf("overlaps mismatch (-want +got):\n%s", diff)
 	}
 	// The supplement alone between lodging-sh and lodging-sh2 is no
-	// coverage: the gap stays, as lint's coverage-gap reports it.
+	// coverage: the gap stays, as lint's coverage_gap reports it.
 	if diff := cmp.Diff([]string{"travel/lodging/shanghai en [2026-05-01, 2026-08-01)"}, gaps); diff != "" {
 		t.Errorf("gaps mismatch (-want +got):\n%s", diff)
 	}

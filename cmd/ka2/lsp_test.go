@@ -159,7 +159,7 @@ func TestLSPBinary(t *testing.T) {
 	c.send(map[string]any{"method": "initialized", "params": map[string]any{}})
 	c.send(map[string]any{"method": "textDocument/didOpen", "params": map[string]any{"textDocument": map[string]any{
 		"uri": uri, "languageId": "markdown", "version": 1, "text": lspPolicy}}})
-	d := c.waitDiagnostics(uri, "unknown-key")
+	d := c.waitDiagnostics(uri, "unknown_key")
 	if !strings.Contains(d["message"].(string), "did you mean valid_from?") {
 		t.Errorf("diagnostic = %v", d)
 	}
@@ -172,7 +172,7 @@ func TestLSPBinary(t *testing.T) {
 		"textDocument":   map[string]any{"uri": uri, "version": 2},
 		"contentChanges": []any{map[string]any{"text": fixed}}}})
 	oldURI := fileURL(filepath.Join(dir, "hotel-v1.md"))
-	d = c.waitDiagnostics(oldURI, "supersedes-boundary")
+	d = c.waitDiagnostics(oldURI, "supersedes_boundary")
 	related := d["relatedInformation"].([]any)
 	if len(related) != 1 || related[0].(map[string]any)["location"].(map[string]any)["uri"] != uri {
 		t.Errorf("related information = %v", related)
@@ -255,7 +255,7 @@ func TestLSPNeovim(t *testing.T) {
 	if err != nil {
 		t.Fatalf("nvim: %v\n%s", err, out)
 	}
-	for _, want := range []string{"DIAG unknown-key", "did you mean valid_from?", "CLIENTS 1\n", "ROOT " + dir + "\n"} {
+	for _, want := range []string{"DIAG unknown_key", "did you mean valid_from?", "CLIENTS 1\n", "ROOT " + dir + "\n"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("nvim output has no %q:\n%s", want, out)
 		}

@@ -33,6 +33,11 @@ type Config struct {
 	// Overrides apply in order; for a file that matches several, the last
 	// one that sets a rule wins.
 	Overrides []Override
+	// Renamed are warnings (CodeRenamedRule), one for each rule the file
+	// names by its old kebab-case ID: the rule is configured all the same,
+	// until the next release. The caller shows them; Run does not report
+	// them.
+	Renamed diag.List
 }
 
 // Override sets rule severities for the files that match one of its globs.
@@ -142,7 +147,7 @@ func configWords(is strict.Issue, d *diag.Diagnostic) {
 		case overrideMap:
 			d.Message, d.Hint = "an override must be a mapping", diag.Fix("write files: and rules: keys")
 		default:
-			d.Message, d.Hint = "rules must map rule IDs to severities", diag.Fix("write lines such as 'trailing-whitespace: off'")
+			d.Message, d.Hint = "rules must map rule IDs to severities", diag.Fix("write lines such as 'trailing_whitespace: off'")
 		}
 	case strict.KeyNotScalar:
 		d.Message, d.Hint = "a key in "+is.Map.What+" is not a plain word", diag.Fix("write keys as plain words")
@@ -175,11 +180,11 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 	d := &strict.Decoder{Path: name, Words: configWords}
 	top := d.Mapping(root, configMap)
 	if n := top.Value("rules"); n != nil {
-		c.Rules = parseRuleMap(d, n)
+		c.Rules = parseRuleMap(d, n, &c.Renamed)
 	}
 	if n := top.Value("overrides"); n != nil {
 		for _, item := range n.Content {
-			if o, ok := parseOverride(d, item); ok {
+			if o, ok := parseOverride(d, item, &c.Renamed); ok {
 				c.Overrides = append(c.Overrides, o)
 			}
 		}
@@ -187,15 +192,23 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 	if err := d.Diags.Err(); err != nil {
 		return nil, err
 	}
+	c.Renamed.Sort()
 	return c, nil
 }
 
-func parseRuleMap(d *strict.Decoder, n *yaml.Node) map[string]diag.Severity {
+// parseRuleMap reads a rules: mapping, adding to renamed a warning for
+// each rule named by its old ID.
+func parseRuleMap(d *strict.Decoder, n *yaml.Node, renamed *diag.List) map[string]diag.Severity {
 	out := map[string]diag.Severity{}
 	for _, e := range d.Mapping(n, ruleMap).All() {
 		k, v := e.Key, e.Value
-		if _, ok := RuleByID(k.Value); !ok {
-			hint := diag.Fix("use a rule ID as ka2 lint prints it in brackets, e.g. instruction-text")
+		id := k.Value
+		if r, ok := RuleByOldID(id); ok {
+			*renamed = append(*renamed, &diag.Diagnostic{Pos: d.Pos(k), Code: CodeRenamedRule, Severity: diag.SeverityWarning,
+				Message: "rule " + quote(id) + " is now called " + r.ID, Hint: renamedHint(r)})
+			id = r.ID
+		} else if _, ok := RuleByID(id); !ok {
+			hint := diag.Fix("use a rule ID as ka2 lint prints it in brackets, e.g. instruction_text")
 			if s := suggest.Closest(k.Value, ruleIDs()); s != "" {
 				hint = diag.Hint{Kind: diag.HintDidYouMean, Text: "did you mean " + s + "?", Suggestion: s}
 			}
@@ -207,12 +220,12 @@ func parseRuleMap(d *strict.Decoder, n *yaml.Node) map[string]diag.Severity {
 			d.Report(v, "", diag.Fix("write error, warning, info or off"), fmt.Sprintf("%s: severity %s is not one of error, warning, info, off", k.Value, quote(v.Value)))
 			continue
 		}
-		out[k.Value] = sev
+		out[id] = sev
 	}
 	return out
 }
 
-func parseOverride(d *strict.Decoder, n *yaml.Node) (Override, bool) {
+func parseOverride(d *strict.Decoder, n *yaml.Node, renamed *diag.List) (Override, bool) {
 	var o Override
 	before := len(d.Diags)
 	f := d.Mapping(n, overrideMap)
@@ -234,7 +247,7 @@ func parseOverride(d *strict.Decoder, n *yaml.Node) (Override, bool) {
 		}
 	}
 	if v := f.Value("rules"); v != nil {
-		o.Rules = parseRuleMap(d, v)
+		o.Rules = parseRuleMap(d, v, renamed)
 	}
 	if len(o.Files) == 0 && len(d.Diags) == before {
 		at := n

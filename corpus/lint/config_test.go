@@ -25,14 +25,32 @@ func TestParseConfig(t *testing.T) {
 		{name: "comment only", yaml: "# nothing yet\n", want: &Config{Path: "c.yaml", Base: ".", Rules: map[string]diag.Severity{}}},
 		{
 			name: "rules and overrides",
-			yaml: "rules:\n  trailing-whitespace: off\n  coverage-gap: error\noverrides:\n  - files: [\"archive/**\", \"*.draft.md\"]\n    rules:\n      coverage-gap: off\n  - files: legacy/*.md\n    rules: {crlf: warning}\n",
+			yaml: "rules:\n  trailing_whitespace: off\n  coverage_gap: error\noverrides:\n  - files: [\"archive/**\", \"*.draft.md\"]\n    rules:\n      coverage_gap: off\n  - files: legacy/*.md\n    rules: {crlf: warning}\n",
 			want: &Config{Path: "c.yaml", Base: ".",
-				Rules: map[string]diag.Severity{"trailing-whitespace": diag.SeverityOff, "coverage-gap": diag.SeverityError},
+				Rules: map[string]diag.Severity{"trailing_whitespace": diag.SeverityOff, "coverage_gap": diag.SeverityError},
 				Overrides: []Override{
-					{Files: []string{"archive/**", "*.draft.md"}, Rules: map[string]diag.Severity{"coverage-gap": diag.SeverityOff}},
+					{Files: []string{"archive/**", "*.draft.md"}, Rules: map[string]diag.Severity{"coverage_gap": diag.SeverityOff}},
 					{Files: []string{"legacy/*.md"}, Rules: map[string]diag.Severity{"crlf": diag.SeverityWarning}},
 				}},
 		},
+		{
+			// The previous release's kebab-case IDs configure their rule,
+			// each with a warning at the key that names the new ID.
+			name: "old rule IDs",
+			yaml: "rules:\n  trailing-whitespace: off\n  overlap: info\noverrides:\n  - files: [\"*.md\"]\n    rules: {coverage-gap: error}\n",
+			want: &Config{Path: "c.yaml", Base: ".",
+				Rules:     map[string]diag.Severity{"trailing_whitespace": diag.SeverityOff, "overlap": diag.SeverityInfo},
+				Overrides: []Override{{Files: []string{"*.md"}, Rules: map[string]diag.Severity{"coverage_gap": diag.SeverityError}}},
+				Renamed: diag.List{
+					{Pos: diag.Pos{Path: "c.yaml", Line: 2, Col: 3}, Code: CodeRenamedRule, Severity: diag.SeverityWarning,
+						Message: `rule "trailing-whitespace" is now called trailing_whitespace`,
+						Hint:    diag.Hint{Kind: diag.HintDidYouMean, Text: "write trailing_whitespace; the old ID is accepted until the next release", Suggestion: "trailing_whitespace"}},
+					{Pos: diag.Pos{Path: "c.yaml", Line: 6, Col: 13}, Code: CodeRenamedRule, Severity: diag.SeverityWarning,
+						Message: `rule "coverage-gap" is now called coverage_gap`,
+						Hint:    diag.Hint{Kind: diag.HintDidYouMean, Text: "write coverage_gap; the old ID is accepted until the next release", Suggestion: "coverage_gap"}},
+				}},
+		},
+		{name: "an old-style ID of no rule", yaml: "rules:\n  over-lap: off\n", wantErr: `c.yaml:2:3: unknown rule "over-lap"; did you mean overlap?`},
 		{name: "unknown rule", yaml: "rules:\n  overlaps: off\n", wantErr: `c.yaml:2:3: unknown rule "overlaps"; did you mean overlap?`},
 		{name: "bad severity", yaml: "rules:\n  overlap: warn\n", wantErr: `c.yaml:2:12: overlap: severity "warn" is not one of error, warning, info, off; write error, warning, info or off`},
 		{name: "unknown top-level key", yaml: "rule:\n  overlap: off\n", wantErr: `c.yaml:1:1: unknown key "rule"; did you mean rules?`},
@@ -104,17 +122,17 @@ func TestConfigInRun(t *testing.T) {
 		"en/a.md":         {Data: []byte(validFile("a", "s", "2026-01-01", "") + "trailing \n")},
 		"archive/old.md":  {Data: []byte(validFile("old", "t", "2024-01-01", "2024-06-01") + "trailing \n")},
 		"archive/old2.md": {Data: []byte(validFile("old2", "t", "2024-09-01", "2025-01-01"))},
-		"en/b.md": {Data: []byte("---\n# ka2lint:disable trailing-whitespace, coverage-gap -- reviewed\n" +
+		"en/b.md": {Data: []byte("---\n# ka2lint:disable trailing_whitespace, coverage_gap -- reviewed\n" +
 			validFile("b", "u", "2026-01-01", "")[4:] + "trailing \n")},
 	}
 	cfg, err := ParseConfig(".ka2lint.yaml", []byte(`
 rules:
-  trailing-whitespace: warning
+  trailing_whitespace: warning
 overrides:
   - files: ["policies/archive/**"]
     rules:
-      coverage-gap: off
-      trailing-whitespace: error
+      coverage_gap: off
+      trailing_whitespace: error
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -125,8 +143,8 @@ overrides:
 		t.Fatal(err)
 	}
 	want := []string{
-		"archive/old.md:11:9: error: trailing whitespace; delete it; body lines are quoted exactly, whitespace included [trailing-whitespace]",
-		"en/a.md:10:9: warning: trailing whitespace; delete it; body lines are quoted exactly, whitespace included [trailing-whitespace]",
+		"archive/old.md:11:9: error: trailing whitespace; delete it; body lines are quoted exactly, whitespace included [trailing_whitespace]",
+		"en/a.md:10:9: warning: trailing whitespace; delete it; body lines are quoted exactly, whitespace included [trailing_whitespace]",
 	}
 	if diff := cmp.Diff(want, findingStrings(rep)); diff != "" {
 		t.Errorf("Run(context.Background(), config) mismatch (-want +got):\n%s", diff)
@@ -142,9 +160,9 @@ overrides:
 		rules = append(rules, f.Path+" "+f.Rule()+" "+f.Severity.String())
 	}
 	wantRules := []string{
-		"archive/old.md trailing-whitespace info",
-		"archive/old2.md coverage-gap warning",
-		"en/a.md trailing-whitespace info",
+		"archive/old.md trailing_whitespace info",
+		"archive/old2.md coverage_gap warning",
+		"en/a.md trailing_whitespace info",
 	}
 	if diff := cmp.Diff(wantRules, rules); diff != "" {
 		t.Errorf("Run(context.Background(), no config) mismatch (-want +got):\n%s", diff)

@@ -33,17 +33,17 @@
 // for the whole corpus and per path glob:
 //
 //	rules:
-//	  trailing-whitespace: off
-//	  coverage-gap: error
+//	  trailing_whitespace: off
+//	  coverage_gap: error
 //	overrides:
 //	  - files: ["archive/**"]
 //	    rules:
-//	      coverage-gap: off
+//	      coverage_gap: off
 //
 // A file can opt out of a rule with a comment in its front matter, for a
 // justified exception:
 //
-//	# ka2lint:disable instruction-text -- deliberately hostile test fixture
+//	# ka2lint:disable instruction_text -- deliberately hostile test fixture
 //
 // # Output
 //
@@ -53,5 +53,5 @@
 // caller finds it: the package runs no git) and the tool's version.
 //
 // The package never reads the clock or the environment: the date that
-// future-source compares against is Options.Today.
+// future_source compares against is Options.Today.
 package lint

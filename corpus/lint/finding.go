@@ -67,7 +67,8 @@ func (f Finding) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads a finding written by MarshalJSON, or by the previous
-// release (its "rule" key for the code).
+// release (its "rule" key for the code, and its kebab-case rule IDs, read
+// as today's).
 func (f *Finding) UnmarshalJSON(b []byte) error {
 	var j findingJSON
 	if err := json.Unmarshal(b, &j); err != nil {
@@ -75,6 +76,9 @@ func (f *Finding) UnmarshalJSON(b []byte) error {
 	}
 	if j.Code == "" {
 		j.Code = diag.Code(j.Rule)
+	}
+	if r, ok := RuleByOldID(string(j.Code)); ok {
+		j.Code = diag.Code(r.ID) // the previous release's kebab-case ID
 	}
 	*f = Finding{Diagnostic: j.Wire.Diagnostic(), Related: j.Related}
 	return nil

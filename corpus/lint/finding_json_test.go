@@ -39,6 +39,18 @@ func TestFindingJSON(t *testing.T) {
 	if diff := cmp.Diff(f, old); diff != "" {
 		t.Errorf("previous release's shape read back mismatch (-want +got):\n%s", diff)
 	}
+	for _, old := range []string{
+		`{"rule":"coverage-gap","severity":"info","path":"a.md"}`,
+		`{"code":"coverage-gap","severity":"info","path":"a.md"}`,
+	} {
+		var got Finding
+		if err := json.Unmarshal([]byte(old), &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.Rule() != "coverage_gap" {
+			t.Errorf("Unmarshal(%s).Rule() = %q, want the renamed coverage_gap", old, got.Rule())
+		}
+	}
 	if err := json.Unmarshal([]byte(`{"severity":"fatal"}`), &back); err == nil {
 		t.Error("UnmarshalJSON accepted severity fatal")
 	}

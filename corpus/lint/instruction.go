@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 )
 
-// InstructionPattern is one entry of the curated list that instruction-text
+// InstructionPattern is one entry of the curated list that instruction_text
 // matches body lines against. The list is deliberately small and specific:
 // each pattern needs an imperative aimed at the assistant (or at an order,
 // account or prompt), so that ordinary policy wording — "employees must…",
@@ -151,7 +151,7 @@ var instructionPatterns = []InstructionPattern{
 	},
 }
 
-// InstructionPatterns returns the curated list instruction-text uses, in the
+// InstructionPatterns returns the curated list instruction_text uses, in the
 // order it tries them.
 func InstructionPatterns() []InstructionPattern {
 	out := slices.Clone(instructionPatterns)

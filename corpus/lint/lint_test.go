@@ -32,7 +32,7 @@ var fixtureToday = corpus.MustDate(2026, 9, 14)
 
 // lintFixtures lints testdata/corpus, the fixture corpus: one folder per
 // rule, named by its ID, against testdata/base, the files of it whose
-// version at an earlier revision matters (version-not-bumped). In each
+// version at an earlier revision matters (version_not_bumped). In each
 // folder, files named bad* must be reported
 // by that rule, files named good* must not be reported at all, and other
 // files (the partner of a pair) may carry the folder's rule only.
@@ -91,11 +91,11 @@ func TestFixtures(t *testing.T) {
 	}
 
 	// unreadable cannot be checked into a repository (TestUnreadable builds
-	// it); parse-error covers parse problems that no rule maps, of which
+	// it); parse_error covers parse problems that no rule maps, of which
 	// there are none today (TestEveryParseCodeHasARule).
-	// unknown-subject and question-date are about case files
+	// unknown_subject and question_date are about case files
 	// (TestCheckSubjects, TestCheckQuestionDates).
-	noFixture := []string{"parse-error", "unreadable", "unknown-subject", "question-date"}
+	noFixture := []string{"parse_error", "unreadable", "unknown_subject", "question_date"}
 	for _, r := range Rules() {
 		if !fired[r.ID] && !slices.Contains(noFixture, r.ID) {
 			t.Errorf("rule %s: no fixture in testdata/corpus/%s/ triggers it", r.ID, r.ID)
@@ -326,12 +326,12 @@ func TestSample(t *testing.T) {
 		if f.Path != "notice-hostile.md" {
 			t.Errorf("sample corpus: %s", f)
 		}
-		if f.Rule() == "instruction-text" {
+		if f.Rule() == "instruction_text" {
 			instructions++
 		}
 	}
 	if instructions < 3 {
-		t.Errorf("hostile notice: %d instruction-text findings, want one for each of its 3 hostile lines", instructions)
+		t.Errorf("hostile notice: %d instruction_text findings, want one for each of its 3 hostile lines", instructions)
 	}
 	if rep.HasErrors(false) {
 		t.Errorf("sample corpus has errors:\n%v", rep.Findings)
@@ -369,7 +369,7 @@ func TestRules(t *testing.T) {
 }
 
 // TestEveryParseCodeHasARule makes sure a problem corpus.Parse reports is
-// never filed under the catch-all parse-error.
+// never filed under the catch-all parse_error.
 func TestEveryParseCodeHasARule(t *testing.T) {
 	parseCodes := []diag.Code{corpus.CodeInvalidUTF8, corpus.CodeNoFrontMatter, corpus.CodeBadFrontMatter,
 		corpus.CodeUnknownKey, corpus.CodeDuplicateKey, corpus.CodeMissingKey, corpus.CodeBadValue,
@@ -502,7 +502,7 @@ func TestChangedOnly(t *testing.T) {
 	}{
 		{"the later file changed", []string{"new.md"}, 1, []string{"new.md:5:1 overlap: validity overlaps hotel-a (old.md)"}},
 		{"only the earlier file changed: reported there", []string{"./old.md"}, 1, []string{"old.md:5:1 overlap: validity overlaps hotel-b (new.md)"}},
-		{"a file outside the pair", []string{"far.md"}, 1, []string{`far.md:7:1 unknown-key: unknown key "unknown_key"`}},
+		{"a file outside the pair", []string{"far.md"}, 1, []string{`far.md:7:1 unknown_key: unknown key "unknown_key"`}},
 		{"a deleted file and a README", []string{"gone.md", "README.md"}, 0, []string{}},
 		{"nothing changed", nil, 0, []string{}},
 	}
@@ -589,7 +589,7 @@ func TestBodyRulesOnBrokenFile(t *testing.T) {
 	for _, f := range rep.Findings {
 		got = append(got, fmt.Sprintf("%d:%d %s", f.Line, f.Col, f.Rule()))
 	}
-	want := []string{"6:1 unknown-key", "10:1 instruction-text", "10:42 amount-without-unit"}
+	want := []string{"6:1 unknown_key", "10:1 instruction_text", "10:42 amount_without_unit"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Run() mismatch (-want +got):\n%s", diff)
 	}
@@ -603,13 +603,22 @@ func TestDirectives(t *testing.T) {
 		wantFindings []string
 	}{
 		{"one rule with a reason", "# ka2lint:disable bom -- saved by a tool we cannot change", []string{"bom"}, nil},
-		{"two rules, comma and space", "# ka2lint:disable bom, crlf trailing-whitespace", []string{"bom", "crlf", "trailing-whitespace"}, nil},
+		{"two rules, comma and space", "# ka2lint:disable bom, crlf trailing_whitespace", []string{"bom", "crlf", "trailing_whitespace"}, nil},
 		{"after a value", "lang: en # ka2lint:disable bom", []string{"bom"}, nil},
 		{"no space after #", "#ka2lint:disable bom", []string{"bom"}, nil},
 		{"no rule", "# ka2lint:disable -- just because", nil, []string{"2:1 ka2lint:disable names no rule"}},
 		{"unknown rule", "# ka2lint:disable boms", nil, []string{`2:1 ka2lint:disable names unknown rule "boms"`}},
 		{"unknown verb", "# ka2lint:ignore bom", nil, []string{"2:1 unknown directive ka2lint:ignore"}},
 		{"not a directive", "# ka2 lint disable bom", nil, nil},
+		// The previous release's kebab-case IDs still disable their rule,
+		// each with a warning at the old ID that names the new one.
+		{"an old rule ID", "# ka2lint:disable trailing-whitespace", []string{"trailing_whitespace"},
+			[]string{`2:19 ka2lint:disable names rule trailing_whitespace by its old ID "trailing-whitespace"`}},
+		{"old and new IDs mixed", "# ka2lint:disable bom,instruction-text  missing-scope-or-date -- fixture", []string{"bom", "instruction_text", "missing_scope_or_date"},
+			[]string{`2:23 ka2lint:disable names rule instruction_text by its old ID "instruction-text"`,
+				`2:41 ka2lint:disable names rule missing_scope_or_date by its old ID "missing-scope-or-date"`}},
+		{"an old ID of no rule", "# ka2lint:disable trailing-space", nil, []string{`2:1 ka2lint:disable names unknown rule "trailing-space"`}},
+		{"a kebab word that is no old ID", "# ka2lint:disable b-o-m", nil, []string{`2:1 ka2lint:disable names unknown rule "b-o-m"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -632,6 +641,29 @@ func TestDirectives(t *testing.T) {
 				t.Errorf("findings mismatch (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestDirectiveOldIDFix: the warning about an old rule ID suggests the new
+// one, as a structured hint and as an edit of the old ID in place.
+func TestDirectiveOldIDFix(t *testing.T) {
+	f := &file{path: "a.md"}
+	f.scanRaw([]byte("---\n# ka2lint:disable bom, coverage-gap\nsource_id: a\n---\nbody\n"))
+	f.scanDirectives()
+	if len(f.findings) != 1 {
+		t.Fatalf("findings = %v, want one", f.findings)
+	}
+	got := f.findings[0]
+	wantHint := diag.Hint{Kind: diag.HintDidYouMean, Text: "write coverage_gap; the old ID is accepted until the next release", Suggestion: "coverage_gap"}
+	if diff := cmp.Diff(wantHint, got.Hint); diff != "" {
+		t.Errorf("hint mismatch (-want +got):\n%s", diff)
+	}
+	wantFix := []Fix{{Title: "write coverage-gap as coverage_gap", Path: "a.md", Line: 2, Col: 24, Old: "coverage-gap", New: "coverage_gap"}}
+	if diff := cmp.Diff(wantFix, got.Fixes); diff != "" {
+		t.Errorf("fixes mismatch (-want +got):\n%s", diff)
+	}
+	if got.Rule() != "lint_directive" || got.Severity != diag.SeverityWarning {
+		t.Errorf("finding = [%s] %v, want a lint_directive warning", got.Rule(), got.Severity)
 	}
 }
 
@@ -740,7 +772,7 @@ func TestSARIFFingerprints(t *testing.T) {
 		}
 		return out
 	}
-	base := Finding{Diagnostic: diag.Diagnostic{Pos: diag.Pos{Path: "/r/p/a.md", Line: 4, Col: 9}, Code: diag.Code("trailing-whitespace"), Severity: diag.SeverityInfo, Message: "trailing whitespace"}}
+	base := Finding{Diagnostic: diag.Diagnostic{Pos: diag.Pos{Path: "/r/p/a.md", Line: 4, Col: 9}, Code: diag.Code("trailing_whitespace"), Severity: diag.SeverityInfo, Message: "trailing whitespace"}}
 	moved := base
 	moved.Line, moved.Col = 40, 2
 	otherRule, otherPath, otherMsg := base, base, base
@@ -792,7 +824,7 @@ func TestSpecialFiles(t *testing.T) {
 // TestWriteTextEscapes: a finding that quotes a body line cannot write a
 // control sequence to the terminal, in the text and github formats.
 func TestWriteTextEscapes(t *testing.T) {
-	rep := Report{Findings: []Finding{{Diagnostic: diag.Diagnostic{Pos: diag.Pos{Path: "a.md", Line: 8, Col: 1}, Code: diag.Code("instruction-text"), Severity: diag.SeverityWarning, Message: "line reads like an instruction (\"Ignore the question\x1b[2J\u202e\")", Hint: diag.Fix("rephrase")}}}}
+	rep := Report{Findings: []Finding{{Diagnostic: diag.Diagnostic{Pos: diag.Pos{Path: "a.md", Line: 8, Col: 1}, Code: diag.Code("instruction_text"), Severity: diag.SeverityWarning, Message: "line reads like an instruction (\"Ignore the question\x1b[2J\u202e\")", Hint: diag.Fix("rephrase")}}}}
 	for _, name := range []string{"text", "github"} {
 		write, _ := Formatter(name)
 		var b bytes.Buffer
@@ -899,7 +931,7 @@ func TestSupersedesBoundaryHintsNeverEmpty(t *testing.T) {
 			}
 			var found bool
 			for _, f := range rep.Findings {
-				if f.Rule() != "supersedes-boundary" {
+				if f.Rule() != "supersedes_boundary" {
 					continue
 				}
 				found = true
@@ -918,7 +950,7 @@ func TestSupersedesBoundaryHintsNeverEmpty(t *testing.T) {
 				}
 			}
 			if !found {
-				t.Errorf("findings = %v, want supersedes-boundary", rep.Findings)
+				t.Errorf("findings = %v, want supersedes_boundary", rep.Findings)
 			}
 		})
 	}
@@ -954,21 +986,21 @@ func TestCheckSubjects(t *testing.T) {
 		}
 	}
 	want := []string{
-		"cases/a.yaml:9:14: error: subject zzzzzzzzzz: no source has it; name a subject of a source; the corpus has lodging, meals, rail, travel/lodging/beijing, travel/lodging/shanghai [unknown-subject]",
-		"cases/b.yaml:4:14: error: subject lodgings: no source has it; did you mean lodging? [unknown-subject]",
+		"cases/a.yaml:9:14: error: subject zzzzzzzzzz: no source has it; name a subject of a source; the corpus has lodging, meals, rail, travel/lodging/beijing, travel/lodging/shanghai [unknown_subject]",
+		"cases/b.yaml:4:14: error: subject lodgings: no source has it; did you mean lodging? [unknown_subject]",
 		"  fix 4:14 lodgings -> lodging",
-		"cases/c.yaml:2:14: error: subject travel/lodging: no source has it; did you mean travel/lodging/beijing or travel/lodging/shanghai? [unknown-subject]",
+		"cases/c.yaml:2:14: error: subject travel/lodging: no source has it; did you mean travel/lodging/beijing or travel/lodging/shanghai? [unknown_subject]",
 		"  fix 2:14 travel/lodging -> travel/lodging/beijing",
 		"  fix 2:14 travel/lodging -> travel/lodging/shanghai",
-		"cases/c.yaml:5:14: error: subject shanghai: no source has it; did you mean travel/lodging/shanghai? [unknown-subject]",
+		"cases/c.yaml:5:14: error: subject shanghai: no source has it; did you mean travel/lodging/shanghai? [unknown_subject]",
 		"  fix 5:14 shanghai -> travel/lodging/shanghai",
-		"cases/c.yaml:9:14: error: subject Travel/Lodging/Beijing: no source has it; did you mean travel/lodging/beijing? [unknown-subject]",
+		"cases/c.yaml:9:14: error: subject Travel/Lodging/Beijing: no source has it; did you mean travel/lodging/beijing? [unknown_subject]",
 		"  fix 9:14 Travel/Lodging/Beijing -> travel/lodging/beijing",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("CheckSubjects() mismatch (-want +got):\n%s", diff)
 	}
-	cfg, err := ParseConfig(".ka2lint.yaml", []byte("rules:\n  unknown-subject: off\n"))
+	cfg, err := ParseConfig(".ka2lint.yaml", []byte("rules:\n  unknown_subject: off\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -988,18 +1020,18 @@ func TestFixes(t *testing.T) {
 	}
 	for _, want := range []string{
 		"overlap/bad.md:5:1 [overlap] set valid_until: 2026-07-01 in overlap/pair.md",
-		"version-not-bumped/bad.md:3:1 [version-not-bumped] set version: v2",
+		"version_not_bumped/bad.md:3:1 [version_not_bumped] set version: v2",
 	} {
 		if !slices.Contains(got, want) {
 			t.Errorf("no fix %q in\n%s", want, strings.Join(got, "\n"))
 		}
 	}
 	for _, g := range got {
-		if strings.Contains(g, "[unknown-key] change") || strings.Contains(g, "[unknown-supersedes] change") {
+		if strings.Contains(g, "[unknown_key] change") || strings.Contains(g, "[unknown_supersedes] change") {
 			return
 		}
 	}
-	t.Errorf("no did-you-mean fix for unknown-key or unknown-supersedes in\n%s", strings.Join(got, "\n"))
+	t.Errorf("no did-you-mean fix for unknown_key or unknown_supersedes in\n%s", strings.Join(got, "\n"))
 }
 
 func TestCheckQuestionDates(t *testing.T) {
@@ -1016,13 +1048,13 @@ func TestCheckQuestionDates(t *testing.T) {
 		got = append(got, f.String())
 	}
 	want := []string{
-		`cases/a.yaml:4:15: warning: the question names 2026-09-14, but the case asks 2025-09-14: its evidence is for those dates; ask the date the question names, or reword the question [question-date]`,
-		`cases/a.yaml:16:15: warning: the question names 2025-05-01 ("1 May 2025"), but the case asks 2025-03-02, 2025-06-01: its evidence is for those dates; ask the date the question names, or reword the question [question-date]`,
+		`cases/a.yaml:4:15: warning: the question names 2026-09-14, but the case asks 2025-09-14: its evidence is for those dates; ask the date the question names, or reword the question [question_date]`,
+		`cases/a.yaml:16:15: warning: the question names 2025-05-01 ("1 May 2025"), but the case asks 2025-03-02, 2025-06-01: its evidence is for those dates; ask the date the question names, or reword the question [question_date]`,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("CheckQuestionDates() mismatch (-want +got):\n%s", diff)
 	}
-	cfg, err := ParseConfig(".ka2lint.yaml", []byte("rules:\n  question-date: off\n"))
+	cfg, err := ParseConfig(".ka2lint.yaml", []byte("rules:\n  question_date: off\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

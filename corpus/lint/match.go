@@ -10,7 +10,7 @@ type InstructionMatch struct {
 	Col  int
 }
 
-// MatchInstructions runs the instruction-text detector along one line of
+// MatchInstructions runs the instruction_text detector along one line of
 // text and returns every match, left to right: after each match the rest
 // of the line is searched again, so a line that addresses the assistant
 // and then tells it which value is current gives both. Other checkers

@@ -11,7 +11,7 @@ import (
 )
 
 var ruleQuestionDate = &Rule{
-	ID:       "question-date",
+	ID:       "question_date",
 	Severity: diag.SeverityWarning,
 	Summary:  "a case's question names a date its scope does not ask",
 	Doc: `A case's contract carries the evidence that applies on its dates; the question is
@@ -44,7 +44,7 @@ type QuestionRef struct {
 }
 
 // CheckQuestionDates reports each date a ref's question names on which
-// none of its dates falls, under the rule question-date at the severity
+// none of its dates falls, under the rule question_date at the severity
 // cfg gives it (nil: the default). The findings are sorted.
 func CheckQuestionDates(refs []QuestionRef, cfg *Config) []Finding {
 	var out []Finding

@@ -37,6 +37,27 @@ func RuleByID(id string) (*Rule, bool) {
 	return allRules[i], true
 }
 
+// RuleByOldID returns the rule that the previous release called id: rule
+// IDs were kebab-case ("coverage-gap") before codes became snake_case
+// ("coverage_gap"). Configuration and disable comments accept the old IDs
+// for one release, and report each as renamed; remove this with them.
+func RuleByOldID(id string) (*Rule, bool) {
+	if !strings.Contains(id, "-") {
+		return nil, false
+	}
+	return RuleByID(strings.ReplaceAll(id, "-", "_"))
+}
+
+// CodeRenamedRule is the code of a warning that a configuration file
+// names a rule by the ID the previous release gave it (see RuleByOldID).
+const CodeRenamedRule diag.Code = "renamed_rule"
+
+// renamedHint is the hint of a rule named by its old ID: the new ID, as a
+// suggestion an editor can apply.
+func renamedHint(r *Rule) diag.Hint {
+	return diag.Hint{Kind: diag.HintDidYouMean, Text: "write " + r.ID + "; the old ID is accepted until the next release", Suggestion: r.ID}
+}
+
 // ruleIDs lists every rule ID, sorted.
 func ruleIDs() []string {
 	ids := make([]string, len(allRules))

@@ -13,7 +13,7 @@ import (
 // The rules that compare files. They run over the files that parsed.
 
 var ruleDuplicateSource = &Rule{
-	ID:       "duplicate-source",
+	ID:       "duplicate_source",
 	Severity: diag.SeverityError,
 	Summary:  "two files use the same source_id for one language",
 	Doc: `A source_id names one source per language: an address such as travel-v2:1-3
@@ -24,7 +24,7 @@ any other file of its source_id.`,
 }
 
 var ruleUnknownSupersedes = &Rule{
-	ID:       "unknown-supersedes",
+	ID:       "unknown_supersedes",
 	Severity: diag.SeverityError,
 	Summary:  "supersedes names a source_id no file declares",
 	Doc: `supersedes lists the source_ids a source replaces. An entry that names no source
@@ -34,7 +34,7 @@ names the closest existing source_id.`,
 }
 
 var ruleSupersedesCycle = &Rule{
-	ID:       "supersedes-cycle",
+	ID:       "supersedes_cycle",
 	Severity: diag.SeverityError,
 	Summary:  "supersedes entries form a cycle",
 	Doc: `A source cannot replace a source that, directly or through others, replaces it.
@@ -53,7 +53,7 @@ contract carries a conflict. It is an error: a change that makes two amounts
 apply at once fails lint, and so the pull request that makes it. The message
 names both files and the overlapping dates. If the newer source replaces the older, add supersedes to it and end the
 older one where the newer begins (pairs linked by supersedes are reported by
-supersedes-boundary instead). If the two apply together by design — shared
+supersedes_boundary instead). If the two apply together by design — shared
 rules beside each city's own policy — mark the one that adds to the other with
 role: supplement; supplements are never reported. The finding is placed at the
 source that starts later; a disable comment or an override in either file
@@ -82,7 +82,7 @@ Good: shared.md says so.
 }
 
 var ruleSupersedesBoundary = &Rule{
-	ID:       "supersedes-boundary",
+	ID:       "supersedes_boundary",
 	Severity: diag.SeverityWarning,
 	Summary:  "a superseded source does not end where its successor begins",
 	Doc: `When B supersedes A, A's valid_until should be B's valid_from: then every date
@@ -104,14 +104,14 @@ Good: fuel-v2 starts on 2026-01-01 or later, and fuel-v1 ends that day.`,
 }
 
 var ruleCoverageGap = &Rule{
-	ID:       "coverage-gap",
+	ID:       "coverage_gap",
 	Severity: diag.SeverityWarning,
 	Summary:  "a subject has dates between two versions that no source covers",
 	Doc: `For each subject and language, the sources' validity intervals should leave no
 hole between the first valid_from and the last valid_until: a question about a
 date in the hole finds no evidence. The message names the dates and the two
 sources around them. Pairs linked by supersedes are reported by
-supersedes-boundary instead. A source with role: supplement covers no date: it
+supersedes_boundary instead. A source with role: supplement covers no date: it
 adds to the others and answers nothing alone. If a pause is intended, disable
 the rule for the file.
 
@@ -127,7 +127,7 @@ Good: meals-v1.md ends where meals-v2.md begins (valid_until: 2025-09-01).`,
 }
 
 var ruleTranslationMismatch = &Rule{
-	ID:       "translation-mismatch",
+	ID:       "translation_mismatch",
 	Severity: diag.SeverityWarning,
 	Summary:  "translations of one source differ in validity, supersedes, amounts or currency",
 	Doc: `Files with the same source_id and different lang values are translations of one
@@ -451,7 +451,7 @@ func checkCoverageGap(r *Rule, p *pass) {
 				p.add(r, at, p.pos(at, atKey),
 					fmt.Sprintf("no source covers subject %s%s on %s: %s (%s) ends before, %s (%s) starts after",
 						g.subject, lang, corpus.Span{From: reach, Until: s.ValidFrom}, last.ID, last.Path, s.ID, s.Path),
-					fmt.Sprintf("set valid_until: %s in %s, or add a source for the gap; if the gap is intended, disable coverage-gap for this file",
+					fmt.Sprintf("set valid_until: %s in %s, or add a source for the gap; if the gap is intended, disable coverage_gap for this file",
 						s.ValidFrom, last.Path),
 					p.loc(other, otherKey))
 			}

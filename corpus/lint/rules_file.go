@@ -13,7 +13,7 @@ import (
 // The rules that look at one file at a time.
 
 var ruleAmountWithoutUnit = &Rule{
-	ID:       "amount-without-unit",
+	ID:       "amount_without_unit",
 	Severity: diag.SeverityWarning,
 	Summary:  "a body line states an amount with no unit in the line or the front matter",
 	Doc: `A quote must never lose its unit: "the limit is 750" means nothing without "CNY
@@ -37,7 +37,7 @@ writing the unit next to the amount.`,
 }
 
 var ruleMissingScopeOrDate = &Rule{
-	ID:       "missing-scope-or-date",
+	ID:       "missing_scope_or_date",
 	Severity: diag.SeverityWarning,
 	Summary:  "the body has no line stating its scope, or none stating its effective date",
 	Doc: `Evidence is quoted line by line, so the body itself should say what it covers and
@@ -60,19 +60,19 @@ amount when the front matter has none: "Ceiling: 750." says neither where,
 when nor in what.
 
 The scope is lost when the body has a line that states it ("Scope:",
-"applies to", "适用范围", "适用于", …, as missing-scope-or-date looks for) and
+"applies to", "适用范围", "适用于", …, as missing_scope_or_date looks for) and
 the cite ranges keep none of those lines nor a Markdown heading ("# …"). A
 unit is lost when the front matter has no unit:, a cited line states an amount
-with no unit (as amount-without-unit looks for), no cited line names a unit,
+with no unit (as amount_without_unit looks for), no cited line names a unit,
 and a line left out does. A body that never states its scope or never names a
-unit loses nothing by shortening; missing-scope-or-date and amount-without-unit
+unit loses nothing by shortening; missing_scope_or_date and amount_without_unit
 report it. The finding names the lines and gives a cite list that adds the
 first scope line and the first unit line.`,
 	file: checkShortFormLosesScope,
 }
 
 var ruleInstructionText = &Rule{
-	ID:       "instruction-text",
+	ID:       "instruction_text",
 	Severity: diag.SeverityWarning,
 	Summary:  "a body line reads like an instruction to the assistant or a request for an action",
 	Doc: `Sources are data. A line that addresses the assistant ("Assistant: …", "ignore
@@ -92,17 +92,20 @@ the rule in that file's front matter with a reason.`,
 }
 
 var ruleLintDirective = &Rule{
-	ID:       "lint-directive",
+	ID:       "lint_directive",
 	Severity: diag.SeverityWarning,
-	Summary:  "a ka2lint comment is malformed, names an unknown rule, or sits in the body",
+	Summary:  "a ka2lint comment is malformed, names an unknown rule or an old rule ID, or sits in the body",
 	Doc: `"# ka2lint:disable RULE-ID" in the front matter turns a rule off for one file.
 The rule reports a directive with another verb, one that names no rule or an
-unknown rule (the hint suggests the closest ID), and a ka2lint comment in the
-body, where it has no effect and would end up in quotes.`,
+unknown rule (the hint suggests the closest ID), one that names a rule by the
+kebab-case ID of the previous release (such as instruction-text for
+instruction_text: still honoured until the next release; the hint gives the
+new ID), and a ka2lint comment in the body, where it has no effect and would
+end up in quotes.`,
 }
 
 var ruleTrailingWhitespace = &Rule{
-	ID:       "trailing-whitespace",
+	ID:       "trailing_whitespace",
 	Severity: diag.SeverityInfo,
 	Summary:  "a line ends with spaces or tabs",
 	Doc: `Body lines are quoted exactly, whitespace included, so trailing whitespace costs
@@ -131,7 +134,7 @@ BOM.`,
 }
 
 var ruleFutureSource = &Rule{
-	ID:       "future-source",
+	ID:       "future_source",
 	Severity: diag.SeverityInfo,
 	Summary:  "a source takes effect after today",
 	Doc: `A source whose valid_from is after Options.Today (ka2 lint --today, by default
@@ -199,7 +202,7 @@ func checkAmountWithoutUnit(r *Rule, f *file) {
 func checkMissingScopeOrDate(r *Rule, f *file) {
 	lines, first, ok := f.body()
 	if !ok || corpus.EmptyBody(lines) {
-		return // empty-body reports an empty body
+		return // empty_body reports an empty body
 	}
 	var scope, date bool
 	for _, l := range lines {
@@ -254,7 +257,7 @@ func checkInstructionText(r *Rule, f *file) {
 		}
 		f.add(r, first+i, col,
 			fmt.Sprintf("line reads like an instruction, not policy: it %s (%s)", p.Name, quote(clip(strings.TrimSpace(text), 40))),
-			"sources are data, and ka2 never acts on them: rephrase the line as policy or remove it; for a deliberate test fixture, add # ka2lint:disable instruction-text -- REASON to the front matter")
+			"sources are data, and ka2 never acts on them: rephrase the line as policy or remove it; for a deliberate test fixture, add # ka2lint:disable instruction_text -- REASON to the front matter")
 	}
 }
 

@@ -21,7 +21,7 @@ link with a copy of its target.`,
 }
 
 var ruleInvalidUTF8 = &Rule{
-	ID:       "invalid-utf8",
+	ID:       "invalid_utf8",
 	Severity: diag.SeverityError,
 	Summary:  "the file is not valid UTF-8",
 	Doc: `Policy files must be UTF-8. The finding points at the first byte that is not.
@@ -30,7 +30,7 @@ Save the file as UTF-8 in your editor.`,
 }
 
 var ruleFrontMatter = &Rule{
-	ID:       "front-matter",
+	ID:       "front_matter",
 	Severity: diag.SeverityError,
 	Summary:  "front matter is missing, never closed, not valid YAML, repeats a key, or spills into the body",
 	Doc: `Every policy file starts with a line '---', the keys (YAML), and another line
@@ -48,7 +48,7 @@ went without them (open-ended, without a unit). Only the keys ka2 knows count:
 }
 
 var ruleUnknownKey = &Rule{
-	ID:       "unknown-key",
+	ID:       "unknown_key",
 	Severity: diag.SeverityError,
 	Summary:  "the front matter has a key ka2 does not know",
 	Doc: `ka2 refuses keys it does not know, so that a typo such as valid_untill never
@@ -58,7 +58,7 @@ closest known key.`,
 }
 
 var ruleMissingKey = &Rule{
-	ID:       "missing-key",
+	ID:       "missing_key",
 	Severity: diag.SeverityError,
 	Summary:  "a required key is missing, or a key is empty",
 	Doc: `source_id, version, subjects (or subject) and valid_from are required and must
@@ -69,7 +69,7 @@ open-ended or one for every language. Remove the key to mean that.`,
 }
 
 var ruleBadValue = &Rule{
-	ID:       "bad-value",
+	ID:       "bad_value",
 	Severity: diag.SeverityError,
 	Summary:  "a front matter value has the wrong shape",
 	Doc: `A value is not what its key needs: a source_id or a supersedes entry that is
@@ -89,7 +89,7 @@ send escape sequences to a terminal.`,
 }
 
 var ruleInvalidDate = &Rule{
-	ID:       "invalid-date",
+	ID:       "invalid_date",
 	Severity: diag.SeverityError,
 	Summary:  "valid_from or valid_until is not a calendar date YYYY-MM-DD",
 	Doc: `Dates are civil calendar dates written YYYY-MM-DD. A time or a zone offset
@@ -99,7 +99,7 @@ boundary must never depend on a clock or a time zone.`,
 }
 
 var ruleEmptyInterval = &Rule{
-	ID:       "empty-interval",
+	ID:       "empty_interval",
 	Severity: diag.SeverityError,
 	Summary:  "valid_until is not after valid_from",
 	Doc: `valid_until is exclusive: a source applies from valid_from up to, but not
@@ -109,7 +109,7 @@ never applies. Set it after valid_from, or remove it for an open-ended source.`,
 }
 
 var ruleCiteOutsideBody = &Rule{
-	ID:       "cite-outside-body",
+	ID:       "cite_outside_body",
 	Severity: diag.SeverityError,
 	Summary:  "a cite range names lines the body does not have",
 	Doc: `cite lists the body line ranges that make up the source's short form. Body lines
@@ -119,7 +119,7 @@ quoted.`,
 }
 
 var ruleEmptyBody = &Rule{
-	ID:       "empty-body",
+	ID:       "empty_body",
 	Severity: diag.SeverityError,
 	Summary:  "the body below the front matter is empty",
 	Doc: `A source exists to be quoted: its body, below the closing '---', must hold the
@@ -130,7 +130,7 @@ after the closing '---', where the text belongs.`,
 }
 
 var ruleParseError = &Rule{
-	ID:       "parse-error",
+	ID:       "parse_error",
 	Severity: diag.SeverityError,
 	Summary:  "any other problem that stops the file from parsing",
 	Doc: `A problem corpus.Parse reports that no more specific rule covers. The message

@@ -12,7 +12,7 @@ import (
 )
 
 var ruleVersionNotBumped = &Rule{
-	ID:       "version-not-bumped",
+	ID:       "version_not_bumped",
 	Severity: diag.SeverityWarning,
 	Summary:  "the body changed since the base revision, but version did not",
 	Doc: `version labels what a contract quoted: two contracts that cite travel-v2 at

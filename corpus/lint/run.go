@@ -17,12 +17,12 @@ import (
 )
 
 // Options say what Run lints and how. The zero Options lints every file
-// with every rule at its default severity, except future-source, which needs
+// with every rule at its default severity, except future_source, which needs
 // Today.
 type Options struct {
-	// Today is the date future-source compares valid_from with: normally
+	// Today is the date future_source compares valid_from with: normally
 	// the current date, which the caller resolves (the library never reads
-	// the clock). The zero Date turns future-source off.
+	// the clock). The zero Date turns future_source off.
 	Today corpus.Date
 
 	// Config turns rules off and changes their severity; nil uses every
@@ -43,7 +43,7 @@ type Options struct {
 	Changed []string
 
 	// Base is the corpus as it was at the revision changes are compared
-	// with (rooted like the linted corpus), for version-not-bumped; nil
+	// with (rooted like the linted corpus), for version_not_bumped; nil
 	// turns that rule off.
 	Base fs.FS
 }
@@ -197,7 +197,12 @@ type file struct {
 
 // add records a finding about f.
 func (f *file) add(r *Rule, line, col int, msg, hint string, related ...Location) {
-	f.findings = append(f.findings, Finding{Diagnostic: diag.Diagnostic{Pos: diag.Pos{Path: f.path, Line: line, Col: col}, Code: diag.Code(r.ID), Severity: r.Severity, Message: msg, Hint: diag.Fix(hint)}, Related: related})
+	f.addHint(r, line, col, msg, diag.Fix(hint), related...)
+}
+
+// addHint records a finding about f with a structured hint.
+func (f *file) addHint(r *Rule, line, col int, msg string, hint diag.Hint, related ...Location) {
+	f.findings = append(f.findings, Finding{Diagnostic: diag.Diagnostic{Pos: diag.Pos{Path: f.path, Line: line, Col: col}, Code: diag.Code(r.ID), Severity: r.Severity, Message: msg, Hint: hint}, Related: related})
 }
 
 // load reads and parses the file, and runs the one-file rules when the file
@@ -395,7 +400,7 @@ func (f *file) pos(keys ...string) corpus.Pos {
 	return corpus.Pos{Line: 1, Col: 1}
 }
 
-// keyFix is the edit a did-you-mean hint of unknown-key asks for: the key
+// keyFix is the edit a did-you-mean hint of unknown_key asks for: the key
 // written at line replaced by the suggestion.
 // valueFix replaces the value written at line and col (a plain or quoted
 // scalar, up to a ',', ']' or comment) with sug, keeping its quotes.

@@ -234,11 +234,11 @@ func WriteSARIFWith(w io.Writer, r Report, o SARIFOptions) error {
 	return enc.Encode(sarifLog{Schema: sarifSchema, Version: "2.1.0", Runs: []sarifRun{run}})
 }
 
-// sarifRuleName turns a rule ID such as "coverage-gap" into the PascalCase
+// sarifRuleName turns a rule ID such as "coverage_gap" into the PascalCase
 // name SARIF viewers show, "CoverageGap".
 func sarifRuleName(id string) string {
 	var b strings.Builder
-	for _, part := range strings.Split(id, "-") {
+	for _, part := range strings.Split(id, "_") {
 		if part == "" {
 			continue
 		}

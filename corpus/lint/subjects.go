@@ -11,11 +11,11 @@ import (
 )
 
 var ruleUnknownSubject = &Rule{
-	ID:       "unknown-subject",
+	ID:       "unknown_subject",
 	Severity: diag.SeverityError,
 	Summary:  "a case file or request names a subject no source has",
 	Doc: `A regression case (or a request) asks about subjects; a subject that no source
-of the corpus has selects nothing, and the build fails with an unknown-subject
+of the corpus has selects nothing, and the build fails with an unknown_subject
 error — usually a typo, or a source that was renamed. The hint names the
 closest subject the corpus has. Case files are checked when the linter is given
 them (ka2 lint --cases), against the subjects of the corpora it lints.
@@ -43,7 +43,7 @@ type SubjectRef struct {
 
 // CheckSubjects reports each ref whose subject is not in known (sorted),
 // with the closest known subject as a did-you-mean, under the rule
-// unknown-subject at the severity cfg gives it (nil: the default). The
+// unknown_subject at the severity cfg gives it (nil: the default). The
 // findings are sorted.
 func CheckSubjects(refs []SubjectRef, known []string, cfg *Config) []Finding {
 	var out []Finding

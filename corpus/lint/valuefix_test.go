@@ -40,12 +40,12 @@ func TestValueFixes(t *testing.T) {
 			}
 			var got []Fix
 			for _, f := range rep.Findings {
-				if f.Rule() == "bad-value" {
+				if f.Rule() == "bad_value" {
 					got = append(got, f.Fixes...)
 				}
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("bad-value fixes mismatch (-want +got):\n%s\n%s", diff, strings.TrimSpace(text))
+				t.Errorf("bad_value fixes mismatch (-want +got):\n%s\n%s", diff, strings.TrimSpace(text))
 			}
 		})
 	}

@@ -37,9 +37,9 @@ func TestListSortsAndPrints(t *testing.T) {
 		{Pos: Pos{Path: "a.md", Line: 9}},
 		{Pos: Pos{"b.md", 1, 5}},
 		{Pos: Pos{"b.md", 2, 1}},
-		{Pos: Pos{"b.md", 2, 3}, Code: "bad-date"},
-		{Pos: Pos{"b.md", 2, 3}, Code: "unknown-key", Message: "a"},
-		{Pos: Pos{"b.md", 2, 3}, Code: "unknown-key", Message: "b"},
+		{Pos: Pos{"b.md", 2, 3}, Code: "bad_date"},
+		{Pos: Pos{"b.md", 2, 3}, Code: "unknown_key", Message: "a"},
+		{Pos: Pos{"b.md", 2, 3}, Code: "unknown_key", Message: "b"},
 	}
 	got := List{want[5], want[3], want[0], want[4], want[2], want[1]}
 	err := got.Err()

@@ -16,9 +16,11 @@ import (
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/corpus/lint"
 	"github.com/ka2/ka2/golden"
+	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/internal/errkind"
 	"github.com/ka2/ka2/internal/inputfile"
 	"github.com/ka2/ka2/internal/plural"
+	"github.com/ka2/ka2/internal/textsafe"
 )
 
 // LintOptions are the inputs of `ka2 lint`.
@@ -71,7 +73,7 @@ there are, 2 when the linter could not run.`,
 	enumVar(fs, &opts.Format, "format", "text", lint.Formats(), "output format")
 	fs.BoolVar(&opts.Strict, "strict", false, "fail on warnings too")
 	fs.BoolVarP(&opts.Quiet, "quiet", "q", false, "no summary line on standard error when lint passes")
-	fs.StringVar(&opts.Today, "today", "", "the date future-source compares with, YYYY-MM-DD (default: today)")
+	fs.StringVar(&opts.Today, "today", "", "the date future_source compares with, YYYY-MM-DD (default: today)")
 	fs.StringArrayVar(&opts.Corpus, "corpus", nil, "corpus folder to lint (repeat for several; folders may also be given as arguments)")
 	fs.StringVar(&opts.Config, "lint-config", "", "lint configuration file (default: .ka2lint.yaml found by walking up from each folder)")
 	fs.StringVar(&opts.ChangedSince, "changed-since", "", "report only files changed since this git ref, still checked against the whole corpus")
@@ -106,6 +108,7 @@ func runLint(o *LintOptions) error {
 		if cfg, err = lint.ParseConfig(filepath.ToSlash(o.Config), data); err != nil {
 			return err
 		}
+		o.f.warnRenamed(cfg)
 	}
 	if o.Format == "sarif" {
 		write = func(w io.Writer, r lint.Report) error {
@@ -279,6 +282,7 @@ func lintDir(o *LintOptions, dir string, day corpus.Date, cfg *lint.Config) (lin
 		if err != nil {
 			return lint.Report{}, err
 		}
+		o.f.warnRenamed(found)
 		opts.Config = found
 	}
 	if o.ChangedSince != "" {
@@ -291,7 +295,7 @@ func lintDir(o *LintOptions, dir string, day corpus.Date, cfg *lint.Config) (lin
 			return lint.Report{}, fmt.Errorf("--changed-since %s: %w", o.ChangedSince, err)
 		}
 		opts.ChangedOnly, opts.Changed = true, changed
-		// The files as they were, for version-not-bumped.
+		// The files as they were, for version_not_bumped.
 		base, _, err := gitTreeFS(o.ctx(), o.f.git(), filepath.Clean(dir), "--changed-since", o.ChangedSince)
 		if err != nil {
 			return lint.Report{}, err
@@ -379,4 +383,33 @@ func finishLint(o *LintOptions, write func(io.Writer, lint.Report) error, rep li
 		fmt.Fprintf(o.f.ErrOut, "lint: checked %s (%s): %s\n", plural.Count(rep.Files, "file", "files"), plural.Count(rep.Sources, "source", "sources"), findings)
 	}
 	return nil
+}
+
+// renamedWarning is the JSON form of the warning about an old rule ID in a
+// lint configuration: the one shape of a positioned problem.
+type renamedWarning struct {
+	Warning diag.Wire `json:"warning"`
+}
+
+// warnRenamed tells, once per place, that a lint configuration names a
+// rule by the kebab-case ID of the previous release, and what to write.
+func (f *Factory) warnRenamed(cfg *lint.Config) {
+	if cfg == nil {
+		return
+	}
+	for _, d := range cfg.Renamed {
+		at := "renamed " + d.Pos.String()
+		if f.warned[at] {
+			continue
+		}
+		if f.warned == nil {
+			f.warned = map[string]bool{}
+		}
+		f.warned[at] = true
+		if f.ErrorFormat == "json" {
+			writeJSON(f.ErrOut, renamedWarning{d.Wire(flagName)}, false)
+			continue
+		}
+		fmt.Fprintf(f.ErrOut, "ka2: warning: %s\n", textsafe.Escape(diag.Phrase(d, flagName)))
+	}
 }
