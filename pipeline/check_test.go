@@ -195,7 +195,7 @@ flow: A >> B
 			}
 			var want []string
 			if tt.want != "" {
-				want = []string{fmt.Sprintf("Context incompatible in pipeline 'A >> B': output_schema='Out' is not a subtype of input_schema='In' (%s)", tt.want)}
+				want = []string{fmt.Sprintf("C-004: Context incompatible in pipeline 'A >> B': output_schema='Out' is not a subtype of input_schema='In' (%s)", tt.want)}
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("C-004 mismatch (-want +got):\n%s", diff)
@@ -334,7 +334,7 @@ func TestUntypedIntoTyped(t *testing.T) {
 			if !strings.Contains(pair, "'") {
 				pair += "'"
 			}
-			want := []string{fmt.Sprintf("C-004 Context incompatible in pipeline '%s: upstream %s, so nothing says '%s' writes what input_schema='%s' requires",
+			want := []string{fmt.Sprintf("incompatible_context C-004: Context incompatible in pipeline '%s: upstream %s, so nothing says '%s' writes what input_schema='%s' requires",
 				pair, says, tt.wantOwner, map[bool]string{true: "ka2-context-v1", false: "P"}[strings.Contains(tt.flow, "verify")])}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Fatalf("diagnostics mismatch (-want +got):\n%s", diff)

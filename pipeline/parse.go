@@ -80,9 +80,9 @@ func (ps *parser) report(sev diag.Severity, code diag.Code, pos diag.Pos, sugges
 	if last := lineCount(ps.src); pos.Line > last {
 		pos.Line, pos.Col = last, 1
 	}
-	ps.p.Diagnostics = append(ps.p.Diagnostics, Diagnostic{diag.Diagnostic{
+	ps.p.Diagnostics = append(ps.p.Diagnostics, numbered(diag.Diagnostic{
 		Code: code, Severity: sev, Pos: pos, Message: fmt.Sprintf(format, args...), Hint: diag.Fix(suggestion),
-	}})
+	}))
 }
 
 // lineCount is the number of the last line of src, counting line breaks
@@ -260,7 +260,7 @@ func (ps *parser) mapping(n *yaml.Node, m *strict.Map) ([]entry, bool) {
 	d := &strict.Decoder{Path: ps.p.File, Words: pipelineWords}
 	f := d.Mapping(n, m)
 	for _, e := range d.Diags {
-		ps.p.Diagnostics = append(ps.p.Diagnostics, Diagnostic{*e})
+		ps.p.Diagnostics = append(ps.p.Diagnostics, numbered(*e))
 	}
 	if f == nil {
 		return nil, false

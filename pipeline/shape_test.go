@@ -1,8 +1,13 @@
 package pipeline
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ka2/ka2/internal/diag"
 )
 
 // TestParseShapeProblems: the structural problems the strict decoder finds
@@ -28,5 +33,33 @@ func TestParseShapeProblems(t *testing.T) {
 				t.Errorf("Parse(%q) diagnostics:\n%s\nwant one starting %q", tt.src, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestChapters: every check code is snake_case and has its own chapter
+// number, C-001 to C-012 in the order of the format's documentation, and
+// a diagnostic's message starts with it while its code stays the name.
+func TestChapters(t *testing.T) {
+	codes := []diag.Code{CodeSyntax, CodeUnknownProtocol, CodeUnknownStage, CodeIncompatible, CodeUnknownInherit, CodeBadEndpoint,
+		CodeSharedUnwritten, CodeNoUpstream, CodeBadRunner, CodeBadValue, CodeDuplicate, CodeUnusedStage}
+	if len(codes) != len(chapters) {
+		t.Fatalf("%d codes listed here, %d with a chapter", len(codes), len(chapters))
+	}
+	for i, c := range codes {
+		if want := fmt.Sprintf("C-%03d", i+1); Chapter(c) != want {
+			t.Errorf("Chapter(%s) = %q, want %q", c, Chapter(c), want)
+		}
+	}
+	if got := Chapter("C-004"); got != "" {
+		t.Errorf(`Chapter("C-004") = %q, want "": the chapter is no code`, got)
+	}
+	p := parseString(t, "p.yaml", "stages: {a: {uses: ka2.build}}\nflow: a >> b\n")
+	var got []string
+	for _, d := range p.Diagnostics {
+		got = append(got, string(d.Code)+" | "+d.Message)
+	}
+	want := []string{"unknown_stage | C-003: the flow names unknown stage 'b'"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Parse() diagnostics mismatch (-want +got):\n%s", diff)
 	}
 }

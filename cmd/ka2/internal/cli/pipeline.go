@@ -88,7 +88,8 @@ parts (C-005), bad sources and sinks (C-006), shared stores read before any
 stage writes them (C-007), stages reading upstream after a discard or shared
 sink (C-008), bad runners (C-009), values out of range (C-010), names used
 twice or reserved (C-011) and, as a warning, declared stages the flow never
-runs (C-012).
+runs (C-012). Each message starts with that number; --format json gives
+each problem's snake_case code (C-004 is incompatible_context).
 
 With --mode strict (the default) any error exits 1; --mode warn prints the
 same and exits 0.`,
