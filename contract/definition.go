@@ -80,17 +80,17 @@ var itemKinds = map[provenance.Kind]bool{
 const (
 	// CodeDefinitionSyntax: the definition is not one JSON object in valid
 	// text, or the content file is not one YAML document ka2 accepts.
-	CodeDefinitionSyntax diag.Code = "definition-syntax"
+	CodeDefinitionSyntax diag.Code = "definition_syntax"
 	// CodeDefinitionUnknownKey: a key the format does not have (a typo).
-	CodeDefinitionUnknownKey diag.Code = "definition-unknown-key"
+	CodeDefinitionUnknownKey diag.Code = "definition_unknown_key"
 	// CodeDefinitionDuplicateKey: a key written twice in one object or
 	// mapping, anywhere in either file.
-	CodeDefinitionDuplicateKey diag.Code = "definition-duplicate-key"
+	CodeDefinitionDuplicateKey diag.Code = "definition_duplicate_key"
 	// CodeDefinitionMissingKey: a required key is not written.
-	CodeDefinitionMissingKey diag.Code = "definition-missing-key"
+	CodeDefinitionMissingKey diag.Code = "definition_missing_key"
 	// CodeDefinitionBadValue: a value of the wrong kind, or one no
 	// contract can be assembled with.
-	CodeDefinitionBadValue diag.Code = "definition-bad-value"
+	CodeDefinitionBadValue diag.Code = "definition_bad_value"
 )
 
 // The prefixes that say which of a definition's two files a message is

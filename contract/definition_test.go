@@ -60,88 +60,88 @@ var definitionProblemTests = []struct {
 }{
 	// The definition file.
 	{name: "duplicate key", def: edit(minimalDefinition, `"template": "t",`, `"template": "t", "template": "evil",`), want: []string{
-		`ka2-context-contract-v1.json:2:20: contract definition: key "template" repeats line 2; keep one [definition-duplicate-key]`}},
+		`ka2-context-contract-v1.json:2:20: contract definition: key "template" repeats line 2; keep one [definition_duplicate_key]`}},
 	{name: "duplicate key inside the schema", def: edit(minimalDefinition, `{"const": "t"}`, `{"const": "t", "const": "u"}`), want: []string{
-		`ka2-context-contract-v1.json:13:81: contract definition: output_schema.properties.template: key "const" repeats line 13; keep one [definition-duplicate-key]`}},
+		`ka2-context-contract-v1.json:13:81: contract definition: output_schema.properties.template: key "const" repeats line 13; keep one [definition_duplicate_key]`}},
 	{name: "duplicate key inside the rules", def: edit(minimalDefinition, `"rules": {"order"`, `"rules": {"order": 1, "order"`), want: []string{
-		`ka2-context-contract-v1.json:11:25: contract definition: rules: key "order" repeats line 11; keep one [definition-duplicate-key]`}},
+		`ka2-context-contract-v1.json:11:25: contract definition: rules: key "order" repeats line 11; keep one [definition_duplicate_key]`}},
 	{name: "unknown key", def: edit(minimalDefinition, `"template": "t"`, `"templat": "t"`), want: []string{
-		`ka2-context-contract-v1.json:2:3: contract definition: unknown key "templat"; did you mean template? [definition-unknown-key]`}},
+		`ka2-context-contract-v1.json:2:3: contract definition: unknown key "templat"; did you mean template? [definition_unknown_key]`}},
 	{name: "unknown key of a field", def: edit(minimalDefinition, `"question", "context_type"`, `"question", "contexttype"`), want: []string{
-		`ka2-context-contract-v1.json:9:26: contract definition: fields[4]: unknown key "contexttype"; did you mean context_type? [definition-unknown-key]`}},
+		`ka2-context-contract-v1.json:9:26: contract definition: fields[4]: unknown key "contexttype"; did you mean context_type? [definition_unknown_key]`}},
 	{name: "unknown key far from every key", def: edit(minimalDefinition, `"rules"`, `"zzzzzzzzzz"`), want: []string{
-		`ka2-context-contract-v1.json:11:3: contract definition: unknown key "zzzzzzzzzz"; the keys are template, description, content, fields, rules, budget, output_schema [definition-unknown-key]`}},
+		`ka2-context-contract-v1.json:11:3: contract definition: unknown key "zzzzzzzzzz"; the keys are template, description, content, fields, rules, budget, output_schema [definition_unknown_key]`}},
 	{name: "wrong kind", def: edit(minimalDefinition, `"counters": {"codepoint": {"capacity": 100, "reserve": 10}}`, `"counters": []`), want: []string{
-		`ka2-context-contract-v1.json:12:58: contract definition: budget.counters must be a JSON object, not a JSON array [definition-bad-value]`}},
+		`ka2-context-contract-v1.json:12:58: contract definition: budget.counters must be a JSON object, not a JSON array [definition_bad_value]`}},
 	{name: "wrong JSON type", def: edit(minimalDefinition, `"capacity": 100`, `"capacity": "100"`), want: []string{
-		`ka2-context-contract-v1.json:12:85: contract definition: budget.counters.codepoint.capacity must be a whole number, not a JSON string; write a whole number [definition-bad-value]`}},
+		`ka2-context-contract-v1.json:12:85: contract definition: budget.counters.codepoint.capacity must be a whole number, not a JSON string; write a whole number [definition_bad_value]`}},
 	{name: "not a whole number", def: edit(minimalDefinition, `"reserve": 10`, `"reserve": 1e1`), want: []string{
-		`ka2-context-contract-v1.json:12:101: contract definition: budget.counters.codepoint.reserve must be a whole number, not a JSON number 1e1; write a whole number [definition-bad-value]`}},
+		`ka2-context-contract-v1.json:12:101: contract definition: budget.counters.codepoint.reserve must be a whole number, not a JSON number 1e1; write a whole number [definition_bad_value]`}},
 	{name: "template not a string", def: edit(minimalDefinition, `"template": "t",`, `"template": ["t"],`), want: []string{
-		`ka2-context-contract-v1.json:2:15: contract definition: template must be a JSON string, not a JSON array; write a JSON string [definition-bad-value]`}},
+		`ka2-context-contract-v1.json:2:15: contract definition: template must be a JSON string, not a JSON array; write a JSON string [definition_bad_value]`}},
 	{name: "not an object", def: `["template"]`, want: []string{
-		`ka2-context-contract-v1.json:1:1: contract definition: the file must be a JSON object, not a JSON array [definition-bad-value]`}},
+		`ka2-context-contract-v1.json:1:1: contract definition: the file must be a JSON object, not a JSON array [definition_bad_value]`}},
 	{name: "missing key", def: edit(minimalDefinition, `"default_counter": "codepoint", `, ``), want: []string{
-		`ka2-context-contract-v1.json:12:13: contract definition: budget: no "default_counter" key; add "default_counter" [definition-missing-key]`}},
+		`ka2-context-contract-v1.json:12:13: contract definition: budget: no "default_counter" key; add "default_counter" [definition_missing_key]`}},
 	{name: "missing template", def: edit(minimalDefinition, `"template": "t",`, ``), want: []string{
-		`ka2-context-contract-v1.json:1:1: contract definition: no "template" key; add "template" [definition-missing-key]`}},
+		`ka2-context-contract-v1.json:1:1: contract definition: no "template" key; add "template" [definition_missing_key]`}},
 	{name: "empty template", def: edit(minimalDefinition, `"template": "t",`, `"template": null,`), want: []string{
-		`ka2-context-contract-v1.json:2:15: contract definition: template is empty; write the template id, such as ka2-context-v1 [definition-bad-value]`}},
+		`ka2-context-contract-v1.json:2:15: contract definition: template is empty; write the template id, such as ka2-context-v1 [definition_bad_value]`}},
 	{name: "fields: every problem", def: edit(edit(edit(minimalDefinition,
 		`"question", "context_type": "question"`, `"question", "context_type": "questoin"`),
 		`"evidence", "context_type": "evidence"`, `"template", "context_type": "evidence"`),
 		`"example", "context_type": "example"`, `"example", "context_type": "constant"`), want: []string{
-		`ka2-context-contract-v1.json:7:41: contract definition: fields[2]: only the template field is constant; give it an item context type, such as instruction [definition-bad-value]`,
-		`ka2-context-contract-v1.json:8:14: contract definition: fields[3]: name "template" repeats line 5; give each field its own name [definition-bad-value]`,
-		`ka2-context-contract-v1.json:9:42: contract definition: fields[4]: unknown context_type "questoin"; did you mean question? [definition-bad-value]`}},
+		`ka2-context-contract-v1.json:7:41: contract definition: fields[2]: only the template field is constant; give it an item context type, such as instruction [definition_bad_value]`,
+		`ka2-context-contract-v1.json:8:14: contract definition: fields[3]: name "template" repeats line 5; give each field its own name [definition_bad_value]`,
+		`ka2-context-contract-v1.json:9:42: contract definition: fields[4]: unknown context_type "questoin"; did you mean question? [definition_bad_value]`}},
 	{name: "no question field", def: edit(minimalDefinition, `,
     {"name": "question", "context_type": "question"}`, ``), want: []string{
-		`ka2-context-contract-v1.json:4:3: contract definition: no field has context_type question; add a field with context_type question [definition-missing-key]`}},
+		`ka2-context-contract-v1.json:4:3: contract definition: no field has context_type question; add a field with context_type question [definition_missing_key]`}},
 	{name: "counters", def: edit(minimalDefinition, `"counters": {"codepoint": {"capacity": 100, "reserve": 10}}`,
 		`"counters": {"codepoin": {"capacity": 100}, "o200k_base": {"capacity": 0}}`), want: []string{
-		`ka2-context-contract-v1.json:12:33: contract definition: budget: default_counter "codepoint" has no limits; give it limits under budget.counters, or name a counter that has them [definition-bad-value]`,
-		`ka2-context-contract-v1.json:12:59: contract definition: budget.counters: unknown counter "codepoin"; did you mean codepoint? [definition-bad-value]`,
-		`ka2-context-contract-v1.json:12:117: contract definition: budget.counters.o200k_base: capacity 0 is out of range 1..100000000; write a capacity from 1 to 100000000 [definition-bad-value]`}},
+		`ka2-context-contract-v1.json:12:33: contract definition: budget: default_counter "codepoint" has no limits; give it limits under budget.counters, or name a counter that has them [definition_bad_value]`,
+		`ka2-context-contract-v1.json:12:59: contract definition: budget.counters: unknown counter "codepoin"; did you mean codepoint? [definition_bad_value]`,
+		`ka2-context-contract-v1.json:12:117: contract definition: budget.counters.o200k_base: capacity 0 is out of range 1..100000000; write a capacity from 1 to 100000000 [definition_bad_value]`}},
 	{name: "not JSON", def: "{\n  \"template\": }", want: []string{
-		`ka2-context-contract-v1.json:2:15: contract definition: invalid JSON: invalid character '}' looking for beginning of value; fix the JSON syntax [definition-syntax]`}},
+		`ka2-context-contract-v1.json:2:15: contract definition: invalid JSON: invalid character '}' looking for beginning of value; fix the JSON syntax [definition_syntax]`}},
 	{name: "ends early", def: "{\n  \"template\": \"t\"", want: []string{
-		`ka2-context-contract-v1.json:2:18: contract definition: the JSON text ends early; close every { and [ [definition-syntax]`}},
+		`ka2-context-contract-v1.json:2:18: contract definition: the JSON text ends early; close every { and [ [definition_syntax]`}},
 	{name: "more after the object", def: minimalDefinition + "{}", want: []string{
-		`ka2-context-contract-v1.json:15:1: contract definition: there is more after the JSON value; keep one JSON object in the file [definition-syntax]`}},
+		`ka2-context-contract-v1.json:15:1: contract definition: there is more after the JSON value; keep one JSON object in the file [definition_syntax]`}},
 	{name: "invalid text", def: edit(minimalDefinition, `"template": "t"`, "\"template\": \"t\xff\""), want: []string{
-		`ka2-context-contract-v1.json:2:17: contract definition: template: invalid text: invalid UTF-8 byte 0xff; encode the text as UTF-8 [definition-syntax]`}},
+		`ka2-context-contract-v1.json:2:17: contract definition: template: invalid text: invalid UTF-8 byte 0xff; encode the text as UTF-8 [definition_syntax]`}},
 
 	// The content file.
 	{name: "content: duplicate language", content: minimalContent + "en:\n  instruction: again\n", want: []string{
-		`ka2-context-content-v1.yaml:7:1: contract content: key "en" repeats line 1; keep one [definition-duplicate-key]`}},
+		`ka2-context-content-v1.yaml:7:1: contract content: key "en" repeats line 1; keep one [definition_duplicate_key]`}},
 	{name: "content: duplicate key", content: edit(minimalContent, "  example:", "  instruction: again\n  example:"), want: []string{
-		`ka2-context-content-v1.yaml:3:3: contract content: en: key "instruction" repeats line 2; keep one [definition-duplicate-key]`}},
+		`ka2-context-content-v1.yaml:3:3: contract content: en: key "instruction" repeats line 2; keep one [definition_duplicate_key]`}},
 	{name: "content: unknown key", content: edit(minimalContent, "refusals:", "refusal:"), want: []string{
-		`ka2-context-content-v1.yaml:6:3: contract content: en: unknown key "refusal"; did you mean refusals? [definition-unknown-key]`}},
+		`ka2-context-content-v1.yaml:6:3: contract content: en: unknown key "refusal"; did you mean refusals? [definition_unknown_key]`}},
 	{name: "content: misspelt required key", content: edit(minimalContent, "instruction:", "instrucion:"), want: []string{
-		`ka2-context-content-v1.yaml:2:3: contract content: en: unknown key "instrucion"; did you mean instruction? [definition-unknown-key]`}},
+		`ka2-context-content-v1.yaml:2:3: contract content: en: unknown key "instrucion"; did you mean instruction? [definition_unknown_key]`}},
 	{name: "content: wrong kind", content: edit(minimalContent, "  example:\n    question: Q?\n    answer: A [a:1]", "  example: Q? A"), want: []string{
-		`ka2-context-content-v1.yaml:3:12: contract content: en.example must be a mapping, not a single value [definition-bad-value]`}},
+		`ka2-context-content-v1.yaml:3:12: contract content: en.example must be a mapping, not a single value [definition_bad_value]`}},
 	{name: "content: missing key", content: edit(minimalContent, "    answer: A [a:1]\n", ""), want: []string{
-		`ka2-context-content-v1.yaml:4:5: contract content: en.example: no "answer" key; add "answer" [definition-missing-key]`}},
+		`ka2-context-content-v1.yaml:4:5: contract content: en.example: no "answer" key; add "answer" [definition_missing_key]`}},
 	{name: "content: empty texts", content: edit(edit(minimalContent, "Answer from the evidence.", `""`), "[cannot answer]", `[cannot answer, ""]`), want: []string{
-		`ka2-context-content-v1.yaml:2:16: contract content: en.instruction is empty; write the text [definition-bad-value]`,
-		`ka2-context-content-v1.yaml:6:29: contract content: en.refusals[1] is empty; remove it: an empty phrase would make every answer a refusal [definition-bad-value]`}},
+		`ka2-context-content-v1.yaml:2:16: contract content: en.instruction is empty; write the text [definition_bad_value]`,
+		`ka2-context-content-v1.yaml:6:29: contract content: en.refusals[1] is empty; remove it: an empty phrase would make every answer a refusal [definition_bad_value]`}},
 	{name: "content: a refusal is a list", content: edit(minimalContent, "[cannot answer]", "[[cannot answer]]"), want: []string{
-		`ka2-context-content-v1.yaml:6:14: contract content: en.refusals[0] must be a single value, not a list; write each phrase as a single line of text [definition-bad-value]`}},
+		`ka2-context-content-v1.yaml:6:14: contract content: en.refusals[0] must be a single value, not a list; write each phrase as a single line of text [definition_bad_value]`}},
 	{name: "content: a language without texts", content: minimalContent + "zh:\n", want: []string{
-		`ka2-context-content-v1.yaml:7:4: contract content: zh is empty; write its instruction and example, or remove it [definition-bad-value]`}},
+		`ka2-context-content-v1.yaml:7:4: contract content: zh is empty; write its instruction and example, or remove it [definition_bad_value]`}},
 	{name: "content: no language", content: "# nothing yet\n", want: []string{
-		`ka2-context-content-v1.yaml: contract content: no language; write one mapping per language, such as en:, with its instruction and example [definition-missing-key]`}},
+		`ka2-context-content-v1.yaml: contract content: no language; write one mapping per language, such as en:, with its instruction and example [definition_missing_key]`}},
 	{name: "content: not a mapping", content: "- en\n", want: []string{
-		`ka2-context-content-v1.yaml:1:1: contract content: the file must be a mapping, not a list [definition-bad-value]`}},
+		`ka2-context-content-v1.yaml:1:1: contract content: the file must be a mapping, not a list [definition_bad_value]`}},
 	{name: "content: not YAML", content: "en: [\n", want: []string{
-		`ka2-context-content-v1.yaml:1: contract content: not valid YAML: did not find expected node content; fix the YAML syntax [definition-syntax]`}},
+		`ka2-context-content-v1.yaml:1: contract content: not valid YAML: did not find expected node content; fix the YAML syntax [definition_syntax]`}},
 
 	// Both files: every problem, sorted by file.
 	{name: "both files", def: edit(minimalDefinition, `"rules"`, `"rule"`), content: edit(minimalContent, "refusals:", "refusal:"), want: []string{
-		`ka2-context-content-v1.yaml:6:3: contract content: en: unknown key "refusal"; did you mean refusals? [definition-unknown-key]`,
-		`ka2-context-contract-v1.json:11:3: contract definition: unknown key "rule"; did you mean rules? [definition-unknown-key]`}},
+		`ka2-context-content-v1.yaml:6:3: contract content: en: unknown key "refusal"; did you mean refusals? [definition_unknown_key]`,
+		`ka2-context-contract-v1.json:11:3: contract definition: unknown key "rule"; did you mean rules? [definition_unknown_key]`}},
 }
 
 // edit replaces the one old in s with new, so that a case says what it
@@ -228,16 +228,16 @@ func TestLoadDefinitionNamesFiles(t *testing.T) {
 	}{
 		{name: "loads", def: minimalDefinition},
 		{name: "content problem", def: edit(minimalDefinition, "c.yaml", "typo.yaml"), want: []string{
-			slash + `/typo.yaml:6:3: contract content: en: unknown key "refusal"; did you mean refusals? [definition-unknown-key]`}},
+			slash + `/typo.yaml:6:3: contract content: en: unknown key "refusal"; did you mean refusals? [definition_unknown_key]`}},
 		{name: "no content named", def: edit(minimalDefinition, `"content": "c.yaml",`, ``), want: []string{
-			slash + `/def.json:1:1: contract definition: no content file named in "content"; name the content file beside it, such as "content": "ka2-context-content-v1.yaml" [definition-missing-key]`}},
+			slash + `/def.json:1:1: contract definition: no content file named in "content"; name the content file beside it, such as "content": "ka2-context-content-v1.yaml" [definition_missing_key]`}},
 		{name: "content empty", def: edit(minimalDefinition, `"content": "c.yaml"`, `"content": ""`), want: []string{
-			slash + `/def.json:3:14: contract definition: no content file named in "content"; name the content file beside it, such as "content": "ka2-context-content-v1.yaml" [definition-missing-key]`}},
+			slash + `/def.json:3:14: contract definition: no content file named in "content"; name the content file beside it, such as "content": "ka2-context-content-v1.yaml" [definition_missing_key]`}},
 		{name: "content not a string", def: edit(minimalDefinition, `"content": "c.yaml"`, `"content": 1`), want: []string{
-			slash + `/def.json:3:14: contract definition: content must be a JSON string, not a JSON number 1; write a JSON string [definition-bad-value]`}},
+			slash + `/def.json:3:14: contract definition: content must be a JSON string, not a JSON number 1; write a JSON string [definition_bad_value]`}},
 		{name: "definition and content problems", def: edit(edit(minimalDefinition, "c.yaml", "typo.yaml"), `"rules"`, `"rule"`), want: []string{
-			slash + `/def.json:11:3: contract definition: unknown key "rule"; did you mean rules? [definition-unknown-key]`,
-			slash + `/typo.yaml:6:3: contract content: en: unknown key "refusal"; did you mean refusals? [definition-unknown-key]`}},
+			slash + `/def.json:11:3: contract definition: unknown key "rule"; did you mean rules? [definition_unknown_key]`,
+			slash + `/typo.yaml:6:3: contract content: en: unknown key "refusal"; did you mean refusals? [definition_unknown_key]`}},
 		{name: "content file missing", def: edit(minimalDefinition, "c.yaml", "none.yaml"), wantErr: "read contract content: "},
 	}
 	for _, tt := range tests {

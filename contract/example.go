@@ -11,7 +11,7 @@ import (
 
 // CodeExampleCitation is the code of a worked example's citation that
 // names no source of the corpus (see Definition.CheckExample).
-const CodeExampleCitation diag.Code = "example-citation"
+const CodeExampleCitation diag.Code = "example_citation"
 
 // CheckExample checks the worked example of every language against the
 // corpus c the contracts are built from. The example shows the generator

@@ -147,7 +147,7 @@ func (e *RequestError) Error() string {
 // Is reports ErrBadRequest.
 func (e *RequestError) Is(target error) bool { return target == ErrBadRequest }
 
-// The keys of a request, at each level, in the order the unknown-key
+// The keys of a request, at each level, in the order the unknown_key
 // hint lists them.
 var (
 	requestMap = &strict.Map{Keys: []strict.Key{{Name: "capacity"}, {Name: "counter"}, {Name: "dates"}, {Name: "items"}, {Name: "lang"}, {Name: "promote"},

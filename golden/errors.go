@@ -11,16 +11,16 @@ import (
 // messages.
 const (
 	CodeSyntax        diag.Code = "syntax"         // not YAML, or not one document
-	CodeUnknownKey    diag.Code = "unknown-key"    // a key the format does not have (a typo)
-	CodeDuplicateKey  diag.Code = "duplicate-key"  // a key written twice in one mapping
-	CodeMissingKey    diag.Code = "missing-key"    // a required key is absent or empty
-	CodeBadValue      diag.Code = "bad-value"      // a value of the wrong shape or range
-	CodeDuplicateCase diag.Code = "duplicate-case" // two cases in a file share a name
+	CodeUnknownKey    diag.Code = "unknown_key"    // a key the format does not have (a typo)
+	CodeDuplicateKey  diag.Code = "duplicate_key"  // a key written twice in one mapping
+	CodeMissingKey    diag.Code = "missing_key"    // a required key is absent or empty
+	CodeBadValue      diag.Code = "bad_value"      // a value of the wrong shape or range
+	CodeDuplicateCase diag.Code = "duplicate_case" // two cases in a file share a name
 	CodeCorpus        diag.Code = "corpus"         // the corpus a case names cannot be loaded
 	CodeContract      diag.Code = "contract"       // the contract definition cannot be loaded
 	CodeBudget        diag.Code = "budget"         // the counter or limits do not make a budget
 	CodeUnreadable    diag.Code = "unreadable"     // a case file or folder cannot be read
-	CodeNoCaseFiles   diag.Code = "no-case-files"  // the folders hold no case file at all
+	CodeNoCaseFiles   diag.Code = "no_case_files"  // the folders hold no case file at all
 )
 
 // hinted is err followed by a hint, "err; hint": the hint names the

@@ -20,7 +20,7 @@ import (
 // folder that is not a regular file (or folder) inside the case tree: a
 // link that leads out of the tree, to nothing or in a loop, a named
 // pipe, a device. Load reports it before any golden is read.
-const CodeGoldenNotFile diag.Code = "golden-not-file"
+const CodeGoldenNotFile diag.Code = "golden_not_file"
 
 // inTree is a path inside a case tree: the tree's folder, as an OS path,
 // and the path below it, slash-separated. The tree is the folder named

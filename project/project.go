@@ -35,10 +35,10 @@ const FileName = "ka2.yaml"
 
 // Codes of the problems of a project file.
 const (
-	CodeUnreadable diag.Code = "project-unreadable"
-	CodeSyntax     diag.Code = "project-syntax"
-	CodeUnknownKey diag.Code = "project-unknown-key"
-	CodeBadValue   diag.Code = "project-bad-value"
+	CodeUnreadable diag.Code = "project_unreadable"
+	CodeSyntax     diag.Code = "project_syntax"
+	CodeUnknownKey diag.Code = "project_unknown_key"
+	CodeBadValue   diag.Code = "project_bad_value"
 )
 
 // The keys of a project file, in the order `ka2 config` lists them.

@@ -12,6 +12,14 @@ import (
 	"github.com/ka2/ka2/selector"
 )
 
+// The codes of the problems Build reports.
+const (
+	// CodeUnknownLang: the language asked for is none of the corpus's.
+	CodeUnknownLang diag.Code = "unknown_lang"
+	// CodeEmptyAxis: the dates asked for leave no day to draw.
+	CodeEmptyAxis diag.Code = "empty_axis"
+)
+
 // Options choose what a timeline shows.
 type Options struct {
 	// Subjects are the subjects to show; empty means every subject.
@@ -203,11 +211,11 @@ func Build(ix *selector.Index, opts Options) (*Model, error) {
 			if len(langs) > 0 {
 				hint += ": " + strings.Join(langs, ", ")
 			}
-			return nil, &diag.Diagnostic{Code: "unknown-lang", Message: fmt.Sprintf("no source of the corpus is in lang %q", opts.Lang), Hint: diag.Set(hint)}
+			return nil, &diag.Diagnostic{Code: CodeUnknownLang, Message: fmt.Sprintf("no source of the corpus is in lang %q", opts.Lang), Hint: diag.Set(hint)}
 		}
 	}
 	if !opts.From.IsZero() && !opts.Until.IsZero() && !opts.From.Before(opts.Until) {
-		return nil, &diag.Diagnostic{Code: "empty-axis", Message: fmt.Sprintf("the timeline %s holds no date", corpus.Span{From: opts.From, Until: opts.Until}),
+		return nil, &diag.Diagnostic{Code: CodeEmptyAxis, Message: fmt.Sprintf("the timeline %s holds no date", corpus.Span{From: opts.From, Until: opts.Until}),
 			Hint: diag.Set("set {from} before {until}: until is the first date not shown")}
 	}
 
@@ -218,7 +226,7 @@ func Build(ix *selector.Index, opts Options) (*Model, error) {
 	}
 	m.From, m.Until = window(all, opts)
 	if !m.From.Before(m.Until) {
-		return nil, &diag.Diagnostic{Code: "empty-axis", Message: fmt.Sprintf("the timeline from %s holds no date: the last date ka2 knows is %s", m.From, lastDate),
+		return nil, &diag.Diagnostic{Code: CodeEmptyAxis, Message: fmt.Sprintf("the timeline from %s holds no date: the last date ka2 knows is %s", m.From, lastDate),
 			Hint: diag.Set("set {from} to an earlier date")}
 	}
 	selected := map[[2]string]bool{}
@@ -386,7 +394,7 @@ func conflictPairs(bars []Bar, idx []int) [][2]int {
 // sweep walks the bars' whole intervals in date order and returns the
 // runs of dates on which two or more apply (overlaps) and the runs
 // between two intervals that none covers (gaps). A supplement answers no
-// date on its own, so it covers none, as lint's coverage-gap says.
+// date on its own, so it covers none, as lint's coverage_gap says.
 func sweep(bars []Bar) ([]Overlap, []Span) {
 	overlaps, gaps := []Overlap{}, []Span{}
 	points := corpus.Cuts(bars)

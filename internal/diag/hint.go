@@ -14,7 +14,7 @@ const (
 	// Allowed or Min..Max when they are given.
 	HintSetting HintKind = "setting"
 	// HintDidYouMean offers Suggestion, the nearest valid name.
-	HintDidYouMean HintKind = "did-you-mean"
+	HintDidYouMean HintKind = "did_you_mean"
 )
 
 // Hint says how to fix a problem, as data each front end words for its

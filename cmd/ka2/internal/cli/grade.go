@@ -172,7 +172,7 @@ func (o *GradeOptions) verify(data []byte, lang string) error {
 	v := b.Verify(data, lang)
 	var msgs []string
 	for _, p := range v.Problems {
-		if p.Code != "budget" {
+		if p.Code != contract.ProblemBudget {
 			msgs = append(msgs, p.Text(flagName))
 		}
 	}
