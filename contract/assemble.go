@@ -46,7 +46,7 @@ func assemble(def *Definition, s *provenance.Store, items []provenance.Item, mad
 	for _, k := range []provenance.Kind{provenance.KindInstruction, provenance.KindExample, provenance.KindQuestion} {
 		n := len(ofKind(k))
 		if f := def.field(k); k == provenance.KindExample && n == 0 && f != nil && !f.Required {
-			continue // an optional example field is left out, as memory is (ka2 eval's no-example variant)
+			continue // an optional example field is left out, as memory is (ka2 eval's no_example variant)
 		}
 		if n == 0 || (k != provenance.KindInstruction && n > 1) {
 			return nil, nil, fmt.Errorf("a contract needs exactly one %s item, got %d", k, n)

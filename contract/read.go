@@ -42,7 +42,7 @@ func ReadContract(name string, data []byte) (*Document, error) {
 // quote must have as many lines as its range, its validity and the
 // scope's dates must be dates. A variant of d's template (TEMPLATE+NAME,
 // as ka2 eval writes one per condition) is read by the same rules, except
-// that it may leave out the example (the no-example condition).
+// that it may leave out the example (the no_example condition).
 //
 // name names the input in errors, which carry its line and column; every
 // problem is reported, as a diag.List matching ErrBadContract.
@@ -321,7 +321,7 @@ func (r *contractReader) schema(d *Definition, data []byte, root *yaml.Node, tem
 	if base, name, ok := strings.Cut(template, "+"); ok && base == d.Template && variantRe.MatchString(name) {
 		if m, ok := inst.(map[string]any); ok {
 			m["template"] = base
-			// A variant may leave the example out (eval's no-example
+			// A variant may leave the example out (eval's no_example
 			// condition); everything else is checked as written.
 			if _, has := m["example"]; !has {
 				m["example"] = map[string]any{"question": "-", "answer": "-"}

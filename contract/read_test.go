@@ -44,12 +44,12 @@ func TestReadContract(t *testing.T) {
 	if err != nil || c.Template != "ka2-context-v1+hostile" {
 		t.Errorf("ReadContract(an eval variant) = %v, %v; want it read with its template", c, err)
 	}
-	noExample := strings.Replace(good, `"template":"ka2-context-v1"`, `"template":"ka2-context-v1+no-example"`, 1)
+	noExample := strings.Replace(good, `"template":"ka2-context-v1"`, `"template":"ka2-context-v1+no_example"`, 1)
 	noExample = noExample[:strings.Index(noExample, `"example":`)] + noExample[strings.Index(noExample, `"evidence":`):]
 	if _, err := contract.ReadContract("c.json", []byte(noExample)); err != nil {
 		t.Errorf("ReadContract(a variant without its example) = %v", err)
 	}
-	if _, err := contract.ReadContract("c.json", []byte(strings.Replace(noExample, "+no-example", "", 1))); err == nil || !strings.Contains(err.Error(), "missing property 'example'") {
+	if _, err := contract.ReadContract("c.json", []byte(strings.Replace(noExample, "+no_example", "", 1))); err == nil || !strings.Contains(err.Error(), "missing property 'example'") {
 		t.Errorf("ReadContract(a contract without its example) = %v, want the schema's missing example", err)
 	}
 	replace := func(old, new string) string {

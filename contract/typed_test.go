@@ -497,7 +497,7 @@ func TestTraceFollowsLineage(t *testing.T) {
 // item or with two.
 func TestAssembleOptionalExample(t *testing.T) {
 	base := contract.Default()
-	optional := &contract.Definition{Template: "t+no-example", Content: base.Content, Budget: base.Budget}
+	optional := &contract.Definition{Template: "t+no_example", Content: base.Content, Budget: base.Budget}
 	for _, f := range base.Fields {
 		if f.ContextType == string(provenance.KindExample) {
 			f.Required = false

@@ -15,7 +15,7 @@ const (
 	PositionStart Condition = "position:start"
 	PositionMid   Condition = "position:middle"
 	PositionEnd   Condition = "position:end"
-	NoExample     Condition = "no-example"
+	NoExample     Condition = "no_example"
 	Hostile       Condition = "hostile"
 	// Duplicate repeats each applicable record: a generator that reads
 	// a repeated paragraph as a second, agreeing source should not
@@ -23,6 +23,11 @@ const (
 	Duplicate Condition = "duplicate"
 	Missing   Condition = "missing"
 )
+
+// oldNoExample is NoExample as the previous release spelled it, before
+// every name became snake_case; ParseConditions reads it until the next
+// release.
+const oldNoExample = "no-example"
 
 // AllConditions lists every condition in report order.
 func AllConditions() []Condition {
@@ -35,19 +40,22 @@ func isPosition(c Condition) bool {
 }
 
 // ParseConditions reads a comma-separated list: base, position (all three
-// places) or position:start|middle|end, no-example, hostile, duplicate,
+// places) or position:start|middle|end, no_example, hostile, duplicate,
 // missing. Each condition is kept once, in report order.
 func ParseConditions(s string) ([]Condition, error) {
 	want := map[Condition]bool{}
 	for _, f := range strings.Split(s, ",") {
 		f = strings.TrimSpace(f)
+		if f == oldNoExample {
+			f = string(NoExample)
+		}
 		switch c := Condition(f); {
 		case f == "position":
 			want[PositionStart], want[PositionMid], want[PositionEnd] = true, true, true
 		case slices.Contains(AllConditions(), c):
 			want[c] = true
 		default:
-			return nil, fmt.Errorf("unknown condition %q: use base, position, position:start, position:middle, position:end, no-example, hostile, duplicate or missing", f)
+			return nil, fmt.Errorf("unknown condition %q: use base, position, position:start, position:middle, position:end, no_example, hostile, duplicate or missing", f)
 		}
 	}
 	var out []Condition

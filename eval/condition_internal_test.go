@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/sebdah/goldie/v2"
 
 	"github.com/ka2/ka2/contract"
@@ -17,7 +18,7 @@ import (
 // TestVariantBytes pins the variant contracts Evaluate hands a generator,
 // byte for byte, from a case with every part: memory, tool output and
 // promoted tool output pass through, distractors and the hostile record
-// keep the contract's record keys, no-example drops the example,
+// keep the contract's record keys, no_example drops the example,
 // duplicate repeats each applicable record. Each variant is what the
 // case's builder assembles, counted as it counts a build.
 func TestVariantBytes(t *testing.T) {
@@ -61,4 +62,39 @@ func TestVariantBytes(t *testing.T) {
 		out.WriteString(string(v.Condition) + " injected=" + strings.Join(v.Injected, ",") + "\n" + string(v.doc) + "\n")
 	}
 	goldie.New(t, goldie.WithFixtureDir("testdata/golden")).Assert(t, "variants", out.Bytes())
+}
+
+// TestParseConditions: names are read in report order, once each;
+// "position" is its three places; the previous release's no-example still
+// reads as no_example; anything else is refused with the names to use.
+func TestParseConditions(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    []Condition
+		wantErr string
+	}{
+		{in: "missing, base", want: []Condition{Base, Missing}},
+		{in: "position,position:end", want: []Condition{PositionStart, PositionMid, PositionEnd}},
+		{in: "no_example,hostile", want: []Condition{NoExample, Hostile}},
+		{in: "no-example", want: []Condition{NoExample}},
+		{in: "no-example,no_example", want: []Condition{NoExample}},
+		{in: "no_examples", wantErr: `unknown condition "no_examples"`},
+		{in: "hostile-source", wantErr: `unknown condition "hostile-source"`},
+	}
+	for _, tt := range tests {
+		got, err := ParseConditions(tt.in)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("ParseConditions(%q) error = %v, want %s", tt.in, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("ParseConditions(%q) error: %v", tt.in, err)
+			continue
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("ParseConditions(%q) mismatch (-want +got):\n%s", tt.in, diff)
+		}
+	}
 }

@@ -121,7 +121,7 @@ func cases(t *testing.T) []eval.Case {
 func TestEvaluateRanksTheFakeGenerators(t *testing.T) {
 	opts := eval.Options{Jobs: 3, Distractors: 2}
 	// Pass rate per condition, in AllConditions order: base,
-	// position:start, position:middle, position:end, no-example, hostile,
+	// position:start, position:middle, position:end, no_example, hostile,
 	// duplicate, missing.
 	tests := []struct {
 		name string

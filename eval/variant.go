@@ -236,7 +236,7 @@ func hostileItem(c *Case, text string) provenance.Item {
 
 // variantDefinition is def under another template id, def's plus
 // "+condition", so that a variant is never taken for what ka2 build
-// prints; for no-example, the example field is optional.
+// prints; for no_example, the example field is optional.
 func variantDefinition(def *contract.Definition, cond Condition) *contract.Definition {
 	d := &contract.Definition{Template: def.Template + "+" + string(cond), Description: def.Description, ContentFile: def.ContentFile,
 		Rules: def.Rules, Budget: def.Budget, Content: def.Content}

@@ -65,7 +65,7 @@ Conditions (--conditions, default all):
   position:start   the applicable evidence first among --distractors records
   position:middle  of the corpus's other subjects, in the middle,
   position:end     or last ("position" is all three)
-  no-example       the worked example removed
+  no_example       the worked example removed
   hostile          a hostile record added (--hostile FILE, default an
                    embedded one that tries to change the amount and cancel
                    an order)
@@ -125,7 +125,7 @@ no answer is a failed run, reported with the last line of its stderr.`,
 	fs.StringVar(&opts.Model, "model", "", "the model field of each request")
 	fs.StringVar(&opts.APIKeyEnv, "api-key-env", "", "environment variable holding the API key (sent as a bearer token)")
 	fs.IntVar(&opts.MaxTokens, "max-tokens", 0, "max_tokens of each request, also in an --exec program's request (default: the case's reserve when it counts in cl100k_base or o200k_base, else the contract definition's o200k_base reserve, 512)")
-	fs.StringVar(&opts.Conditions, "conditions", "base,position,no-example,hostile,duplicate,missing", "conditions to run, comma-separated")
+	fs.StringVar(&opts.Conditions, "conditions", "base,position,no_example,hostile,duplicate,missing", "conditions to run, comma-separated")
 	fs.IntVar(&opts.Repeat, "repeat", 1, "run each case under each condition N times, 1..100")
 	fs.IntVar(&opts.Jobs, "jobs", 1, "answers asked for at once, 1..64")
 	fs.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress line on standard error")

@@ -147,7 +147,7 @@ func TestEvalUsage(t *testing.T) {
 // in-process twin is eval's TestEvaluateRanksTheFakeGenerators).
 func TestEvalExecRanksTheFakeGenerators(t *testing.T) {
 	// Pass rate per condition: base, position:start, position:middle,
-	// position:end, no-example, hostile, duplicate, missing.
+	// position:end, no_example, hostile, duplicate, missing.
 	tests := []struct {
 		mode string
 		want []float64
@@ -353,7 +353,7 @@ func TestEvalBudgetsVariants(t *testing.T) {
 	url, requests := recordingEndpoint(t, sampleGenerator("careful"))
 	rep, code, stderr := runEvalJSON(t, "testdata/eval/budget.yaml", "--endpoint", url, "--distractors", "2")
 	want := map[string]string{"base": "sent", "position:start": "over_budget", "position:middle": "over_budget", "position:end": "over_budget",
-		"no-example": "sent", "hostile": "over_budget", "duplicate": "over_budget", "missing": "sent"}
+		"no_example": "sent", "hostile": "over_budget", "duplicate": "over_budget", "missing": "sent"}
 	got := map[string]string{}
 	for _, v := range rep.Variants {
 		got[v.Condition] = v.Status
@@ -375,7 +375,7 @@ func TestEvalBudgetsVariants(t *testing.T) {
 		templates = append(templates, r.Template)
 	}
 	slices.Sort(templates)
-	if diff := cmp.Diff([]string{"ka2-context-v1", "ka2-context-v1+missing", "ka2-context-v1+no-example"}, templates); diff != "" {
+	if diff := cmp.Diff([]string{"ka2-context-v1", "ka2-context-v1+missing", "ka2-context-v1+no_example"}, templates); diff != "" {
 		t.Errorf("contracts the generator received mismatch (-want +got):\n%s", diff)
 	}
 	// The five conditions over budget tested nothing.
@@ -492,7 +492,7 @@ func TestEvalNoContent(t *testing.T) {
 				fmt.Fprintf(w, `{"choices":[{"index":0,"message":%s,"finish_reason":"tool_calls"}]}`, tt.message)
 			})
 			rep, code, _ := runEvalJSON(t, "testdata/eval/cases.yaml", "testdata/eval/plain.yaml", "--endpoint", url, "--distractors", "2",
-				"--conditions", "base,position,no-example,hostile,duplicate")
+				"--conditions", "base,position,no_example,hostile,duplicate")
 			if code != 1 || rep.OK {
 				t.Errorf("exit %d, ok %v; want 1", code, rep.OK)
 			}
