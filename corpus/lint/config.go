@@ -203,7 +203,7 @@ func parseRuleMap(d *strict.Decoder, n *yaml.Node, renamed *diag.List) map[strin
 	for _, e := range d.Mapping(n, ruleMap).All() {
 		k, v := e.Key, e.Value
 		id := k.Value
-		if r, ok := RuleByOldID(id); ok {
+		if r, ok := ruleByOldID(id); ok {
 			*renamed = append(*renamed, &diag.Diagnostic{Pos: d.Pos(k), Code: CodeRenamedRule, Severity: diag.SeverityWarning,
 				Message: "rule " + quote(id) + " is now called " + r.ID, Hint: renamedHint(r)})
 			id = r.ID

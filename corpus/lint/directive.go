@@ -44,7 +44,7 @@ func (f *file) scanDirectives() {
 		for i, id := range ids {
 			r, ok := RuleByID(id)
 			if !ok {
-				if r, ok = RuleByOldID(id); ok {
+				if r, ok = ruleByOldID(id); ok {
 					idCol := utf8.RuneCountInString(l[:at[i]]) + 1
 					f.addHint(ruleLintDirective, line, idCol, "ka2lint:disable names rule "+r.ID+" by its old ID "+quote(id), renamedHint(r))
 					last := &f.findings[len(f.findings)-1]

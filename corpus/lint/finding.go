@@ -77,7 +77,7 @@ func (f *Finding) UnmarshalJSON(b []byte) error {
 	if j.Code == "" {
 		j.Code = diag.Code(j.Rule)
 	}
-	if r, ok := RuleByOldID(string(j.Code)); ok {
+	if r, ok := ruleByOldID(string(j.Code)); ok {
 		j.Code = diag.Code(r.ID) // the previous release's kebab-case ID
 	}
 	*f = Finding{Diagnostic: j.Wire.Diagnostic(), Related: j.Related}

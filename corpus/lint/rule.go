@@ -37,11 +37,11 @@ func RuleByID(id string) (*Rule, bool) {
 	return allRules[i], true
 }
 
-// RuleByOldID returns the rule that the previous release called id: rule
+// ruleByOldID returns the rule that the previous release called id: rule
 // IDs were kebab-case ("coverage-gap") before codes became snake_case
 // ("coverage_gap"). Configuration and disable comments accept the old IDs
 // for one release, and report each as renamed; remove this with them.
-func RuleByOldID(id string) (*Rule, bool) {
+func ruleByOldID(id string) (*Rule, bool) {
 	if !strings.Contains(id, "-") {
 		return nil, false
 	}
@@ -49,7 +49,7 @@ func RuleByOldID(id string) (*Rule, bool) {
 }
 
 // CodeRenamedRule is the code of a warning that a configuration file
-// names a rule by the ID the previous release gave it (see RuleByOldID).
+// names a rule by the ID the previous release gave it (see ruleByOldID).
 const CodeRenamedRule diag.Code = "renamed_rule"
 
 // renamedHint is the hint of a rule named by its old ID: the new ID, as a
