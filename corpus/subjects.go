@@ -19,7 +19,7 @@ type Subject struct {
 	AnyLang bool     `json:"any_lang,omitempty"`
 	// Coverage is the union of the sources' validity intervals, merged
 	// where they meet or overlap, in date order. A supplement
-	// (role: supplement) covers no date, as lint's coverage-gap rule
+	// (role: supplement) covers no date, as lint's coverage_gap rule
 	// counts it: a subject of supplements alone has none.
 	Coverage []Span `json:"coverage"`
 }

@@ -34,7 +34,7 @@ func TestSubjects(t *testing.T) {
 		"c.md":    src("c", "", "[meals, rail]", "2027-01-01", ""),       // after a gap, open
 		"d.md":    src("d", "en", "[rail]", "2026-03-01", "2027-02-01"),
 		// A supplement applies with the others by design and covers no
-		// date of its own (as lint's coverage-gap says): it fills neither
+		// date of its own (as lint's coverage_gap says): it fills neither
 		// the meals gap nor, alone, the tips subject.
 		"e.md": supplement(src("e", "en", "[meals, tips]", "2026-06-01", "2027-01-01")),
 	}
