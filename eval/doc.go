@@ -3,7 +3,9 @@
 // (where the evidence stands among distractors, the example removed, a
 // hostile record added, the applicable evidence repeated or removed),
 // hands it to the generator, grades the answer with package grade, and
-// reports pass rates per condition and per case.
+// reports pass rates per condition and per case. Spec.Run is the whole
+// of it as a front end asks for it (case files, a generator, Options);
+// Evaluate runs cases already loaded.
 //
 // A pass means a check ran: every variant is assembled and counted by the
 // case's builder, as a build is, and one over the budget is not sent; a

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"os/exec"
-	"strconv"
 	"strings"
 	"time"
 
@@ -43,8 +42,8 @@ type EvalOptions struct {
 	Quiet       bool
 	cmdContext
 
-	// gen replaces the generator in tests.
-	gen eval.Generator
+	// options are the settings validate read from the flags.
+	options eval.Options
 }
 
 // NewCmdEval makes `ka2 eval`.
@@ -137,45 +136,35 @@ no answer is a failed run, reported with the last line of its stderr.`,
 	return cmd
 }
 
-// parseMinPass reads "0.9" or "0.9,hostile=1,missing=0.8".
-func parseMinPass(s string) (float64, map[eval.Condition]float64, error) {
-	def := 0.9
-	per := map[eval.Condition]float64{}
-	rate := func(v string) (float64, error) {
-		r, err := strconv.ParseFloat(v, 64)
-		if err != nil || r < 0 || r > 1 {
-			return 0, fmt.Errorf("invalid value %q for --min-pass: want a rate from 0 to 1", v)
-		}
-		return r, nil
+// validate checks the flags: which generator, then the settings the
+// eval package checks (worded here as flags). It keeps the settings
+// read, for runEval.
+func (o *EvalOptions) validate() error {
+	if err := o.validateGenerator(); err != nil {
+		return err
 	}
-	for _, part := range strings.Split(s, ",") {
-		name, v, ok := strings.Cut(strings.TrimSpace(part), "=")
-		if !ok {
-			r, err := rate(name)
-			if err != nil {
-				return 0, nil, err
-			}
-			def = r
-			continue
-		}
-		cs, err := eval.ParseConditions(name)
-		if err != nil {
-			return 0, nil, fmt.Errorf("--min-pass: %w", err)
-		}
-		r, err := rate(v)
-		if err != nil {
-			return 0, nil, err
-		}
-		for _, c := range cs {
-			per[c] = r
-		}
+	o.options = eval.Options{Repeat: o.Repeat, Jobs: o.Jobs, Distractors: o.Distractors, MaxTokens: o.MaxTokens}
+	if err := o.options.Validate(); err != nil {
+		return evalUsage(err)
 	}
-	return def, per, nil
+	if err := o.validateProgram(); err != nil {
+		return err
+	}
+	var err error
+	if o.options.Conditions, err = eval.ParseConditions(o.Conditions); err != nil {
+		return usageError{fmt.Errorf("--conditions: %w", err)}
+	}
+	if o.options.MinPass, err = eval.ParseMinPass(o.MinPass); err != nil {
+		return evalUsage(err)
+	}
+	return nil
 }
 
-func (o *EvalOptions) validate() error {
+// validateGenerator checks that the flags name one generator, with the
+// flags that go with it.
+func (o *EvalOptions) validateGenerator() error {
 	switch {
-	case o.gen == nil && o.Endpoint == "" && o.Exec == "":
+	case o.Endpoint == "" && o.Exec == "":
 		return usageError{errors.New("name the generator: --endpoint URL (a Chat Completions server) or --exec PROGRAM (a local program)")}
 	case o.Endpoint != "" && o.Exec != "":
 		return usageError{errors.New("--endpoint and --exec both name the generator; give one")}
@@ -185,15 +174,13 @@ func (o *EvalOptions) validate() error {
 		return usageError{errors.New("--model and --api-key-env are for --endpoint, not --exec")}
 	case o.Timeout <= 0:
 		return usageError{fmt.Errorf("invalid value \"%s\" for --timeout: want a positive duration such as 30s", o.Timeout)}
-	case o.Repeat < 1 || o.Repeat > 100:
-		return usageError{fmt.Errorf("invalid value \"%d\" for --repeat: want 1..100", o.Repeat)}
-	case o.Jobs < 1 || o.Jobs > 64:
-		return usageError{fmt.Errorf("invalid value \"%d\" for --jobs: want 1..64", o.Jobs)}
-	case o.Distractors < 1 || o.Distractors > 100:
-		return usageError{fmt.Errorf("invalid value \"%d\" for --distractors: want 1..100", o.Distractors)}
-	case o.MaxTokens < 0:
-		return usageError{fmt.Errorf("invalid value \"%d\" for --max-tokens: want 1 or more", o.MaxTokens)}
 	}
+	return nil
+}
+
+// validateProgram checks that --exec names a program that can run, or
+// --endpoint an http or https URL.
+func (o *EvalOptions) validateProgram() error {
 	if o.Exec != "" {
 		if _, err := exec.LookPath(o.Exec); err != nil {
 			// Say why (not found, not executable), without LookPath's
@@ -205,112 +192,95 @@ func (o *EvalOptions) validate() error {
 			}
 			return usageError{fmt.Errorf("--exec: cannot run %s: %v; a path with a slash is relative to the current folder, a bare name is looked up on PATH", o.Exec, cause)}
 		}
+		return nil
 	}
-	if o.Endpoint != "" {
-		u, err := url.Parse(o.Endpoint)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return usageError{fmt.Errorf("invalid value %q for --endpoint: want an http or https URL", o.Endpoint)}
-		}
+	u, err := url.Parse(o.Endpoint)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return usageError{fmt.Errorf("invalid value %q for --endpoint: want an http or https URL", o.Endpoint)}
 	}
 	return nil
+}
+
+// evalUsage words an eval.SettingError as the flag to fix.
+func evalUsage(err error) error {
+	var se *eval.SettingError
+	if !errors.As(err, &se) {
+		return err
+	}
+	flag := "--" + strings.ReplaceAll(string(se.Setting), "_", "-")
+	if se.Err != nil {
+		return usageError{fmt.Errorf("%s: %w", flag, se.Err)}
+	}
+	return usageError{fmt.Errorf("invalid value %q for %s: want %s", se.Value, flag, se.Want)}
+}
+
+// generator is the program or server the flags name.
+func (o *EvalOptions) generator() (eval.Generator, error) {
+	if o.Exec != "" {
+		return &eval.Exec{Argv: append([]string{o.Exec}, o.ExecArgs...), Env: o.f.environ(), Timeout: o.Timeout}, nil
+	}
+	ep := &eval.Endpoint{URL: o.Endpoint, Model: o.Model, Client: &http.Client{Timeout: o.Timeout}}
+	if o.APIKeyEnv != "" {
+		if ep.APIKey = o.f.getenv(o.APIKeyEnv); ep.APIKey == "" {
+			return nil, usageError{fmt.Errorf("--api-key-env: the environment variable %s is not set or empty", o.APIKeyEnv)}
+		}
+	}
+	return ep, nil
 }
 
 func runEval(o *EvalOptions) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
-	conds, err := eval.ParseConditions(o.Conditions)
-	if err != nil {
-		return usageError{fmt.Errorf("--conditions: %w", err)}
-	}
-	def, per, err := parseMinPass(o.MinPass)
-	if err != nil {
-		return usageError{err}
-	}
-	var hostile string
+	spec := eval.Spec{Paths: o.Paths, Load: golden.LoadOptions{OpenCorpus: o.f.openCorpus}, Options: o.options}
 	if o.Hostile != "" {
 		data, err := inputfile.ReadFile(o.Hostile, inputfile.MaxSize)
 		if err != nil {
 			return fmt.Errorf("--hostile: %w", err)
 		}
-		hostile = strings.TrimRight(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
-		if strings.TrimSpace(hostile) == "" {
-			return fmt.Errorf("%s: the hostile record is empty", o.Hostile)
+		if spec.Hostile, err = eval.HostileText(data); err != nil {
+			return fmt.Errorf("%s: %w", o.Hostile, err)
 		}
 	}
-	gen := o.gen
-	if gen == nil && o.Exec != "" {
-		gen = &eval.Exec{Argv: append([]string{o.Exec}, o.ExecArgs...), Env: o.f.environ(), Timeout: o.Timeout}
-	}
-	if gen == nil {
-		ep := &eval.Endpoint{URL: o.Endpoint, Model: o.Model, Client: &http.Client{Timeout: o.Timeout}}
-		if o.APIKeyEnv != "" {
-			if ep.APIKey = o.f.getenv(o.APIKeyEnv); ep.APIKey == "" {
-				return usageError{fmt.Errorf("--api-key-env: the environment variable %s is not set or empty", o.APIKeyEnv)}
-			}
-		}
-		gen = ep
-	}
-	cases, err := eval.Load(o.ctx(), o.Paths, golden.LoadOptions{OpenCorpus: o.f.openCorpus})
-	if err != nil {
+	var err error
+	if spec.Generator, err = o.generator(); err != nil {
 		return err
 	}
-	// Every condition gets its threshold here, so a --min-pass of 0 is
-	// not taken for the library's unset default.
-	for _, c := range conds {
-		if _, ok := per[c]; !ok {
-			per[c] = def
-		}
-	}
-	opts := eval.Options{Conditions: conds, Repeat: o.Repeat, Jobs: o.Jobs, Distractors: o.Distractors,
-		Hostile: hostile, MaxTokens: o.MaxTokens, MinPass: per}
 	if o.f.ErrTTY && !o.Quiet {
-		opts.Progress = func(done, total int) {
+		spec.Progress = func(done, total int) {
 			fmt.Fprintf(o.f.ErrOut, "\reval: %d/%d", done, total)
 			if done == total {
 				fmt.Fprint(o.f.ErrOut, "\r\033[K")
 			}
 		}
 	}
-	rep, err := eval.Evaluate(o.ctx(), cases, gen, opts)
+	rep, err := spec.Run(o.ctx())
 	if err != nil {
+		return evalUsage(err)
+	}
+	if err := o.writeReport(rep); err != nil {
 		return err
 	}
-	if o.Report != "" && o.Report != stdoutName {
-		var buf bytes.Buffer
-		if err := writeEval(&buf, rep, o.Format); err != nil {
-			return err
-		}
-		if err := writeOutput(o.ctx(), o.f.Out, "--report", o.Report, buf.Bytes()); err != nil {
-			return err
-		}
-		err = rep.WriteText(o.f.Out)
-	} else {
-		err = writeEval(o.f.Out, rep, o.Format)
-	}
-	if err != nil {
-		return err
-	}
-	if !rep.OK {
-		var below, untested []string
-		for _, c := range rep.Conditions {
-			switch {
-			case c.Runs == 0:
-				untested = append(untested, c.Name)
-			case !c.OK:
-				below = append(below, fmt.Sprintf("%s %.2f < %.2f", c.Name, c.Rate, c.Need))
-			}
-		}
-		var why []string
-		if len(below) > 0 {
-			why = append(why, "below the pass threshold: "+strings.Join(below, ", "))
-		}
-		if len(untested) > 0 {
-			why = append(why, "no variant was sent, so nothing was tested: "+strings.Join(untested, ", "))
-		}
-		return exitError{kind: errkind.CheckFailed, err: errors.New(strings.Join(why, "; "))}
+	if err := rep.Failure(); err != nil {
+		return exitError{kind: errkind.CheckFailed, err: err}
 	}
 	return nil
+}
+
+// writeReport prints the report in --format, or with --report writes it
+// there and prints text; --report - is standard output.
+func (o *EvalOptions) writeReport(rep *eval.Report) error {
+	if o.Report == "" || o.Report == stdoutName {
+		return writeEval(o.f.Out, rep, o.Format)
+	}
+	var buf bytes.Buffer
+	if err := writeEval(&buf, rep, o.Format); err != nil {
+		return err
+	}
+	if err := writeOutput(o.ctx(), o.f.Out, "--report", o.Report, buf.Bytes()); err != nil {
+		return err
+	}
+	return rep.WriteText(o.f.Out)
 }
 
 func writeEval(w io.Writer, rep *eval.Report, format string) error {

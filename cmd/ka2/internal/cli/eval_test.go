@@ -128,6 +128,11 @@ func TestEvalUsage(t *testing.T) {
 		{[]string{"eval", "testdata/eval/cases.yaml", "--endpoint", "http://127.0.0.1:1", "--min-pass", "1.5"}, `invalid value "1.5" for --min-pass`},
 		{[]string{"eval", "testdata/eval/cases.yaml", "--endpoint", "http://127.0.0.1:1", "--api-key-env", "NOPE"}, "the environment variable NOPE is not set or empty"},
 		{[]string{"eval", "testdata/eval/cases.yaml", "--endpoint", "http://127.0.0.1:1", "--repeat", "0"}, `invalid value "0" for --repeat`},
+		{[]string{"eval", "testdata/eval/cases.yaml", "--endpoint", "http://127.0.0.1:1", "--jobs", "65"}, `ka2: invalid value "65" for --jobs: want 1..64`},
+		{[]string{"eval", "testdata/eval/cases.yaml", "--endpoint", "http://127.0.0.1:1", "--distractors", "0"}, `ka2: invalid value "0" for --distractors: want 1..100`},
+		{[]string{"eval", "testdata/eval/cases.yaml", "--endpoint", "http://127.0.0.1:1", "--max-tokens", "-1"}, `ka2: invalid value "-1" for --max-tokens: want 1 or more`},
+		{[]string{"eval", "testdata/eval/cases.yaml", "--endpoint", "http://127.0.0.1:1", "--min-pass", "0.9,hostile=2"}, `ka2: invalid value "2" for --min-pass: want a rate from 0 to 1`},
+		{[]string{"eval", "testdata/eval/cases.yaml", "--endpoint", "http://127.0.0.1:1", "--min-pass", "sideways=1"}, `ka2: --min-pass: unknown condition "sideways"`},
 	}
 	for _, tt := range tests {
 		f, stdout, stderr := cli.TestFactory("")
@@ -588,5 +593,21 @@ func TestEvalReportRegrades(t *testing.T) {
 	}
 	if len(rep.Runs) != 16 || findings == 0 {
 		t.Errorf("%d runs with %d findings re-graded; want 16 runs and some findings", len(rep.Runs), findings)
+	}
+}
+
+// TestEvalEmptyHostile: a --hostile file with no text is refused before
+// anything is sent, naming the file, with nothing on stdout.
+func TestEvalEmptyHostile(t *testing.T) {
+	for _, text := range []string{"", "\r\n\n", "  \n\t\n"} {
+		file := filepath.Join(t.TempDir(), "hostile.txt")
+		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, stdout, stderr := cli.TestFactory("")
+		code := cli.Run(context.Background(), f, []string{"eval", "testdata/eval/cases.yaml", "--endpoint", "http://127.0.0.1:1", "--hostile", file})
+		if want := "ka2: " + file + ": the hostile record is empty\n"; code != 2 || stdout.Len() != 0 || stderr.String() != want {
+			t.Errorf("hostile %q: exit %d, stdout %q, stderr %q; want exit 2, stderr %q", text, code, stdout, stderr, want)
+		}
 	}
 }
