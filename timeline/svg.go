@@ -158,27 +158,65 @@ func (m *Model) WriteSVG(w io.Writer, width int) error {
 	return err
 }
 
-// svgData lays the model out in pixels.
+// svgData lays the model out in pixels: the frame and its summary, the
+// axis, the lanes, today's line and the legend.
 func (m *Model) svgData(width int) *svgData {
-	width = min(max(width, MinSVGWidth), MaxSVGWidth)
-	x0 := float64(svgLabelW)
-	x1 := float64(width - svgRight)
-	at := func(f float64) float64 { return x0 + f*(x1-x0) }
-
-	// A lane's name wraps in its column (after a '/' where it can),
-	// never cut: two lanes must not read alike.
-	nameW := float64(svgLabelW - 16)
-	nameCols := int(nameW / svgNameW)
-	names := make([][]string, len(m.Lanes))
-	height := svgTop + svgLegendH
-	for i := range m.Lanes {
-		names[i] = wrap(m.Lanes[i].Name(), nameCols, nameCols, true)
-		height += laneHeight(&m.Lanes[i], len(names[i]))
+	g := m.svgLayout(width)
+	d := &svgData{Width: g.width, Height: g.height, ColGap: colGap, ColLink: colLink}
+	m.svgSummary(d)
+	d.Ticks = m.svgAxis(g)
+	y := float64(svgTop)
+	for li := range m.Lanes {
+		sl := m.svgLaneOf(g, li, y)
+		d.Lanes = append(d.Lanes, sl)
+		y += float64(laneHeight(&m.Lanes[li], len(g.names[li])))
 	}
 	if len(m.Lanes) == 0 {
-		height += 2 * svgRowH
+		d.Empty = &svgPoint{X: num(g.x0), Y: num(y + svgRowH)}
 	}
-	d := &svgData{Width: width, Height: height, ColGap: colGap, ColLink: colLink}
+	if !m.Today.IsZero() && !m.Today.Before(m.From) && m.Today.Before(m.Until) {
+		tx := g.at(m.Pos(m.Today))
+		d.Today = &svgToday{Title: "today " + m.Today.String(), X: num(tx), Y1: strconv.Itoa(svgTop - 10), Y2: num(g.bottom),
+			TextY: strconv.Itoa(svgTop - 2), Stroke: colToday}
+	}
+	d.LegendY, d.Legend = num(g.bottom+14), svgLegend()
+	return d
+}
+
+// svgGrid is where an SVG timeline puts things: the plot runs from x0 to
+// x1, above the legend at bottom; names holds each lane's name, wrapped
+// to its column.
+type svgGrid struct {
+	width, height  int
+	x0, x1, bottom float64
+	names          [][]string
+}
+
+// at is the x of position f of the period.
+func (g svgGrid) at(f float64) float64 { return g.x0 + f*(g.x1-g.x0) }
+
+// svgLayout sizes the picture, width clamped to MinSVGWidth..MaxSVGWidth:
+// a lane's name wraps in its column (after a '/' where it can), never
+// cut, for two lanes must not read alike, and a lane is as tall as its
+// rows of bars or its name.
+func (m *Model) svgLayout(width int) svgGrid {
+	width = min(max(width, MinSVGWidth), MaxSVGWidth)
+	nameW := float64(svgLabelW - 16)
+	nameCols := int(nameW / svgNameW)
+	g := svgGrid{width: width, x0: svgLabelW, x1: float64(width - svgRight), names: make([][]string, len(m.Lanes)), height: svgTop + svgLegendH}
+	for i := range m.Lanes {
+		g.names[i] = wrap(m.Lanes[i].Name(), nameCols, nameCols, true)
+		g.height += laneHeight(&m.Lanes[i], len(g.names[i]))
+	}
+	if len(m.Lanes) == 0 {
+		g.height += 2 * svgRowH
+	}
+	g.bottom = float64(g.height - svgLegendH)
+	return g
+}
+
+// svgSummary sets the title and the counts the description gives.
+func (m *Model) svgSummary(d *svgData) {
 	for i := range m.Lanes {
 		d.Sources += len(m.Lanes[i].Bars)
 		d.Gaps += len(m.Lanes[i].Gaps)
@@ -192,91 +230,105 @@ func (m *Model) svgData(width int) *svgData {
 	if !m.Today.IsZero() {
 		d.Title += ", today " + m.Today.String()
 	}
+}
 
-	// Axis: a grid line and a label per tick; labels that would run into
-	// the previous one are left out (the grid line stays).
-	bottom := float64(height - svgLegendH)
+// svgAxis makes a grid line and a label per tick; labels that would run
+// into the previous one are left out (the grid line stays).
+func (m *Model) svgAxis(g svgGrid) []svgTick {
+	var ticks []svgTick
 	next := 0.0
-	for _, t := range m.Ticks(int((x1 - x0) / 60)) {
-		tx := at(m.Pos(t.Date))
-		tk := svgTick{X: num(tx), Y1: strconv.Itoa(svgTop - 12), Y2: num(bottom), Stroke: colGrid}
+	for _, t := range m.Ticks(int((g.x1 - g.x0) / 60)) {
+		tx := g.at(m.Pos(t.Date))
+		tk := svgTick{X: num(tx), Y1: strconv.Itoa(svgTop - 12), Y2: num(g.bottom), Stroke: colGrid}
 		if tx >= next {
 			tk.Label, tk.LabelX, tk.LabelY = t.Label, num(tx+3), strconv.Itoa(svgTop-16)
 			next = tx + 3 + float64(len(t.Label))*7 + 8
 		}
-		d.Ticks = append(d.Ticks, tk)
+		ticks = append(ticks, tk)
 	}
+	return ticks
+}
 
-	y := float64(svgTop)
-	for li := range m.Lanes {
-		l := &m.Lanes[li]
-		h := float64(laneHeight(l, len(names[li])))
-		sl := svgLane{Subject: l.Subject, Lang: l.Lang, Name: l.Name(), Shade: li%2 == 0, Y: num(y), H: num(h), Fill: colLaneBG, Width: width,
-			NameY: num(y + svgLanePad + 13)}
-		for k, line := range names[li] {
-			sl.NameLines = append(sl.NameLines, svgText{Y: num(y + svgLanePad + 13 + float64(k*svgNameH)), Text: line})
-		}
-		// Gaps and overlaps shade the whole lane height under the bars.
-		for _, g := range l.Gaps {
-			if !g.From.Before(m.Until) || !m.From.Before(g.Until) {
-				continue
-			}
-			gx0, gx1 := at(m.Pos(g.From)), at(m.Pos(g.Until))
-			sl.Gaps = append(sl.Gaps, svgRect{X: num(gx0), Y: num(y + 2), W: num(max(gx1-gx0, 2)), H: num(h - 4),
-				Title: "gap " + g.Interval() + ": no source applies"})
-		}
-		for _, o := range l.Overlaps {
-			if o.Supplement && !o.Conflict {
-				continue // by design: the supplement's bar says so
-			}
-			if !o.From.Before(m.Until) || (!o.Until.IsZero() && !m.From.Before(o.Until)) {
-				continue
-			}
-			ox0, ox1 := at(m.Pos(o.From)), x1
-			if !o.Until.IsZero() {
-				ox1 = at(m.Pos(o.Until))
-			}
-			class, col, what := "overlap", colOverlap, "overlap of a supersedes pair"
-			if o.Conflict {
-				class, col, what = "overlap conflict", colConflict, "conflict"
-			}
-			sl.Overlaps = append(sl.Overlaps, svgRect{Class: class, X: num(ox0), Y: num(y + 2), W: num(max(ox1-ox0, 2)), H: num(h - 4), Fill: col,
-				Title: what + " " + o.Interval() + ": " + strings.Join(rawIDs(l, o.Bars), ", ") + " all apply"})
-		}
-		for _, bar := range l.Bars {
-			sl.Bars = append(sl.Bars, svgBarOf(bar, m, at, x0, x1, y))
-		}
-		for _, k := range l.Links {
-			from, to := l.Bars[k.From], l.Bars[k.To]
-			// From the end of the superseded bar to the start of its
-			// successor, arched over the bars; left out where the bars
-			// are too narrow to tell the arrows apart (the tables and
-			// tooltips still say it).
-			ax0, ax1 := at(m.Pos(to.Start)), at(m.Pos(to.End))
-			bx0, bx1 := at(m.Pos(from.Start)), at(m.Pos(from.End))
-			if ax1-ax0 < 12 || bx1-bx0 < 12 {
-				continue
-			}
-			ax := max(ax0+(ax1-ax0)/2, ax1-36)
-			bx := min(bx0+(bx1-bx0)/2, bx0+36)
-			ay := y + svgLanePad + float64(to.Row*svgRowH)
-			by := y + svgLanePad + float64(from.Row*svgRowH)
-			lift := 13.0
-			sl.Links = append(sl.Links, svgLink{Stroke: colLink, Title: from.SourceID + " supersedes " + to.SourceID,
-				D: fmt.Sprintf("M%s,%s C%s,%s %s,%s %s,%s", num(ax), num(ay), num(ax), num(ay-lift), num(bx), num(by-lift), num(bx), num(by))})
-		}
-		d.Lanes = append(d.Lanes, sl)
-		y += h
+// svgLaneOf draws lane li, whose top is at y: its name, the gaps and
+// overlaps shading the lane under its bars, the bars, and the arrows of
+// supersedes links.
+func (m *Model) svgLaneOf(g svgGrid, li int, y float64) svgLane {
+	l := &m.Lanes[li]
+	h := float64(laneHeight(l, len(g.names[li])))
+	sl := svgLane{Subject: l.Subject, Lang: l.Lang, Name: l.Name(), Shade: li%2 == 0, Y: num(y), H: num(h), Fill: colLaneBG, Width: g.width,
+		NameY: num(y + svgLanePad + 13)}
+	for k, line := range g.names[li] {
+		sl.NameLines = append(sl.NameLines, svgText{Y: num(y + svgLanePad + 13 + float64(k*svgNameH)), Text: line})
 	}
-	if len(m.Lanes) == 0 {
-		d.Empty = &svgPoint{X: num(x0), Y: num(y + svgRowH)}
+	for _, gap := range l.Gaps {
+		if !gap.From.Before(m.Until) || !m.From.Before(gap.Until) {
+			continue
+		}
+		gx0, gx1 := g.at(m.Pos(gap.From)), g.at(m.Pos(gap.Until))
+		sl.Gaps = append(sl.Gaps, svgRect{X: num(gx0), Y: num(y + 2), W: num(max(gx1-gx0, 2)), H: num(h - 4),
+			Title: "gap " + gap.Interval() + ": no source applies"})
 	}
-	if !m.Today.IsZero() && !m.Today.Before(m.From) && m.Today.Before(m.Until) {
-		tx := at(m.Pos(m.Today))
-		d.Today = &svgToday{Title: "today " + m.Today.String(), X: num(tx), Y1: strconv.Itoa(svgTop - 10), Y2: num(bottom),
-			TextY: strconv.Itoa(svgTop - 2), Stroke: colToday}
+	for _, o := range l.Overlaps {
+		if r, ok := m.svgOverlap(g, l, o, y, h); ok {
+			sl.Overlaps = append(sl.Overlaps, r)
+		}
 	}
-	d.LegendY = num(bottom + 14)
+	for _, bar := range l.Bars {
+		sl.Bars = append(sl.Bars, svgBarOf(bar, m, g.at, g.x0, g.x1, y))
+	}
+	for _, k := range l.Links {
+		if link, ok := m.svgLinkOf(g, l, k, y); ok {
+			sl.Links = append(sl.Links, link)
+		}
+	}
+	return sl
+}
+
+// svgOverlap shades overlap o of lane l (top y, height h); a
+// supplement's overlap without conflict is by design, its bar says so,
+// and is not shaded, nor is one off the axis.
+func (m *Model) svgOverlap(g svgGrid, l *Lane, o Overlap, y, h float64) (svgRect, bool) {
+	if o.Supplement && !o.Conflict {
+		return svgRect{}, false
+	}
+	if !o.From.Before(m.Until) || (!o.Until.IsZero() && !m.From.Before(o.Until)) {
+		return svgRect{}, false
+	}
+	ox0, ox1 := g.at(m.Pos(o.From)), g.x1
+	if !o.Until.IsZero() {
+		ox1 = g.at(m.Pos(o.Until))
+	}
+	class, col, what := "overlap", colOverlap, "overlap of a supersedes pair"
+	if o.Conflict {
+		class, col, what = "overlap conflict", colConflict, "conflict"
+	}
+	return svgRect{Class: class, X: num(ox0), Y: num(y + 2), W: num(max(ox1-ox0, 2)), H: num(h - 4), Fill: col,
+		Title: what + " " + o.Interval() + ": " + strings.Join(rawIDs(l, o.Bars), ", ") + " all apply"}, true
+}
+
+// svgLinkOf draws link k of lane l (top y) from the end of the
+// superseded bar to the start of its successor, arched over the bars;
+// it is left out where the bars are too narrow to tell the arrows apart
+// (the tables and tooltips still say it).
+func (m *Model) svgLinkOf(g svgGrid, l *Lane, k Link, y float64) (svgLink, bool) {
+	from, to := l.Bars[k.From], l.Bars[k.To]
+	ax0, ax1 := g.at(m.Pos(to.Start)), g.at(m.Pos(to.End))
+	bx0, bx1 := g.at(m.Pos(from.Start)), g.at(m.Pos(from.End))
+	if ax1-ax0 < 12 || bx1-bx0 < 12 {
+		return svgLink{}, false
+	}
+	ax := max(ax0+(ax1-ax0)/2, ax1-36)
+	bx := min(bx0+(bx1-bx0)/2, bx0+36)
+	ay := y + svgLanePad + float64(to.Row*svgRowH)
+	by := y + svgLanePad + float64(from.Row*svgRowH)
+	lift := 13.0
+	return svgLink{Stroke: colLink, Title: from.SourceID + " supersedes " + to.SourceID,
+		D: fmt.Sprintf("M%s,%s C%s,%s %s,%s %s,%s", num(ax), num(ay), num(ax), num(ay-lift), num(bx), num(by-lift), num(bx), num(by))}, true
+}
+
+// svgLegend lays the legend's items out in a row.
+func svgLegend() []svgLegendItem {
+	var out []svgLegendItem
 	x := 0.0
 	for _, it := range []struct {
 		swatch template.HTML
@@ -292,10 +344,10 @@ func (m *Model) svgData(width int) *svgData {
 		{swatchToday, "today"},
 		{swatchSelected, "selected"},
 	} {
-		d.Legend = append(d.Legend, svgLegendItem{X: num(x), Swatch: it.swatch, Label: it.label})
+		out = append(out, svgLegendItem{X: num(x), Swatch: it.swatch, Label: it.label})
 		x += 24 + float64(len(it.label))*svgCharW + 16
 	}
-	return d
+	return out
 }
 
 // svgBarOf draws one bar of the lane at y.

@@ -42,15 +42,46 @@ var textLegend = []string{"[ first day", ") first day no longer valid", "▶ ope
 // (after a '/' where it can) instead of being cut, so that two lanes
 // never read alike, and the lists wrap.
 func (m *Model) WriteText(w io.Writer, width int) error {
+	lay := m.textLayout(width)
+	var b bytes.Buffer
+	m.writeTextHead(&b, lay)
+	m.writeTextAxis(&b, &lay)
+	for li := range m.Lanes {
+		m.writeTextLane(&b, lay, &m.Lanes[li])
+	}
+	if len(m.Lanes) == 0 {
+		b.WriteString("no source to show\n\n")
+	}
+	writeTextLegend(&b, lay.width)
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// textGrid is where a text timeline puts things: the lane names'
+// column, then the plot, a period position mapped to a cell by at.
+type textGrid struct {
+	width, labelW, plotW int
+	pad                  string // blank lane-name column
+	todayCol             int    // -1 when today is off the axis
+}
+
+// at is the plot cell of position f of the period.
+func (g textGrid) at(f float64) int { return min(g.plotW-1, int(math.Floor(f*float64(g.plotW)))) }
+
+// textLayout sizes the columns: the names' column as wide as the widest
+// name, up to a third of the width.
+func (m *Model) textLayout(width int) textGrid {
 	width = max(width, MinTextWidth)
 	labelW := 8
 	for i := range m.Lanes {
 		labelW = max(labelW, cells(textsafe.Escape(m.Lanes[i].Name()))+1)
 	}
 	labelW = min(labelW, width/3)
-	plotW := width - labelW
+	return textGrid{width: width, labelW: labelW, plotW: width - labelW, pad: strings.Repeat(" ", labelW), todayCol: -1}
+}
 
-	var b bytes.Buffer
+// writeTextHead writes the title line: the period, today, the language.
+func (m *Model) writeTextHead(b *bytes.Buffer, g textGrid) {
 	head := "ka2 timeline " + interval(m.From, m.Until)
 	if !m.Today.IsZero() {
 		head += "; today " + m.Today.String()
@@ -58,77 +89,79 @@ func (m *Model) WriteText(w io.Writer, width int) error {
 	if m.Lang != "" {
 		head += "; lang " + textsafe.Escape(m.Lang) + " and sources without one"
 	}
-	writeWrapped(&b, head, width, "", "    ")
+	writeWrapped(b, head, g.width, "", "    ")
 	b.WriteString("\n")
+}
 
-	at := func(f float64) int { return min(plotW-1, int(math.Floor(f*float64(plotW)))) }
-
-	// The axis: labels over a rule with a mark at each tick.
-	ticks := m.Ticks(plotW / 12)
-	labels := newRow(plotW)
-	rule := newRow(plotW)
+// writeTextAxis writes the axis, labels over a rule with a mark at each
+// tick, and sets g's today column when today is on it.
+func (m *Model) writeTextAxis(b *bytes.Buffer, g *textGrid) {
+	ticks := m.Ticks(g.plotW / 12)
+	labels := newRow(g.plotW)
+	rule := newRow(g.plotW)
 	for i := range rule {
 		rule[i] = "─"
 	}
 	next := 0
 	for _, t := range ticks {
-		c := at(m.Pos(t.Date))
+		c := g.at(m.Pos(t.Date))
 		rule[c] = "┼"
-		if c >= next && c+cells(t.Label) <= plotW { // a cut label would name another date
+		if c >= next && c+cells(t.Label) <= g.plotW { // a cut label would name another date
 			next = labels.put(c, t.Label) + 1
 		}
 	}
-	todayCol := -1
 	if !m.Today.IsZero() && !m.Today.Before(m.From) && m.Today.Before(m.Until) {
-		todayCol = at(m.Pos(m.Today))
-		rule[todayCol] = "▼"
+		g.todayCol = g.at(m.Pos(m.Today))
+		rule[g.todayCol] = "▼"
 	}
-	pad := strings.Repeat(" ", labelW)
-	b.WriteString(strings.TrimRight(pad+labels.String(), " ") + "\n")
-	b.WriteString(pad + rule.String() + "\n")
+	b.WriteString(strings.TrimRight(g.pad+labels.String(), " ") + "\n")
+	b.WriteString(g.pad + rule.String() + "\n")
+}
 
-	for li := range m.Lanes {
-		l := &m.Lanes[li]
-		names := wrap(textsafe.Escape(l.Name()), labelW-1, labelW-1, true)
-		rows := make([]row, max(l.Rows, len(names)))
-		for r := range rows {
-			rows[r] = newRow(plotW)
-		}
-		m.drawBars(rows, l, at, plotW)
-		for r, cellsRow := range rows {
-			lead := pad
-			if r < len(names) {
-				lead = names[r] + strings.Repeat(" ", labelW-cells(names[r]))
-			}
-			b.WriteString(strings.TrimRight(lead+cellsRow.String(), " ") + "\n")
-		}
-		marks, any := m.laneMarks(l, at, plotW, todayCol)
-		if any {
-			b.WriteString(strings.TrimRight(pad+marks.String(), " ") + "\n")
-		}
-		writeFacts(&b, l, width)
-		for _, o := range l.Overlaps {
-			what := string(symOverlap) + " overlap"
-			switch {
-			case o.Conflict:
-				what = string(symConflict) + " conflict"
-			case o.Supplement:
-				what = symSupplement + " supplement"
-			}
-			text := fmt.Sprintf("%s %s: %s", what, o.Interval(), strings.Join(barIDs(l, o.Bars), ", "))
-			if o.Supplement && !o.Conflict {
-				text += " apply together by design"
-			}
-			writeWrapped(&b, text, width, "  ", "      ")
-		}
-		for _, g := range l.Gaps {
-			writeWrapped(&b, fmt.Sprintf("%c gap %s: no source applies", symGap, g.Interval()), width, "  ", "      ")
-		}
-		b.WriteByte('\n')
+// writeTextLane writes lane l: its name beside its rows of bars, its row
+// of marks, then its sources, overlaps and gaps in words.
+func (m *Model) writeTextLane(b *bytes.Buffer, g textGrid, l *Lane) {
+	names := wrap(textsafe.Escape(l.Name()), g.labelW-1, g.labelW-1, true)
+	rows := make([]row, max(l.Rows, len(names)))
+	for r := range rows {
+		rows[r] = newRow(g.plotW)
 	}
-	if len(m.Lanes) == 0 {
-		b.WriteString("no source to show\n\n")
+	m.drawBars(rows, l, g.at, g.plotW)
+	for r, cellsRow := range rows {
+		lead := g.pad
+		if r < len(names) {
+			lead = names[r] + strings.Repeat(" ", g.labelW-cells(names[r]))
+		}
+		b.WriteString(strings.TrimRight(lead+cellsRow.String(), " ") + "\n")
 	}
+	marks, any := m.laneMarks(l, g.at, g.plotW, g.todayCol)
+	if any {
+		b.WriteString(strings.TrimRight(g.pad+marks.String(), " ") + "\n")
+	}
+	writeFacts(b, l, g.width)
+	for _, o := range l.Overlaps {
+		what := string(symOverlap) + " overlap"
+		switch {
+		case o.Conflict:
+			what = string(symConflict) + " conflict"
+		case o.Supplement:
+			what = symSupplement + " supplement"
+		}
+		text := fmt.Sprintf("%s %s: %s", what, o.Interval(), strings.Join(barIDs(l, o.Bars), ", "))
+		if o.Supplement && !o.Conflict {
+			text += " apply together by design"
+		}
+		writeWrapped(b, text, g.width, "  ", "      ")
+	}
+	for _, gap := range l.Gaps {
+		writeWrapped(b, fmt.Sprintf("%c gap %s: no source applies", symGap, gap.Interval()), g.width, "  ", "      ")
+	}
+	b.WriteByte('\n')
+}
+
+// writeTextLegend writes the symbols' legend, as many items a line as
+// fit the width.
+func writeTextLegend(b *bytes.Buffer, width int) {
 	line := ""
 	for _, item := range textLegend {
 		if line != "" && cells(line)+2+cells(item) > width {
@@ -141,8 +174,6 @@ func (m *Model) WriteText(w io.Writer, width int) error {
 		line += item
 	}
 	b.WriteString(line + "\n")
-	_, err := w.Write(b.Bytes())
-	return err
 }
 
 // drawBars draws the bars of lane l on its rows, each row plotW cells,
