@@ -277,7 +277,7 @@ func FindConfig(fsys fs.FS, dir string) (*Config, error) {
 			return c, nil
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("read %s: %w", name, err)
+			return nil, err // it names the file, and what reading it did
 		}
 		if d == "." || d == "/" {
 			return nil, nil
@@ -322,7 +322,7 @@ func FindConfigOS(dir string, believe func(path string) bool) (*Config, error) {
 			return c, nil
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("read %s: %w", filepath.Join(d, ConfigFile), err)
+			return nil, err // it names the file, and what reading it did
 		}
 		parent := filepath.Dir(d)
 		if parent == d {

@@ -177,25 +177,29 @@ func TestFindConfig(t *testing.T) {
 		"broken/.ka2lint.yaml":            {Data: []byte("rules: {nope: off}\n")},
 		"broken/policies/a.md":            {Data: []byte("x")},
 		"repo/policies/own/.ka2lint.yaml": {Data: []byte("rules: {crlf: off}\n")},
+		"odd/.ka2lint.yaml/readme.md":     {Data: []byte("a folder where the file would be")},
+		"odd/policies/a.md":               {Data: []byte("x")},
 	}
 	tests := []struct {
 		dir      string
 		wantPath string
 		wantBase string
-		wantErr  bool
+		wantErr  string
 	}{
 		{dir: "repo/policies/travel", wantPath: "repo/.ka2lint.yaml", wantBase: "policies/travel"},
 		{dir: "repo", wantPath: "repo/.ka2lint.yaml", wantBase: "."},
 		{dir: "repo/policies/own", wantPath: "repo/policies/own/.ka2lint.yaml", wantBase: "."},
 		{dir: "other/policies"},
-		{dir: "broken/policies", wantErr: true},
+		{dir: "broken/policies", wantErr: `broken/.ka2lint.yaml:1:9: unknown rule "nope"; use a rule ID as ka2 lint prints it in brackets, e.g. instruction-text`},
+		// The file's name once: the read error names it already.
+		{dir: "odd/policies", wantErr: "read odd/.ka2lint.yaml: it is a folder, not a regular file; ka2 reads only regular files"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.dir, func(t *testing.T) {
 			c, err := FindConfig(fsys, tt.dir)
-			if tt.wantErr {
-				if err == nil {
-					t.Fatal("FindConfig() succeeded, want an error")
+			if tt.wantErr != "" {
+				if err == nil || err.Error() != tt.wantErr {
+					t.Fatalf("FindConfig() = %+v, %v; want the error %q", c, err, tt.wantErr)
 				}
 				return
 			}
@@ -242,6 +246,17 @@ func TestFindConfigOS(t *testing.T) {
 	}
 	if c == nil || c.Path != "../../"+ConfigFile {
 		t.Errorf("FindConfigOS(.) = %+v, want Path ../../%s", c, ConfigFile)
+	}
+
+	// A folder where the file would be stops the search, and the error
+	// names it once.
+	odd := filepath.Join(root, "policies", ConfigFile)
+	if err := os.Mkdir(odd, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c, err = FindConfigOS(corpusDir, nil)
+	if want := "read " + odd + ": it is a folder, not a regular file; ka2 reads only regular files"; err == nil || err.Error() != want {
+		t.Errorf("FindConfigOS() = %+v, %v; want the error %q", c, err, want)
 	}
 }
 
