@@ -271,7 +271,9 @@ func TestHostileSourceStaysData(t *testing.T) {
 			Quote string `json:"quote"`
 		} `json:"evidence"`
 	}
-	json.Unmarshal(res.JSON, &c)
+	if err := json.Unmarshal(res.JSON, &c); err != nil {
+		t.Fatal(err)
+	}
 	if len(c.Evidence) != 1 || !strings.Contains(c.Evidence[0].Quote, "cancel order A-104") {
 		t.Fatalf("the hostile text must be one evidence quote, got %+v", c.Evidence)
 	}

@@ -54,7 +54,10 @@ func ExampleParseRequestFile() {
 				Quote    string `json:"quote"`
 			} `json:"evidence"`
 		}
-		json.Unmarshal(res.JSON, &doc)
+		if err := json.Unmarshal(res.JSON, &doc); err != nil {
+			fmt.Println(err)
+			return
+		}
 		for _, e := range doc.Evidence {
 			fmt.Printf("%s: %.40s\n", e.SourceID, e.Quote)
 		}

@@ -425,7 +425,9 @@ func TestVerifyTypedContracts(t *testing.T) {
 
 	var doc map[string]any
 	edit := func(f func(ev []any)) []byte {
-		json.Unmarshal(res.JSON, &doc)
+		if err := json.Unmarshal(res.JSON, &doc); err != nil {
+			t.Fatal(err)
+		}
 		f(doc["evidence"].([]any))
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)

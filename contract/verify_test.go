@@ -37,7 +37,9 @@ func TestVerify(t *testing.T) {
 	}
 	edit := func(f func(d *contract.Document)) []byte {
 		var d contract.Document
-		json.Unmarshal(res.JSON, &d)
+		if err := json.Unmarshal(res.JSON, &d); err != nil {
+			t.Fatal(err)
+		}
 		f(&d)
 		return marshalCompact(t, d)
 	}

@@ -191,9 +191,16 @@ func TestEndpointRetries(t *testing.T) {
 		if r.Header.Get("Authorization") != "Bearer k-123" {
 			t.Errorf("Authorization = %q", r.Header.Get("Authorization"))
 		}
-		body, _ := io.ReadAll(r.Body)
 		var req map[string]any
-		json.Unmarshal(body, &req)
+		body, err := io.ReadAll(r.Body)
+		if err == nil {
+			err = json.Unmarshal(body, &req)
+		}
+		if err != nil {
+			t.Errorf("request body: %v", err)
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
 		got = append(got, req)
 		if calls == 1 {
 			w.Header().Set("Retry-After", "7")
@@ -206,7 +213,11 @@ func TestEndpointRetries(t *testing.T) {
 		// The user message is the contract without its instruction: no
 		// contract, so the fake reads only its evidence.
 		var c contract.Document
-		json.Unmarshal([]byte(user), &c)
+		if err := json.Unmarshal([]byte(user), &c); err != nil {
+			t.Errorf("user message: %v", err)
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
 		answer := "There is no applicable evidence, so I cannot answer."
 		if v, u, a, ok := amount(c.Evidence); ok {
 			answer = fmt.Sprintf("The limit is %s %s per room-night %s.", v, u, a)

@@ -134,7 +134,9 @@ func (c *client) diagnostics(uri string) []diagnostic {
 			continue
 		}
 		var p publishDiagnosticsParams
-		json.Unmarshal(m.Params, &p)
+		if err := json.Unmarshal(m.Params, &p); err != nil {
+			c.t.Fatalf("publishDiagnostics params: %v", err)
+		}
 		if p.URI == uri {
 			return p.Diagnostics
 		}
@@ -536,7 +538,9 @@ func TestProjectWorkspace(t *testing.T) {
 	}
 	for _, m := range c.drain() {
 		var p publishDiagnosticsParams
-		json.Unmarshal(m.Params, &p)
+		if err := json.Unmarshal(m.Params, &p); err != nil {
+			t.Fatalf("%s params: %v", m.Method, err)
+		}
 		if strings.Contains(p.URI, "drafts") || strings.Contains(p.URI, "notes") {
 			t.Errorf("diagnostics published for %s, which ka2.yaml leaves out of the corpus", p.URI)
 		}

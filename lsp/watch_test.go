@@ -59,7 +59,9 @@ func (c *client) unknownKey(uri string) (published, has bool) {
 	c.t.Helper()
 	for _, m := range c.sent("textDocument/publishDiagnostics") {
 		var p publishDiagnosticsParams
-		json.Unmarshal(m.Params, &p)
+		if err := json.Unmarshal(m.Params, &p); err != nil {
+			c.t.Fatalf("publishDiagnostics params: %v", err)
+		}
 		if p.URI == uri {
 			published, has = true, slices.ContainsFunc(p.Diagnostics, func(d diagnostic) bool { return d.Code == "unknown_key" })
 		}
@@ -212,7 +214,9 @@ func TestWatchedFiles(t *testing.T) {
 	shown := c.sent("window/showMessage")
 	var msg showMessageParams
 	if len(shown) == 1 {
-		json.Unmarshal(shown[0].Params, &msg)
+		if err := json.Unmarshal(shown[0].Params, &msg); err != nil {
+			t.Fatalf("showMessage params: %v", err)
+		}
 	}
 	if msg.Type != messageError || !strings.Contains(msg.Message, `unknown key "corpsu"`) || !strings.HasSuffix(msg.Message, "(fix ka2.yaml; until then the language server keeps the settings it had)") {
 		t.Errorf("showMessage after a broken ka2.yaml = %+v", shown)

@@ -24,7 +24,10 @@ func build(t *testing.T, counter string, framing contract.Framing, lang string, 
 	b.Framing = framing
 	q := selector.Query{Subjects: []string{"lodging"}, Lang: lang}
 	for _, d := range dates {
-		day, _ := corpus.ParseDate(d)
+		day, err := corpus.ParseDate(d)
+		if err != nil {
+			t.Fatal(err)
+		}
 		q.Dates = append(q.Dates, day)
 	}
 	res, err := b.Build(context.Background(), contract.Request{Query: q, Question: "What is the Beijing lodging limit? <b>&</b>"})
@@ -57,7 +60,10 @@ func TestOpenAIChatCountsTheRenderedMessages(t *testing.T) {
 		}{{"en", []string{"2026-09-14"}}, {"zh", []string{"2026-09-14"}}, {"en", []string{"2024-05-01"}}} {
 			t.Run(counter+"/"+tc.lang+"/"+strings.Join(tc.dates, ","), func(t *testing.T) {
 				res := build(t, counter, p, tc.lang, tc.dates...)
-				c, _ := budget.Lookup(counter)
+				c, err := budget.Lookup(counter)
+				if err != nil {
+					t.Fatal(err)
+				}
 				msgs, err := p.Messages(res.JSON)
 				if err != nil {
 					t.Fatal(err)
@@ -122,10 +128,14 @@ func TestOpenAIChatRequest(t *testing.T) {
 
 func TestOpenAIChatRefusesCodepoints(t *testing.T) {
 	res := build(t, "codepoint", nil, "en", "2026-09-14")
-	spans, _ := render.Spans(res.JSON, render.FieldKinds(contract.Default()))
-	_, err := render.OpenAIChat{}.Account(budget.Codepoint, string(res.JSON), spans, res.Budget.Limits)
-	if err == nil || !strings.Contains(err.Error(), "counts tokens") {
-		t.Errorf("Account with codepoint: err = %v, want a refusal", err)
+	spans, err := render.Spans(res.JSON, render.FieldKinds(contract.Default()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = render.OpenAIChat{}.Account(budget.Codepoint, string(res.JSON), spans, res.Budget.Limits)
+	const want = "provider openai-chat counts tokens: use a token counter (cl100k_base or o200k_base), not codepoint"
+	if err == nil || err.Error() != want {
+		t.Errorf("Account with codepoint: err = %v, want %q", err, want)
 	}
 }
 

@@ -208,7 +208,9 @@ func TestOpenAPIServed(t *testing.T) {
 	if err := json.Unmarshal([]byte(served), &schema); err != nil {
 		t.Fatal(err)
 	}
-	json.Unmarshal(contract.Default().Schema, &defSchema)
+	if err := json.Unmarshal(contract.Default().Schema, &defSchema); err != nil {
+		t.Fatal(err)
+	}
 	if _, ok := schema["$id"]; ok {
 		t.Error("the served Contract schema keeps its $id")
 	}

@@ -47,7 +47,10 @@ func sampleGenerator(kind string) http.HandlerFunc {
 				Quote     string `json:"quote"`
 			} `json:"evidence"`
 		}
-		json.Unmarshal([]byte(req.Messages[1].Content), &c)
+		if err := json.Unmarshal([]byte(req.Messages[1].Content), &c); err != nil {
+			http.Error(w, "the user message is not a contract: "+err.Error(), http.StatusBadRequest)
+			return
+		}
 		answer := "There is no applicable evidence, so I cannot answer."
 		if strings.HasPrefix(req.Messages[0].Content, "只") {
 			answer = "没有适用的证据，无法回答。"
@@ -252,15 +255,22 @@ func recordingEndpoint(t *testing.T, h http.HandlerFunc) (string, func() []chatR
 	var mu sync.Mutex
 	var got []chatRequest
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
 		var req struct {
 			MaxTokens int `json:"max_tokens"`
 			Messages  []struct{ Content string }
 		}
-		json.Unmarshal(body, &req)
 		var c struct{ Template string }
-		if len(req.Messages) == 2 {
-			json.Unmarshal([]byte(req.Messages[1].Content), &c)
+		body, err := io.ReadAll(r.Body)
+		if err == nil {
+			err = json.Unmarshal(body, &req)
+		}
+		if err == nil && len(req.Messages) == 2 {
+			err = json.Unmarshal([]byte(req.Messages[1].Content), &c)
+		}
+		if err != nil {
+			t.Errorf("request: %v", err)
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
 		}
 		mu.Lock()
 		got = append(got, chatRequest{MaxTokens: req.MaxTokens, Template: c.Template})
