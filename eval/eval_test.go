@@ -255,8 +255,8 @@ func TestEndpointGivesUp(t *testing.T) {
 	gen := &eval.Endpoint{URL: srv.URL, Retries: 3, Backoff: time.Second,
 		Sleep: func(_ context.Context, d time.Duration) error { slept = append(slept, d); return nil }}
 	_, err := gen.Answer(context.Background(), []byte(`{"template":"t","instruction":"i","evidence":[],"question":"q"}`), eval.Request{})
-	if err == nil || !strings.Contains(err.Error(), "503 Service Unavailable (after 4 attempts)") {
-		t.Errorf("err = %v", err)
+	if want := "endpoint: 503 Service Unavailable (after 4 attempts)"; err == nil || err.Error() != want {
+		t.Errorf("Answer() error = %v, want %q", err, want)
 	}
 	if diff := cmp.Diff([]time.Duration{time.Second, 2 * time.Second, 4 * time.Second}, slept); diff != "" || calls != 4 {
 		t.Errorf("calls = %d; waits mismatch (-want +got):\n%s", calls, diff)

@@ -20,17 +20,17 @@ func TestParseType(t *testing.T) {
 		{in: "list<list<Evidence>>", want: "list<list<Evidence>>"},
 		{in: "list< boolean >", want: "list<boolean>"},
 		{in: "ka2-context-v1.evidence", want: "ka2-context-v1.evidence"},
-		{in: "list", wantErr: "say what the list holds"},
-		{in: "list<string", wantErr: "with the closing >"},
-		{in: "list<>", wantErr: "is not string"},
-		{in: "map[string]int", wantErr: "is not string"},
-		{in: "", wantErr: "is not string"},
+		{in: "list", wantErr: `type "list": say what the list holds, e.g. list<string>`},
+		{in: "list<string", wantErr: `type "list<string": a list is written list<T>, with the closing >`},
+		{in: "list<>", wantErr: `type "" is not string, integer, number, boolean, date, list<T> or a protocol name`},
+		{in: "map[string]int", wantErr: `type "map[string]int" is not string, integer, number, boolean, date, list<T> or a protocol name`},
+		{in: "", wantErr: `type "" is not string, integer, number, boolean, date, list<T> or a protocol name`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
 			got, err := ParseType(tt.in)
 			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				if err == nil || err.Error() != tt.wantErr {
 					t.Fatalf("ParseType(%q) error = %v, want %q", tt.in, err, tt.wantErr)
 				}
 				return

@@ -729,17 +729,17 @@ func TestSARIFRoot(t *testing.T) {
 		{name: "absolute corpus path", path: "/home/u/repo/docs/policies/a.md", root: "/home/u/repo",
 			wantURI: "docs/policies/a.md", wantRelated: "docs/policies/other.md"},
 		{name: "from a subfolder (../)", path: "../policies/a.md", root: "../..",
-			wantErr: "is not inside ../.., the root"},
+			wantErr: "../policies/a.md is not inside ../.., the root that SARIF paths are relative to"},
 		{name: "root is the corpus", path: "/tmp/c/a.md", root: "/tmp/c", wantURI: "a.md", wantRelated: "other.md"},
 		{name: "non-ASCII", path: "/r/政策 2026/a.md", root: "/r", wantURI: "%E6%94%BF%E7%AD%96%202026/a.md", wantRelated: "%E6%94%BF%E7%AD%96%202026/other.md"},
 		{name: "no root: paths as given", path: "policies/a.md", wantURI: "policies/a.md", wantRelated: "policies/other.md"},
-		{name: "outside the root", path: "/elsewhere/a.md", root: "/home/u/repo", wantErr: "/elsewhere/a.md is not inside /home/u/repo"},
+		{name: "outside the root", path: "/elsewhere/a.md", root: "/home/u/repo", wantErr: "/elsewhere/a.md is not inside /home/u/repo, the root that SARIF paths are relative to"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.wantErr != "" {
 				err := WriteSARIFWith(io.Discard, finding(tt.path), SARIFOptions{Root: tt.root})
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				if err == nil || err.Error() != tt.wantErr {
 					t.Fatalf("WriteSARIFWith() = %v, want %q", err, tt.wantErr)
 				}
 				return

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -29,6 +30,11 @@ func TestParseMemoryLimit(t *testing.T) {
 			got, err := parseMemoryLimit(tt.in)
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("parseMemoryLimit(%q) error = %v, want error %v", tt.in, err, tt.wantErr)
+			}
+			// One message for every refusal: it names the value and what
+			// the flag takes.
+			if want := fmt.Sprintf("--memory-limit %q: use auto, off, or a size such as 512MiB or 2GiB", tt.in); err != nil && err.Error() != want {
+				t.Errorf("parseMemoryLimit(%q) error = %q, want %q", tt.in, err, want)
 			}
 			var ue usageError
 			if err != nil && !errors.As(err, &ue) {
