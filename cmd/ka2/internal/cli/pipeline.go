@@ -592,62 +592,17 @@ func (o *PipelineReplayOptions) validate() error {
 }
 
 func runPipelineReplay(o *PipelineReplayOptions) error {
-	if err := finishRollbacks(context.WithoutCancel(o.ctx()), o.Dir); err != nil {
-		return exitError{kind: errkind.BadInput, err: fmt.Errorf("replay: %w", err)}
-	}
-	entries, err := os.ReadDir(o.Dir)
+	file, err := o.findSnapshot()
 	if err != nil {
-		return exitError{kind: errkind.BadInput, err: fmt.Errorf("replay: %w", err)}
-	}
-	var file string
-	for _, e := range entries {
-		if m := snapshotName.FindStringSubmatch(e.Name()); m != nil && m[1] == o.Stage {
-			if file != "" {
-				return exitError{kind: errkind.BadInput, err: fmt.Errorf("replay: %s holds two snapshots of stage '%s' (%s and %s); remove the stale one",
-					displayName(o.Dir), o.Stage, file, e.Name())}
-			}
-			file = e.Name()
-		}
-	}
-	if file == "" {
-		return exitError{kind: errkind.BadInput, err: fmt.Errorf("replay: %s holds no snapshot of stage '%s' (no NN-%s.json)",
-			displayName(o.Dir), o.Stage, o.Stage)}
-	}
-	for _, e := range entries {
-		if e.Name() == file {
-			if err := regularSnapshot(filepath.Join(o.Dir, file), e); err != nil {
-				return exitError{kind: errkind.BadInput, err: fmt.Errorf("replay: %w", err)}
-			}
-		}
+		return err
 	}
 	snap, err := readSnapshot(filepath.Join(o.Dir, file))
 	if err != nil {
 		return exitError{kind: errkind.BadInput, err: err}
 	}
-	opts := pipeline.ReplayOptions{NoHooks: o.NoHooks,
-		RunOptions: pipeline.RunOptions{Env: o.f.environ(), Timeout: o.Timeout, Dir: filepath.Join(o.Dir, filepath.FromSlash(snap.Dir))}}
-	needsBuilder := snap.Definition != nil && snap.Definition.Uses != ""
-	if o.Pipeline != "" {
-		p, err := runnablePipeline(o.f, o.Pipeline, o.Contract)
-		if err != nil {
-			return err
-		}
-		opts.Pipeline, opts.Dir = p, "."
-		if o.Pipeline != "-" {
-			opts.Dir = filepath.Dir(o.Pipeline)
-		}
-		st := p.Stages[o.Stage]
-		// The definition digest covers what the builder builds from, so
-		// a stage whose definition has it needs one to be compared.
-		needsBuilder = st != nil && (st.Uses != "" || st.MaxOutputTokens != 0)
-	} else if snap.Definition != nil {
-		fmt.Fprintf(o.f.ErrOut, "ka2: stage '%s': replaying the command lines its snapshot records (--recorded), not a pipeline file's: %s, in %s\n",
-			o.Stage, recordedCommands(snap.Definition), displayName(opts.Dir))
-	}
-	if needsBuilder {
-		if opts.Builder, err = o.builder(o.ctx(), &o.corpusFlags); err != nil {
-			return err
-		}
+	opts, err := o.replayOptions(snap)
+	if err != nil {
+		return err
 	}
 	res, err := pipeline.Replay(o.ctx(), snap, opts)
 	switch res.Hooks {
@@ -669,6 +624,78 @@ func runPipelineReplay(o *PipelineReplayOptions) error {
 	if _, err := fmt.Fprintln(o.f.Out, res.Output); err != nil {
 		return err
 	}
+	return o.compareReplay(res, file)
+}
+
+// findSnapshot finishes any rollback left in the folder, then names the
+// one snapshot of the stage there, a regular file.
+func (o *PipelineReplayOptions) findSnapshot() (string, error) {
+	if err := finishRollbacks(context.WithoutCancel(o.ctx()), o.Dir); err != nil {
+		return "", exitError{kind: errkind.BadInput, err: fmt.Errorf("replay: %w", err)}
+	}
+	entries, err := os.ReadDir(o.Dir)
+	if err != nil {
+		return "", exitError{kind: errkind.BadInput, err: fmt.Errorf("replay: %w", err)}
+	}
+	var file string
+	var entry os.DirEntry
+	for _, e := range entries {
+		if m := snapshotName.FindStringSubmatch(e.Name()); m != nil && m[1] == o.Stage {
+			if file != "" {
+				return "", exitError{kind: errkind.BadInput, err: fmt.Errorf("replay: %s holds two snapshots of stage '%s' (%s and %s); remove the stale one",
+					displayName(o.Dir), o.Stage, file, e.Name())}
+			}
+			file, entry = e.Name(), e
+		}
+	}
+	if file == "" {
+		return "", exitError{kind: errkind.BadInput, err: fmt.Errorf("replay: %s holds no snapshot of stage '%s' (no NN-%s.json)",
+			displayName(o.Dir), o.Stage, o.Stage)}
+	}
+	if err := regularSnapshot(filepath.Join(o.Dir, file), entry); err != nil {
+		return "", exitError{kind: errkind.BadInput, err: fmt.Errorf("replay: %w", err)}
+	}
+	return file, nil
+}
+
+// replayOptions says how the stage of snap runs again: as the --pipeline
+// file defines it, in that file's folder, or as the snapshot records it
+// (said on stderr), with a builder when the stage builds or its
+// definition digest covers what a builder builds from.
+func (o *PipelineReplayOptions) replayOptions(snap *pipeline.Snapshot) (pipeline.ReplayOptions, error) {
+	opts := pipeline.ReplayOptions{NoHooks: o.NoHooks,
+		RunOptions: pipeline.RunOptions{Env: o.f.environ(), Timeout: o.Timeout, Dir: filepath.Join(o.Dir, filepath.FromSlash(snap.Dir))}}
+	needsBuilder := snap.Definition != nil && snap.Definition.Uses != ""
+	if o.Pipeline != "" {
+		p, err := runnablePipeline(o.f, o.Pipeline, o.Contract)
+		if err != nil {
+			return opts, err
+		}
+		opts.Pipeline, opts.Dir = p, "."
+		if o.Pipeline != "-" {
+			opts.Dir = filepath.Dir(o.Pipeline)
+		}
+		st := p.Stages[o.Stage]
+		// The definition digest covers what the builder builds from, so
+		// a stage whose definition has it needs one to be compared.
+		needsBuilder = st != nil && (st.Uses != "" || st.MaxOutputTokens != 0)
+	} else if snap.Definition != nil {
+		fmt.Fprintf(o.f.ErrOut, "ka2: stage '%s': replaying the command lines its snapshot records (--recorded), not a pipeline file's: %s, in %s\n",
+			o.Stage, recordedCommands(snap.Definition), displayName(opts.Dir))
+	}
+	if needsBuilder {
+		var err error
+		if opts.Builder, err = o.builder(o.ctx(), &o.corpusFlags); err != nil {
+			return opts, err
+		}
+	}
+	return opts, nil
+}
+
+// compareReplay is nil when the replay equals the recording; otherwise
+// it shows on stderr how the output and the artifacts differ and says
+// which did.
+func (o *PipelineReplayOptions) compareReplay(res pipeline.Replayed, file string) error {
 	if res.Equal() {
 		return nil
 	}
