@@ -71,16 +71,7 @@ func Run(ctx context.Context, fsys fs.FS, opts Options) (Report, error) {
 	if len(paths) == 0 && len(walkFindings) == 0 {
 		return Report{}, ErrNoPolicyFiles
 	}
-
-	var scope map[string]bool
-	if opts.ChangedOnly {
-		scope = make(map[string]bool, len(opts.Changed))
-		for _, p := range opts.Changed {
-			scope[path.Clean(strings.TrimPrefix(p, "./"))] = true
-		}
-	}
-	inScope := func(p string) bool { return scope == nil || scope[p] }
-
+	inScope := opts.scope()
 	files := make([]*file, len(paths))
 	parallel.Do(ctx, len(paths), 0, func(i int) {
 		f := &file{path: paths[i], inScope: inScope(paths[i]), opts: &opts}
@@ -90,7 +81,6 @@ func Run(ctx context.Context, fsys fs.FS, opts Options) (Report, error) {
 	if err := ctx.Err(); err != nil {
 		return Report{}, err
 	}
-
 	p := newPass(files, &opts)
 	for _, r := range allRules {
 		if err := ctx.Err(); err != nil {
@@ -100,32 +90,32 @@ func Run(ctx context.Context, fsys fs.FS, opts Options) (Report, error) {
 			r.corpus(r, p)
 		}
 	}
+	return p.report(walkFindings, files, inScope), nil
+}
 
+// scope says which files findings are reported about: every file, or with
+// ChangedOnly those listed in Changed.
+func (o *Options) scope() func(path string) bool {
+	if !o.ChangedOnly {
+		return func(string) bool { return true }
+	}
+	scope := make(map[string]bool, len(o.Changed))
+	for _, p := range o.Changed {
+		scope[path.Clean(strings.TrimPrefix(p, "./"))] = true
+	}
+	return func(p string) bool { return scope[p] }
+}
+
+// report gathers the findings of the walk, of each of files and of the
+// corpus rules that Run keeps (see keep), sorted and without repeats,
+// with the counts of files, sources and subjects.
+func (p *pass) report(walkFindings []Finding, files []*file, inScope func(string) bool) Report {
 	rep := Report{}
 	keep := func(f Finding) {
-		r, ok := RuleByID(f.Rule())
-		if !ok {
-			panic("lint: finding of unknown rule " + f.Rule()) // a bug in this package
+		if sev, ok := p.keep(f, inScope); ok {
+			f.Severity = sev
+			rep.Findings = append(rep.Findings, f)
 		}
-		if !inScope(f.Path) {
-			return
-		}
-		if fl := p.byPath[f.Path]; fl != nil && fl.disabled[f.Rule()] {
-			return
-		}
-		sev := opts.Config.severity(r, f.Path)
-		if sev == diag.SeverityOff {
-			return
-		}
-		// A finding about two files is as much the other file's: a
-		// disable comment or an override there silences it too.
-		for _, rel := range f.Related {
-			if fl := p.byPath[rel.Path]; fl != nil && fl.disabled[f.Rule()] || opts.Config.severity(r, rel.Path) == diag.SeverityOff {
-				return
-			}
-		}
-		f.Severity = sev
-		rep.Findings = append(rep.Findings, f)
 	}
 	for _, f := range walkFindings {
 		keep(f)
@@ -158,7 +148,34 @@ func Run(ctx context.Context, fsys fs.FS, opts Options) (Report, error) {
 			rep.Subjects = append(rep.Subjects, g.subject)
 		}
 	}
-	return rep, nil
+	return rep
+}
+
+// keep says whether finding f is reported, and at which severity: about
+// a file in scope, not turned off by the configuration or a disable
+// comment in its file, nor in a file it relates to (a finding about two
+// files is as much the other file's).
+func (p *pass) keep(f Finding, inScope func(string) bool) (diag.Severity, bool) {
+	r, ok := RuleByID(f.Rule())
+	if !ok {
+		panic("lint: finding of unknown rule " + f.Rule()) // a bug in this package
+	}
+	if !inScope(f.Path) {
+		return 0, false
+	}
+	if fl := p.byPath[f.Path]; fl != nil && fl.disabled[f.Rule()] {
+		return 0, false
+	}
+	sev := p.opts.Config.severity(r, f.Path)
+	if sev == diag.SeverityOff {
+		return 0, false
+	}
+	for _, rel := range f.Related {
+		if fl := p.byPath[rel.Path]; fl != nil && fl.disabled[f.Rule()] || p.opts.Config.severity(r, rel.Path) == diag.SeverityOff {
+			return 0, false
+		}
+	}
+	return sev, true
 }
 
 // walk lists the policy files as corpus.Load reads them, and reports the
