@@ -411,40 +411,7 @@ func (s *Server) handle(ctx context.Context, m *message) (any, *rpcError) {
 		if err := json.Unmarshal(m.Params, &p); err != nil {
 			return nil, invalidParams(err)
 		}
-		st, err := resolveSettings(p, s.trust())
-		for _, sk := range st.skipped {
-			s.logSkipped(sk)
-		}
-		if bad := (badProject{}); errors.As(err, &bad) {
-			err = fmt.Errorf("%w (fix %s and restart the language server)", bad.error, project.FileName)
-		}
-		if err != nil {
-			return nil, invalidParams(err)
-		}
-		disk := st.stamps()
-		s.mu.Lock()
-		s.params, s.settings, s.initialized = p, st, true
-		s.lensRefresh = p.Capabilities.Workspace.CodeLens.RefreshSupport
-		s.canWatch = p.Capabilities.Workspace.DidChangeWatchedFiles.DynamicRegistration
-		s.relGlobs = p.Capabilities.Workspace.DidChangeWatchedFiles.RelativePatternSupport
-		s.disk = disk
-		s.mu.Unlock()
-		s.logf("corpus %s", st.Corpus)
-		if st.Project != "" {
-			s.logf("project file %s", st.Project)
-		}
-		return map[string]any{
-			"capabilities": map[string]any{
-				"textDocumentSync":   map[string]any{"openClose": true, "change": syncFull, "save": map[string]any{"includeText": true}},
-				"hoverProvider":      true,
-				"completionProvider": map[string]any{"triggerCharacters": []string{":", " ", "[", ",", "-"}},
-				"definitionProvider": true,
-				"referencesProvider": true,
-				"codeActionProvider": map[string]any{"codeActionKinds": []string{"quickfix"}},
-				"codeLensProvider":   map[string]any{"resolveProvider": false},
-			},
-			"serverInfo": map[string]any{"name": "ka2"},
-		}, nil
+		return s.initialize(p)
 	case "$/cancelRequest":
 		var p struct {
 			ID json.RawMessage `json:"id"`
@@ -465,68 +432,20 @@ func (s *Server) handle(ctx context.Context, m *message) (any, *rpcError) {
 	case "$/setTrace", "workspace/didChangeConfiguration":
 		return nil, nil
 	case "workspace/didChangeWatchedFiles":
-		var p didChangeWatchedFilesParams
-		if err := json.Unmarshal(m.Params, &p); err != nil {
-			return nil, invalidParams(err)
-		}
-		s.filesChanged(ctx, p.Changes)
-		return nil, nil
+		return notice(m.Params, func(p didChangeWatchedFilesParams) { s.filesChanged(ctx, p.Changes) })
 	case "shutdown":
 		s.mu.Lock()
 		s.shutdown = true
 		s.mu.Unlock()
 		return nil, nil
 	case "textDocument/didOpen":
-		var p didOpenParams
-		if err := json.Unmarshal(m.Params, &p); err != nil {
-			return nil, invalidParams(err)
-		}
-		if rel, ok := s.relPath(p.TextDocument.URI); ok {
-			s.mu.Lock()
-			s.docs[rel] = p.TextDocument.Text
-			s.bump(rel)
-			s.mu.Unlock()
-			s.refresh(ctx)
-		}
-		return nil, nil
+		return notice(m.Params, func(p didOpenParams) { s.didOpen(ctx, p) })
 	case "textDocument/didChange":
-		var p didChangeParams
-		if err := json.Unmarshal(m.Params, &p); err != nil {
-			return nil, invalidParams(err)
-		}
-		rel, ok := s.relPath(p.TextDocument.URI)
-		if !ok || len(p.ContentChanges) == 0 {
-			return nil, nil
-		}
-		s.mu.Lock()
-		// Full sync: the last change holds the whole text.
-		s.docs[rel] = p.ContentChanges[len(p.ContentChanges)-1].Text
-		s.bump(rel)
-		s.mu.Unlock()
-		s.schedule(ctx)
-		return nil, nil
+		return notice(m.Params, func(p didChangeParams) { s.didChange(ctx, p) })
 	case "textDocument/didSave":
-		var p didSaveParams
-		if err := json.Unmarshal(m.Params, &p); err != nil {
-			return nil, invalidParams(err)
-		}
-		s.saved(ctx, p.TextDocument.URI, p.Text)
-		return nil, nil
+		return notice(m.Params, func(p didSaveParams) { s.saved(ctx, p.TextDocument.URI, p.Text) })
 	case "textDocument/didClose":
-		var p didSaveParams
-		if err := json.Unmarshal(m.Params, &p); err != nil {
-			return nil, invalidParams(err)
-		}
-		if rel, ok := s.relPath(p.TextDocument.URI); ok {
-			s.mu.Lock()
-			delete(s.docs, rel)
-			delete(s.revs, rel)
-			delete(s.impacts, rel)
-			delete(s.dirty, rel)
-			s.mu.Unlock()
-			s.refresh(ctx)
-		}
-		return nil, nil
+		return notice(m.Params, func(p didSaveParams) { s.didClose(ctx, p) })
 	case "textDocument/hover":
 		s.checkDisk(ctx)
 		return answer(m.Params, func(p positionParams) any { return s.hover(ctx, p) })
@@ -547,6 +466,97 @@ func (s *Server) handle(ctx context.Context, m *message) (any, *rpcError) {
 		return nil, nil // unknown notifications are ignored
 	}
 	return nil, &rpcError{Code: codeMethodNotFound, Message: "method not supported: " + m.Method}
+}
+
+// notice decodes a notification's params and handles it with f; a
+// notification has no result.
+func notice[P any](params json.RawMessage, f func(P)) (any, *rpcError) {
+	var p P
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, invalidParams(err)
+	}
+	f(p)
+	return nil, nil
+}
+
+// initialize resolves the settings the client's initialize asks for and
+// answers with the server's capabilities.
+func (s *Server) initialize(p initializeParams) (any, *rpcError) {
+	st, err := resolveSettings(p, s.trust())
+	for _, sk := range st.skipped {
+		s.logSkipped(sk)
+	}
+	if bad := (badProject{}); errors.As(err, &bad) {
+		err = fmt.Errorf("%w (fix %s and restart the language server)", bad.error, project.FileName)
+	}
+	if err != nil {
+		return nil, invalidParams(err)
+	}
+	disk := st.stamps()
+	s.mu.Lock()
+	s.params, s.settings, s.initialized = p, st, true
+	s.lensRefresh = p.Capabilities.Workspace.CodeLens.RefreshSupport
+	s.canWatch = p.Capabilities.Workspace.DidChangeWatchedFiles.DynamicRegistration
+	s.relGlobs = p.Capabilities.Workspace.DidChangeWatchedFiles.RelativePatternSupport
+	s.disk = disk
+	s.mu.Unlock()
+	s.logf("corpus %s", st.Corpus)
+	if st.Project != "" {
+		s.logf("project file %s", st.Project)
+	}
+	return map[string]any{
+		"capabilities": map[string]any{
+			"textDocumentSync":   map[string]any{"openClose": true, "change": syncFull, "save": map[string]any{"includeText": true}},
+			"hoverProvider":      true,
+			"completionProvider": map[string]any{"triggerCharacters": []string{":", " ", "[", ",", "-"}},
+			"definitionProvider": true,
+			"referencesProvider": true,
+			"codeActionProvider": map[string]any{"codeActionKinds": []string{"quickfix"}},
+			"codeLensProvider":   map[string]any{"resolveProvider": false},
+		},
+		"serverInfo": map[string]any{"name": "ka2"},
+	}, nil
+}
+
+// didOpen keeps an opened document's text, in place of the file's, and
+// lints again.
+func (s *Server) didOpen(ctx context.Context, p didOpenParams) {
+	if rel, ok := s.relPath(p.TextDocument.URI); ok {
+		s.mu.Lock()
+		s.docs[rel] = p.TextDocument.Text
+		s.bump(rel)
+		s.mu.Unlock()
+		s.refresh(ctx)
+	}
+}
+
+// didChange keeps a changed document's text and lints after the
+// debounce delay.
+func (s *Server) didChange(ctx context.Context, p didChangeParams) {
+	rel, ok := s.relPath(p.TextDocument.URI)
+	if !ok || len(p.ContentChanges) == 0 {
+		return
+	}
+	s.mu.Lock()
+	// Full sync: the last change holds the whole text.
+	s.docs[rel] = p.ContentChanges[len(p.ContentChanges)-1].Text
+	s.bump(rel)
+	s.mu.Unlock()
+	s.schedule(ctx)
+}
+
+// didClose forgets a closed document (the file on disk counts again) and
+// lints again.
+func (s *Server) didClose(ctx context.Context, p didSaveParams) {
+	if rel, ok := s.relPath(p.TextDocument.URI); ok {
+		s.mu.Lock()
+		delete(s.docs, rel)
+		delete(s.revs, rel)
+		delete(s.impacts, rel)
+		delete(s.dirty, rel)
+		s.mu.Unlock()
+		s.refresh(ctx)
+	}
 }
 
 // schedule lints after the debounce delay, restarting it on each change.
