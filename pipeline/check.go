@@ -39,6 +39,14 @@ func (p *provider) owner() string {
 // check runs the checks that need the whole file: the flow's stage names,
 // the endpoints along it, and the compatibility of every hand-off.
 func (ps *parser) check() {
+	dup := ps.checkFlowNames()
+	ps.checkHandOffs(dup)
+}
+
+// checkFlowNames reports a flow step naming no stage, a stage named twice
+// (the index of each repeat is in the result) and a stage the flow never
+// runs.
+func (ps *parser) checkFlowNames() map[int]bool {
 	p := ps.p
 	inFlow := map[string]FlowStep{}
 	dup := map[int]bool{}
@@ -65,72 +73,103 @@ func (ps *parser) check() {
 				"stage '%s' is declared but the flow never runs it", name)
 		}
 	}
+	return dup
+}
 
+// handOff is what the walk along the flow knows before a stage: the run's
+// input, what "upstream" means for it (nil: unknown, check nothing that
+// depends on it), the stage before when known, and who wrote each shared
+// slot.
+type handOff struct {
+	input    *provider
+	upstream *provider
+	prev     *Stage
+	writers  map[string]*provider
+}
+
+// checkHandOffs walks the flow, skipping the steps dup marks, and checks
+// that each stage's source is there and its input compatible with what
+// the source wrote.
+func (ps *parser) checkHandOffs(dup map[int]bool) {
+	p := ps.p
 	input := &provider{name: InputStage, schema: p.RunInputSchema(), declared: true}
 	if input.schema != TextInput && input.schema != "" && p.Protocols[input.schema] == nil {
 		input.unknown = true
 	}
-	var upstream *provider = input // what "upstream" means for the next stage
-	var prev *Stage                // the stage before, when known
-	writers := map[string]*provider{}
+	h := &handOff{input: input, upstream: input, writers: map[string]*provider{}}
 	for i, step := range p.Flow {
 		st := p.Stages[step.Stage]
 		if st == nil || dup[i] {
-			upstream, prev = nil, nil // unknown: check nothing that depends on it
+			h.upstream, h.prev = nil, nil
 			continue
 		}
-		var from *provider
-		src := st.source()
-		srcPos := step.Pos
-		if st.Context != nil && st.Context.SourcePos.Line > 0 {
-			srcPos = st.Context.SourcePos
-		}
-		switch src.Kind {
-		case "": // invalid, reported as C-006
-		case Upstream:
-			if prev != nil && prev.sink().Kind != Downstream {
-				ps.noUpstream(prev, st, srcPos)
-			}
-			from = upstream
-		case Fresh:
-			from = input
-		case Shared:
-			from = writers[src.Name]
-			if from == nil {
-				hint := fmt.Sprintf("Set sink: %s on a stage that runs before '%s', or read another source", src, st.Name)
-				ps.errorf(CodeSharedUnwritten, srcPos, hint,
-					"stage '%s' reads %s, which no earlier stage writes", st.Name, src)
-			}
-		}
+		from := ps.sourceOf(h, st, step)
 		if from != nil {
 			ps.compatible(from, st, step.Pos)
 		}
-		_, outSchema := st.schemas(p.def)
-		out := &provider{name: st.Name, schema: outSchema, declared: st.Context != nil || builtinRunner(st.Uses)}
-		if (out.schema != "" && p.Protocols[out.schema] == nil) || (st.Uses != "" && !builtinRunner(st.Uses)) {
-			out.unknown = true
-		}
-		if st.Uses == UsesGrade {
-			// ka2.grade passes its input text on unchanged: it writes
-			// what its source wrote.
-			out = &provider{name: st.Name, unknown: true}
-			if from != nil {
-				out = &provider{name: st.Name, schema: from.schema, declared: from.declared, unknown: from.unknown, writer: from.owner()}
-			}
-		}
-		prev = st
+		out := ps.outputOf(st, from)
+		h.prev = st
 		switch sink := st.sink(); sink.Kind {
 		case Downstream:
-			upstream = out
+			h.upstream = out
 		case Shared:
-			writers[sink.Name] = &provider{name: out.name, schema: out.schema, via: sink.String(), declared: out.declared, unknown: out.unknown, writer: out.writer}
-			upstream = nil
+			h.writers[sink.Name] = &provider{name: out.name, schema: out.schema, via: sink.String(), declared: out.declared, unknown: out.unknown, writer: out.writer}
+			h.upstream = nil
 		case Discard:
-			upstream = nil
+			h.upstream = nil
 		default: // invalid, reported as C-006: check nothing after it
-			upstream, prev = nil, nil
+			h.upstream, h.prev = nil, nil
 		}
 	}
+}
+
+// sourceOf is what stage st of flow step step reads, nil when unknown;
+// it reports reading upstream after a stage that sends elsewhere, and
+// reading a shared slot no earlier stage writes.
+func (ps *parser) sourceOf(h *handOff, st *Stage, step FlowStep) *provider {
+	src := st.source()
+	srcPos := step.Pos
+	if st.Context != nil && st.Context.SourcePos.Line > 0 {
+		srcPos = st.Context.SourcePos
+	}
+	switch src.Kind {
+	case Upstream:
+		if h.prev != nil && h.prev.sink().Kind != Downstream {
+			ps.noUpstream(h.prev, st, srcPos)
+		}
+		return h.upstream
+	case Fresh:
+		return h.input
+	case Shared:
+		from := h.writers[src.Name]
+		if from == nil {
+			hint := fmt.Sprintf("Set sink: %s on a stage that runs before '%s', or read another source", src, st.Name)
+			ps.errorf(CodeSharedUnwritten, srcPos, hint,
+				"stage '%s' reads %s, which no earlier stage writes", st.Name, src)
+		}
+		return from
+	}
+	return nil // "": invalid, reported as C-006
+}
+
+// outputOf is what stage st writes, given what it read (from, nil when
+// unknown).
+func (ps *parser) outputOf(st *Stage, from *provider) *provider {
+	p := ps.p
+	_, outSchema := st.schemas(p.def)
+	out := &provider{name: st.Name, schema: outSchema, declared: st.Context != nil || builtinRunner(st.Uses)}
+	if (out.schema != "" && p.Protocols[out.schema] == nil) || (st.Uses != "" && !builtinRunner(st.Uses)) {
+		out.unknown = true
+	}
+	if st.Uses == UsesGrade {
+		// ka2.grade passes its input text on unchanged: it writes
+		// what its source wrote.
+		out = &provider{name: st.Name, unknown: true}
+		if from != nil {
+			out = &provider{name: st.Name, schema: from.schema, declared: from.declared, unknown: from.unknown, writer: from.owner()}
+		}
+	}
+	return out
 }
 
 // noUpstream reports a stage reading upstream after a stage that sends its
