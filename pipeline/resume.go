@@ -217,68 +217,102 @@ func (e *SnapshotError) Is(target error) bool { return target == ErrBadSnapshot 
 // to st's output schema and limits. A run writes snapshots that pass;
 // one that does not was edited.
 func (r *runner) consistent(st *Stage, prev, now *Snapshot, outSchema string) error {
-	bad := func(format string, args ...any) error {
-		return &SnapshotError{Stage: st.Name, Err: fmt.Errorf(format, args...)}
+	for _, check := range []func() error{
+		func() error { return recordsItsDefinition(st, prev, now) },
+		func() error { return ranItsHooks(prev) },
+		func() error { return handsOnWhatItInherited(st, prev) },
+		func() error { return r.keepsToItsOutput(st, prev, outSchema) },
+	} {
+		if err := check(); err != nil {
+			return &SnapshotError{Stage: st.Name, Err: err}
+		}
 	}
+	return nil
+}
+
+// recordsItsDefinition checks that prev records the definition its
+// digest names, now's runner and sink, and a context for st that is the
+// one its input digest names.
+func recordsItsDefinition(st *Stage, prev, now *Snapshot) error {
 	switch {
 	case prev.Definition == nil || digestJSON(prev.Definition) != prev.Digests.Definition:
-		return bad("records a definition that is not the one its definition digest names")
+		return errors.New("records a definition that is not the one its definition digest names")
 	case prev.Context == nil:
-		return bad("records no context")
+		return errors.New("records no context")
 	case prev.Runner != now.Runner || !slices.Equal(prev.Exec, now.Exec):
-		return bad("records runner %s %q, not its definition's %s %q", prev.Runner, prev.Exec, now.Runner, now.Exec)
+		return fmt.Errorf("records runner %s %q, not its definition's %s %q", prev.Runner, prev.Exec, now.Runner, now.Exec)
 	case prev.Sink != now.Sink:
-		return bad("records sink %s, not its definition's %s", prev.Sink, now.Sink)
+		return fmt.Errorf("records sink %s, not its definition's %s", prev.Sink, now.Sink)
 	case prev.Context.Stage != st.Name:
-		return bad("records the context of stage '%s'", prev.Context.Stage)
+		return fmt.Errorf("records the context of stage '%s'", prev.Context.Stage)
 	}
 	sc := copyContext(prev.Context)
 	if !withoutBeforeHooks(prev, &sc) {
-		return bad("records a context that is not the one its input digest names")
+		return errors.New("records a context that is not the one its input digest names")
 	}
+	return nil
+}
+
+// ranItsHooks checks that prev records one run of each hook of its
+// definition, in order, each exiting 0.
+func ranItsHooks(prev *Snapshot) error {
 	hooks := slices.Concat(prev.Definition.Before, prev.Definition.After)
 	if len(prev.Hooks) != len(hooks) {
-		return bad("completed, but records %d hook run(s) where its definition has %d hook(s)", len(prev.Hooks), len(hooks))
+		return fmt.Errorf("completed, but records %d hook run(s) where its definition has %d hook(s)", len(prev.Hooks), len(hooks))
 	}
 	for i, h := range prev.Hooks {
 		if !slices.Equal(h.Exec, hooks[i]) || h.ExitCode != 0 {
-			return bad("completed, but records hook %s (%s) exiting with status %d", h.Hook, strings.Join(h.Exec, " "), h.ExitCode)
+			return fmt.Errorf("completed, but records hook %s (%s) exiting with status %d", h.Hook, strings.Join(h.Exec, " "), h.ExitCode)
 		}
 	}
+	return nil
+}
+
+// handsOnWhatItInherited checks that prev's messages and tool results
+// start with those it was handed, that it hands on every artifact it
+// inherited unchanged (unless st owns it), and holds no checker's
+// artifact unless st is that checker.
+func handsOnWhatItInherited(st *Stage, prev *Snapshot) error {
 	c := prev.Context
 	if len(prev.Messages) < len(c.Messages) || !slices.Equal(prev.Messages[:len(c.Messages)], c.Messages) {
-		return bad("hands on messages that do not start with the ones it was handed")
+		return errors.New("hands on messages that do not start with the ones it was handed")
 	}
 	if len(prev.ToolResults) < len(c.ToolResults) || !slices.EqualFunc(prev.ToolResults[:len(c.ToolResults)], c.ToolResults, func(a, b ToolResult) bool {
 		return a.Tool == b.Tool && bytes.Equal(compactJSON(a.Content), compactJSON(b.Content))
 	}) {
-		return bad("hands on tool results that do not start with the ones it was handed")
+		return errors.New("hands on tool results that do not start with the ones it was handed")
 	}
 	for _, name := range slices.Sorted(maps.Keys(prev.Artifacts)) {
 		v := compactJSON(prev.Artifacts[name])
 		inherited, ok := c.Artifacts[name]
 		switch {
 		case ok && !bytes.Equal(v, compactJSON(inherited)) && !st.owns(name):
-			return bad("hands on artifact '%s' other than the one it inherited, which wins", name)
+			return fmt.Errorf("hands on artifact '%s' other than the one it inherited, which wins", name)
 		case !ok && checkerArtifacts[name] != "" && !st.owns(name):
-			return bad("holds artifact '%s', which only a %s stage writes", name, checkerArtifacts[name])
+			return fmt.Errorf("holds artifact '%s', which only a %s stage writes", name, checkerArtifacts[name])
 		}
 	}
 	for name := range c.Artifacts {
 		if _, ok := prev.Artifacts[name]; !ok {
-			return bad("does not hand on artifact '%s', which it inherited", name)
+			return fmt.Errorf("does not hand on artifact '%s', which it inherited", name)
 		}
 	}
+	return nil
+}
+
+// keepsToItsOutput checks that prev records st's output schema, and an
+// output text that keeps to it and to st's limits.
+func (r *runner) keepsToItsOutput(st *Stage, prev *Snapshot, outSchema string) error {
 	if prev.OutputSchema != outSchema {
-		return bad("records output_schema '%s', not its definition's '%s'", prev.OutputSchema, outSchema)
+		return fmt.Errorf("records output_schema '%s', not its definition's '%s'", prev.OutputSchema, outSchema)
 	}
 	if outSchema != "" {
 		if err := r.p.Protocols.Validate(outSchema, []byte(prev.OutputText)); err != nil {
-			return bad("completed, but its output text breaks output_schema '%s': %v", outSchema, err)
+			return fmt.Errorf("completed, but its output text breaks output_schema '%s': %v", outSchema, err)
 		}
 	}
 	if err := r.checkLimits(st, prev.OutputText); err != nil {
-		return bad("completed, but %v", errors.Unwrap(err))
+		return fmt.Errorf("completed, but %v", errors.Unwrap(err))
 	}
 	return nil
 }
