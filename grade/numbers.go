@@ -233,17 +233,10 @@ func arabicNumber(s string, start, end int) (number, bool) {
 	text := s[start:end]
 	unit := currencyBefore(before)
 	glued := unit != "" && !strings.HasSuffix(before, " ")
-	if prev := lastRune(before); isASCIILetter(prev) && !glued {
-		return number{}, false // v2, travel-v1's 1
+	if partOfNameBefore(before, glued) {
+		return number{}, false
 	}
-	if strings.HasSuffix(before, "-") && isASCIILetter(lastRune(before[:len(before)-1])) {
-		return number{}, false
-	}
-	if strings.HasSuffix(before, ".") && len(before) > 1 && unicode.IsDigit(lastRune(before[:len(before)-1])) {
-		return number{}, false // the 3 of 1.2.3
-	}
-	mult := int64(1)
-	spanEnd := end
+	mult, spanEnd := int64(1), end
 	if r := firstRune(after); r != utf8.RuneError {
 		suffix := string(r)
 		if f, ok := multipliers[suffix]; ok && (r >= utf8.RuneSelf || !isASCIILetter(firstRune(after[len(suffix):]))) {
@@ -251,24 +244,14 @@ func arabicNumber(s string, start, end int) (number, bool) {
 			after = after[len(suffix):]
 		}
 	}
-	if c, _ := currencyAt(strings.TrimLeft(after, " ")); c != "" && unit == "" {
-		unit = c
-	} else if isASCIILetter(firstRune(after)) {
-		for _, o := range ordinals {
-			if strings.HasPrefix(strings.ToLower(after), o) {
-				return number{}, false
-			}
-		}
-		if c == "" {
-			return number{}, false // 12B, 5x: part of a name
-		}
+	unit, ok := unitAfter(after, unit)
+	if !ok {
+		return number{}, false
 	}
 	if strings.HasPrefix(after, "%") {
 		unit, spanEnd = "%", spanEnd+1
 	}
-	line := before[strings.LastIndexByte(before, '\n')+1:]
-	if strings.TrimSpace(line) == "" && (after == "." || after == ")" || strings.HasPrefix(after, ". ") || strings.HasPrefix(after, ") ") ||
-		strings.HasPrefix(after, ".\n") || strings.HasPrefix(after, ")\n")) {
+	if listMarker(before, after) {
 		return number{}, false
 	}
 	v := scaled(strings.ReplaceAll(text, ",", ""), mult)
@@ -279,6 +262,50 @@ func arabicNumber(s string, start, end int) (number, bool) {
 	}
 	n.Year = unit == "" && mult == 1 && len(text) == 4 && !strings.Contains(text, ".") && text >= "1900" && text < "2200"
 	return n, true
+}
+
+// partOfNameBefore reports whether what is written before digits makes
+// them part of a name or code: a letter (v2, travel-v1's 1) unless it is
+// a currency glued to them, a letter and a dash, or a digit and a
+// dot (the 3 of 1.2.3).
+func partOfNameBefore(before string, glued bool) bool {
+	if prev := lastRune(before); isASCIILetter(prev) && !glued {
+		return true
+	}
+	if strings.HasSuffix(before, "-") && isASCIILetter(lastRune(before[:len(before)-1])) {
+		return true
+	}
+	return strings.HasSuffix(before, ".") && len(before) > 1 && unicode.IsDigit(lastRune(before[:len(before)-1]))
+}
+
+// unitAfter is a number's unit given what follows its digits (and
+// multiplier): a currency written after them when none came before, else
+// unit. It reports false when a letter follows that makes the number an
+// ordinal (1st) or part of a name (12B, 5x).
+func unitAfter(after, unit string) (string, bool) {
+	c, _ := currencyAt(strings.TrimLeft(after, " "))
+	if c != "" && unit == "" {
+		return c, true
+	}
+	if isASCIILetter(firstRune(after)) {
+		for _, o := range ordinals {
+			if strings.HasPrefix(strings.ToLower(after), o) {
+				return "", false
+			}
+		}
+		if c == "" {
+			return "", false
+		}
+	}
+	return unit, true
+}
+
+// listMarker reports whether digits alone at the start of a line, with
+// "." or ")" after them, number a list item rather than state an amount.
+func listMarker(before, after string) bool {
+	line := before[strings.LastIndexByte(before, '\n')+1:]
+	return strings.TrimSpace(line) == "" && (after == "." || after == ")" || strings.HasPrefix(after, ". ") || strings.HasPrefix(after, ") ") ||
+		strings.HasPrefix(after, ".\n") || strings.HasPrefix(after, ")\n"))
 }
 
 // currencyText is the currency written at the end of s, as written.
