@@ -232,3 +232,40 @@ func TestOneCorpusOpener(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestMarkupThroughHTMLTemplate: HTML and SVG are drawn through
+// html/template, which escapes each value for where it lands (text, an
+// attribute, a URL); markup built as strings has to remember to escape
+// each value by hand, and one report page that forgot ran a script. So no
+// product file, commands included, imports package html (EscapeString)
+// or text/template (no escaping at all).
+func TestMarkupThroughHTMLTemplate(t *testing.T) {
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != "." && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		af, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, imp := range af.Imports {
+			if p, _ := strconv.Unquote(imp.Path.Value); p == "html" || p == "text/template" {
+				t.Errorf("%s: imports %s; draw HTML and SVG with html/template", fset.Position(imp.Pos()), p)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
