@@ -199,4 +199,11 @@ cases:
 	if _, err := bad.Run(context.Background()); !errors.As(err, &se) || se.Setting != eval.SettingJobs {
 		t.Errorf("Run() with jobs 0 = %v, want the *eval.SettingError for jobs", err)
 	}
+
+	// So does a spec that names no generator.
+	none := spec
+	none.Paths, none.Generator = bad.Paths, nil
+	if _, err := none.Run(context.Background()); err == nil || err.Error() != "eval: no generator" {
+		t.Errorf("Run() without a generator = %v, want \"eval: no generator\"", err)
+	}
 }
