@@ -75,7 +75,7 @@ func TestParseMinPass(t *testing.T) {
 		{in: "1.5", wantErr: `invalid value "1.5" for the min_pass setting: want a rate from 0 to 1`},
 		{in: "hostile=-0.1", wantErr: `invalid value "-0.1" for the min_pass setting: want a rate from 0 to 1`},
 		{in: "half", wantErr: `invalid value "half" for the min_pass setting: want a rate from 0 to 1`},
-		{in: "sideways=1", wantErr: `the min_pass setting: unknown condition "sideways": use base, position, position:start, position:middle, position:end, no-example, hostile, duplicate or missing`},
+		{in: "sideways=1", wantErr: `the min_pass setting: unknown condition "sideways": use base, position, position:start, position:middle, position:end, no_example, hostile, duplicate or missing`},
 	}
 	for _, tt := range tests {
 		got, err := eval.ParseMinPass(tt.in)

@@ -190,7 +190,7 @@ func TestFindConfig(t *testing.T) {
 		{dir: "repo", wantPath: "repo/.ka2lint.yaml", wantBase: "."},
 		{dir: "repo/policies/own", wantPath: "repo/policies/own/.ka2lint.yaml", wantBase: "."},
 		{dir: "other/policies"},
-		{dir: "broken/policies", wantErr: `broken/.ka2lint.yaml:1:9: unknown rule "nope"; use a rule ID as ka2 lint prints it in brackets, e.g. instruction-text`},
+		{dir: "broken/policies", wantErr: `broken/.ka2lint.yaml:1:9: unknown rule "nope"; use a rule ID as ka2 lint prints it in brackets, e.g. instruction_text`},
 		// The file's name once: the read error names it already.
 		{dir: "odd/policies", wantErr: "read odd/.ka2lint.yaml: it is a folder, not a regular file; ka2 reads only regular files"},
 	}
