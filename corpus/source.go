@@ -86,7 +86,7 @@ func (s *Source) Quote(r Range) (string, error) {
 	return strings.Join(s.Lines[r.Start-1:r.End], "\n"), nil
 }
 
-// Known front matter keys, in the order the README documents them.
+// Known front matter keys, in the order docs/corpus.md documents them.
 var knownKeys = knownKeyArray[:]
 
 var knownKeyArray = [...]string{"source_id", "version", "subjects", "subject", "valid_from", "valid_until", "supersedes", "lang", "unit", "cite", "role"}

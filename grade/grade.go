@@ -20,8 +20,8 @@ import (
 // never on details.
 type Kind string
 
-// The finding kinds, with what each rule can and cannot see. The README's
-// grade section lists them with what grade does not check.
+// The finding kinds, with what each rule can and cannot see.
+// docs/eval-grade.md lists them with what grade does not check.
 const (
 	// EmptyAnswer: the answer has no text besides white space and
 	// citations. Even a refusal must say that it refuses.

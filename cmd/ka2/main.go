@@ -1,5 +1,5 @@
 // Command ka2 selects effective-date evidence and builds budgeted context
-// contracts. See the README for the commands and their exit codes.
+// contracts. See the README and docs/ for the commands and their exit codes.
 package main
 
 import (

@@ -7,6 +7,6 @@
 // variable is set: then a missing browser fails them. KA2_CHROMIUM names
 // the browser binary; KA2_SCREENSHOTS the folder screenshots go to
 // (default: a temporary folder, named in the test log). With
-// GOLDIE_UPDATE set, the README's timeline screenshots under docs/ are
+// GOLDIE_UPDATE set, docs/timeline.md's screenshots under docs/ are
 // written again.
 package browsertest

@@ -57,7 +57,7 @@ const (
 )
 
 // ExitCode is a process exit status of ka2. Each code has one meaning;
-// the README's exit code table lists the same ones.
+// docs/exit-codes.md lists the same ones.
 type ExitCode int
 
 // The exit codes.

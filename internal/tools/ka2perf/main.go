@@ -1,7 +1,7 @@
 // Command ka2perf measures ka2 at scale: it writes generated corpora,
 // times loading them and the resident memory that takes, times contracts
 // built in process, and drives `ka2 serve` over loopback while the corpus
-// changes every second. The README's performance table comes from it.
+// changes every second. docs/performance.md's table comes from it.
 //
 //	go run ./internal/tools/ka2perf gen   -n 100000 -dir /tmp/c100k
 //	go run ./internal/tools/ka2perf load  -dir /tmp/c100k

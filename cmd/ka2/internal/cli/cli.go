@@ -22,8 +22,8 @@ import (
 	"github.com/ka2/ka2/internal/errkind"
 )
 
-// Exit codes, from the one table in errkind. They are documented in the
-// README and never change meaning.
+// Exit codes, from the one table in errkind. They are documented in
+// docs/exit-codes.md and never change meaning.
 const (
 	ExitOK          = int(errkind.ExitOK)          // success
 	ExitProblems    = int(errkind.ExitProblems)    // a check ran and found problems

@@ -42,7 +42,7 @@ ways or in the other form (form), cite ranges out of order or missing
 (cite_order, cite_missing), sources missing, extra or out of order
 (selection_missing, selection_extra, selection_order), and a quote, version,
 validity or unit that is not the source's. It lists every problem and exits
-1 if there is any; the README lists every problem code.
+1 if there is any; docs/contract.md lists every problem code.
 
 Records that do not quote the corpus are checked as far as they can be and
 noted ("note: … not_in_corpus"), which is not a problem: promoted tool output
