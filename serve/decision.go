@@ -511,10 +511,8 @@ func (s *Server) beginDecision(w http.ResponseWriter, r *http.Request, rt *route
 		return w, id
 	}
 	dw := &decisionWriter{ResponseWriter: w, requests: s.cfg.DecisionLog.requests, answer: sha256.New(),
-		d: Decision{ID: id, Time: s.now(), Endpoint: rt.name, Query: r.URL.RawQuery}}
-	if snap != nil {
-		dw.d.Corpus = DecisionCorpus{Digest: snap.Digest(), Generation: snap.Generation, Revision: snap.Revision}
-	}
+		d: Decision{ID: id, Time: s.now(), Endpoint: rt.name, Query: r.URL.RawQuery,
+			Corpus: DecisionCorpus{Digest: snap.Digest(), Generation: snap.Generation, Revision: snap.Revision}}}
 	return dw, id
 }
 

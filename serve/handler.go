@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -44,59 +45,142 @@ const QuestionDatesHeader = "Ka2-Question-Dates-Outside-Scope"
 // is told to wait before it retries.
 const retryAfter = "1"
 
-// route is one endpoint: its metric label, methods and handler. A handler
-// writes the whole response and returns its status code.
+// route is one endpoint: its metric label, method, path and handler. A
+// handler writes the whole response and returns its status code.
 type route struct {
 	name   string
 	method string
+	path   string
 	serve  func(w http.ResponseWriter, r *http.Request, snap *Snapshot) int
 	// limited routes count against Config.MaxInFlight: the API, whose
 	// bodies and builds cost memory and CPU. Probes and scrapes do not, so
 	// that they answer while the API is saturated.
 	limited bool
 	latency prometheus.Observer
+	srv     *Server
 }
 
-// routes makes the handler of every endpoint.
+// pattern is the route's ServeMux pattern: a path ending in a slash
+// names that path alone, not the tree below it.
+func (rt *route) pattern() string {
+	p := rt.method + " " + rt.path
+	if strings.HasSuffix(p, "/") {
+		p += "{$}"
+	}
+	return p
+}
+
+// ServeHTTP answers r as the route's endpoint.
+func (rt *route) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rt.srv.exchange(w, r, rt, time.Now(), rt.serve, rt.limited)
+}
+
+// routes makes the handler of every endpoint: a ServeMux of method
+// patterns (a GET pattern answers HEAD too) whose own answers (404, 405
+// with Allow, the redirect of an uncleaned path) are worded by ka2.
 func (s *Server) routes() http.Handler {
-	table := map[string]*route{
-		"/v1/contract":  {name: "contract", method: http.MethodPost, serve: s.serveContract, limited: true},
-		"/v1/select":    {name: "select", method: http.MethodGet, serve: s.serveSelect, limited: true},
-		"/v1/show":      {name: "show", method: http.MethodGet, serve: s.serveShow, limited: true},
-		"/v1/verify":    {name: "verify", method: http.MethodPost, serve: s.serveVerify, limited: true},
-		"/v1/grade":     {name: "grade", method: http.MethodPost, serve: s.serveGrade, limited: true},
-		"/v1/render":    {name: "render", method: http.MethodPost, serve: s.serveRender, limited: true},
-		"/openapi.json": {name: "openapi", method: http.MethodGet, serve: s.serveOpenAPI},
-		"/healthz":      {name: "healthz", method: http.MethodGet, serve: s.serveHealthz},
-		"/readyz":       {name: "readyz", method: http.MethodGet, serve: s.serveReadyz},
-		"/metrics":      {name: "metrics", method: http.MethodGet, serve: s.serveMetrics},
+	table := []*route{
+		{name: "contract", method: http.MethodPost, path: "/v1/contract", serve: s.serveContract, limited: true},
+		{name: "select", method: http.MethodGet, path: "/v1/select", serve: s.serveSelect, limited: true},
+		{name: "show", method: http.MethodGet, path: "/v1/show", serve: s.serveShow, limited: true},
+		{name: "verify", method: http.MethodPost, path: "/v1/verify", serve: s.serveVerify, limited: true},
+		{name: "grade", method: http.MethodPost, path: "/v1/grade", serve: s.serveGrade, limited: true},
+		{name: "render", method: http.MethodPost, path: "/v1/render", serve: s.serveRender, limited: true},
+		{name: "openapi", method: http.MethodGet, path: "/openapi.json", serve: s.serveOpenAPI},
+		{name: "healthz", method: http.MethodGet, path: "/healthz", serve: s.serveHealthz},
+		{name: "readyz", method: http.MethodGet, path: "/readyz", serve: s.serveReadyz},
+		{name: "metrics", method: http.MethodGet, path: "/metrics", serve: s.serveMetrics},
 	}
-	s.uiRoutes(table)
-	for _, rt := range table {
+	table = append(table, s.uiRoutes()...)
+	mux := http.NewServeMux()
+	byPath := make(map[string]*route, len(table))
+	endpoints := make([]string, len(table))
+	for i, rt := range table {
+		rt.srv = s
 		rt.latency = s.metrics.latency.WithLabelValues(rt.name)
+		mux.Handle(rt.pattern(), rt)
+		byPath[rt.path] = rt
+		endpoints[i] = rt.method + " " + rt.path
 	}
-	other := &route{name: "other", latency: s.metrics.latency.WithLabelValues("other")}
+	notFound := "; the endpoints are " + strings.Join(endpoints, ", ")
+	other := &route{name: "other", srv: s, latency: s.metrics.latency.WithLabelValues("other")}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		snap := s.snap.Load()
-		rt := table[r.URL.Path]
-		if rt == nil {
-			rt = other
+		h, _ := mux.Handler(r)
+		if rt, ok := h.(*route); ok {
+			rt.ServeHTTP(w, r)
+			return
 		}
-		var decision string
-		if decides[rt.name] {
-			w, decision = s.beginDecision(w, r, rt, snap)
-		}
-		code := s.dispatch(w, r, rt, snap)
-		if decision != "" {
-			s.finishDecision(r.Context(), w, decision, rt, code)
-		}
-		s.metrics.request(rt, code, time.Since(start).Seconds())
+		s.muxAnswer(w, r, h, byPath, other, notFound)
 	})
 }
 
-// dispatch runs the route, turning a panic into a 500 response.
-func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, rt *route, snap *Snapshot) (code int) {
+// muxAnswer answers a request no route takes, after the mux's own
+// handler h: a 405 of the route at that path (the mux's Allow kept), or
+// else a 404, both in ka2's error body. The mux would redirect a path it
+// cleans (//v1/contract, /v1/./select) to the cleaned one; an API answers
+// paths as written, so that is a 404 too, naming the path to use: a
+// redirect would answer outside the route, its admission and its
+// decision log, with a body that is no ka2 error.
+func (s *Server) muxAnswer(w http.ResponseWriter, r *http.Request, h http.Handler, byPath map[string]*route, other *route, endpoints string) {
+	start := time.Now()
+	rec := &muxRecorder{header: http.Header{}}
+	h.ServeHTTP(rec, r)
+	if rec.code == http.StatusMethodNotAllowed && byPath[r.URL.Path] != nil {
+		allow := rec.header.Get("Allow")
+		s.exchange(w, r, byPath[r.URL.Path], start, func(w http.ResponseWriter, r *http.Request, snap *Snapshot) int {
+			w.Header().Set("Allow", allow)
+			return writeError(w, snap, http.StatusMethodNotAllowed, errkind.Detail{Kind: string(errkind.MethodNotAllowed),
+				Message: fmt.Sprintf("%s %s: use %s", r.Method, r.URL.Path, strings.ReplaceAll(allow, ", ", " or "))})
+		}, false)
+		return
+	}
+	msg := "no endpoint " + r.URL.Path
+	if u, err := url.Parse(rec.header.Get("Location")); err == nil && byPath[u.Path] != nil {
+		msg += fmt.Sprintf(": paths are matched as written; use %s", u.Path)
+	} else {
+		msg += endpoints
+	}
+	s.exchange(w, r, other, start, func(w http.ResponseWriter, _ *http.Request, snap *Snapshot) int {
+		return writeError(w, snap, http.StatusNotFound, errkind.Detail{Kind: string(errkind.NotFound), Message: msg})
+	}, false)
+}
+
+// muxRecorder keeps the status and header of one of the mux's own
+// answers; ka2 words the body.
+type muxRecorder struct {
+	header http.Header
+	code   int
+}
+
+func (m *muxRecorder) Header() http.Header { return m.header }
+
+func (m *muxRecorder) WriteHeader(code int) {
+	if m.code == 0 {
+		m.code = code
+	}
+}
+
+func (m *muxRecorder) Write(b []byte) (int, error) { return len(b), nil }
+
+// exchange answers r with serve as route rt's answer, the one path of
+// every answer: its decision id and log line when rt decides, its
+// metrics, panic recovery and, when limited, admission.
+func (s *Server) exchange(w http.ResponseWriter, r *http.Request, rt *route, start time.Time, serve func(http.ResponseWriter, *http.Request, *Snapshot) int, limited bool) {
+	snap := s.snap.Load()
+	var decision string
+	if decides[rt.name] {
+		w, decision = s.beginDecision(w, r, rt, snap)
+	}
+	code := s.dispatch(w, r, rt, snap, serve, limited)
+	if decision != "" {
+		s.finishDecision(r.Context(), w, decision, rt, code)
+	}
+	s.metrics.request(rt, code, time.Since(start).Seconds())
+}
+
+// dispatch runs serve, after admission when limited, turning a panic into
+// a 500 response.
+func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, rt *route, snap *Snapshot, serve func(http.ResponseWriter, *http.Request, *Snapshot) int, limited bool) (code int) {
 	defer func() {
 		if v := recover(); v != nil {
 			if v == http.ErrAbortHandler {
@@ -106,19 +190,7 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, rt *route, sna
 			code = writeError(w, snap, http.StatusInternalServerError, errkind.Detail{Kind: string(errkind.Internal), Message: "internal error; the server log has the details"})
 		}
 	}()
-	if snap == nil {
-		return writeError(w, nil, http.StatusServiceUnavailable, errkind.Detail{Kind: string(errkind.Unavailable), Message: "no corpus is loaded yet"})
-	}
-	switch {
-	case rt.serve == nil:
-		return writeError(w, snap, http.StatusNotFound, errkind.Detail{Kind: string(errkind.NotFound),
-			Message: fmt.Sprintf("no endpoint %s; the endpoints are POST /v1/contract, GET /v1/select, GET /v1/show, POST /v1/verify, POST /v1/grade, POST /v1/render, GET /openapi.json, GET /healthz, GET /readyz, GET /metrics", r.URL.Path)})
-	case r.Method != rt.method && !(rt.method == http.MethodGet && r.Method == http.MethodHead):
-		w.Header().Set("Allow", rt.method)
-		return writeError(w, snap, http.StatusMethodNotAllowed, errkind.Detail{Kind: string(errkind.MethodNotAllowed),
-			Message: fmt.Sprintf("%s %s: use %s", r.Method, r.URL.Path, rt.method)})
-	}
-	if rt.limited {
+	if limited {
 		// Taken before the body is read: the bound is on memory as much
 		// as on CPU.
 		shed, waited, err := s.admit.acquire(r.Context(), s.hooks.queued)
@@ -144,14 +216,12 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, rt *route, sna
 			s.hooks.inHandler(rt.name)
 		}
 	}
-	return rt.serve(w, r, snap)
+	return serve(w, r, snap)
 }
 
-// setSnapshotHeaders names the snapshot a response comes from.
+// setSnapshotHeaders names the snapshot a response comes from (New
+// loads one before the handler exists, so there always is one).
 func setSnapshotHeaders(h http.Header, snap *Snapshot) {
-	if snap == nil {
-		return
-	}
 	v := snap.headers()
 	h[DigestHeader], h[GenerationHeader] = v[0:1:1], v[1:2:2]
 }

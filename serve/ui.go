@@ -25,29 +25,30 @@ var uiFiles embed.FS
 const ContentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
 	"base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
-// uiRoutes adds GET /v1/timeline and, when Config.UI is set, the preview
-// page (GET /) and its assets to table.
-func (s *Server) uiRoutes(table map[string]*route) {
-	table["/v1/timeline"] = &route{name: "timeline", method: http.MethodGet, serve: s.serveTimeline, limited: true}
+// uiRoutes are GET /v1/timeline and, when Config.UI is set, the preview
+// page (GET /) and its assets.
+func (s *Server) uiRoutes() []*route {
+	routes := []*route{{name: "timeline", method: http.MethodGet, path: "/v1/timeline", serve: s.serveTimeline, limited: true}}
 	if !s.cfg.UI {
-		return
+		return routes
 	}
-	for path, file := range map[string]struct{ name, ctype string }{
-		"/":           {"ui/index.html", "text/html; charset=utf-8"},
-		"/ui/app.css": {"ui/app.css", "text/css; charset=utf-8"},
-		"/ui/app.js":  {"ui/app.js", "text/javascript; charset=utf-8"},
+	for _, file := range []struct{ path, name, ctype string }{
+		{"/", "ui/index.html", "text/html; charset=utf-8"},
+		{"/ui/app.css", "ui/app.css", "text/css; charset=utf-8"},
+		{"/ui/app.js", "ui/app.js", "text/javascript; charset=utf-8"},
 	} {
 		body, err := uiFiles.ReadFile(file.name)
 		if err != nil {
 			panic(err) // embedded at build time
 		}
 		ctype := file.ctype
-		table[path] = &route{name: "ui", method: http.MethodGet, serve: func(w http.ResponseWriter, _ *http.Request, snap *Snapshot) int {
+		routes = append(routes, &route{name: "ui", method: http.MethodGet, path: file.path, serve: func(w http.ResponseWriter, _ *http.Request, snap *Snapshot) int {
 			setPageHeaders(w.Header())
 			writeBody(w, snap, http.StatusOK, ctype, body)
 			return http.StatusOK
-		}}
+		}})
 	}
+	return routes
 }
 
 // setPageHeaders sets the headers of everything a browser shows.
