@@ -7,14 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/internal/inputfile"
+	"github.com/ka2/ka2/internal/linkpath"
 	"github.com/ka2/ka2/internal/parallel"
 )
 
@@ -409,16 +408,9 @@ func listed(p string) bool {
 	return true
 }
 
-// maxLinks bounds the links followed to resolve one path, as the system's
-// own resolution does (Linux: 40).
-const maxLinks = 40
-
-// Why ResolveLinks fails. ErrLinkLoop is a path whose links loop, or take
-// more than maxLinks hops.
-var (
-	ErrLinkLoop    = errors.New("too many links")
-	errLinkOutside = errors.New("link leads outside the root")
-)
+// ErrLinkLoop is a path whose links loop, or take more than
+// linkpath.MaxLinks hops: ResolveLinks and ResolvePath fail with it.
+var ErrLinkLoop = linkpath.ErrLoop
 
 // ResolveLinks returns the path p inside fsys with every symbolic link on
 // it resolved as Load resolves them: relative to the link's folder, and
@@ -426,83 +418,16 @@ var (
 // resolving them itself (a corpus read from git) uses it to follow them
 // as Load does.
 func ResolveLinks(fsys fs.ReadLinkFS, p string) (string, error) {
-	parts := strings.Split(p, "/")
-	cur, hops := ".", 0
-	for i := 0; i < len(parts); i++ {
-		next := path.Join(cur, parts[i])
-		info, err := fsys.Lstat(next)
-		if err != nil {
-			return "", err
-		}
-		if info.Mode()&fs.ModeSymlink == 0 {
-			cur = next
-			continue
-		}
-		if hops++; hops > maxLinks {
-			return "", ErrLinkLoop
-		}
-		target, err := fsys.ReadLink(next)
-		if err != nil {
-			return "", err
-		}
-		target = filepath.ToSlash(target)
-		if path.IsAbs(target) || filepath.IsAbs(target) {
-			return "", errLinkOutside
-		}
-		t := path.Join(cur, target)
-		if !fs.ValidPath(t) {
-			return "", errLinkOutside
-		}
-		parts = append(strings.Split(t, "/"), parts[i+1:]...)
-		cur, i = ".", -1
-	}
-	return cur, nil
+	return linkpath.In(fsys, p, linkpath.Options{})
 }
 
 // ResolvePath returns the absolute, clean path abs with every symbolic
 // link on the file system resolved, as the system resolves them, calling
 // visit with each link it goes through: a service that watches a corpus
 // folder watches those links too. Unlike ResolveLinks it may leave any
-// root; it shares its bound of maxLinks hops.
+// root; both follow at most linkpath.MaxLinks links.
 func ResolvePath(abs string, visit func(link string)) (string, error) {
-	hops := 0
-	for {
-		vol := filepath.VolumeName(abs)
-		parts := strings.Split(strings.Trim(filepath.ToSlash(abs[len(vol):]), "/"), "/")
-		cur := vol + string(filepath.Separator)
-		restarted := false
-		for i, part := range parts {
-			if part == "" {
-				continue
-			}
-			next := filepath.Join(cur, part)
-			info, err := os.Lstat(next)
-			if err != nil {
-				return "", err
-			}
-			if info.Mode()&fs.ModeSymlink == 0 {
-				cur = next
-				continue
-			}
-			if hops++; hops > maxLinks {
-				return "", fmt.Errorf("%s: %w", abs, ErrLinkLoop)
-			}
-			visit(next)
-			target, err := os.Readlink(next)
-			if err != nil {
-				return "", err
-			}
-			if !filepath.IsAbs(target) {
-				target = filepath.Join(cur, target)
-			}
-			abs = filepath.Join(append([]string{target}, parts[i+1:]...)...)
-			restarted = true
-			break
-		}
-		if !restarted {
-			return cur, nil
-		}
-	}
+	return linkpath.System(abs, linkpath.Options{Visit: visit})
 }
 
 // loadFile reads and parses the file at p. It returns the source and its

@@ -6,11 +6,13 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/ka2/ka2/internal/linkpath"
 )
 
 // TestResolvePath: every link on the path is followed (relative and
 // absolute targets, out of any root), each is reported once it is
-// passed, and a loop is ErrLinkLoop after maxLinks hops.
+// passed, and a loop is ErrLinkLoop after linkpath.MaxLinks hops.
 func TestResolvePath(t *testing.T) {
 	base, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -38,7 +40,7 @@ func TestResolvePath(t *testing.T) {
 		t.Errorf("links passed = %q, want %q", seen, want)
 	}
 	n := 0
-	if _, err := ResolvePath(filepath.Join(base, "loop"), func(string) { n++ }); !errors.Is(err, ErrLinkLoop) || n != maxLinks {
-		t.Errorf("ResolvePath(loop) error = %v after %d links, want ErrLinkLoop after %d", err, n, maxLinks)
+	if _, err := ResolvePath(filepath.Join(base, "loop"), func(string) { n++ }); !errors.Is(err, ErrLinkLoop) || n != linkpath.MaxLinks {
+		t.Errorf("ResolvePath(loop) error = %v after %d links, want ErrLinkLoop after %d", err, n, linkpath.MaxLinks)
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"syscall"
 
 	"github.com/ka2/ka2/internal/inputfile"
+	"github.com/ka2/ka2/internal/linkpath"
 )
 
 // Write writes data to path so that a reader, or a crash, sees either
@@ -122,10 +123,6 @@ type notFile struct{ why string }
 func (e notFile) Error() string        { return e.why }
 func (e notFile) Is(target error) bool { return target == ErrNotFile }
 
-// maxLinks is how many links a resolution follows before it calls the
-// chain a loop, as Linux does (ELOOP after 40).
-const maxLinks = 40
-
 // resolve says where Write puts data for path: the path to replace (path
 // itself, or the regular file a link leads to), or inPlace for a device
 // or FIFO to write to as it is.
@@ -209,53 +206,23 @@ func ResolveIn(root *os.Root, name string) (string, error) {
 }
 
 // walkIn resolves name inside root one name at a time, as the system
-// does, so that ".." in a link's text is taken from where the link
-// really is.
+// does (see linkpath.In); a name missing on the way ends the walk, where
+// the file will be written.
 func walkIn(root *os.Root, name string) (string, error) {
-	todo := strings.Split(name, "/")
-	var done []string
-	links := 0
-	for len(todo) > 0 {
-		c := todo[0]
-		todo = todo[1:]
-		switch c {
-		case "", ".":
-			continue
-		case "..":
-			if len(done) == 0 {
-				return "", notFile{"it is a symbolic link that leads out of its tree"}
-			}
-			done = done[:len(done)-1]
-			continue
-		}
-		p := path.Join(append(slices.Clone(done), c)...)
-		info, err := root.Lstat(p)
-		if errors.Is(err, fs.ErrNotExist) {
-			return path.Join(append([]string{p}, todo...)...), nil
-		}
-		if err != nil {
-			return "", outside(err)
-		}
-		if info.Mode()&fs.ModeSymlink == 0 {
-			done = append(done, c)
-			continue
-		}
-		if links++; links > maxLinks {
-			return "", notFile{"it is a symbolic link in a loop"}
-		}
-		to, err := root.Readlink(p)
-		if err != nil {
-			return "", err
-		}
-		if filepath.IsAbs(to) || path.IsAbs(filepath.ToSlash(to)) {
-			return "", notFile{"it is a symbolic link that leads out of its tree (to an absolute path)"}
-		}
-		todo = append(strings.Split(filepath.ToSlash(to), "/"), todo...)
-	}
-	if len(done) == 0 {
+	p, err := linkpath.In(linkpath.Root{Root: root}, name, linkpath.Options{Missing: true})
+	switch {
+	case errors.Is(err, linkpath.ErrLoop):
+		return "", notFile{"it is a symbolic link in a loop"}
+	case errors.Is(err, linkpath.ErrAbsolute):
+		return "", notFile{"it is a symbolic link that leads out of its tree (to an absolute path)"}
+	case errors.Is(err, linkpath.ErrOutside):
+		return "", notFile{"it is a symbolic link that leads out of its tree"}
+	case err != nil:
+		return "", outside(err)
+	case p == ".":
 		return "", notFile{"it is the tree's own folder"}
 	}
-	return path.Join(done...), nil
+	return p, nil
 }
 
 // outside words os.Root's refusal of a path that leads out of it (its
