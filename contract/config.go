@@ -4,10 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"path"
 	"path/filepath"
-	"slices"
 
 	"github.com/ka2/ka2"
 	"github.com/ka2/ka2/budget"
@@ -18,94 +15,16 @@ import (
 	"github.com/ka2/ka2/selector"
 )
 
-// SampleCorpus names the embedded sample corpus wherever a corpus location
-// is written down: in traces, in messages and in regression case files
-// (see Sample). The sample is only ever used when it is named.
-const SampleCorpus = "embedded:sample"
-
-// ErrNoCorpus is a Config whose Corpus has no files: the zero Corpus never
-// silently means the embedded sample.
-var ErrNoCorpus = errors.New("no corpus given")
-
-// Corpus is the corpus a Config loads: its files, and the names traces and
-// problems give it. Folder, Sample and Files make one; Narrow filters the
-// files every load reads, for example through a project's exclusions
-// (corpus.Exclude).
-type Corpus struct {
-	// FS holds files that are in no folder (the embedded sample, a test's
-	// fstest.MapFS); nil for a Folder.
-	FS fs.FS
-	// Name is the corpus as traces record it (see Config.Location), and
-	// what the paths of its problems are joined to: the folder, slash
-	// separated, or SampleCorpus.
-	Name string
-	// Dir is the folder of a Folder corpus, "" otherwise: each load opens
-	// it afresh (a server watches it and follows a link swapped in under
-	// it) and reads all of its files through that one opening.
-	Dir string
-	// narrow filters the files of every load, in order (see Narrow).
-	narrow []func(fs.FS) fs.FS
-}
-
-// Sample is the embedded sample corpus, named SampleCorpus.
-func Sample() Corpus { return Files(SampleCorpus, corpus.Sample()) }
-
-// Files is the corpus of the files in fsys, named name.
-func Files(name string, fsys fs.FS) Corpus { return Corpus{FS: fsys, Name: name} }
-
-// Folder is the corpus in folder dir. Each load opens dir once, with
-// corpus.OpenFolder: it follows a link swapped in under dir since the last load
-// (a ConfigMap's ..data, current -> v2), reads every file of that one
-// folder even if the link is swapped again mid-load, and resolves links
-// inside the folder only, so that a link that leaves it fails to open and
-// is reported. Folder("") names no folder: it is the zero Corpus, which
-// does not load.
-func Folder(dir string) Corpus {
-	if dir == "" {
-		return Corpus{}
-	}
-	return Corpus{Name: filepath.ToSlash(dir), Dir: dir}
-}
-
-// Narrow returns c with f applied to the files every load reads, after
-// any filter c already has.
-func (c Corpus) Narrow(f func(fs.FS) fs.FS) Corpus {
-	c.narrow = append(slices.Clip(c.narrow), f)
-	return c
-}
-
-// open returns the files of one load and what ends the load's use of them.
-func (c Corpus) open() (fs.FS, func(), error) {
-	fsys, done := c.FS, func() {}
-	switch {
-	case c.Dir != "":
-		var err error
-		fsys, done, err = corpus.OpenFolder(c.Dir)
-		if err != nil {
-			// A folder that cannot be opened is one problem, said once,
-			// not one for every file the load would have read.
-			return nil, nil, &ConfigError{SettingCorpus, &diag.Diagnostic{Message: "open corpus: " + err.Error(), Err: err,
-				Hint: diag.Set("check the folder {corpus} names")}}
-		}
-	case c.FS == nil:
-		return nil, nil, &ConfigError{SettingCorpus, &diag.Diagnostic{Message: ErrNoCorpus.Error(), Err: ErrNoCorpus,
-			Hint: diag.Set("name a corpus folder in {corpus}, or " + SampleCorpus + " for the embedded sample")}}
-	}
-	for _, f := range c.narrow {
-		fsys = f(fsys)
-	}
-	return fsys, done, nil
-}
-
 // Config is what a Builder is made from, named the way a person names it on
 // the command line (`ka2 build`) or in a regression case file: files by path,
 // and budget choices of which any may be left unset to take the contract
 // definition's default. Both front ends go through Config, so a case file
 // and a command line that say the same thing build the same bytes.
 type Config struct {
-	// Corpus is the policy files (see Folder and Sample). It must be
-	// set: the zero Corpus is a ConfigError that wraps ErrNoCorpus.
-	Corpus Corpus
+	// Corpus is the policy files (see corpus.Folder and corpus.Embedded).
+	// It must be set: the zero Location is a ConfigError that wraps
+	// corpus.ErrNoCorpus.
+	Corpus corpus.Location
 	// Contract is the definition file; its content file is looked up beside
 	// it. "" means the embedded ka2-context-contract-v1 definition.
 	Contract string
@@ -158,7 +77,7 @@ func (c Config) Builder() (*Builder, error) {
 }
 
 // BuilderContext is Builder, with the corpus loaded under ctx (see
-// LoadCorpus): once ctx is done it returns ctx.Err().
+// corpus.Location.Load): once ctx is done it returns ctx.Err().
 func (c Config) BuilderContext(ctx context.Context) (*Builder, error) {
 	def, err := c.Definition()
 	if err != nil {
@@ -168,9 +87,12 @@ func (c Config) BuilderContext(ctx context.Context) (*Builder, error) {
 	if err != nil {
 		return nil, err
 	}
-	corp, err := LoadCorpus(ctx, c.Corpus)
+	corp, err := c.Corpus.Load(ctx)
 	if err != nil {
-		return nil, err
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return nil, err
+		}
+		return nil, &ConfigError{SettingCorpus, err}
 	}
 	return &Builder{Definition: def, Index: selector.NewIndex(corp), Counter: counter, Limits: limits, CorpusName: c.Corpus.Name}, nil
 }
@@ -283,43 +205,4 @@ func LoadDefinitionContent(file, contentFile string) (*Definition, error) {
 		return fail(err)
 	}
 	return d, nil
-}
-
-// LoadCorpus reads the corpus c, stopping early once ctx is done (see
-// corpus.LoadContext); it then returns ctx.Err() and no corpus. A Corpus
-// without files is an error (ErrNoCorpus). Problems name files as a person
-// would type them: c.Name joined with the path inside the corpus.
-func LoadCorpus(ctx context.Context, c Corpus) (*corpus.Corpus, error) {
-	return LoadCorpusWith(c, func(fsys fs.FS) (*corpus.Corpus, error) { return corpus.LoadContext(ctx, fsys) })
-}
-
-// LoadCorpusWith is LoadCorpus, reading c's files with load: a server
-// passes a load that reuses what it read before. It opens a Folder
-// through corpus.OpenFolder and names the files of its problems.
-func LoadCorpusWith(c Corpus, load func(fs.FS) (*corpus.Corpus, error)) (*corpus.Corpus, error) {
-	fsys, done, err := c.open()
-	if err != nil {
-		return nil, err
-	}
-	defer done()
-	corp, err := load(fsys)
-	if err != nil {
-		return nil, corpusError(c.Name, err)
-	}
-	return corp, nil
-}
-
-// corpusError names the files of a corpus problem as a person would type
-// them, name joined with the path inside it; a cancellation stays as it is.
-func corpusError(name string, err error) error {
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	var list diag.List
-	if errors.As(err, &list) {
-		for _, e := range list {
-			e.Path = path.Join(name, e.Path)
-		}
-	}
-	return &ConfigError{SettingCorpus, err}
 }

@@ -22,7 +22,7 @@ var servesCorpus = fstest.MapFS{
 
 func buildServes(t *testing.T, subjects ...string) (*contract.Builder, string) {
 	t.Helper()
-	b, err := contract.Config{Corpus: contract.Files("serves", servesCorpus)}.Builder()
+	b, err := contract.Config{Corpus: corpus.FromFS("serves", servesCorpus)}.Builder()
 	if err != nil {
 		t.Fatal(err)
 	}

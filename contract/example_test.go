@@ -91,7 +91,7 @@ func TestLoadDefinitionContent(t *testing.T) {
 		t.Errorf("ContentFile, Template = %q, %q; want own.yaml and the embedded template", def.ContentFile, def.Template)
 	}
 	// The same through a Config, as a build loads it.
-	b, err := contract.Config{Corpus: contract.Sample(), Content: "own.yaml"}.Builder()
+	b, err := contract.Config{Corpus: corpus.Embedded(), Content: "own.yaml"}.Builder()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/provenance"
 )
 
@@ -35,7 +36,7 @@ func buildRecord(t *testing.T, b *contract.Builder, req contract.Request, in ...
 		}
 		fmt.Fprintf(&out, "held: %+v\n", res.Store.Items())
 	}
-	trace, err := json.Marshal(contract.NewTrace("test", contract.SampleCorpus, b, req, res, nil))
+	trace, err := json.Marshal(contract.NewTrace("test", corpus.SampleName, b, req, res, nil))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 // 2026-09-14.
 func sampleContract(t *testing.T) string {
 	t.Helper()
-	b, err := contract.Config{Corpus: contract.Sample()}.Builder()
+	b, err := contract.Config{Corpus: corpus.Embedded()}.Builder()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -470,7 +470,7 @@ func TestTraceFollowsLineage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := contract.NewTrace("test", contract.SampleCorpus, b, req, res, nil)
+	tr := contract.NewTrace("test", corpus.SampleName, b, req, res, nil)
 	byKey := map[string]contract.TraceItem{}
 	for _, it := range tr.Items {
 		byKey[it.Item] = it

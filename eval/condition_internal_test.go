@@ -23,7 +23,7 @@ import (
 // case's builder assembles, counted as it counts a build.
 func TestVariantBytes(t *testing.T) {
 	capacity := 4000
-	b, err := contract.Config{Corpus: contract.Sample(), Capacity: &capacity}.Builder()
+	b, err := contract.Config{Corpus: corpus.Embedded(), Capacity: &capacity}.Builder()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -105,7 +105,7 @@ var (
 func cases(t *testing.T) []eval.Case {
 	t.Helper()
 	capacity := 4000
-	b, err := contract.Config{Corpus: contract.Sample(), Capacity: &capacity}.Builder()
+	b, err := contract.Config{Corpus: corpus.Embedded(), Capacity: &capacity}.Builder()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +290,7 @@ func TestEvaluateNoAnswer(t *testing.T) {
 // expecting an error, one whose build fails).
 func TestReportFormats(t *testing.T) {
 	build := func(capacity int) *contract.Builder {
-		b, err := contract.Config{Corpus: contract.Sample(), Capacity: &capacity}.Builder()
+		b, err := contract.Config{Corpus: corpus.Embedded(), Capacity: &capacity}.Builder()
 		if err != nil {
 			t.Fatal(err)
 		}

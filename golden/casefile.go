@@ -4,13 +4,14 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"github.com/ka2/ka2/internal/diag"
 	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ka2/ka2/internal/diag"
 
 	"gopkg.in/yaml.v3"
 
@@ -97,7 +98,7 @@ var errorKinds = []ErrorKind{KindBudgetExceeded, KindNoEvidence, KindBadInput, K
 
 // SampleCorpus is how a case file names the embedded sample corpus
 // explicitly; leaving `corpus` out means the same.
-const SampleCorpus = contract.SampleCorpus
+const SampleCorpus = corpus.SampleName
 
 // DefaultLang is the language of a case that sets none, as for `ka2 build`.
 const DefaultLang = "en"
@@ -378,7 +379,7 @@ func (p *fileParser) config(c *Case, own, defaults map[string]*yaml.Node) {
 	if n := lookup("corpus", own, defaults); n != nil {
 		mark("corpus", n)
 		if v, ok := p.setting(n, "corpus"); ok && v != SampleCorpus {
-			c.Config.Corpus = contract.Folder(filepath.FromSlash(resolve(v)))
+			c.Config.Corpus = corpus.Folder(filepath.FromSlash(resolve(v)))
 		}
 	}
 	if n := lookup("contract", own, defaults); n != nil {

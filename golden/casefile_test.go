@@ -70,7 +70,7 @@ cases:
 				{
 					File: file, Line: 8, Name: "cap-2026", Question: "What is the cap?",
 					Subjects: []string{"lodging"}, Dates: []corpus.Date{date(t, "2026-09-14")}, Lang: "en",
-					Config: contract.Config{Corpus: contract.Folder("policies"), Counter: "cl100k_base", Capacity: intp(900)},
+					Config: contract.Config{Corpus: corpus.Folder("policies"), Counter: "cl100k_base", Capacity: intp(900)},
 					Expect: golden.Expect{CheckSources: true, Sources: []string{"travel-v2"}},
 					Golden: "suite/lodging/testdata/golden/caps/cap-2026.golden",
 				},
@@ -78,7 +78,7 @@ cases:
 					File: file, Line: 13, Name: "cap-zh", Question: "上限是多少？",
 					Subjects: []string{"lodging", "rail"}, Dates: []corpus.Date{date(t, "2025-09-14"), date(t, "2026-09-14")},
 					Lang: "zh", Short: true, RequireEvidence: true,
-					Config: contract.Config{Corpus: contract.Folder("policies"), Contract: "/abs/contract.json", Counter: "cl100k_base",
+					Config: contract.Config{Corpus: corpus.Folder("policies"), Contract: "/abs/contract.json", Counter: "cl100k_base",
 						Capacity: intp(1000), Reserve: intp(10), Wrapper: intp(0)},
 					Expect: golden.Expect{CheckSources: true, Sources: []string{}, Error: golden.KindBudgetExceeded},
 					Golden: "suite/lodging/testdata/golden/caps/cap-zh.golden",
@@ -128,7 +128,7 @@ cases:
 			if err != nil {
 				t.Fatalf("ParseFile() error: %v", err)
 			}
-			if diff := cmp.Diff(tt.want, f.Cases, cmpopts.IgnoreUnexported(golden.Case{}, corpus.Date{}, contract.Corpus{})); diff != "" {
+			if diff := cmp.Diff(tt.want, f.Cases, cmpopts.IgnoreUnexported(golden.Case{}, corpus.Date{}, corpus.Location{})); diff != "" {
 				t.Errorf("ParseFile() mismatch (-want +got):\n%s", diff)
 			}
 			for i, c := range f.Cases {
@@ -360,7 +360,7 @@ func FuzzParseFile(f *testing.F) {
 				t.Fatalf("golden %s leaves its folder", c.Golden)
 			}
 		}
-		if diff := cmp.Diff(a.Cases, b.Cases, cmpopts.IgnoreUnexported(golden.Case{}, contract.Corpus{}), cmp.Comparer(func(x, y corpus.Date) bool { return x == y })); diff != "" {
+		if diff := cmp.Diff(a.Cases, b.Cases, cmpopts.IgnoreUnexported(golden.Case{}, corpus.Location{}), cmp.Comparer(func(x, y corpus.Date) bool { return x == y })); diff != "" {
 			t.Fatalf("ParseFile is not deterministic:\n%s", diff)
 		}
 	})

@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/golden"
 	"github.com/ka2/ka2/internal/testutil"
@@ -16,7 +15,7 @@ import (
 
 func loadCorpus(t *testing.T, dir string) *corpus.Corpus {
 	t.Helper()
-	c, err := contract.LoadCorpus(t.Context(), contract.Folder(dir))
+	c, err := corpus.Folder(dir).Load(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/golden"
 	"github.com/ka2/ka2/internal/testutil"
@@ -112,7 +111,7 @@ func TestSampleShuffledCorpus(t *testing.T) {
 		}
 		testutil.WriteFile(t, filepath.Join(dir, to), string(data))
 	}
-	shuffled, err := contract.LoadCorpus(t.Context(), contract.Folder(dir))
+	shuffled, err := corpus.Folder(dir).Load(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -86,9 +86,9 @@ type LoadOptions struct {
 	// corpus a case file names is not loaded. `ka2 impact` uses it.
 	Corpus *corpus.Corpus
 	// OpenCorpus opens each corpus folder the cases name, as the front end
-	// does (with a project's exclusions); nil is contract.Folder, which
+	// does (with a project's exclusions); nil is corpus.Folder, which
 	// reads what the folder's own .ka2ignore files leave.
-	OpenCorpus func(dir string) contract.Corpus
+	OpenCorpus func(dir string) corpus.Location
 }
 
 // Load reads every case file (*.yaml) in the given files and folders,
@@ -141,7 +141,7 @@ func Load(ctx context.Context, paths []string, opts LoadOptions) (*Suite, error)
 				// The case file names no corpus, or names SampleCorpus:
 				// the case format's default is the embedded sample, and
 				// the library has none, so say so.
-				c.Config.Corpus = contract.Sample()
+				c.Config.Corpus = corpus.Embedded()
 			case opts.OpenCorpus != nil:
 				c.Config.Corpus = opts.OpenCorpus(c.Config.Corpus.Dir)
 			}
@@ -331,7 +331,7 @@ func (s *Suite) resolve(ctx context.Context, opts LoadOptions) (diag.List, error
 		if ix == nil {
 			x, ok := indexes[c.Config.Corpus.Name]
 			if !ok {
-				corp, err := contract.LoadCorpus(ctx, c.Config.Corpus)
+				corp, err := c.Config.Corpus.Load(ctx)
 				if cerr := ctx.Err(); cerr != nil {
 					return nil, cerr
 				}

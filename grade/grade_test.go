@@ -19,7 +19,7 @@ import (
 func build(t *testing.T, lang string, subjects []string, dates ...string) *contract.Document {
 	t.Helper()
 	capacity := 4000 // whole bodies of every source, for the line numbers below
-	b, err := contract.Config{Corpus: contract.Sample(), Capacity: &capacity}.Builder()
+	b, err := contract.Config{Corpus: corpus.Embedded(), Capacity: &capacity}.Builder()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,10 +63,10 @@ func TestGrade(t *testing.T) {
 	zh26 := build(t, "zh", []string{"lodging"}, "2026-09-14")
 	zhNone := build(t, "zh", []string{"lodging"}, "2024-05-01")
 	zhHostile := build(t, "zh", []string{"lodging", "lodging-notice"}, "2026-09-14")
-	en720 := parse(t, buildFrom(t, contract.Sample(), "en", "Can I book the 720 CNY room?", []string{"lodging"}, "2026-09-14"))
+	en720 := parse(t, buildFrom(t, corpus.Embedded(), "en", "Can I book the 720 CNY room?", []string{"lodging"}, "2026-09-14"))
 	en2020 := build(t, "en", []string{"lodging"}, "2020-05-01")
-	v1in2026 := parse(t, edit(t, buildFrom(t, contract.Sample(), "en", "q", []string{"lodging"}, "2025-09-14", "2026-09-14"), `"dates":["2025-09-14","2026-09-14"]`, `"dates":["2026-09-14"]`))
-	local := contract.Folder("testdata/corpus")
+	v1in2026 := parse(t, edit(t, buildFrom(t, corpus.Embedded(), "en", "q", []string{"lodging"}, "2025-09-14", "2026-09-14"), `"dates":["2025-09-14","2026-09-14"]`, `"dates":["2026-09-14"]`))
+	local := corpus.Folder("testdata/corpus")
 	cities := parse(t, buildFrom(t, local, "en", "q", []string{"travel.lodging.beijing", "travel.lodging.shanghai"}, "2026-09-14"))
 	meals := parse(t, buildFrom(t, local, "en", "q", []string{"travel.meals"}, "2026-09-14"))
 	const emptyDetail = "the answer has no text besides citations: answer from the evidence, or say why you cannot"
@@ -243,7 +243,7 @@ func TestVerdictCounts(t *testing.T) {
 	}
 	// A contract of several subjects whose records do not say which they
 	// serve cannot be checked for conflicts; the report says so.
-	cities := parse(t, buildFrom(t, contract.Folder("testdata/corpus"), "en", "q", []string{"travel.lodging.beijing", "travel.lodging.shanghai"}, "2026-09-14"))
+	cities := parse(t, buildFrom(t, corpus.Folder("testdata/corpus"), "en", "q", []string{"travel.lodging.beijing", "travel.lodging.shanghai"}, "2026-09-14"))
 	for i := range cities.Evidence {
 		cities.Evidence[i].Serves = nil
 	}

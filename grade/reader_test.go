@@ -13,7 +13,7 @@ import (
 
 // buildFrom makes the contract ka2 build prints for the corpus, language,
 // subjects and dates, with question q.
-func buildFrom(t *testing.T, corp contract.Corpus, lang, q string, subjects []string, dates ...string) []byte {
+func buildFrom(t *testing.T, corp corpus.Location, lang, q string, subjects []string, dates ...string) []byte {
 	t.Helper()
 	capacity := 4000 // whole bodies of every source, for the line numbers below
 	b, err := contract.Config{Corpus: corp, Capacity: &capacity}.Builder()
@@ -53,7 +53,7 @@ func edit(t *testing.T, doc []byte, old, new string) []byte {
 // hostile records and claims of having acted.
 func TestCarefulReader(t *testing.T) {
 	opts := grade.OptionsFor(contract.Default())
-	sample, local := contract.Sample(), contract.Folder("testdata/corpus")
+	sample, local := corpus.Embedded(), corpus.Folder("testdata/corpus")
 	const q = "What is the Beijing lodging limit?"
 	lodging := []string{"lodging"}
 	contracts := map[string]*contract.Document{

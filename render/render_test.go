@@ -17,7 +17,7 @@ import (
 
 func build(t *testing.T, counter string, framing contract.Framing, lang string, dates ...string) *contract.Result {
 	t.Helper()
-	b, err := contract.Config{Corpus: contract.Sample(), Counter: counter}.Builder()
+	b, err := contract.Config{Corpus: corpus.Embedded(), Counter: counter}.Builder()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ const comparison = `"subject":"lodging","dates":["2025-09-14","2026-09-14"],"que
 // --request` would print it.
 func builtWith(t *testing.T, cfg contract.Config, provider, body string) []byte {
 	t.Helper()
-	cfg.Corpus = contract.Sample()
+	cfg.Corpus = corpus.Embedded()
 	b, err := cfg.Builder()
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +91,7 @@ func TestRequestBudget(t *testing.T) {
 	}
 	// At the capacity the wrapper's count just fits, the provider's
 	// framing does not: the request's provider decides the count.
-	b, err := contract.Config{Corpus: contract.Sample(), Counter: "o200k_base"}.Builder()
+	b, err := contract.Config{Corpus: corpus.Embedded(), Counter: "o200k_base"}.Builder()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func TestRender(t *testing.T) {
 	r := start(t, serve.Config{Build: sample, Settings: contract.Settings{Lang: "en"}})
 	c := contractFor(t, r, `{"subject":"lodging","dates":["2026-09-14"],"question":"q","counter":"o200k_base","provider":"openai-chat"}`)
 	def := contract.Default()
-	b, err := contract.Config{Corpus: contract.Sample(), Counter: "o200k_base"}.Builder()
+	b, err := contract.Config{Corpus: corpus.Embedded(), Counter: "o200k_base"}.Builder()
 	if err != nil {
 		t.Fatal(err)
 	}

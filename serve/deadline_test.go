@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/serve"
 )
 
@@ -61,7 +62,7 @@ func TestReloadDeadline(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		dir := sampleDir(t)
 		const timeout = time.Minute
-		srv, err := serve.New(serve.Config{Build: contract.Config{Corpus: contract.Folder(dir)}, Settings: contract.Settings{Lang: "en"},
+		srv, err := serve.New(serve.Config{Build: contract.Config{Corpus: corpus.Folder(dir)}, Settings: contract.Settings{Lang: "en"},
 			ReloadTimeout: timeout})
 		if err != nil {
 			t.Fatal(err)
@@ -164,7 +165,7 @@ func TestSettle(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				dir := sampleDir(t)
-				srv, err := serve.New(serve.Config{Build: contract.Config{Corpus: contract.Folder(dir)}, Settings: contract.Settings{Lang: "en"}})
+				srv, err := serve.New(serve.Config{Build: contract.Config{Corpus: corpus.Folder(dir)}, Settings: contract.Settings{Lang: "en"}})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -208,7 +209,7 @@ func TestSettle(t *testing.T) {
 func TestSettleRecheck(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		dir := sampleDir(t)
-		srv, err := serve.New(serve.Config{Build: contract.Config{Corpus: contract.Folder(dir)}, Settings: contract.Settings{Lang: "en"}})
+		srv, err := serve.New(serve.Config{Build: contract.Config{Corpus: corpus.Folder(dir)}, Settings: contract.Settings{Lang: "en"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -237,7 +238,7 @@ func TestSettleRecheck(t *testing.T) {
 func TestSettleNeverSettles(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		dir := sampleDir(t)
-		srv, err := serve.New(serve.Config{Build: contract.Config{Corpus: contract.Folder(dir)}, Settings: contract.Settings{Lang: "en"},
+		srv, err := serve.New(serve.Config{Build: contract.Config{Corpus: corpus.Folder(dir)}, Settings: contract.Settings{Lang: "en"},
 			ReloadTimeout: 10 * time.Second})
 		if err != nil {
 			t.Fatal(err)

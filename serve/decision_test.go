@@ -21,6 +21,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/serve"
 )
 
@@ -76,7 +77,7 @@ func sha(b []byte) string {
 func TestDecisionLogLines(t *testing.T) {
 	dl, path := openLog(t, serve.DecisionLogConfig{})
 	capacity := 1500 // one version fits, the comparison does not
-	rn := start(t, serve.Config{Build: contract.Config{Corpus: contract.Sample(), Capacity: &capacity}, Settings: en, DecisionLog: dl})
+	rn := start(t, serve.Config{Build: contract.Config{Corpus: corpus.Embedded(), Capacity: &capacity}, Settings: en, DecisionLog: dl})
 	ok := rn.post(t, "/v1/contract", lodging2026)
 	if ok.status != http.StatusOK {
 		t.Fatalf("contract: %d %s", ok.status, ok.body)
@@ -321,7 +322,7 @@ func TestAuditCorpusChanges(t *testing.T) {
 	dl, path := openLog(t, serve.DecisionLogConfig{})
 	// Small enough that the long meals policy is over budget.
 	capacity := 1300
-	cfg := serve.Config{Build: contract.Config{Corpus: contract.Folder(dir), Capacity: &capacity}, Settings: en, DecisionLog: dl, Settle: -1}
+	cfg := serve.Config{Build: contract.Config{Corpus: corpus.Folder(dir), Capacity: &capacity}, Settings: en, DecisionLog: dl, Settle: -1}
 	rn := start(t, cfg)
 	requests := []string{}
 	for _, subject := range []string{"lodging", "meals", "taxi"} {

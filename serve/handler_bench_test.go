@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/serve"
 )
 
@@ -37,7 +38,7 @@ func (w *discardWriter) Write(p []byte) (int, error) {
 // are the handler's per-request allocations (the figure the performance
 // work reports before and after), deterministic where wall time is not.
 func BenchmarkHandlerContract(b *testing.B) {
-	srv, err := serve.New(serve.Config{Build: contract.Config{Corpus: contract.Sample()}, Settings: contract.Settings{Lang: "en"}, Settle: -1})
+	srv, err := serve.New(serve.Config{Build: contract.Config{Corpus: corpus.Embedded()}, Settings: contract.Settings{Lang: "en"}, Settle: -1})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -149,7 +149,7 @@ func writeFile(t testing.TB, dir, name, data string) {
 
 // expected builds the contract bytes for a request in process, from the
 // corpus src, as `ka2 build --request` would print them.
-func expected(t testing.TB, src contract.Corpus, settings contract.Settings, body string) ([]byte, string) {
+func expected(t testing.TB, src corpus.Location, settings contract.Settings, body string) ([]byte, string) {
 	t.Helper()
 	b, err := contract.Config{Corpus: src}.Builder()
 	if err != nil {
@@ -219,4 +219,4 @@ func (l *closeNotifier) Close() error {
 
 // sample builds from the embedded sample corpus, named explicitly: a
 // Config that names no corpus is an error.
-var sample = contract.Config{Corpus: contract.Sample()}
+var sample = contract.Config{Corpus: corpus.Embedded()}

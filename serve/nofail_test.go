@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/internal/errkind"
 	"github.com/ka2/ka2/serve"
 )
@@ -23,7 +24,7 @@ func TestNoServerError(t *testing.T) {
 		[]byte("---\nsource_id: empty\nversion: v1\nsubjects: [lodging]\nvalid_from: 2026-01-01\nlang: en\n---\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := serve.New(serve.Config{Build: contract.Config{Corpus: contract.Folder(dir)}, Settings: contract.Settings{Lang: "en"}})
+	srv, err := serve.New(serve.Config{Build: contract.Config{Corpus: corpus.Folder(dir)}, Settings: contract.Settings{Lang: "en"}})
 	emptyLoaded := err == nil
 	if !emptyLoaded {
 		// Refused at load, so no request meets it: the rest still holds

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/serve"
 )
 
@@ -29,7 +30,7 @@ func TestContractQuestionDates(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			want, _ := expected(t, contract.Sample(), settings, tt.body)
+			want, _ := expected(t, corpus.Embedded(), settings, tt.body)
 			got := r.post(t, "/v1/contract", tt.body)
 			if got.status != http.StatusOK {
 				t.Fatalf("status %d, body %s", got.status, got.body)

@@ -69,13 +69,13 @@ func (s *Server) revision(ctx context.Context) string {
 	return s.cfg.Revision(ctx)
 }
 
-// loadCorpus is contract.LoadCorpus, through loadChanged when changed is
+// loadCorpus is corpus.Location.Load, through loadChanged when changed is
 // not nil and loadReusing otherwise. The load reads src.FS as its maker
 // narrowed it (a project's exclusions), so ctx stops the load, not a
 // wrapper of the file system: one would hide the exclusions.
-func loadCorpus(ctx context.Context, src contract.Corpus, prev *corpus.Corpus, prevStats fileStats, changed []string, cutoff time.Time) (*corpus.Corpus, fileStats, error) {
+func loadCorpus(ctx context.Context, src corpus.Location, prev *corpus.Corpus, prevStats fileStats, changed []string, cutoff time.Time) (*corpus.Corpus, fileStats, error) {
 	var stats fileStats
-	corp, err := contract.LoadCorpusWith(src, func(fsys fs.FS) (*corpus.Corpus, error) {
+	corp, err := src.LoadWith(func(fsys fs.FS) (*corpus.Corpus, error) {
 		var c *corpus.Corpus
 		var err error
 		if changed != nil && prev != nil {

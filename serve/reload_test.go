@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/serve"
 )
@@ -83,13 +84,13 @@ func TestReloadUnderLoad(t *testing.T) {
 	want := map[string][]byte{} // digest → contract
 	for _, a := range amounts {
 		writeFile(t, dir, "en/travel-v2.md", travelV2(t, a))
-		b, digest := expected(t, contract.Folder(dir), settings, lodging2026)
+		b, digest := expected(t, corpus.Folder(dir), settings, lodging2026)
 		want[digest] = b
 	}
 	if len(want) != len(amounts) {
 		t.Fatalf("%d digests for %d corpora", len(want), len(amounts))
 	}
-	r := start(t, serve.Config{Build: contract.Config{Corpus: contract.Folder(dir)}, Settings: settings, Settle: testSettle})
+	r := start(t, serve.Config{Build: contract.Config{Corpus: corpus.Folder(dir)}, Settings: settings, Settle: testSettle})
 
 	const workers = 4
 	stop := make(chan struct{})
@@ -171,8 +172,8 @@ func TestReloadUnderLoad(t *testing.T) {
 func TestBrokenFileKeepsServing(t *testing.T) {
 	dir := sampleDir(t)
 	settings := contract.Settings{Lang: "en"}
-	before, digest := expected(t, contract.Folder(dir), settings, lodging2026)
-	r := start(t, serve.Config{Build: contract.Config{Corpus: contract.Folder(dir)}, Settings: settings, Settle: testSettle})
+	before, digest := expected(t, corpus.Folder(dir), settings, lodging2026)
+	r := start(t, serve.Config{Build: contract.Config{Corpus: corpus.Folder(dir)}, Settings: settings, Settle: testSettle})
 
 	writeFile(t, dir, "en/broken.md", "---\nsource_id: broken\nvalid_untill: 2026-01-01\n---\nbody\n")
 	st, err := r.srv.Reload(t.Context(), "test")
@@ -214,8 +215,8 @@ func TestBrokenFileKeepsServing(t *testing.T) {
 func TestWatch(t *testing.T) {
 	dir := sampleDir(t)
 	settings := contract.Settings{Lang: "en"}
-	_, digest := expected(t, contract.Folder(dir), settings, lodging2026)
-	srv, err := serve.New(serve.Config{Build: contract.Config{Corpus: contract.Folder(dir)}, Settings: settings, Debounce: 100 * time.Millisecond, Settle: testSettle})
+	_, digest := expected(t, corpus.Folder(dir), settings, lodging2026)
+	srv, err := serve.New(serve.Config{Build: contract.Config{Corpus: corpus.Folder(dir)}, Settings: settings, Debounce: 100 * time.Millisecond, Settle: testSettle})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,7 +329,7 @@ func TestDrain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _ := expected(t, contract.Sample(), settings, lodging2026)
+	want, _ := expected(t, corpus.Embedded(), settings, lodging2026)
 	entered := inHandlerHook(srv)
 	addr, stop, done, closed := startRaw(t, srv)
 	var conns []net.Conn
@@ -410,8 +411,8 @@ func TestDrainDeadline(t *testing.T) {
 func TestReloadChanged(t *testing.T) {
 	dir := sampleDir(t)
 	settings := contract.Settings{Lang: "en"}
-	r := start(t, serve.Config{Build: contract.Config{Corpus: contract.Folder(dir)}, Settings: settings, Settle: testSettle})
-	_, digest := expected(t, contract.Folder(dir), settings, lodging2026)
+	r := start(t, serve.Config{Build: contract.Config{Corpus: corpus.Folder(dir)}, Settings: settings, Settle: testSettle})
+	_, digest := expected(t, corpus.Folder(dir), settings, lodging2026)
 
 	writeFile(t, dir, "en/broken.md", "---\nsource_id: broken\nvalid_untill: 2026-01-01\n---\nbody\n")
 	st, err := r.srv.ReloadChanged(t.Context(), "test", []string{"en/broken.md"})
@@ -433,7 +434,7 @@ func TestReloadChanged(t *testing.T) {
 	if err != nil || st.Outcome != serve.ReloadOK {
 		t.Fatalf("ReloadChanged() after the fix = %+v, %v", st, err)
 	}
-	if _, want := expected(t, contract.Folder(dir), settings, lodging2026); st.Digest != want {
+	if _, want := expected(t, corpus.Folder(dir), settings, lodging2026); st.Digest != want {
 		t.Errorf("ReloadChanged() digest %s, a full load gives %s", st.Digest, want)
 	}
 	if got := r.post(t, "/v1/contract", lodging2026); !strings.Contains(string(got.body), "790 CNY") {

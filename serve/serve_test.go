@@ -12,6 +12,7 @@ import (
 	"github.com/sebdah/goldie/v2"
 
 	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/internal/errkind"
 	"github.com/ka2/ka2/serve"
@@ -42,7 +43,7 @@ func TestContract(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			want, digest := expected(t, contract.Sample(), settings, tt.body)
+			want, digest := expected(t, corpus.Embedded(), settings, tt.body)
 			got := r.post(t, "/v1/contract", tt.body)
 			if got.status != http.StatusOK {
 				t.Fatalf("status %d, body %s", got.status, got.body)
@@ -230,7 +231,7 @@ func TestHealthReadyMetrics(t *testing.T) {
 	if err := json.Unmarshal(got.body, &ready); err != nil || got.status != http.StatusOK || !ready.Ready {
 		t.Fatalf("readyz: %d %s (%v)", got.status, got.body, err)
 	}
-	if ready.Corpus.Location != contract.SampleCorpus || ready.Corpus.Sources != 7 || ready.Corpus.Digest != got.header.Get(serve.DigestHeader) ||
+	if ready.Corpus.Location != corpus.SampleName || ready.Corpus.Sources != 7 || ready.Corpus.Digest != got.header.Get(serve.DigestHeader) ||
 		ready.LastReload.Outcome != serve.ReloadOK || ready.LastReload.Error != "" {
 		t.Errorf("readyz = %+v", ready)
 	}
@@ -262,7 +263,7 @@ func TestRequestDefaults(t *testing.T) {
 	settings := contract.Settings{Lang: "zh", Short: true, Subjects: []string{"lodging"}, Dates: []string{"2025-09-14"}}
 	r := start(t, serve.Config{Build: sample, Settings: settings})
 	body := `{"question":"住宿标准是多少？"}`
-	want, _ := expected(t, contract.Sample(), settings, body)
+	want, _ := expected(t, corpus.Embedded(), settings, body)
 	got := r.post(t, "/v1/contract", body)
 	if diff := cmp.Diff(string(want), string(got.body)); diff != "" {
 		t.Errorf("mismatch (-want +got):\n%s", diff)
@@ -275,7 +276,7 @@ func TestRequestDefaults(t *testing.T) {
 // TestNewNamesItsCorpus: a server built from a Config that names no
 // corpus fails; it does not quietly serve the embedded sample.
 func TestNewNamesItsCorpus(t *testing.T) {
-	if _, err := serve.New(serve.Config{}); !errors.Is(err, contract.ErrNoCorpus) {
+	if _, err := serve.New(serve.Config{}); !errors.Is(err, corpus.ErrNoCorpus) {
 		t.Fatalf("New(Config{}) = %v, want ErrNoCorpus", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/serve"
 )
 
@@ -25,7 +26,7 @@ func TestHierarchicalSubjects(t *testing.T) {
 		"shared.md": file("receipts", "travel/lodging/beijing, travel/lodging/shanghai", "role: supplement\n"),
 	}
 	now := func() time.Time { return time.Date(2026, 9, 14, 9, 0, 0, 0, time.UTC) }
-	r := start(t, serve.Config{Build: contract.Config{Corpus: contract.Corpus{FS: fsys, Name: "policies"}}, Now: now})
+	r := start(t, serve.Config{Build: contract.Config{Corpus: corpus.Location{FS: fsys, Name: "policies"}}, Now: now})
 	for _, path := range []string{
 		"/v1/select?subject=travel/lodging/beijing&date=2026-09-14",
 		"/v1/select?subject=travel%2Flodging%2Fbeijing&date=2026-09-14",

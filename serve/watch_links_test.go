@@ -27,7 +27,7 @@ type watched struct {
 // the configuration or set more hooks before the server starts.
 func startWatched(t *testing.T, path string, opts ...func(*serve.Config, *serve.Hooks)) *watched {
 	t.Helper()
-	cfg := serve.Config{Build: contract.Config{Corpus: contract.Folder(path)}, Settings: contract.Settings{Lang: "en"},
+	cfg := serve.Config{Build: contract.Config{Corpus: corpus.Folder(path)}, Settings: contract.Settings{Lang: "en"},
 		Debounce: 20 * time.Millisecond, Settle: testSettle}
 	w := &watched{reloaded: make(chan serve.ReloadStatus, 64), watching: make(chan struct{}, 64)}
 	// The hooks never block the server: a test that reads only some of

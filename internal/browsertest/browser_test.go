@@ -343,7 +343,7 @@ func TestRegressReportHTML(t *testing.T) {
 // selected source highlighted on the timeline and the budget drawn.
 func TestServePreview(t *testing.T) {
 	ctx, problems := browser(t)
-	s, err := serve.New(serve.Config{Build: contract.Config{Corpus: contract.Sample()}, UI: true, Now: func() time.Time { return time.Date(2026, 9, 14, 9, 0, 0, 0, time.UTC) }})
+	s, err := serve.New(serve.Config{Build: contract.Config{Corpus: corpus.Embedded()}, UI: true, Now: func() time.Time { return time.Date(2026, 9, 14, 9, 0, 0, 0, time.UTC) }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,6 +36,7 @@ import (
 
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/internal/gencorpus"
 	"github.com/ka2/ka2/internal/loadgen"
 	"github.com/ka2/ka2/selector"
@@ -168,14 +169,14 @@ func load(args []string) error {
 		t0 := time.Now()
 		switch {
 		case !*reuse:
-			c, err := contract.LoadCorpus(context.Background(), contract.Folder(*dir))
+			c, err := corpus.Folder(*dir).Load(context.Background())
 			if err != nil {
 				return err
 			}
 			ix = selector.NewIndex(c)
 		case srv == nil:
 			var err error
-			srv, err = serve.New(serve.Config{Build: contract.Config{Corpus: contract.Folder(*dir)}, Settle: -1})
+			srv, err = serve.New(serve.Config{Build: contract.Config{Corpus: corpus.Folder(*dir)}, Settle: -1})
 			if err != nil {
 				return err
 			}
@@ -246,7 +247,7 @@ func build(args []string) error {
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the builds")
 	asJSON := fs.Bool("json", false, "print one JSON object (for ratios)")
 	fs.Parse(args)
-	c, err := contract.LoadCorpus(context.Background(), contract.Folder(*dir))
+	c, err := corpus.Folder(*dir).Load(context.Background())
 	if err != nil {
 		return err
 	}

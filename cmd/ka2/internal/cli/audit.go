@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/internal/errkind"
 	"github.com/ka2/ka2/internal/plural"
 	"github.com/ka2/ka2/provenance"
@@ -84,7 +85,7 @@ func (o *AuditOptions) validate() error {
 	if o.Revision != "" && o.EachRevision {
 		return usageError{errors.New("--revision and --each-revision: give one")}
 	}
-	if (o.Revision != "" || o.EachRevision) && (o.Corpus == "" || o.Corpus == contract.SampleCorpus) {
+	if (o.Revision != "" || o.EachRevision) && (o.Corpus == "" || o.Corpus == corpus.SampleName) {
 		return usageError{errors.New("--revision and --each-revision read the --corpus folder from git: name the folder with --corpus")}
 	}
 	if o.Revision != "" {
@@ -199,7 +200,7 @@ func (o *AuditOptions) builderAt(ctx context.Context, flag, rev string, policy *
 		files = filter(o.Corpus, fsys)
 	}
 	cfg := o.budgetFlags.config(&o.corpusFlags)
-	cfg.Corpus = contract.Files(filepath.ToSlash(o.Corpus), files)
+	cfg.Corpus = corpus.FromFS(filepath.ToSlash(o.Corpus), files)
 	b, err := cfg.BuilderContext(ctx)
 	if err != nil {
 		return nil, o.budgetFlags.usage(err)

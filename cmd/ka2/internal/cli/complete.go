@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/golden"
 )
@@ -80,7 +79,7 @@ func completionCorpus(f *Factory, c *cobra.Command) *corpus.Corpus {
 		}
 	}
 	// With no corpus named, the sample, as the command would read it.
-	corp, err := contract.LoadCorpus(context.Background(), f.openCorpus(dir))
+	corp, err := f.openCorpus(dir).Load(context.Background())
 	if err != nil {
 		return nil
 	}

@@ -122,7 +122,7 @@ func runConfig(o *ConfigOptions, cmd *cobra.Command) error {
 		}
 		rep.Settings = append(rep.Settings, Setting{Key: key, Value: value, Source: src})
 	}
-	add(project.KeyCorpus, "corpus", o.Corpus, contract.SampleCorpus)
+	add(project.KeyCorpus, "corpus", o.Corpus, corpus.SampleName)
 	add(project.KeyCases, "cases", o.Cases, "")
 	add(project.KeyContract, "definition", o.Contract, "", "embedded ka2-context-contract-v1")
 	add(project.KeyContent, "content", o.Content, "", "the contract's")

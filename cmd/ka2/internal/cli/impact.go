@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/golden"
 	"github.com/ka2/ka2/internal/errkind"
@@ -78,7 +77,7 @@ func (o *ImpactOptions) validate() error {
 
 func runImpact(o *ImpactOptions) error {
 	ctx := o.ctx()
-	next, err := contract.LoadCorpus(ctx, o.f.openCorpus(o.Corpus))
+	next, err := o.f.openCorpus(o.Corpus).Load(ctx)
 	if err != nil {
 		return fmt.Errorf("--corpus: %w", err)
 	}
@@ -86,7 +85,7 @@ func runImpact(o *ImpactOptions) error {
 	if o.BaseRef != "" {
 		base, err = o.corpusAt(ctx, o.BaseRef)
 	} else {
-		base, err = contract.LoadCorpus(ctx, o.f.openCorpus(o.Base))
+		base, err = o.f.openCorpus(o.Base).Load(ctx)
 		if err != nil {
 			err = fmt.Errorf("--base: %w", err)
 		}

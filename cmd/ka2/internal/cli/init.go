@@ -15,7 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/golden"
 	"github.com/ka2/ka2/internal/atomicfile"
 	"github.com/ka2/ka2/internal/inputfile"
@@ -184,7 +184,7 @@ func (o *InitOptions) write(files map[string][]byte, order []string, undo *initU
 	if err != nil {
 		return err
 	}
-	open := func(dir string) contract.Corpus { return openCorpus(dir, proj) }
+	open := func(dir string) corpus.Location { return openCorpus(dir, proj) }
 	suite, err := golden.Load(o.ctx(), []string{filepath.Join(o.Dir, initCases)}, golden.LoadOptions{OpenCorpus: open})
 	if err != nil {
 		return fmt.Errorf("the example cases: %w", err)

@@ -31,26 +31,26 @@ func (c *corpusFlags) register(fs *pflag.FlagSet) {
 }
 
 // source is the corpus the flags name (see openCorpus).
-func (c *corpusFlags) source() contract.Corpus { return openCorpus(c.Corpus, c.proj) }
+func (c *corpusFlags) source() corpus.Location { return openCorpus(c.Corpus, c.proj) }
 
 // location names the corpus for traces: the folder as given, or the sample.
 func (c *corpusFlags) location() string { return c.source().Name }
 
-// load reads the corpus (see contract.LoadCorpus).
+// load reads the corpus (see corpus.Location.Load).
 func (c *corpusFlags) load(ctx context.Context) (*corpus.Corpus, error) {
-	return contract.LoadCorpus(ctx, c.source())
+	return c.source().Load(ctx)
 }
 
 // openCorpus is the one place that turns a corpus named on the command
 // line, in the project file or in a case file into the files a command
 // reads: "" (nothing named: the library has no default corpus) or
-// contract.SampleCorpus is the embedded sample, anything else a folder,
+// corpus.SampleName is the embedded sample, anything else a folder,
 // narrowed by the exclusions of proj (nil: no project file).
-func openCorpus(dir string, proj *project.Config) contract.Corpus {
-	if dir == "" || dir == contract.SampleCorpus {
-		return contract.Sample()
+func openCorpus(dir string, proj *project.Config) corpus.Location {
+	if dir == "" || dir == corpus.SampleName {
+		return corpus.Embedded()
 	}
-	return contract.Folder(dir).Narrow(func(fsys fs.FS) fs.FS { return proj.Filter(dir, fsys) })
+	return corpus.Folder(dir).Narrow(func(fsys fs.FS) fs.FS { return proj.Filter(dir, fsys) })
 }
 
 // definitionVar registers --definition, the contract definition, and its

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/internal/textsafe"
 	"github.com/ka2/ka2/project"
@@ -164,7 +164,7 @@ func (f *Factory) corpusFilter() func(dir string, fsys fs.FS) fs.FS {
 
 // openCorpus is the corpus dir names in this run, with the project's
 // exclusions (see openCorpus).
-func (f *Factory) openCorpus(dir string) contract.Corpus { return openCorpus(dir, f.proj.cfg) }
+func (f *Factory) openCorpus(dir string) corpus.Location { return openCorpus(dir, f.proj.cfg) }
 
 // projectFlags maps the flags the project file can set to its keys, and
 // reads what the file says for each ("" when it says nothing). A flag
