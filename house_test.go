@@ -269,3 +269,40 @@ func TestMarkupThroughHTMLTemplate(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestOneEnumOfContextTypes: the context types (instruction, example,
+// memory, evidence, tool_output, scope, question) are one enum,
+// provenance.Kind; a second type whose constants spell them (the budget's
+// part kinds once did) is two names for one idea that can drift apart.
+func TestOneEnumOfContextTypes(t *testing.T) {
+	contextTypes := map[string]bool{"instruction": true, "example": true, "memory": true, "evidence": true,
+		"tool_output": true, "scope": true, "question": true}
+	libraryFiles(t, func(fset *token.FileSet, file string, f *ast.File) {
+		spelled := map[string][]string{} // type → the context types its constants spell
+		for _, decl := range f.Decls {
+			gd, ok := decl.(*ast.GenDecl)
+			if !ok || gd.Tok != token.CONST {
+				continue
+			}
+			for _, spec := range gd.Specs {
+				s := spec.(*ast.ValueSpec)
+				typ, ok := s.Type.(*ast.Ident) // a type of this package
+				if !ok {
+					continue
+				}
+				for _, v := range s.Values {
+					if lit, ok := v.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+						if text, err := strconv.Unquote(lit.Value); err == nil && contextTypes[text] {
+							spelled[typ.Name] = append(spelled[typ.Name], text)
+						}
+					}
+				}
+			}
+		}
+		for typ, values := range spelled {
+			if len(values) >= 3 && !(file == "provenance/kind.go" && typ == "Kind") {
+				t.Errorf("%s: type %s spells the context types %v; use provenance.Kind", file, typ, values)
+			}
+		}
+	})
+}

@@ -3,12 +3,13 @@ package budget
 import (
 	"errors"
 	"fmt"
-	"github.com/ka2/ka2/internal/plural"
 	"io"
 	"math"
 	"strings"
 
 	"github.com/ka2/ka2/internal/diag"
+	"github.com/ka2/ka2/internal/plural"
+	"github.com/ka2/ka2/provenance"
 )
 
 // Limits are the budget's fixed terms, all in the counter's unit.
@@ -121,26 +122,16 @@ func (e RangeErrors) Unwrap() []error {
 	return errs
 }
 
-// Kind names what a part of the input is. Evidence parts are what the
-// evidence budget B pays for; every other kind is a fixed cost.
-type Kind string
-
-// The part kinds. Overhead is every byte of the serialization that belongs
-// to no part (keys, braces, commas, the template field) plus the wrapper.
-const (
-	KindInstruction Kind = "instruction"
-	KindExample     Kind = "example"
-	KindMemory      Kind = "memory"
-	KindEvidence    Kind = "evidence"
-	KindToolOutput  Kind = "tool_output"
-	KindScope       Kind = "scope"
-	KindQuestion    Kind = "question"
-	KindOverhead    Kind = "overhead"
-)
+// KindOverhead is the kind of the part that is every byte of the
+// serialization belonging to no other part (keys, braces, commas, the
+// template field) plus the wrapper. Every other part is of a context type
+// (provenance.Kind): evidence parts are what the evidence budget B pays
+// for, the others are fixed costs.
+const KindOverhead provenance.Kind = "overhead"
 
 // Span marks the bytes of one part within the serialized input.
 type Span struct {
-	Kind  Kind
+	Kind  provenance.Kind
 	Label string // e.g. an evidence address "travel-v2:1-3"
 	Start int    // byte offset, inclusive
 	End   int    // byte offset, exclusive
@@ -148,9 +139,9 @@ type Span struct {
 
 // Part is the cost of one part of the input.
 type Part struct {
-	Kind  Kind   `json:"kind"`
-	Label string `json:"label,omitempty"`
-	Cost  int    `json:"cost"`
+	Kind  provenance.Kind `json:"kind"` // a context type, or KindOverhead
+	Label string          `json:"label,omitempty"`
+	Cost  int             `json:"cost"`
 }
 
 // Report is the accounting B = W − R − I − E − Q − H for one input. Parts
@@ -246,7 +237,7 @@ func Tally(counter string, parts []Part, serialization int, limits Limits) Repor
 func tally(counter string, parts []Part, serialization int, limits Limits) Report {
 	r := Report{Counter: counter, Limits: limits, Parts: parts}
 	for _, p := range parts {
-		if p.Kind == KindEvidence {
+		if p.Kind == provenance.KindEvidence {
 			r.EvidenceCost = add(r.EvidenceCost, p.Cost)
 		} else {
 			r.Fixed = add(r.Fixed, p.Cost)
@@ -398,19 +389,19 @@ func (r Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(&b, "counter %s (%s)\n", r.Counter, unit(r.Counter))
 	line("W capacity", r.Capacity, "")
 	line("R reserve", r.Reserve, "")
-	sums := map[Kind]int{}
+	sums := map[provenance.Kind]int{}
 	for _, p := range r.Parts {
 		sums[p.Kind] += p.Cost
 	}
-	for _, k := range []Kind{KindInstruction, KindExample, KindMemory, KindToolOutput, KindScope, KindQuestion} {
-		if _, ok := sums[k]; ok || k == KindInstruction || k == KindExample || k == KindQuestion {
+	for _, k := range []provenance.Kind{provenance.KindInstruction, provenance.KindExample, provenance.KindMemory, provenance.KindToolOutput, provenance.KindScope, provenance.KindQuestion} {
+		if _, ok := sums[k]; ok || k == provenance.KindInstruction || k == provenance.KindExample || k == provenance.KindQuestion {
 			line(letter(k)+string(k), sums[k], "")
 		}
 	}
 	line("H overhead", sums[KindOverhead], fmt.Sprintf("wrapper %d + serialization %d", r.Wrapper, sums[KindOverhead]-r.Wrapper))
 	line("B = W − R − fixed", r.EvidenceBudget, "left for evidence")
 	for _, p := range r.Parts {
-		if p.Kind == KindEvidence {
+		if p.Kind == provenance.KindEvidence {
 			line("  evidence "+p.Label, p.Cost, "")
 		}
 	}
@@ -425,13 +416,13 @@ func (r Report) WriteText(w io.Writer) error {
 	return err
 }
 
-func letter(k Kind) string {
+func letter(k provenance.Kind) string {
 	switch k {
-	case KindInstruction:
+	case provenance.KindInstruction:
 		return "I "
-	case KindExample:
+	case provenance.KindExample:
 		return "E "
-	case KindQuestion:
+	case provenance.KindQuestion:
 		return "Q "
 	}
 	return "  "

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/ka2/ka2/provenance"
 )
 
 func TestLimitsValidate(t *testing.T) {
@@ -77,9 +79,9 @@ func TestRangeErrorMessage(t *testing.T) {
 
 func TestAccountLargestLimits(t *testing.T) {
 	l := Limits{Capacity: MaxCapacity, Reserve: MaxCapacity - 1, Wrapper: MaxCapacity - 1}
-	r := Account(Codepoint, "abc", []Span{{Kind: KindEvidence, Start: 0, End: 3}}, l)
+	r := Account(Codepoint, "abc", []Span{{Kind: provenance.KindEvidence, Start: 0, End: 3}}, l)
 	want := Report{Counter: "codepoint", Limits: l,
-		Parts: []Part{{Kind: KindEvidence, Cost: 3}, {Kind: KindOverhead, Cost: MaxCapacity - 1}},
+		Parts: []Part{{Kind: provenance.KindEvidence, Cost: 3}, {Kind: KindOverhead, Cost: MaxCapacity - 1}},
 		Total: MaxCapacity + 2, Fixed: MaxCapacity - 1, EvidenceBudget: 1 - (MaxCapacity - 1), EvidenceCost: 3,
 		Left: 1 - (MaxCapacity - 1) - 3}
 	if diff := cmp.Diff(want, r); diff != "" {
@@ -147,7 +149,7 @@ func FuzzAccountLimits(f *testing.F) {
 			}
 			return
 		}
-		r := Account(Codepoint, text, []Span{{Kind: KindEvidence, Start: 0, End: len(text)}}, l)
+		r := Account(Codepoint, text, []Span{{Kind: provenance.KindEvidence, Start: 0, End: len(text)}}, l)
 		if r.Total < 0 || r.Total != r.Fixed+r.EvidenceCost || r.Left != l.Limit()-r.Total || r.Shortfall() < 0 {
 			t.Fatalf("inconsistent report %+v", r)
 		}
@@ -166,7 +168,7 @@ func TestAccountBytes(t *testing.T) {
 				cuts := randomCuts(r, len(text), 2*k)
 				spans := make([]Span, k)
 				for i := range spans {
-					spans[i] = Span{Kind: KindEvidence, Label: "e", Start: cuts[2*i], End: cuts[2*i+1]}
+					spans[i] = Span{Kind: provenance.KindEvidence, Label: "e", Start: cuts[2*i], End: cuts[2*i+1]}
 				}
 				want := Account(c, text, spans, limits)
 				if diff := cmp.Diff(want, AccountBytes(c, []byte(text), spans, limits)); diff != "" {

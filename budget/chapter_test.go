@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ka2/ka2/budget"
+	"github.com/ka2/ka2/provenance"
 )
 
 // TestChapterArithmetic pins the worked numbers of the KA-2 chapter
@@ -17,15 +18,15 @@ func TestChapterArithmetic(t *testing.T) {
 	limits := budget.Limits{Capacity: 128, Reserve: 24}
 	fixed := func(instruction int) []budget.Part {
 		return []budget.Part{
-			{Kind: budget.KindInstruction, Cost: instruction},
-			{Kind: budget.KindExample, Cost: 12},
-			{Kind: budget.KindQuestion, Cost: 8},
+			{Kind: provenance.KindInstruction, Cost: instruction},
+			{Kind: provenance.KindExample, Cost: 12},
+			{Kind: provenance.KindQuestion, Cost: 8},
 		}
 	}
 	evidence := func(costs ...int) []budget.Part {
 		var ps []budget.Part
 		for _, c := range costs {
-			ps = append(ps, budget.Part{Kind: budget.KindEvidence, Cost: c})
+			ps = append(ps, budget.Part{Kind: provenance.KindEvidence, Cost: c})
 		}
 		return ps
 	}
@@ -73,12 +74,12 @@ func TestChapterArithmetic(t *testing.T) {
 // chapter's numbers test the path real contracts take.
 func TestAccountIsTally(t *testing.T) {
 	text := `{"i":"instruction","e":"ex","q":"question?","ev":"evidence text"}`
-	span := func(k budget.Kind, s string) budget.Span {
+	span := func(k provenance.Kind, s string) budget.Span {
 		i := strings.Index(text, s)
 		return budget.Span{Kind: k, Start: i, End: i + len(s)}
 	}
-	spans := []budget.Span{span(budget.KindInstruction, `"instruction"`), span(budget.KindExample, `"ex"`),
-		span(budget.KindQuestion, `"question?"`), span(budget.KindEvidence, `"evidence text"`)}
+	spans := []budget.Span{span(provenance.KindInstruction, `"instruction"`), span(provenance.KindExample, `"ex"`),
+		span(provenance.KindQuestion, `"question?"`), span(provenance.KindEvidence, `"evidence text"`)}
 	limits := budget.Limits{Capacity: 100, Reserve: 10, Wrapper: 3}
 	got := budget.Account(budget.Codepoint, text, spans, limits)
 	var parts []budget.Part

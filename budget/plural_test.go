@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ka2/ka2/budget"
+	"github.com/ka2/ka2/provenance"
 )
 
 // TestOverErrorNounsAgree: the message states the shortfall with a noun
@@ -25,7 +26,7 @@ func TestOverErrorNounsAgree(t *testing.T) {
 	wrong := regexp.MustCompile(`\b1 (code points|\w+ tokens)\b|\(s\)`)
 	for _, tt := range tests {
 		limits := budget.Limits{Capacity: 100, Reserve: 10}
-		parts := []budget.Part{{Kind: budget.KindInstruction, Cost: 90 + tt.shortfall}}
+		parts := []budget.Part{{Kind: provenance.KindInstruction, Cost: 90 + tt.shortfall}}
 		r := budget.Tally(tt.counter, parts, 0, limits)
 		msg := (&budget.OverError{Report: r}).Error()
 		if !strings.HasPrefix(msg, tt.want) {

@@ -73,7 +73,7 @@ func assemble(def *Definition, s *provenance.Store, items []provenance.Item, mad
 	b := make([]byte, 0, size+size/16) // escapes take a little more
 	spans := make([]budget.Span, 0, len(items))
 	mark := func(k provenance.Kind, label string, start int) {
-		spans = append(spans, budget.Span{Kind: budget.Kind(k), Label: label, Start: start, End: len(b)})
+		spans = append(spans, budget.Span{Kind: k, Label: label, Start: start, End: len(b)})
 	}
 	b = append(b, '{')
 	first := true

@@ -237,10 +237,10 @@ func TestReferenceArithmetic(t *testing.T) {
 	// One unit per byte makes the spans' lengths the costs.
 	text := strings.Repeat("i", 20) + strings.Repeat("e", 12) + strings.Repeat("v", 40) + strings.Repeat("q", 8) + strings.Repeat("h", 8)
 	spans := []budget.Span{
-		{Kind: budget.KindInstruction, Start: 0, End: 20},
-		{Kind: budget.KindExample, Start: 20, End: 32},
-		{Kind: budget.KindEvidence, Label: "current", Start: 32, End: 72},
-		{Kind: budget.KindQuestion, Start: 72, End: 80},
+		{Kind: provenance.KindInstruction, Start: 0, End: 20},
+		{Kind: provenance.KindExample, Start: 20, End: 32},
+		{Kind: provenance.KindEvidence, Label: "current", Start: 32, End: 72},
+		{Kind: provenance.KindQuestion, Start: 72, End: 80},
 	}
 	rep := budget.Account(budget.Codepoint, text, spans, budget.Limits{Capacity: 128, Reserve: 24})
 	if rep.EvidenceBudget != 56 || rep.Left != 16 {

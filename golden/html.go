@@ -13,6 +13,7 @@ import (
 
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/provenance"
 )
 
 // HTMLOptions say how an HTML report links to the case files.
@@ -54,15 +55,15 @@ table.passed td{vertical-align:middle}
 `
 
 // Colours of the budget parts, one per kind.
-var partColours = map[budget.Kind]string{
-	budget.KindInstruction: "#4e79a7",
-	budget.KindExample:     "#76b7b2",
-	budget.KindMemory:      "#b07aa1",
-	budget.KindEvidence:    "#f28e2b",
-	budget.KindToolOutput:  "#9c755f",
-	budget.KindScope:       "#edc948",
-	budget.KindQuestion:    "#59a14f",
-	budget.KindOverhead:    "#bab0ac",
+var partColours = map[provenance.Kind]string{
+	provenance.KindInstruction: "#4e79a7",
+	provenance.KindExample:     "#76b7b2",
+	provenance.KindMemory:      "#b07aa1",
+	provenance.KindEvidence:    "#f28e2b",
+	provenance.KindToolOutput:  "#9c755f",
+	provenance.KindScope:       "#edc948",
+	provenance.KindQuestion:    "#59a14f",
+	budget.KindOverhead:        "#bab0ac",
 }
 
 // reportPage is the HTML report. Every value reaches the page through
@@ -247,8 +248,8 @@ func (r *Report) WriteHTML(w io.Writer, opts HTMLOptions) error {
 	}
 	page.Counts = []htmlCount{{"cases", s.Cases}, {"passed", s.Passed}, {"failed", s.Failed},
 		{"created", s.Created}, {"updated", s.Updated}, {"pending", s.Pending}, {"unreferenced", s.Unreferenced}}
-	for _, k := range []budget.Kind{budget.KindInstruction, budget.KindExample, budget.KindMemory, budget.KindEvidence,
-		budget.KindToolOutput, budget.KindScope, budget.KindQuestion, budget.KindOverhead} {
+	for _, k := range []provenance.Kind{provenance.KindInstruction, provenance.KindExample, provenance.KindMemory, provenance.KindEvidence,
+		provenance.KindToolOutput, provenance.KindScope, provenance.KindQuestion, budget.KindOverhead} {
 		page.Legend = append(page.Legend, htmlPart{Kind: string(k), Colour: partColours[k]})
 	}
 	for fi := range r.Files {

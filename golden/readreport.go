@@ -16,6 +16,7 @@ import (
 	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/internal/errkind"
 	"github.com/ka2/ka2/internal/strict"
+	"github.com/ka2/ka2/provenance"
 )
 
 // A shard's JSON report comes from another machine, so it is evidence to
@@ -44,8 +45,8 @@ var reportEnums = map[reflect.Type]map[string][]string{
 		"fields": {"lines", "version", "valid_from", "valid_until", "unit", "quote"},
 	},
 	reflect.TypeFor[PartCost](): {
-		"kind": {string(budget.KindInstruction), string(budget.KindExample), string(budget.KindMemory), string(budget.KindEvidence),
-			string(budget.KindToolOutput), string(budget.KindScope), string(budget.KindQuestion), string(budget.KindOverhead)},
+		"kind": {string(provenance.KindInstruction), string(provenance.KindExample), string(provenance.KindMemory), string(provenance.KindEvidence),
+			string(provenance.KindToolOutput), string(provenance.KindScope), string(provenance.KindQuestion), string(budget.KindOverhead)},
 	},
 	reflect.TypeFor[CaseBudget](): {"counter": budget.Names()},
 }

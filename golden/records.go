@@ -6,6 +6,7 @@ import (
 
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/provenance"
 )
 
 // The changes of a RecordChange.
@@ -104,8 +105,8 @@ type CaseBudget struct {
 
 // PartCost is what one kind of part costs (all evidence records together).
 type PartCost struct {
-	Kind budget.Kind `json:"kind"`
-	Cost int         `json:"cost"`
+	Kind provenance.Kind `json:"kind"`
+	Cost int             `json:"cost"`
 }
 
 // caseBudget sums a budget report by kind; nil for no report.

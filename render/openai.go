@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/ka2/ka2/budget"
+	"github.com/ka2/ka2/provenance"
 )
 
 // OpenAIChat renders a contract as an OpenAI Chat Completions request:
@@ -117,7 +118,7 @@ func (p OpenAIChat) Account(c budget.Counter, text string, spans []budget.Span, 
 	at := -1
 	for _, s := range spans {
 		switch {
-		case s.Kind == budget.KindInstruction:
+		case s.Kind == provenance.KindInstruction:
 			if s.Start < cut0 || s.End > cut1 {
 				return budget.Report{}, fmt.Errorf("the instruction part is not the instruction member")
 			}
@@ -142,7 +143,7 @@ func (p OpenAIChat) Account(c budget.Counter, text string, spans []budget.Span, 
 	// every part.
 	parts := rep.Parts[:len(rep.Parts)-1]
 	serialization := rep.Parts[len(rep.Parts)-1].Cost
-	parts = append(parts[:at], append([]budget.Part{{Kind: budget.KindInstruction, Cost: c.Count(instruction)}}, parts[at:]...)...)
+	parts = append(parts[:at], append([]budget.Part{{Kind: provenance.KindInstruction, Cost: c.Count(instruction)}}, parts[at:]...)...)
 	limits.Wrapper = p.Wrapper(c)
 	return budget.Tally(c.Name(), parts, serialization, limits), nil
 }

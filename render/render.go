@@ -10,6 +10,7 @@ import (
 
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/provenance"
 )
 
 // Options are the request settings a provider puts in the body.
@@ -121,7 +122,7 @@ func members(text []byte) ([]member, error) {
 // not in it, such as template, are overhead); a list field (evidence,
 // memory, tool_output) gives one span per element, labelled as the
 // assembler labels it.
-func Spans(text []byte, kinds map[string]budget.Kind) ([]budget.Span, error) {
+func Spans(text []byte, kinds map[string]provenance.Kind) ([]budget.Span, error) {
 	ms, err := members(text)
 	if err != nil {
 		return nil, err
@@ -133,7 +134,7 @@ func Spans(text []byte, kinds map[string]budget.Kind) ([]budget.Span, error) {
 			continue
 		}
 		switch k {
-		case budget.KindEvidence, budget.KindMemory, budget.KindToolOutput:
+		case provenance.KindEvidence, provenance.KindMemory, provenance.KindToolOutput:
 			for _, e := range m.elements {
 				spans = append(spans, budget.Span{Kind: k, Label: label(k, text[e[0]:e[1]]), Start: e[0], End: e[1]})
 			}
@@ -146,8 +147,8 @@ func Spans(text []byte, kinds map[string]budget.Kind) ([]budget.Span, error) {
 
 // label names a list element as a budget report does: an evidence
 // record by its address, a memory or tool output record by its source.
-func label(k budget.Kind, el []byte) string {
-	if k == budget.KindEvidence {
+func label(k provenance.Kind, el []byte) string {
+	if k == provenance.KindEvidence {
 		var r contract.EvidenceRecord
 		json.Unmarshal(el, &r)
 		return r.Address()
@@ -159,11 +160,11 @@ func label(k budget.Kind, el []byte) string {
 
 // FieldKinds maps each field of a contract definition to its part kind,
 // for Spans.
-func FieldKinds(def *contract.Definition) map[string]budget.Kind {
-	out := map[string]budget.Kind{}
+func FieldKinds(def *contract.Definition) map[string]provenance.Kind {
+	out := map[string]provenance.Kind{}
 	for _, f := range def.Fields {
 		if f.ContextType != "constant" {
-			out[f.Name] = budget.Kind(f.ContextType)
+			out[f.Name] = provenance.Kind(f.ContextType)
 		}
 	}
 	return out

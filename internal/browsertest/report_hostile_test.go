@@ -8,9 +8,9 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/golden"
+	"github.com/ka2/ka2/provenance"
 )
 
 // hostile is markup that, if it reached the page as markup, would run a
@@ -35,7 +35,7 @@ func TestRegressReportHostile(t *testing.T) {
 			LineStart: 1, LineEnd: 2, Quote: hostile(where+"-quote") + "\n" + hostile(where+"-quote2")}
 	}
 	bud := &golden.CaseBudget{Counter: hostile("counter"), Limit: 100, Total: 120,
-		Parts: []golden.PartCost{{Kind: budget.Kind(hostile("kind")), Cost: 120}}}
+		Parts: []golden.PartCost{{Kind: provenance.Kind(hostile("kind")), Cost: 120}}}
 	r := &golden.Report{Format: golden.ReportFormat,
 		Files: []golden.FileReport{{Path: hostile("file"), Cases: []golden.CaseReport{{
 			Name: hostile("name"), Line: 3, Status: golden.StatusFail, Golden: hostile("golden"),
