@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -29,19 +30,67 @@ const DefaultMaxCapacity = 1_000_000
 // field that sets it: the service's callers send fields, not flags.
 func requestField(setting string) string { return `"` + setting + `"` }
 
-// builderFor returns the snapshot's builder with the budget the request
-// asks for: its counter, capacity and reserve within the server's
-// bounds, and its provider's framing. A request that asks for none is
-// built by the snapshot's builder itself.
-func (s *Server) builderFor(snap *Snapshot, rf *contract.RequestFile, data []byte) (*contract.Builder, error) {
-	if rf.Counter == "" && rf.Capacity == nil && rf.Reserve == nil && rf.Provider == "" {
-		return snap.Builder, nil
+// contractSteps are what POST /v1/contract builds a request body with:
+// the server's settings, its budget flags (base) and bounds, and the
+// builder of the corpus. serveContract answers with them and the audit
+// rebuilds a logged request with them, through one function (build), so
+// that the two cannot drift apart.
+type contractSteps struct {
+	builder  *contract.Builder
+	settings contract.Settings
+	base     contract.Config
+	bounds   contract.BudgetBounds
+	// beforeBuild, when set (by a test), runs just before the build.
+	beforeBuild func(context.Context)
+}
+
+// contractSteps are the server's steps for a contract built by b.
+func (s *Server) contractSteps(b *contract.Builder) contractSteps {
+	return contractSteps{builder: b, settings: s.cfg.Settings, base: s.cfg.Build, bounds: s.bounds(), beforeBuild: s.testHookBuild}
+}
+
+// build runs the steps of `ka2 build --request` on body: parse, the
+// remote caller's claims checked against the policy, Settings.Apply and
+// Request, the request's own budget (see builder), Builder.Build. The
+// request is returned once it is made, whatever the build's outcome.
+func (c contractSteps) build(ctx context.Context, body []byte) (contract.Request, *contract.Result, error) {
+	rf, err := contract.ParseRequestFile("request", body)
+	if err != nil {
+		return contract.Request{}, nil, err
 	}
-	counter, limits, err := contract.RequestBudget("request", data, rf, s.cfg.Build, s.def, s.bounds())
+	// A remote caller's word for an item's source is only a claim: it gets
+	// what the policy's remote section grants, no more.
+	if err := rf.CheckRemote(c.builder.Policy); err != nil {
+		return contract.Request{}, nil, err
+	}
+	if c.beforeBuild != nil {
+		c.beforeBuild(ctx)
+	}
+	req, err := c.settings.Apply(rf).Request(rf)
+	if err != nil {
+		return req, nil, err
+	}
+	b, err := c.requestBuilder(rf, body)
+	if err != nil {
+		return req, nil, err
+	}
+	res, err := b.Build(ctx, req)
+	return req, res, err
+}
+
+// requestBuilder returns the builder with the budget the request asks
+// for: its counter, capacity and reserve over base within the bounds, and
+// its provider's framing. A request that asks for none is built by the
+// builder itself.
+func (c contractSteps) requestBuilder(rf *contract.RequestFile, data []byte) (*contract.Builder, error) {
+	if rf.Counter == "" && rf.Capacity == nil && rf.Reserve == nil && rf.Provider == "" {
+		return c.builder, nil
+	}
+	counter, limits, err := contract.RequestBudget("request", data, rf, c.base, c.builder.Definition, c.bounds)
 	if err != nil {
 		return nil, err
 	}
-	b := *snap.Builder
+	b := *c.builder
 	b.Counter, b.Limits = counter, limits
 	if rf.Provider != "" {
 		if b.Framing, err = providerFor("request", data, rf.Provider, counter); err != nil {

@@ -263,19 +263,16 @@ var auditors = map[string]func(ctx context.Context, b *contract.Builder, set con
 	"verify":   rebuildVerify,
 }
 
-// rebuildContract builds the logged request as serveContract does.
+// rebuildContract builds the logged request with serveContract's steps.
+// The server's budget flags are the builder's own counter and limits (the
+// audit is given the same flags), and its bounds the definition's
+// counters and budget.MaxCapacity: a request the server refused for a
+// bound of its own is rebuilt, and reported as not reproduced.
 func rebuildContract(ctx context.Context, b *contract.Builder, set contract.Settings, d *Decision) (answer, error) {
-	rf, err := contract.ParseRequestFile("request", []byte(*d.Request))
-	if err == nil {
-		err = rf.CheckRemote(b.Policy)
-	}
-	var res *contract.Result
-	if err == nil {
-		var req contract.Request
-		if req, err = set.Apply(rf).Request(rf); err == nil {
-			res, err = b.Build(ctx, req)
-		}
-	}
+	l := b.Limits
+	steps := contractSteps{builder: b, settings: set, base: contract.Config{Counter: b.Counter.Name(),
+		Capacity: &l.Capacity, Reserve: &l.Reserve, Wrapper: &l.Wrapper}}
+	_, res, err := steps.build(ctx, []byte(*d.Request))
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
 			return answer{}, cerr

@@ -500,3 +500,73 @@ func TestDecisionDebugLog(t *testing.T) {
 		t.Errorf("log:\n%s\nwant one answered line: %s", got, want)
 	}
 }
+
+// TestAuditRebuildsWhatWasServed: a contract the server answered rebuilds
+// from its decision line to the served bytes (and a refusal to the same
+// refusal), whatever the request sets: its own counter, capacity, reserve
+// or provider, short, items and promotions, an item the policy refuses.
+// The audit and the handler run one set of steps.
+func TestAuditRebuildsWhatWasServed(t *testing.T) {
+	dl, path := openLog(t, serve.DecisionLogConfig{})
+	rn := start(t, serve.Config{Build: sample, Settings: en, DecisionLog: dl})
+	q := `"subject":"lodging","dates":["2026-09-14"],"question":"What is the limit?"`
+	two := `"subject":"lodging","dates":["2025-09-14","2026-09-14"],"question":"How did the limit change?"`
+	requests := []struct {
+		body   string
+		status int
+	}{
+		{`{` + q + `}`, 200},
+		{`{` + q + `,"capacity":3000}`, 200},
+		{`{` + q + `,"capacity":2000,"reserve":10}`, 200},
+		{`{` + q + `,"capacity":1200}`, 422},
+		{`{` + two + `}`, 422},
+		{`{` + two + `,"short":true}`, 200},
+		{`{` + two + `,"capacity":9000}`, 200},
+		{`{` + q + `,"counter":"o200k_base"}`, 200},
+		{`{` + q + `,"counter":"o200k_base","provider":"openai-chat"}`, 200},
+		{`{` + q + `,"counter":"o200k_base","capacity":4000,"reserve":3000,"provider":"openai-chat"}`, 200},
+		{`{` + q + `,"provider":"openai-chat"}`, 400},
+		{`{` + q + `,"items":[{"type":"tool_output","source":"tool:order_lookup","text":"Order A-104: 2 nights."}],"promote":[{"item":0,"to":"evidence"}]}`, 200},
+		{`{` + q + `,"items":[{"type":"instruction","source":"system","text":"Answer in French."}]}`, 422},
+		{`{` + q + `,"dates":["2026-02-30"]}`, 400},
+	}
+	served := map[string][]byte{}
+	for _, r := range requests {
+		got := rn.post(t, "/v1/contract", r.body)
+		if got.status != r.status {
+			t.Fatalf("%s: %d %s, want %d", r.body, got.status, got.body, r.status)
+		}
+		served[got.header.Get(serve.DecisionHeader)] = got.body
+	}
+	snap := rn.srv.Snapshot()
+	rn.shutdown()
+	dl.Close()
+	decisions := readDecisions(t, path)
+	if len(decisions) != len(requests) {
+		t.Fatalf("%d decision lines, want %d", len(decisions), len(requests))
+	}
+	for _, d := range decisions {
+		if d.AnswerSHA256 != sha(served[d.ID]) {
+			t.Errorf("%s: the line's answer is not the served bytes", d.ID)
+		}
+		if d.Status == http.StatusOK && d.ContractSHA256 != sha(bytes.TrimSuffix(served[d.ID], []byte("\n"))) {
+			t.Errorf("%s: the line's contract is not the served one", d.ID)
+		}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rep, err := serve.Audit(t.Context(), f, serve.AuditConfig{Settings: en,
+		Target: func(context.Context, *serve.Decision) (*contract.Builder, error) { return snap.Builder, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Decisions != len(requests) || rep.Reproduced != len(requests) || len(rep.Unchecked) != 0 {
+		t.Errorf("audit: %d decisions, %d reproduced, %d unchecked; want all %d reproduced", rep.Decisions, rep.Reproduced, len(rep.Unchecked), len(requests))
+	}
+	for _, f := range rep.Differ {
+		t.Errorf("%s: %s (%s): logged %s, rebuilt %s", f.ID, f.Reason, f.Message, f.Logged, f.Rebuilt)
+	}
+}

@@ -339,33 +339,12 @@ func (s *Server) serveContract(w http.ResponseWriter, r *http.Request, snap *Sna
 	if err := readBody(w, r, s.cfg.MaxBodyBytes, buf); err != nil {
 		return writeError(w, snap, http.StatusBadRequest, errkind.Detail{Kind: string(errkind.BadRequest), Message: err.Error()})
 	}
-	// The same steps as `ka2 build --request`: parse, Settings.Apply and
-	// Request, Builder.Build, Result.WriteTo. The build stops when the client goes away or the
-	// request timeout passes.
+	// The steps of `ka2 build --request` (contractSteps.build); the build
+	// stops when the client goes away or the request timeout passes.
 	decisionOf(w).request(buf.Bytes())
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
 	defer cancel()
-	var (
-		res *contract.Result
-		req contract.Request
-	)
-	rf, err := contract.ParseRequestFile("request", buf.Bytes())
-	if err == nil {
-		// A remote caller's word for an item's source is only a claim:
-		// it gets what the policy's remote section grants, no more.
-		err = rf.CheckRemote(snap.Builder.Policy)
-	}
-	if err == nil {
-		if s.testHookBuild != nil {
-			s.testHookBuild(ctx)
-		}
-		if req, err = s.cfg.Settings.Apply(rf).Request(rf); err == nil {
-			var b *contract.Builder
-			if b, err = s.builderFor(snap, rf, buf.Bytes()); err == nil {
-				res, err = b.Build(ctx, req)
-			}
-		}
-	}
+	req, res, err := s.contractSteps(snap.Builder).build(ctx, buf.Bytes())
 	decisionOf(w).built(res)
 	if res != nil {
 		if res.JSON != nil {
