@@ -1,6 +1,7 @@
 package ka2_test
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -103,6 +104,29 @@ func libraryFiles(t *testing.T, f func(fset *token.FileSet, file string, af *ast
 // constant that only re-exports one of theirs, keeps an old name compiling
 // and lets two names drift into two ideas.
 func TestNoAliasesOfTheDiagnosticModel(t *testing.T) {
+	libraryFiles(t, func(fset *token.FileSet, file string, f *ast.File) {
+		for _, decl := range f.Decls {
+			if gd, ok := decl.(*ast.GenDecl); ok {
+				for _, a := range modelAliases(gd) {
+					t.Errorf("%s: %s; use it by its own name", fset.Position(a.pos), a.what)
+				}
+			}
+		}
+	})
+}
+
+// modelAlias is an exported name that only names something of package
+// diag or errkind again.
+type modelAlias struct {
+	pos  token.Pos
+	what string
+}
+
+// modelAliases finds gd's aliases of the diagnostic model: a type alias
+// of a diag or errkind type, and a constant or variable whose value is
+// one of their names, bare or through conversions (string(errkind.X),
+// Kind(errkind.X), errkind.Kind(diag.X)), typed or not.
+func modelAliases(gd *ast.GenDecl) []modelAlias {
 	// model reports whether e names something of package diag or errkind.
 	model := func(e ast.Expr) (*ast.SelectorExpr, bool) {
 		sel, ok := e.(*ast.SelectorExpr)
@@ -112,38 +136,83 @@ func TestNoAliasesOfTheDiagnosticModel(t *testing.T) {
 		x, ok := sel.X.(*ast.Ident)
 		return sel, ok && (x.Name == "diag" || x.Name == "errkind")
 	}
-	libraryFiles(t, func(fset *token.FileSet, file string, f *ast.File) {
-		for _, decl := range f.Decls {
-			gd, ok := decl.(*ast.GenDecl)
-			if !ok {
+	// unconvert strips conversions and parentheses: a call of a type
+	// name, local or qualified, with one argument. A call of a model
+	// name is no conversion, but a value computed from it.
+	unconvert := func(e ast.Expr) ast.Expr {
+		for {
+			switch v := e.(type) {
+			case *ast.ParenExpr:
+				e = v.X
 				continue
-			}
-			for _, spec := range gd.Specs {
-				switch s := spec.(type) {
-				case *ast.TypeSpec:
-					if sel, ok := model(s.Type); ok && s.Assign.IsValid() {
-						t.Errorf("%s: type %s is an alias of %s.%s; use that type by its own name", fset.Position(s.Pos()), s.Name.Name, sel.X, sel.Sel.Name)
-					}
-				case *ast.ValueSpec:
-					if s.Type != nil {
+			case *ast.CallExpr:
+				if len(v.Args) == 1 {
+					switch v.Fun.(type) {
+					case *ast.Ident, *ast.SelectorExpr, *ast.ParenExpr:
+						e = v.Args[0]
 						continue
-					}
-					for k, v := range s.Values {
-						// A conversion (string(errkind.X)) re-exports as
-						// much as the bare name does.
-						if call, ok := v.(*ast.CallExpr); ok && len(call.Args) == 1 {
-							if _, conv := call.Fun.(*ast.Ident); conv {
-								v = call.Args[0]
-							}
-						}
-						if sel, ok := model(v); ok && s.Names[k].IsExported() {
-							t.Errorf("%s: %s %s re-exports %s.%s; use it by its own name", fset.Position(s.Pos()), gd.Tok, s.Names[k].Name, sel.X, sel.Sel.Name)
-						}
 					}
 				}
 			}
+			return e
 		}
-	})
+	}
+	var out []modelAlias
+	for _, spec := range gd.Specs {
+		switch s := spec.(type) {
+		case *ast.TypeSpec:
+			if sel, ok := model(s.Type); ok && s.Assign.IsValid() {
+				out = append(out, modelAlias{s.Pos(), fmt.Sprintf("type %s is an alias of %s.%s", s.Name.Name, sel.X, sel.Sel.Name)})
+			}
+		case *ast.ValueSpec:
+			for k, v := range s.Values {
+				if sel, ok := model(unconvert(v)); ok && k < len(s.Names) && s.Names[k].IsExported() {
+					out = append(out, modelAlias{s.Pos(), fmt.Sprintf("%s %s re-exports %s.%s", gd.Tok, s.Names[k].Name, sel.X, sel.Sel.Name)})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestModelAliasesCaught: every way of naming the model again is found,
+// and what only uses it is not.
+func TestModelAliasesCaught(t *testing.T) {
+	tests := []struct {
+		src  string
+		want int
+	}{
+		{"type Diagnostic = diag.Diagnostic", 1},
+		{"type Diagnostic diag.Diagnostic", 0}, // a new type, not an alias
+		{"const KindBadRequest = errkind.BadRequest", 1},
+		{"const KindBadRequest = string(errkind.BadRequest)", 1},
+		{"const KindBadRequest string = string(errkind.BadRequest)", 1},
+		{"const KindBadRequest Kind = Kind(string(errkind.BadRequest))", 1},
+		{"const KindBadRequest = (errkind.Kind)(errkind.BadRequest)", 1},
+		{"var ErrThing = diag.ErrSomething", 1},
+		{"var ErrThing error = diag.ErrSomething", 1},
+		{"const (\n\tA = string(errkind.BadRequest)\n\tB = string(errkind.NotFound)\n)", 2},
+		{"const kindBadRequest = string(errkind.BadRequest)", 0}, // unexported: no second public name
+		{"var hint = diag.Fix(\"check the folder\")", 0},
+		{"var Hint = diag.Set(\"x\").Text", 0},
+		{"var Kinds = []string{string(errkind.BadRequest)}", 0},
+		{"const Status = 404", 0},
+	}
+	for _, tt := range tests {
+		f, err := parser.ParseFile(token.NewFileSet(), "x.go", "package x\n"+tt.src+"\n", parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.src, err)
+		}
+		var got []string
+		for _, decl := range f.Decls {
+			for _, a := range modelAliases(decl.(*ast.GenDecl)) {
+				got = append(got, a.what)
+			}
+		}
+		if len(got) != tt.want {
+			t.Errorf("%q: found %q, want %d", tt.src, got, tt.want)
+		}
+	}
 }
 
 // TestREADMEListsEveryPackage: the "Using ka2 from Go" table of docs/go.md
