@@ -42,10 +42,10 @@
 // prints them under --error-format json. Kinds and statuses: bad_request
 // 400 (any problem of the input a question meets, the corpus's included),
 // not_found 404, method_not_allowed 405, budget_exceeded, no_evidence and
-// context_type 422, overloaded 503 (with Retry-After), unavailable and
-// timeout 503; a build whose client went away is recorded as 499
-// (canceled), not as an error; internal 500 only for a panic, which is a
-// bug.
+// context_type 422, overloaded 503 (with Retry-After) and timeout 503
+// (unavailable stays a kind, but New serves only once a corpus is
+// loaded); a build whose client went away is recorded as 499 (canceled),
+// not as an error; internal 500 only for a panic, which is a bug.
 //
 // A request's counter, capacity, reserve and provider replace the
 // server's budget within Config.MaxCapacity and Config.Counters (see
