@@ -1,6 +1,7 @@
 package serve_test
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -157,4 +158,40 @@ func grepLines(text, s string) string {
 		}
 	}
 	return strings.Join(out, "")
+}
+
+// TestPanicInARoute: a panic inside a route is a 500 in ka2's body,
+// counted and logged under the route, and its admission slot is given
+// back: with one slot, the next request is answered.
+func TestPanicInARoute(t *testing.T) {
+	dl, logPath := openLog(t, serve.DecisionLogConfig{})
+	srv, err := serve.New(serve.Config{Build: sample, Settings: en, DecisionLog: dl, MaxInFlight: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var panicked atomic.Bool
+	serve.SetBuildHook(srv, func(context.Context) {
+		if !panicked.Swap(true) {
+			panic("a bug")
+		}
+	})
+	r := serveOn(t, srv)
+	got := r.post(t, "/v1/contract", lodging2026)
+	if e := errorBody(t, got.body); got.status != http.StatusInternalServerError || e.Kind != "internal" {
+		t.Fatalf("a panicking build: %d %+v, want 500 internal", got.status, e)
+	}
+	if got := r.post(t, "/v1/contract", lodging2026); got.status != http.StatusOK {
+		t.Fatalf("the request after the panic: %d %s", got.status, got.body)
+	}
+	m := string(r.get(t, "/metrics").body)
+	for _, want := range []string{`ka2_http_requests_total{code="500",route="contract"} 1`, `ka2_http_requests_in_flight 0`} {
+		if !strings.Contains(m, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	r.shutdown()
+	dl.Close()
+	if got := readDecisions(t, logPath); len(got) != 2 || got[0].Status != 500 || got[0].ErrorKind != "internal" || got[1].Status != 200 {
+		t.Errorf("decision log: %+v; want the 500 and the 200", got)
+	}
 }
