@@ -12,7 +12,7 @@ import (
 
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/contract"
-	"github.com/ka2/ka2/internal/errkind"
+	"github.com/ka2/ka2/errkind"
 )
 
 // Diff shows how got differs from want (a golden's bytes) so a person can

@@ -13,8 +13,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/ka2/ka2/budget"
+	"github.com/ka2/ka2/errkind"
 	"github.com/ka2/ka2/internal/diag"
-	"github.com/ka2/ka2/internal/errkind"
 	"github.com/ka2/ka2/internal/strict"
 	"github.com/ka2/ka2/provenance"
 )

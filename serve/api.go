@@ -12,9 +12,9 @@ import (
 
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/errkind"
 	"github.com/ka2/ka2/grade"
 	"github.com/ka2/ka2/internal/diag"
-	"github.com/ka2/ka2/internal/errkind"
 	"github.com/ka2/ka2/internal/strict"
 	"github.com/ka2/ka2/render"
 )

@@ -14,7 +14,7 @@ import (
 	"net/url"
 
 	"github.com/ka2/ka2/contract"
-	"github.com/ka2/ka2/internal/errkind"
+	"github.com/ka2/ka2/errkind"
 )
 
 // The reasons an audited decision is not reproduced (AuditFinding.Reason).

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/ka2/ka2/contract"
-	"github.com/ka2/ka2/internal/errkind"
+	"github.com/ka2/ka2/errkind"
 	"github.com/ka2/ka2/serve"
 )
 

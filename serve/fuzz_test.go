@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/ka2/ka2/contract"
-	"github.com/ka2/ka2/internal/errkind"
+	"github.com/ka2/ka2/errkind"
 	"github.com/ka2/ka2/serve"
 )
 

@@ -9,7 +9,7 @@ import (
 
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
-	"github.com/ka2/ka2/internal/errkind"
+	"github.com/ka2/ka2/errkind"
 	"github.com/ka2/ka2/serve"
 )
 

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/errkind"
 	"github.com/ka2/ka2/internal/diag"
-	"github.com/ka2/ka2/internal/errkind"
 	"github.com/ka2/ka2/provenance"
 	"github.com/ka2/ka2/serve"
 )

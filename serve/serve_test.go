@@ -13,8 +13,8 @@ import (
 
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/errkind"
 	"github.com/ka2/ka2/internal/diag"
-	"github.com/ka2/ka2/internal/errkind"
 	"github.com/ka2/ka2/serve"
 )
 

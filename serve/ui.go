@@ -7,8 +7,8 @@ import (
 	"strconv"
 
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/errkind"
 	"github.com/ka2/ka2/internal/diag"
-	"github.com/ka2/ka2/internal/errkind"
 	"github.com/ka2/ka2/selector"
 	"github.com/ka2/ka2/timeline"
 )

@@ -18,8 +18,8 @@ import (
 
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/errkind"
 	"github.com/ka2/ka2/internal/diag"
-	"github.com/ka2/ka2/internal/errkind"
 )
 
 // Exit codes, from the one table in errkind. They are documented in

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/ka2/ka2/cmd/ka2/internal/cli"
-	"github.com/ka2/ka2/internal/errkind"
+	"github.com/ka2/ka2/errkind"
 )
 
 // TestErrorWording: the text output words a library's hints as flags;

@@ -14,9 +14,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ka2/ka2/errkind"
 	"github.com/ka2/ka2/eval"
 	"github.com/ka2/ka2/golden"
-	"github.com/ka2/ka2/internal/errkind"
 	"github.com/ka2/ka2/internal/inputfile"
 )
 

@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/errkind"
 	"github.com/ka2/ka2/grade"
-	"github.com/ka2/ka2/internal/errkind"
 	"github.com/ka2/ka2/internal/plural"
 )
 

@@ -17,7 +17,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ka2/ka2/cmd/ka2/internal/cli"
-	"github.com/ka2/ka2/internal/errkind"
+	"github.com/ka2/ka2/errkind"
 	"github.com/ka2/ka2/internal/testutil"
 )
 
@@ -75,7 +75,7 @@ func helpExitCodes(t *testing.T) map[string][]int {
 	return out
 }
 
-// documentedExits are the exit codes internal/errkind defines: the only
+// documentedExits are the exit codes errkind defines: the only
 // ones a help text may name.
 var documentedExits = []int{int(errkind.ExitOK), int(errkind.ExitProblems), int(errkind.ExitInput), int(errkind.ExitBudget),
 	int(errkind.ExitNoEvidence), int(errkind.ExitContextType), int(errkind.ExitStage), int(errkind.ExitDrain), int(errkind.ExitInterrupted)}
@@ -86,7 +86,7 @@ func TestHelpNamesDocumentedExits(t *testing.T) {
 	for path, codes := range helpExitCodes(t) {
 		for _, code := range codes {
 			if !slices.Contains(documentedExits, code) {
-				t.Errorf("%s --help names exit %d, which internal/errkind does not define", path, code)
+				t.Errorf("%s --help names exit %d, which errkind does not define", path, code)
 			}
 		}
 	}

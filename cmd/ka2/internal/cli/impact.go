@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/errkind"
 	"github.com/ka2/ka2/golden"
-	"github.com/ka2/ka2/internal/errkind"
 )
 
 // ImpactOptions are the inputs of `ka2 impact`.

@@ -15,9 +15,9 @@ import (
 
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/corpus/lint"
+	"github.com/ka2/ka2/errkind"
 	"github.com/ka2/ka2/golden"
 	"github.com/ka2/ka2/internal/diag"
-	"github.com/ka2/ka2/internal/errkind"
 	"github.com/ka2/ka2/internal/inputfile"
 	"github.com/ka2/ka2/internal/plural"
 	"github.com/ka2/ka2/internal/textsafe"

@@ -21,9 +21,9 @@ import (
 
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/errkind"
 	"github.com/ka2/ka2/golden"
 	"github.com/ka2/ka2/internal/atomicfile"
-	"github.com/ka2/ka2/internal/errkind"
 	"github.com/ka2/ka2/internal/inputfile"
 	"github.com/ka2/ka2/internal/jsontext"
 	"github.com/ka2/ka2/pipeline"

@@ -7,7 +7,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/ka2/ka2/internal/errkind"
+	"github.com/ka2/ka2/errkind"
 	"github.com/ka2/ka2/internal/inputfile"
 )
 

@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ka2/ka2/contract"
-	"github.com/ka2/ka2/internal/errkind"
+	"github.com/ka2/ka2/errkind"
 )
 
 // VerifyOptions are the inputs of `ka2 verify`.

@@ -1,7 +1,9 @@
 // Package errkind decides what kind of failure an error is, and so the
 // exit code the CLI returns, the status the HTTP service answers and the
 // JSON error body both print: one classifier and one table, shared by
-// `--error-format json`, the service and golden error goldens.
+// `--error-format json`, the service and golden error goldens. It knows
+// the errors of budget, provenance and contract, so it sits above them
+// and below the front ends and golden, not among internal/'s leaves.
 package errkind
 
 import (
