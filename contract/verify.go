@@ -166,6 +166,20 @@ type Verification struct {
 // OK reports whether no problem was found.
 func (v Verification) OK() bool { return len(v.Problems) == 0 }
 
+// Unconfirmed lists the problems that mean the corpus does not confirm
+// the contract: every problem but the budget's, which depends on the
+// counter and limits the contract was built under, not on the corpus. A
+// grader grades an answer only against a contract with none.
+func (v Verification) Unconfirmed() []Problem {
+	var out []Problem
+	for _, p := range v.Problems {
+		if p.Code != ProblemBudget {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // CompiledSchema compiles the definition's output schema. It is compiled once per
 // definition.
 func (d *Definition) CompiledSchema() (*jsonschema.Schema, error) {

@@ -234,6 +234,17 @@ func (s *Server) serveGrade(w http.ResponseWriter, r *http.Request, snap *Snapsh
 		status, d := classify(err)
 		return writeError(w, snap, status, d)
 	}
+	// As ka2 grade --corpus does: an answer is graded only against a
+	// contract the serving corpus confirms, or an ok could rest on
+	// evidence no source says.
+	if probs := snap.Builder.Verify(in.Contract, opts.LangOf(c)).Unconfirmed(); len(probs) > 0 {
+		msgs := make([]string, len(probs))
+		for i, p := range probs {
+			msgs[i] = p.Text(queryParam)
+		}
+		return writeError(w, snap, http.StatusBadRequest, errkind.Detail{Kind: string(errkind.BadRequest),
+			Message: "the contract does not verify against the serving corpus, so the answer is not graded (POST /v1/verify gives the whole report): " + strings.Join(msgs, "; ")})
+	}
 	rep := grade.Grade(c, in.Answer, opts)
 	decisionOf(w).graded(rep.OK)
 	return writeJSON(w, snap, http.StatusOK, rep)

@@ -14,6 +14,7 @@ import (
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/grade"
+	"github.com/ka2/ka2/provenance"
 	"github.com/ka2/ka2/render"
 	"github.com/ka2/ka2/selector"
 	"github.com/ka2/ka2/serve"
@@ -188,7 +189,22 @@ func TestGrade(t *testing.T) {
 		t.Error("a supported and an unsupported amount grade the same")
 	}
 
+	// A contract the serving corpus does not confirm is not graded, so no
+	// ok rests on a quote no source says: a changed amount, a record
+	// dropped, a source of another corpus.
+	forged := bytes.Replace(c, []byte("750 CNY"), []byte("990 CNY"), 1)
+	dropped := bytes.Replace(c, []byte(`"scope":{"subjects":["lodging"],"dates":["2026-09-14"]}`), []byte(`"scope":{"subjects":["lodging"],"dates":["2025-09-14","2026-09-14"]}`), 1)
+	foreign, err := json.Marshal(conflictingContract())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(forged, c) || bytes.Equal(dropped, c) {
+		t.Fatal("the edits changed nothing")
+	}
 	bad := []struct{ name, body, message string }{
+		{"forged amount", `{"contract":` + string(forged) + `,"answer":"The limit is 990 CNY per room-night [travel-v2:3]."}`, `the contract does not verify against the serving corpus, so the answer is not graded (POST /v1/verify gives the whole report): `},
+		{"record missing", `{"contract":` + string(dropped) + `,"answer":"The limit is 750 CNY per room-night [travel-v2:3]."}`, `selection_missing`},
+		{"another corpus", `{"contract":` + string(foreign) + `,"answer":"The limit is 800 CNY per room-night [travel-x:1]."}`, `travel-x`},
 		{"no answer", `{"contract":` + string(c) + `}`, `"answer" is required`},
 		{"no contract", `{"answer":"x"}`, `"contract" is required`},
 		{"unknown key", `{"contract":` + string(c) + `,"answer":"x","verbose":true}`, `request:1:`},
@@ -208,6 +224,22 @@ func TestGrade(t *testing.T) {
 				t.Errorf("error = %s: %s, want bad_request containing %q", e.Kind, e.Message, tt.message)
 			}
 		})
+	}
+}
+
+// conflictingContract is a well-formed contract whose second record no
+// source of the sample says.
+func conflictingContract() *contract.Document {
+	en := contract.Default().Content["en"]
+	return &contract.Document{
+		Template: "ka2-context-v1", Instruction: en.Instruction,
+		Example: provenance.Example{Question: en.Example.Question, Answer: en.Example.Answer},
+		Evidence: []contract.EvidenceRecord{
+			{SourceID: "travel-v2", Version: "v2", ValidFrom: "2026-01-01", Unit: "CNY per room-night", LineStart: 3, LineEnd: 3, Quote: "The lodging limit is 750 CNY per room-night."},
+			{SourceID: "travel-x", Version: "v1", ValidFrom: "2026-06-01", Unit: "CNY per room-night", LineStart: 1, LineEnd: 1, Quote: "The lodging limit is 800 CNY per room-night."},
+		},
+		Scope:    &contract.ScopeRecord{Subjects: []string{"lodging"}, Dates: []string{"2026-09-14"}},
+		Question: "What is the Beijing lodging limit?",
 	}
 }
 

@@ -169,12 +169,9 @@ func (o *GradeOptions) verify(data []byte, lang string) error {
 	if err != nil {
 		return err
 	}
-	v := b.Verify(data, lang)
 	var msgs []string
-	for _, p := range v.Problems {
-		if p.Code != contract.ProblemBudget {
-			msgs = append(msgs, p.Text(flagName))
-		}
+	for _, p := range b.Verify(data, lang).Unconfirmed() {
+		msgs = append(msgs, p.Text(flagName))
 	}
 	if len(msgs) > 0 {
 		return fmt.Errorf("%s does not verify against the corpus, so it is not graded (run ka2 verify for the whole report):\n  %s", o.Contract, strings.Join(msgs, "\n  "))
