@@ -462,6 +462,10 @@ func Unreadable(p string, err error) *diag.Diagnostic {
 	return &diag.Diagnostic{Pos: diag.Pos{Path: p}, Code: CodeUnreadable, Message: "cannot read: " + inputfile.Reason(err), Hint: diag.Fix(hint)}
 }
 
+// HasID reports whether some source of the corpus, in any language, has
+// the source_id id.
+func (c *Corpus) HasID(id string) bool { return len(c.byID[id]) > 0 }
+
 // Lookup returns the source with the given id for lang. An empty lang
 // matches when exactly one source has the id. A source without lang matches
 // any lang.

@@ -9,9 +9,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -399,6 +402,62 @@ func TestInjectedRecordsAreNotEvidence(t *testing.T) {
 				if tt.wantKind == "" && len(r.Findings) > 0 || tt.wantKind != "" && !strings.Contains(kinds, string(tt.wantKind)) {
 					t.Errorf("%s: findings %q, want %q", r.Case, kinds, tt.wantKind)
 				}
+			}
+		})
+	}
+}
+
+// TestHostileIDNeverACorpusID: when the corpus has a source named like
+// the hostile record, the record eval injects takes another id, so that
+// the corpus's own source stays evidence: the correct answer, citing it,
+// passes, and the report names the injected id.
+func TestHostileIDNeverACorpusID(t *testing.T) {
+	policy := func(id, from, amount string) *fstest.MapFile {
+		return &fstest.MapFile{Data: []byte("---\nsource_id: " + id + "\nversion: v1\nsubjects: [lodging]\nvalid_from: " + from +
+			"\nlang: en\nunit: CNY per room-night\n---\nThe lodging limit is " + amount + " CNY per room-night.\n")}
+	}
+	for _, taken := range [][]string{{"eval-hostile"}, {"eval-hostile", "eval-hostile-2"}} {
+		t.Run(strings.Join(taken, ","), func(t *testing.T) {
+			fsys := fstest.MapFS{}
+			for i, id := range taken {
+				// The last one applies on the case's date; the others
+				// ended before it.
+				fsys[id+".md"] = policy(id, fmt.Sprintf("20%d-01-01", 20+i), "7"+strconv.Itoa(i)+"0")
+			}
+			if len(taken) > 1 {
+				fsys[taken[0]+".md"].Data = []byte(strings.Replace(string(fsys[taken[0]+".md"].Data), "lang: en\n", "lang: en\nvalid_until: 2021-01-01\n", 1))
+			}
+			capacity := 4000
+			b, err := contract.Config{Corpus: corpus.FromFS("policies", fsys), Capacity: &capacity}.Builder()
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := corpus.MustParseDate("2026-09-14")
+			cs := []eval.Case{{Name: "own", Builder: b, Request: contract.Request{Query: selector.Query{Subjects: []string{"lodging"},
+				Dates: []corpus.Date{d}, Lang: "en"}, Question: "What is the lodging limit?"}}}
+			own := taken[len(taken)-1]
+			answer := genFunc(func(c *contract.Document) string {
+				for _, r := range c.Evidence {
+					if m := amountRe.FindStringSubmatch(r.Quote); r.SourceID == own && m != nil {
+						return fmt.Sprintf("The limit is %s CNY per room-night [%s:1].", m[1], own)
+					}
+				}
+				return "no record " + own
+			})
+			rep, err := eval.Evaluate(context.Background(), cs, answer, eval.Options{Conditions: []eval.Condition{eval.Hostile}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := fmt.Sprintf("%s-%d", eval.HostileSource, len(taken)+1)
+			if len(rep.Variants) != 1 || !slices.Equal(rep.Variants[0].Injected, []string{want}) {
+				var injected [][]string
+				for _, v := range rep.Variants {
+					injected = append(injected, v.Injected)
+				}
+				t.Fatalf("variants inject %q, want one injecting %s", injected, want)
+			}
+			if len(rep.Conditions) != 1 || rep.Conditions[0].Rate != 1 {
+				t.Errorf("hostile pass rate %+v, want 1; runs %+v", rep.Conditions, rep.Runs)
 			}
 		})
 	}

@@ -221,8 +221,25 @@ func change(cond Condition, fixed, evidence, distractors []provenance.Item, host
 	return slices.Concat(fixed, ev), injected, ""
 }
 
+// hostileID is HostileSource, or, when the case's corpus has a source of
+// that id, the first of HostileSource-2, -3, … it has not: the injected
+// record must never share an id with the corpus's own, or grading it as
+// injected would excuse that source, and citing the source would count
+// as citing the hostile record.
+func hostileID(c *Case) string {
+	id := HostileSource
+	if c.Builder == nil || c.Builder.Index == nil {
+		return id
+	}
+	corp := c.Builder.Index.Corpus()
+	for n := 2; corp.HasID(id); n++ {
+		id = fmt.Sprintf("%s-%d", HostileSource, n)
+	}
+	return id
+}
+
 // hostileItem is the hostile record as evidence: lines 1..n of source
-// HostileSource, valid from the case's first date, so that it reads as
+// hostileID, valid from the case's first date, so that it reads as
 // applying.
 func hostileItem(c *Case, text string) provenance.Item {
 	var from corpus.Date
@@ -230,8 +247,9 @@ func hostileItem(c *Case, text string) provenance.Item {
 		from = slices.MinFunc(ds, func(a, b corpus.Date) int { return a.Compare(b) })
 	}
 	n := strings.Count(text, "\n") + 1
-	return provenance.Item{Kind: provenance.KindEvidence, Source: provenance.SchemeCorpus + ":" + HostileSource, Text: text,
-		Ref: provenance.Ref{SourceID: HostileSource, Version: "v1", Lang: c.Request.Query.Lang, Lines: corpus.Range{Start: 1, End: n}, ValidFrom: from}}
+	id := hostileID(c)
+	return provenance.Item{Kind: provenance.KindEvidence, Source: provenance.SchemeCorpus + ":" + id, Text: text,
+		Ref: provenance.Ref{SourceID: id, Version: "v1", Lang: c.Request.Query.Lang, Lines: corpus.Range{Start: 1, End: n}, ValidFrom: from}}
 }
 
 // variantDefinition is def under another template id, def's plus
