@@ -387,7 +387,6 @@ func (b *Builder) assembleIn(s *provenance.Store, items []provenance.Item, madeS
 // which the store computes when it registers them. Each names the asked
 // subjects it serves when more than one was asked (see Serves).
 func (b *Builder) evidenceCandidates(sources []*corpus.Source, asked []string, short bool) ([]provenance.Item, error) {
-	c := b.Index.Corpus()
 	items := make([]provenance.Item, 0, len(sources))
 	for _, s := range sources {
 		serves := servesText(Serves(s, asked))
@@ -399,7 +398,7 @@ func (b *Builder) evidenceCandidates(sources []*corpus.Source, asked []string, s
 			ranges = s.Cite
 		}
 		for _, r := range ranges {
-			quote, err := c.Quote(s, r)
+			quote, err := s.Quote(r)
 			if err != nil {
 				return nil, err
 			}

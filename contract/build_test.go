@@ -322,7 +322,8 @@ func TestTextCannotAddFields(t *testing.T) {
 var noTime = provenance.Item{}.Created
 
 func evidenceItem(quote string) provenance.Item {
-	s := &corpus.Source{ID: "x", Version: "v1", Lines: strings.Split(quote, "\n")}
+	s := &corpus.Source{ID: "x", Version: "v1"}
+	s.SetLines(strings.Split(quote, "\n")...)
 	it, err := contract.NewEvidence(s, s.Body(), noTime)
 	if err != nil {
 		panic(err)

@@ -31,8 +31,8 @@ func (d *Definition) CheckExample(c *corpus.Corpus) []*diag.Diagnostic {
 			switch {
 			case !found:
 				problem = "the corpus has no source " + a.SourceID
-			case a.Range.End > len(c.Sources[i].Lines):
-				problem = fmt.Sprintf("%s has %d body lines", a.SourceID, len(c.Sources[i].Lines))
+			case a.Range.End > c.Sources[i].NumLines():
+				problem = fmt.Sprintf("%s has %d body lines", a.SourceID, c.Sources[i].NumLines())
 			default:
 				continue
 			}

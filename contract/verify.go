@@ -579,7 +579,7 @@ func quoteIfUnit(key, v string) string {
 // shifted range from an edited quote.
 func findLines(s *corpus.Source, quote string) (corpus.Range, bool) {
 	n := strings.Count(quote, "\n") + 1
-	for start := 1; start+n-1 <= len(s.Lines); start++ {
+	for start := 1; start+n-1 <= s.NumLines(); start++ {
 		r := corpus.Range{Start: start, End: start + n - 1}
 		if q, _ := s.Quote(r); q == quote {
 			return r, true

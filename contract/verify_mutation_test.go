@@ -372,7 +372,7 @@ func (h *harness) formMutations(emit func(string, func(*contract.Document) bool)
 		for _, r := range s.Cite {
 			cites = append(cites, rec(r))
 		}
-		isWhole := tmpl.LineStart == 1 && tmpl.LineEnd == len(s.Lines)
+		isWhole := tmpl.LineStart == 1 && tmpl.LineEnd == s.NumLines()
 		other := cites
 		if !isWhole || len(cites) == 0 {
 			other = whole
@@ -389,10 +389,10 @@ func (h *harness) formMutations(emit func(string, func(*contract.Document) bool)
 			d.Evidence = slices.Insert(slices.Delete(d.Evidence, first, last+1), first, other...)
 			return true
 		})
-		if len(s.Lines) >= 2 {
+		if s.NumLines() >= 2 {
 			emit("split", func(d *contract.Document) bool {
-				half := len(s.Lines) / 2
-				parts := []contract.EvidenceRecord{rec(corpus.Range{Start: 1, End: half}), rec(corpus.Range{Start: half + 1, End: len(s.Lines)})}
+				half := s.NumLines() / 2
+				parts := []contract.EvidenceRecord{rec(corpus.Range{Start: 1, End: half}), rec(corpus.Range{Start: half + 1, End: s.NumLines()})}
 				d.Evidence = slices.Insert(slices.Delete(d.Evidence, first, last+1), first, parts...)
 				return true
 			})
@@ -431,7 +431,7 @@ func (h *harness) listMutations(emit func(string, func(*contract.Document) bool)
 		}
 		q, _ := s.Quote(s.Body())
 		e := contract.EvidenceRecord{SourceID: s.ID, Version: s.Version, ValidFrom: s.ValidFrom.String(), ValidUntil: s.ValidUntil.String(),
-			Unit: s.Unit, LineStart: 1, LineEnd: len(s.Lines), Quote: q}
+			Unit: s.Unit, LineStart: 1, LineEnd: s.NumLines(), Quote: q}
 		emit("extra_source_end", func(d *contract.Document) bool { d.Evidence = append(d.Evidence, e); return true })
 		emit("extra_source_front", func(d *contract.Document) bool {
 			d.Evidence = slices.Insert(d.Evidence, 0, e)

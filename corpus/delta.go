@@ -33,28 +33,18 @@ func (c *Corpus) Update(fsys fs.FS, read, removed []string) (*Corpus, error) {
 	for _, p := range read {
 		kinds[p] = true
 	}
-	bodies := maps.Clone(c.bodies)
-	if bodies == nil {
-		bodies = map[*Source]string{}
-	}
 	var errs diag.List
 	var added []*Source // read again and parsed, to merge by path
 	failed := 0         // files listed by the walk that did not parse
 	for _, p := range slices.Sorted(maps.Keys(kinds)) {
-		if old := c.at(p); old != nil {
-			delete(bodies, old)
-		}
 		if !kinds[p] {
 			continue
 		}
-		src, body, l := loadFile(fsys, p)
+		src, l := loadFile(fsys, p)
 		if l != nil {
 			errs = append(errs, l...)
 			failed++
 			continue
-		}
-		if body != "" {
-			bodies[src] = body
 		}
 		added = append(added, src)
 	}
@@ -90,7 +80,6 @@ func (c *Corpus) Update(fsys fs.FS, read, removed []string) (*Corpus, error) {
 	if len(errs) > 0 {
 		return nil, errs.Err()
 	}
-	nc.bodies = bodies
 	return nc, nil
 }
 

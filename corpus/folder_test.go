@@ -51,7 +51,7 @@ func TestFolder(t *testing.T) {
 	texts := func(corp *corpus.Corpus) map[string]string {
 		out := map[string]string{}
 		for _, s := range corp.Sources {
-			out[s.ID+" "+s.Path] = strings.Join(s.Lines, "\n")
+			out[s.ID+" "+s.Path] = s.Text()
 		}
 		return out
 	}

@@ -118,25 +118,38 @@ func FuzzParse(f *testing.F) {
 		if src.HasBOM != bytes.HasPrefix(data, []byte("\ufeff")) {
 			t.Errorf("Parse() HasBOM = %t", src.HasBOM)
 		}
-		for i, l := range src.Lines {
+		body := bodyLines(src)
+		for i, l := range body {
 			if strings.Contains(l, "\n") {
 				t.Errorf("body line %d contains a newline: %q", i+1, l)
 			}
+			if src.Line(i+1) != l {
+				t.Errorf("Line(%d) = %q, but Lines() yields %q", i+1, src.Line(i+1), l)
+			}
 		}
-		if got := src.BodyLine - 1 + len(src.Lines); got != lines {
-			t.Errorf("BodyLine-1+len(Lines) = %d-1+%d = %d, want the file's %d lines", src.BodyLine, len(src.Lines), got, lines)
+		if got := src.BodyLine - 1 + src.NumLines(); got != lines || len(body) != src.NumLines() {
+			t.Errorf("BodyLine-1+NumLines() = %d-1+%d = %d, want the file's %d lines (Lines() yields %d)", src.BodyLine, src.NumLines(), got, lines, len(body))
 		}
 		want := bodyText(data, src.BodyLine)
-		if len(src.Lines) > 0 {
+		if src.NumLines() > 0 {
 			q, err := src.Quote(src.Body())
 			if err != nil {
 				t.Fatalf("Quote(Body()) error: %v", err)
 			}
-			if q != strings.Join(src.Lines, "\n") || q != want {
+			if q != strings.Join(body, "\n") || q != want || q != src.Text() {
 				t.Errorf("Quote(Body()) = %q, want %q (the file's body)", q, want)
 			}
 		} else if want != "" {
 			t.Errorf("no body lines, but the file has body %q", want)
+		}
+		// Every range quotes its lines, joined by "\n".
+		for start := 1; start <= min(len(body), 20); start++ {
+			for end := start; end <= min(len(body), 20); end++ {
+				q, err := src.Quote(corpus.Range{Start: start, End: end})
+				if want := strings.Join(body[start-1:end], "\n"); err != nil || q != want {
+					t.Errorf("Quote(%d-%d) = %q, %v; want %q", start, end, q, err, want)
+				}
+			}
 		}
 		for _, r := range src.Cite {
 			if _, err := src.Quote(r); err != nil {
@@ -156,7 +169,7 @@ func FuzzParse(f *testing.F) {
 		// '---' first, and no known key before the first line of text past
 		// blank and '#' lines.
 		blank := true
-		for i, l := range src.Lines {
+		for i, l := range body {
 			if strings.TrimSpace(l) == "" {
 				continue
 			}

@@ -17,8 +17,18 @@ import (
 	"github.com/ka2/ka2/internal/diag"
 )
 
-// dateCmp compares Dates, whose day number is unexported.
-var dateCmp = cmp.Comparer(func(a, b corpus.Date) bool { return a == b })
+// dateCmp compares Dates, whose day number is unexported, and Sources,
+// whose body is.
+var dateCmp = cmp.Options{cmp.Comparer(func(a, b corpus.Date) bool { return a == b }), cmp.AllowUnexported(corpus.Source{})}
+
+// bodyLines returns the body lines of s.
+func bodyLines(s *corpus.Source) []string {
+	var lines []string
+	for _, l := range s.Lines() {
+		lines = append(lines, l)
+	}
+	return lines
+}
 
 // mustDate parses a date that a test knows to be valid.
 // readArchive reads testdata/NAME, a txtar archive of corpus files.
@@ -132,7 +142,7 @@ func summary(t testing.TB, c *corpus.Corpus, err error) string {
 			until = "open"
 		}
 		fmt.Fprintf(&b, "%s lang=%q version=%q subjects=%q valid=[%s, %s) supersedes=%q unit=%q cite=%v path=%s body=%d lines from line %d\n",
-			s.ID, s.Lang, s.Version, s.Subjects, s.ValidFrom, until, s.Supersedes, s.Unit, s.Cite, s.Path, len(s.Lines), s.BodyLine)
+			s.ID, s.Lang, s.Version, s.Subjects, s.ValidFrom, until, s.Supersedes, s.Unit, s.Cite, s.Path, s.NumLines(), s.BodyLine)
 	}
 	return b.String()
 }

@@ -26,10 +26,6 @@ type Corpus struct {
 	Digest string
 
 	byID map[string][]*Source
-	// bodies holds, for sources whose body lines joined by "\n" are a
-	// piece of their file (no CRLF), that piece, so Quote slices it
-	// instead of joining lines.
-	bodies map[*Source]string
 	// byPath is Sources in path order (bytewise), which the digest covers
 	// and Update merges changes into.
 	byPath []*Source
@@ -81,17 +77,16 @@ func load(ctx context.Context, fsys fs.FS, prev *Corpus, keep func(string, fs.Di
 	paths, entries, errs := files(fsys)
 	fsys, _ = unwrapExclude(fsys)
 	sources := make([]*Source, len(paths))
-	bodies := make([]string, len(paths))
 	perFile := make([]diag.List, len(paths))
 
 	parallel.Do(ctx, len(paths), 0, func(i int) {
 		if keep != nil && keep(paths[i], entries[i]) {
 			if src := prev.at(paths[i]); src != nil {
-				sources[i], bodies[i] = src, prev.bodies[src]
+				sources[i] = src
 				return
 			}
 		}
-		sources[i], bodies[i], perFile[i] = loadFile(fsys, paths[i])
+		sources[i], perFile[i] = loadFile(fsys, paths[i])
 	})
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -118,12 +113,6 @@ func load(ctx context.Context, fsys fs.FS, prev *Corpus, keep func(string, fs.Di
 	if len(errs) > 0 {
 		return nil, errs.Err()
 	}
-	c.bodies = make(map[*Source]string, len(sources))
-	for i, src := range sources {
-		if bodies[i] != "" {
-			c.bodies[src] = bodies[i]
-		}
-	}
 	return c, nil
 }
 
@@ -137,24 +126,6 @@ func (c *Corpus) at(p string) *Source {
 		return nil
 	}
 	return c.byPath[i]
-}
-
-// Quote returns the lines r of s joined by "\n", as s.Quote does, without
-// copying them when s was loaded with c from a file without CRLF.
-func (c *Corpus) Quote(s *Source, r Range) (string, error) {
-	body, ok := c.bodies[s]
-	if !ok || r.Start < 1 || r.Start > r.End || r.End > len(s.Lines) {
-		return s.Quote(r)
-	}
-	off := 0
-	for _, l := range s.Lines[:r.Start-1] {
-		off += len(l) + 1
-	}
-	end := off - 1
-	for _, l := range s.Lines[r.Start-1 : r.End] {
-		end += len(l) + 1
-	}
-	return body[off:end], nil
 }
 
 // New builds a corpus from parsed sources, checking what only the whole set
@@ -430,23 +401,22 @@ func ResolvePath(abs string, visit func(link string)) (string, error) {
 	return linkpath.System(abs, linkpath.Options{Visit: visit})
 }
 
-// loadFile reads and parses the file at p. It returns the source and its
-// body when that is a piece of the file.
+// loadFile reads and parses the file at p.
 //
 // Only a regular file of at most inputfile.MaxSize bytes is read: a named
 // pipe would block the load for good, and a device could fill the memory.
-func loadFile(fsys fs.FS, p string) (*Source, string, diag.List) {
+func loadFile(fsys fs.FS, p string) (*Source, diag.List) {
 	data, _, err := inputfile.ReadFS(fsys, p, inputfile.MaxSize)
 	if err != nil {
-		return nil, "", diag.List{Unreadable(p, err)}
+		return nil, diag.List{Unreadable(p, err)}
 	}
-	s, text, err := parse(p, data, true) // data is not used again
+	s, err := parse(p, data, true) // data is not used again
 	if err != nil {
 		var l diag.List
 		errors.As(err, &l)
-		return nil, "", l
+		return nil, l
 	}
-	return s, text, nil
+	return s, nil
 }
 
 // Unreadable is the problem for a policy file at p that cannot be read:

@@ -110,8 +110,8 @@ func TestLoadSample(t *testing.T) {
 			{"travel-v2 supersedes travel-v1", slices.Equal(v2.Supersedes, []string{"travel-v1"})},
 			{"both travel versions are about lodging", v1.HasSubject("lodging") && v2.HasSubject("lodging")},
 			{"the rail FAQ is not about lodging", !rail.HasSubject("lodging") && rail.HasSubject("rail")},
-			{"travel-v1 says 600", strings.Contains(strings.Join(v1.Lines, "\n"), "600")},
-			{"travel-v2 says 750", strings.Contains(strings.Join(v2.Lines, "\n"), "750")},
+			{"travel-v1 says 600", strings.Contains(v1.Text(), "600")},
+			{"travel-v2 says 750", strings.Contains(v2.Text(), "750")},
 			{"both travel versions carry a unit", v1.Unit != "" && v2.Unit != ""},
 			{"travel cite ranges are 1-3", slices.Equal(v1.Cite, []corpus.Range{{Start: 1, End: 3}}) && slices.Equal(v2.Cite, []corpus.Range{{Start: 1, End: 3}})},
 		}
@@ -125,7 +125,7 @@ func TestLoadSample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if text := strings.Join(hostile.Lines, "\n"); !strings.Contains(text, "A-104") {
+	if text := hostile.Text(); !strings.Contains(text, "A-104") {
 		t.Errorf("notice-hostile does not mention order A-104:\n%s", text)
 	}
 }

@@ -47,7 +47,7 @@ type ShortLoss struct {
 // no unit anywhere loses none by shortening: lint's amount_without_unit
 // reports it.
 func (s *Source) ShortLoss() *ShortLoss {
-	if len(s.Cite) == 0 || len(s.Lines) == 0 {
+	if len(s.Cite) == 0 || s.NumLines() == 0 {
 		return nil
 	}
 	cited := func(n int) bool {
@@ -56,8 +56,7 @@ func (s *Source) ShortLoss() *ShortLoss {
 	var l ShortLoss
 	var statesScope, keepsScope bool
 	var scope []int
-	for i, line := range s.Lines {
-		n := i + 1
+	for n, line := range s.Lines() {
 		st := StatesScope(line)
 		statesScope = statesScope || st
 		if st || strings.HasPrefix(strings.TrimSpace(line), "#") {
@@ -87,8 +86,7 @@ func (s *Source) ShortLoss() *ShortLoss {
 // lostUnit finds the first cited line with an amount and no unit, when no
 // cited line names a unit and an uncited one does.
 func (s *Source) lostUnit(cited func(int) bool) (line int, amount string, units []int) {
-	for i, text := range s.Lines {
-		n := i + 1
+	for n, text := range s.Lines() {
 		if !cited(n) {
 			if NamesUnit(text) {
 				units = append(units, n)

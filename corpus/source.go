@@ -6,7 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/ka2/ka2/internal/diag"
+	"iter"
 	"regexp"
 	"slices"
 	"strconv"
@@ -16,6 +16,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/internal/strict"
 	"github.com/ka2/ka2/internal/textsafe"
 )
@@ -33,10 +34,17 @@ type Source struct {
 	Cite       []Range  // author-declared short representation
 	Role       string   // RoleSupplement, or "" for a primary source
 
-	Path     string   // slash-separated path relative to the corpus root
-	BodyLine int      // file line number of body line 1
-	Lines    []string // body lines, exactly as written, without terminators
-	Digest   string   // hex SHA-256 of the file's bytes
+	Path     string // slash-separated path relative to the corpus root
+	BodyLine int    // file line number of body line 1
+	Digest   string // hex SHA-256 of the file's bytes
+
+	// body is the body's lines, exactly as written, joined by "\n": one
+	// string, of which every line and quote is a piece (of the file's own
+	// bytes when it has no CRLF). ends[i] is where line i+1 ends in body.
+	// One string and one array per source, not a string per line, are
+	// fewer objects to hold and for the collector to mark.
+	body string
+	ends []int
 
 	// Positions of front matter keys, for tools that point at them (the
 	// linter).
@@ -69,21 +77,80 @@ func (s *Source) HasSubject(subject string) bool {
 
 // Body returns the whole body range, or the zero Range for an empty body.
 func (s *Source) Body() Range {
-	if len(s.Lines) == 0 {
+	if len(s.ends) == 0 {
 		return Range{}
 	}
-	return Range{Start: 1, End: len(s.Lines)}
+	return Range{Start: 1, End: len(s.ends)}
 }
 
-// Quote returns the lines of r joined by "\n", exactly as in the file.
+// NumLines returns the number of body lines.
+func (s *Source) NumLines() int { return len(s.ends) }
+
+// Line returns body line n (from 1, as in a Range), exactly as written,
+// without its terminator. It panics unless 1 ≤ n ≤ NumLines.
+func (s *Source) Line(n int) string { return s.body[s.lineStart(n):s.ends[n-1]] }
+
+// Lines yields each body line with its number, from 1.
+func (s *Source) Lines() iter.Seq2[int, string] {
+	return func(yield func(int, string) bool) {
+		start := 0
+		for i, end := range s.ends {
+			if !yield(i+1, s.body[start:end]) {
+				return
+			}
+			start = end + 1
+		}
+	}
+}
+
+// Text returns the whole body: its lines joined by "\n", as Quote(Body())
+// does for a body that is not empty.
+func (s *Source) Text() string { return s.body }
+
+// SetLines sets the body to lines, for a Source built rather than parsed;
+// a line holding "\n" counts as the lines it separates.
+func (s *Source) SetLines(lines ...string) {
+	if len(lines) == 0 {
+		s.body, s.ends = "", nil
+		return
+	}
+	s.setBody(strings.Join(lines, "\n"))
+}
+
+// setBody sets the body to text, lines joined by "\n" (at least one line).
+func (s *Source) setBody(text string) {
+	s.body = text
+	s.ends = make([]int, 0, strings.Count(text, "\n")+1)
+	for i := 0; ; {
+		j := strings.IndexByte(text[i:], '\n')
+		if j < 0 {
+			break
+		}
+		s.ends = append(s.ends, i+j)
+		i += j + 1
+	}
+	s.ends = append(s.ends, len(text))
+}
+
+// lineStart is where body line n starts in s.body.
+func (s *Source) lineStart(n int) int {
+	if n == 1 {
+		return 0
+	}
+	return s.ends[n-2] + 1
+}
+
+// Quote returns the lines of r joined by "\n", exactly as in the file: a
+// piece of the body, not a copy.
 func (s *Source) Quote(r Range) (string, error) {
-	if len(s.Lines) == 0 {
+	n := len(s.ends)
+	if n == 0 {
 		return "", &diag.Diagnostic{Pos: diag.Pos{Path: s.Path}, Code: CodeRangeOutsideBody, Message: fmt.Sprintf("source %s has an empty body, so there are no lines to quote", s.ID), Hint: diag.Fix("add the policy text below the closing '---'")}
 	}
-	if r.Start < 1 || r.End > len(s.Lines) || r.Start > r.End {
-		return "", &diag.Diagnostic{Pos: diag.Pos{Path: s.Path}, Code: CodeRangeOutsideBody, Message: fmt.Sprintf("lines %s are outside the body of %s, which has %s", r, s.ID, countLines(len(s.Lines))), Hint: diag.Fix(fmt.Sprintf("cite lines between 1 and %d", len(s.Lines)))}
+	if r.Start < 1 || r.End > n || r.Start > r.End {
+		return "", &diag.Diagnostic{Pos: diag.Pos{Path: s.Path}, Code: CodeRangeOutsideBody, Message: fmt.Sprintf("lines %s are outside the body of %s, which has %s", r, s.ID, countLines(n)), Hint: diag.Fix(fmt.Sprintf("cite lines between 1 and %d", n))}
 	}
-	return strings.Join(s.Lines[r.Start-1:r.End], "\n"), nil
+	return s.body[s.lineStart(r.Start):s.ends[r.End-1]], nil
 }
 
 // Known front matter keys, in the order docs/corpus.md documents them.
@@ -177,29 +244,26 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 // Source; it should be slash-separated and relative to the corpus root. On
 // failure the error is an diag.List with every problem found in the file.
 func Parse(path string, data []byte) (*Source, error) {
-	s, _, err := parse(path, data, false)
-	return s, err
+	return parse(path, data, false)
 }
 
 // parse is Parse; with owned, data belongs to the parser from now on and
 // is never changed, so the Source's strings can share its bytes instead
-// of a copy. It also returns the body lines joined by "\n" when that is a
-// piece of the file (no CRLF), or "".
-func parse(path string, data []byte, owned bool) (*Source, string, error) {
+// of a copy.
+func parse(path string, data []byte, owned bool) (*Source, error) {
 	p := parser{src: &Source{Path: path}, owned: owned}
 	sum := sha256.Sum256(data)
 	p.src.Digest = hex.EncodeToString(sum[:])
 	p.parse(data)
 	if err := p.errs.Err(); err != nil {
-		return nil, "", err
+		return nil, err
 	}
-	return p.src, p.body, nil
+	return p.src, nil
 }
 
 type parser struct {
 	src   *Source
-	owned bool   // the bytes parsed are the parser's (see parse)
-	body  string // the body as a piece of the file, when it is one
+	owned bool // the bytes parsed are the parser's (see parse)
 	errs  diag.List
 }
 
@@ -223,35 +287,40 @@ func (p *parser) parse(data []byte) {
 	} else {
 		text = string(data)
 	}
-	lines, crlf := splitLines(text)
-	p.src.HasCRLF = crlf
-	if len(lines) == 0 || !isDelimiter(lines[0]) {
+	// A CR before an LF is part of the line's terminator; any other CR
+	// is text.
+	p.src.HasCRLF = strings.Contains(text, "\r\n")
+	first, rest, ok := cutLine(text)
+	if !ok || !isDelimiter(first) {
 		p.errorf(1, 1, CodeNoFrontMatter, "start the file with a line '---', the keys, then another '---'; a file that is not a policy (a README) goes in "+IgnoreFile,
 			"missing front matter")
 		return
 	}
-	end := -1
-	for i := 1; i < len(lines); i++ {
-		if isDelimiter(lines[i]) {
-			end = i
+	fmStart, fmEnd := len(text)-len(rest), -1 // the front matter's lines in text
+	end := 0                                  // the closing '---' is line end+1
+	for rest != "" {
+		at := len(text) - len(rest)
+		end++
+		var l string
+		if l, rest, _ = cutLine(rest); isDelimiter(l) {
+			fmEnd = at
 			break
 		}
 	}
-	if end < 0 {
+	if fmEnd < 0 {
 		p.errorf(1, 1, CodeNoFrontMatter, "close the front matter with a line '---' before the body",
 			"front matter is never closed")
 		return
 	}
 	p.src.BodyLine = end + 2
-	p.src.Lines = lines[end+1:]
-	if !crlf {
-		p.body = joinLines(text, lines, crlf, end+1, len(lines))
+	if rest != "" {
+		p.src.setBody(joinLines(rest))
 	}
-	p.frontMatter(joinLines(text, lines, crlf, 1, end))
-	p.frontMatterInBody(lines, end)
+	p.frontMatter(joinLines(text[fmStart:fmEnd]))
+	p.frontMatterInBody(end)
 	// A source is there to be quoted: without text, every question on its
 	// subject would select it and have nothing to quote.
-	if EmptyBody(p.src.Lines) {
+	if strings.TrimSpace(p.src.body) == "" {
 		p.errorf(p.src.BodyLine, 1, CodeEmptyBody, "write the policy text below the closing '---'",
 			"the body is empty; it must hold the policy text")
 	}
@@ -265,16 +334,17 @@ func (p *parser) parse(data []byte) {
 // text, past blank lines and '#' lines (YAML comments such as a ka2lint
 // directive, or a Markdown heading). Only the keys ka2 knows count,
 // written as YAML writes them, so "Scope: lodging on business trips."
-// stays policy text. end is the index of the closing '---' in lines.
-func (p *parser) frontMatterInBody(lines []string, end int) {
+// stays policy text. end is the index of the closing '---' among the
+// file's lines (from 0).
+func (p *parser) frontMatterInBody(end int) {
 	blank := true // only blank lines so far
-	for i := end + 1; i < len(lines); i++ {
-		l := lines[i]
+	for n, l := range p.src.Lines() {
+		line := end + n + 1 // in the file
 		switch {
 		case strings.TrimSpace(l) == "":
 			continue
 		case blank && isDelimiter(l):
-			p.errorf(i+1, 1, CodeFrontMatterInBody,
+			p.errorf(line, 1, CodeFrontMatterInBody,
 				fmt.Sprintf("keep one '---' between the keys and the policy text: remove this one, or the one on line %d", end+1),
 				"a second '---' starts the body: the front matter ended on line %d", end+1)
 			return
@@ -283,7 +353,7 @@ func (p *parser) frontMatterInBody(lines []string, end int) {
 			continue
 		}
 		if key := bodyKey(l); key != "" {
-			p.errorf(i+1, 1, CodeFrontMatterInBody,
+			p.errorf(line, 1, CodeFrontMatterInBody,
 				fmt.Sprintf("if the key belongs to the front matter, move it above the '---' on line %d; policy text must not start with a front matter key", end+1),
 				"front matter key %s is in the body: the '---' on line %d ended the front matter", key, end+1)
 		}
@@ -313,44 +383,29 @@ func EmptyBody(lines []string) bool {
 	return true
 }
 
-// joinLines returns lines[i:j] joined by "\n". Without CRLF, lines are
-// the pieces of text between its LFs, so the result is a piece of text
-// and costs no copy.
-func joinLines(text string, lines []string, crlf bool, i, j int) string {
-	if crlf || i >= j {
-		return strings.Join(lines[i:j], "\n")
+// cutLine returns the first line of s without its terminator, and the
+// text after it; ok is false when s holds no line (it is empty). LF and
+// CRLF are terminators, and a final one does not start another line. A
+// CR that is not followed by LF (a stray one, or one at the very end of
+// the file) is not a terminator: it stays part of the line's text.
+func cutLine(s string) (line, rest string, ok bool) {
+	if s == "" {
+		return "", "", false
 	}
-	off := 0
-	for _, l := range lines[:i] {
-		off += len(l) + 1
+	i := strings.IndexByte(s, '\n')
+	if i < 0 {
+		return s, "", true
 	}
-	n := j - i - 1
-	for _, l := range lines[i:j] {
-		n += len(l)
-	}
-	return text[off : off+n]
+	return strings.TrimSuffix(s[:i], "\r"), s[i+1:], true
 }
 
-// splitLines splits s into lines without terminators. LF and CRLF give the
-// same lines, and a final terminator does not add an empty line. A CR that
-// is not followed by LF (a stray one, or one at the very end of the file) is
-// not a terminator: it stays part of the line's text.
-func splitLines(s string) (lines []string, crlf bool) {
-	if s == "" {
-		return nil, false
+// joinLines returns the lines of s, whole lines as cutLine reads them,
+// joined by "\n". Without CRLF, that is a piece of s and costs no copy.
+func joinLines(s string) string {
+	if strings.Contains(s, "\r\n") {
+		s = strings.ReplaceAll(s, "\r\n", "\n")
 	}
-	s, final := strings.CutSuffix(s, "\n")
-	lines = strings.Split(s, "\n")
-	for i, l := range lines {
-		if i == len(lines)-1 && !final {
-			break // the last line has no terminator at all
-		}
-		if strings.HasSuffix(l, "\r") {
-			lines[i] = l[:len(l)-1]
-			crlf = true
-		}
-	}
-	return lines, crlf
+	return strings.TrimSuffix(s, "\n")
 }
 
 // isDelimiter reports whether line is a front matter delimiter "---",
@@ -686,7 +741,7 @@ func (p *parser) cite(n *yaml.Node) {
 			p.errorf(it.Line+1, it.Column, CodeBadValue, "write each range as \"N-M\" with 1 ≤ N ≤ M", "cite %q is not a line range", it.Value)
 			continue
 		}
-		if body := len(p.src.Lines); r.End > body {
+		if body := p.src.NumLines(); r.End > body {
 			hint := fmt.Sprintf("cite lines between 1 and %d", body)
 			if body == 0 {
 				hint = "the body is empty: write the text below the closing '---', or remove cite"

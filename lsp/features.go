@@ -346,7 +346,7 @@ func (s *Server) definition(p positionParams) any {
 		if _, err := fmt.Sscanf(start, "%d", &a); err != nil {
 			return []location{}
 		}
-		if _, err := fmt.Sscanf(end, "%d", &z); err != nil || a < 1 || z < a || z > len(v.src.Lines) {
+		if _, err := fmt.Sscanf(end, "%d", &z); err != nil || a < 1 || z < a || z > v.src.NumLines() {
 			return []location{}
 		}
 		first, last := v.src.BodyLine+a-2, v.src.BodyLine+z-2

@@ -74,7 +74,7 @@ func TestLoadReusing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(fresh.Sources, second.Sources, cmp.AllowUnexported(corpus.Date{})); diff != "" {
+	if diff := cmp.Diff(fresh.Sources, second.Sources, cmp.AllowUnexported(corpus.Date{}, corpus.Source{})); diff != "" {
 		t.Errorf("loadReusing() differs from Load() (-Load +loadReusing):\n%s", diff)
 	}
 	if second.Digest != fresh.Digest {
@@ -90,7 +90,7 @@ func TestLoadReusing(t *testing.T) {
 	if _, ok := after["p02"]; ok {
 		t.Error("the removed file's source is still there")
 	}
-	if q, _ := second.Quote(after["p05"], corpus.Range{Start: 1, End: 1}); q != "Rule 5." {
+	if q, _ := after["p05"].Quote(corpus.Range{Start: 1, End: 1}); q != "Rule 5." {
 		t.Errorf("quote of a reused source = %q", q)
 	}
 

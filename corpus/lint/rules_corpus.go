@@ -518,7 +518,7 @@ func sortedSet(list []string) []string {
 // bodyAmounts lists the monetary amounts of s's body, in the order written.
 func bodyAmounts(s *corpus.Source) []string {
 	var out []string
-	for _, l := range s.Lines {
+	for _, l := range s.Lines() {
 		out = append(out, corpus.MoneyAmounts(l)...)
 	}
 	return out
@@ -528,7 +528,7 @@ func bodyAmounts(s *corpus.Source) []string {
 func bodyCurrencies(s *corpus.Source) []string {
 	set := map[string]bool{}
 	corpus.Currencies(s.Unit, set)
-	for _, l := range s.Lines {
+	for _, l := range s.Lines() {
 		corpus.Currencies(l, set)
 	}
 	out := make([]string, 0, len(set))

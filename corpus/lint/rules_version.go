@@ -3,7 +3,6 @@ package lint
 import (
 	"fmt"
 	"io/fs"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -44,7 +43,7 @@ func checkVersionNotBumped(r *Rule, f *file) {
 		return // new at this revision, or not readable there: nothing to compare
 	}
 	old, err := corpus.Parse(f.path, data)
-	if err != nil || old.Version != f.src.Version || slices.Equal(old.Lines, f.src.Lines) {
+	if err != nil || old.Version != f.src.Version || old.Text() == f.src.Text() {
 		return
 	}
 	pos := f.pos("version")

@@ -343,7 +343,11 @@ func (f *file) rawValue(key string) string {
 // delimited, from its raw lines, so that the body rules still check it.
 func (f *file) body() (lines []string, first int, ok bool) {
 	if f.src != nil {
-		return f.src.Lines, f.src.BodyLine, true
+		lines := make([]string, 0, f.src.NumLines())
+		for _, l := range f.src.Lines() {
+			lines = append(lines, l)
+		}
+		return lines, f.src.BodyLine, true
 	}
 	if f.fmEnd == 0 {
 		return nil, 0, false
