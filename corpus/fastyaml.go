@@ -19,6 +19,15 @@ import (
 // yaml.v3, so results and errors are the same either way (see
 // FuzzFrontMatterFastPath). Call release once the nodes below doc are no
 // longer used: the fast path's nodes are reused.
+//
+// Measured against yaml.v3 alone after a Source came to hold its body as
+// one string (2026-12-02, 2 shared cores): `go test ./corpus -bench
+// 'BenchmarkLoad$' -benchtime 2x -count 4` (100,000 sources) allocates
+// 392 MB and 4.0 M objects per load with it, 1,707 MB and 17.8 M
+// without, and takes 13–20 s against 18–27 s; `ka2perf load` on 100,000
+// generated sources, 4 runs interleaved with a build without it, spends
+// 2.1–2.4 s of user CPU against 5.2–5.6 s, and ends at 356–370 MB of RSS
+// against 513–531 MB: 0.44× the CPU and 0.70× the memory.
 func decodeFrontMatter(text string, doc *yaml.Node) (release func(), err error) {
 	if !slowYAML.Load() {
 		if n, arena, ok := fastFrontMatter(text); ok {
@@ -43,6 +52,12 @@ type nodeArena struct {
 	ptrs  []*yaml.Node // the mapping's children
 }
 
+// arenas keeps the arenas of front matters parsed, for the next ones: the
+// nodes of one file are garbage as soon as it is parsed. Measured with
+// `ka2perf load` on 100,000 generated sources, 4 runs interleaved with a
+// build that makes a new arena for every file (2026-12-02): with the pool
+// the load ends at 356–370 MB of RSS against 450–486 MB (0.77×), and
+// spends 2.1–2.4 s of user CPU against 2.4–3.2 s.
 var arenas = sync.Pool{New: func() any { return &nodeArena{} }}
 
 func (a *nodeArena) alloc(n yaml.Node) *yaml.Node {

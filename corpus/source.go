@@ -283,6 +283,13 @@ func (p *parser) parse(data []byte) {
 	}
 	text := ""
 	if p.owned && len(data) > 0 {
+		// The file's bytes, not a copy of them: the body and the front
+		// matter's values are pieces of them. Measured with `ka2perf
+		// load` on 100,000 generated sources, 8 runs interleaved with a
+		// build that copies (string(data)), 2026-12-02: load + index
+		// median 9.4 s against 11.3 s (0.83×; single runs spread over
+		// 5–14 s on the shared cores), 365 MB of RSS against 399 MB, user
+		// CPU 2.4 s against 2.6 s.
 		text = unsafe.String(unsafe.SliceData(data), len(data))
 	} else {
 		text = string(data)
