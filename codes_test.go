@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ka2/ka2/corpus/lint"
+	"github.com/ka2/ka2/lint"
 )
 
 // snakeCode is the one style of a machine code: snake_case, as the HTTP

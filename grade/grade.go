@@ -11,9 +11,9 @@ import (
 
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
-	"github.com/ka2/ka2/corpus/lint"
 	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/internal/jsontext"
+	"github.com/ka2/ka2/lint"
 )
 
 // Kind is the stable name of a kind of finding. Tools branch on kinds,

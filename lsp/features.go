@@ -12,8 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/ka2/ka2/corpus"
-	"github.com/ka2/ka2/corpus/lint"
 	"github.com/ka2/ka2/golden"
+	"github.com/ka2/ka2/lint"
 	"github.com/ka2/ka2/selector"
 )
 

@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/ka2/ka2/corpus"
-	"github.com/ka2/ka2/corpus/lint"
 	"github.com/ka2/ka2/internal/diag"
+	"github.com/ka2/ka2/lint"
 	"github.com/ka2/ka2/project"
 )
 

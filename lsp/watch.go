@@ -30,10 +30,10 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/ka2/ka2/corpus"
-	"github.com/ka2/ka2/corpus/lint"
 	"github.com/ka2/ka2/golden"
 	"github.com/ka2/ka2/internal/inputfile"
 	"github.com/ka2/ka2/internal/strict"
+	"github.com/ka2/ka2/lint"
 	"github.com/ka2/ka2/project"
 )
 

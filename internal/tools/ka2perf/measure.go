@@ -26,10 +26,10 @@ import (
 
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/corpus"
-	"github.com/ka2/ka2/corpus/lint"
 	"github.com/ka2/ka2/golden"
 	"github.com/ka2/ka2/internal/gencorpus"
 	"github.com/ka2/ka2/internal/loadgen"
+	"github.com/ka2/ka2/lint"
 )
 
 // The measuring subcommands below each run in a process of their own

@@ -14,13 +14,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ka2/ka2/corpus"
-	"github.com/ka2/ka2/corpus/lint"
 	"github.com/ka2/ka2/errkind"
 	"github.com/ka2/ka2/golden"
 	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/internal/inputfile"
 	"github.com/ka2/ka2/internal/plural"
 	"github.com/ka2/ka2/internal/textsafe"
+	"github.com/ka2/ka2/lint"
 )
 
 // LintOptions are the inputs of `ka2 lint`.

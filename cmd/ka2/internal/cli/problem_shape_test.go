@@ -52,7 +52,7 @@ func TestProblemShape(t *testing.T) {
 		lists []string
 		extra []string // keys a command adds beside the shape
 	}{
-		{"lint", []string{"lint", "--format", "json", "../../../../corpus/lint/testdata/corpus/unknown_key"}, []string{"findings"}, []string{"related"}},
+		{"lint", []string{"lint", "--format", "json", "../../../../lint/testdata/corpus/unknown_key"}, []string{"findings"}, []string{"related"}},
 		{"pipeline check", []string{"pipeline", "check", "--format", "json", filepath.Join(pipelineFixtures, "check", "incompatible-pair.yaml")}, []string{"diagnostics"}, nil},
 		{"verify", []string{"verify", "--format", "json", editedFile}, []string{"problems", "notes"}, nil},
 		{"grade", []string{"grade", contractFile, "--answer", answer, "--format", "json"}, []string{"findings"}, nil},

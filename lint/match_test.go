@@ -5,7 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/ka2/ka2/corpus/lint"
+	"github.com/ka2/ka2/lint"
 )
 
 func TestMatchInstructions(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"testing/fstest"
 
 	"github.com/ka2/ka2/corpus"
-	"github.com/ka2/ka2/corpus/lint"
+	"github.com/ka2/ka2/lint"
 )
 
 // Two versions of a policy that both apply from 2026-07-01, because the
