@@ -12,8 +12,12 @@ import (
 
 // The rules that look at one file at a time.
 
+// AmountWithoutUnit is the ID of the rule whose findings an editor can
+// fix with a unit the corpus declares elsewhere.
+const AmountWithoutUnit = "amount_without_unit"
+
 var ruleAmountWithoutUnit = &Rule{
-	ID:       "amount_without_unit",
+	ID:       AmountWithoutUnit,
 	Severity: diag.SeverityWarning,
 	Summary:  "a body line states an amount with no unit in the line or the front matter",
 	Doc: `A quote must never lose its unit: "the limit is 750" means nothing without "CNY

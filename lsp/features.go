@@ -422,7 +422,7 @@ func (s *Server) codeActions(p codeActionParams) any {
 			continue
 		}
 		fixes := f.Fixes
-		if f.Rule() == "amount_without_unit" && v.src != nil {
+		if f.Rule() == lint.AmountWithoutUnit && v.src != nil {
 			fixes = append(fixes, unitFixes(v.snap, v.src)...)
 		}
 		for _, fx := range fixes {
