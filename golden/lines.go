@@ -302,17 +302,20 @@ func (w *lineWriter) joinLines() bool {
 
 // ReadGolden reads the case's golden file through readGolden: its bytes,
 // and the output they pin (see Pins).
-func (c *Case) ReadGolden() (stored, pinned []byte, err error) { return c.readGolden(c.golden) }
+func (c *Case) ReadGolden() (stored, pinned []byte, err error) { return c.readGolden(c.golden, nil) }
 
 // readGolden is the one reader of a golden file: it reads t (the case's
-// golden or its pending golden) and returns the file's bytes and the
-// output they pin, each line array joined back (join), which is what
-// Summarize, Diff and RecordChanges are given. Every golden of every
-// format ka2 has written reads through it.
-func (c *Case) readGolden(t inTree) (stored, pinned []byte, err error) {
-	stored, err = t.read()
-	if err != nil {
-		return nil, nil, err
+// golden or its pending golden; through a run's folders when not nil)
+// and returns the file's bytes and the output they pin, each line array
+// joined back (join), which is what Summarize, Diff and RecordChanges
+// are given. Every golden of every format ka2 has written reads through
+// it.
+func (c *Case) readGolden(t inTree, folders *goldenFolders) (stored, pinned []byte, err error) {
+	stored, ok := folders.read(t)
+	if !ok {
+		if stored, err = t.read(); err != nil {
+			return nil, nil, err
+		}
 	}
 	return stored, Pins(stored, c.builder.Definition), nil
 }

@@ -24,14 +24,14 @@ func (s *Suite) Pending() ([]PendingGolden, error) {
 	var out []PendingGolden
 	for _, c := range s.Cases {
 		p := c.Golden + PendingSuffix
-		_, data, err := c.readGolden(c.golden.with(PendingSuffix))
+		_, data, err := c.readGolden(c.golden.with(PendingSuffix), nil)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
-		_, old, err := c.readGolden(c.golden)
+		_, old, err := c.readGolden(c.golden, nil)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}

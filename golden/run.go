@@ -120,11 +120,14 @@ func Run(ctx context.Context, s *Suite, opts Options) (*Report, error) {
 	var mu sync.Mutex
 	done, failed := 0, 0
 	var failures atomic.Int64 // read before a case starts, so without mu
+	folders := newGoldenFolders(cases)
+	defer folders.close()
 	err := parallel.Do(ctx, len(cases), opts.Jobs, func(i int) {
+		defer folders.done(cases[i].golden)
 		if opts.MaxFailures > 0 && failures.Load() >= int64(opts.MaxFailures) {
 			return // its result stays empty: not run
 		}
-		results[i] = runCase(ctx, cases[i], opts)
+		results[i] = runCase(ctx, cases[i], opts, folders)
 		if results[i].Status == StatusFail {
 			failures.Add(1)
 		}
@@ -206,15 +209,15 @@ func stopped(results []CaseReport, err error) error {
 		ran, len(results), plural(wrote, "golden file"), err)
 }
 
-// runCase builds one case, compares it and writes what opts ask for. A
-// write that ctx stops leaves the golden as it was and is reported as the
-// case's error.
-func runCase(ctx context.Context, c *Case, opts Options) CaseReport {
+// runCase builds one case, compares it (reading its golden through
+// folders) and writes what opts ask for. A write that ctx stops leaves
+// the golden as it was and is reported as the case's error.
+func runCase(ctx context.Context, c *Case, opts Options, folders *goldenFolders) CaseReport {
 	o := c.Build()
 	r := CaseReport{Name: c.Name, Line: c.Line, Golden: c.Golden, Outcome: outcomeName(o.Kind), Budget: caseBudget(o.Budget)}
 	r.Expectations = c.check(o)
 	counter, limits := c.builder.Counter, c.builder.Limits
-	stored, want, err := c.readGolden(c.golden)
+	stored, want, err := c.readGolden(c.golden, folders)
 	switch {
 	case err == nil && o.Matches(stored):
 		r.State = StateMatch

@@ -159,21 +159,38 @@ func Load(ctx context.Context, paths []string, opts LoadOptions) (*Suite, error)
 	// Goldens are checked before any is read: a link out of the case
 	// tree, a named pipe or a device stops the run here, naming it (or
 	// the golden folder it is in, once).
+	// Each golden folder is listed once: a name it lists as a regular
+	// file is one (in a folder inside the tree), and a name it does not
+	// list is missing, which is fine; only the rest (links, pipes,
+	// folders) and the goldens of folders not listed are resolved one
+	// by one, a walk from the tree down each.
 	badDir := map[string]bool{}
+	listed := map[string]map[string]fs.DirEntry{}
 	for _, g := range goldenDirs {
 		if d := g.checkDir(); d != nil {
 			errs = append(errs, d)
 			badDir[g.shown()] = true
+			continue
+		}
+		if entries, err := g.list(); err == nil {
+			listed[g.shown()] = entries
 		}
 	}
 	for _, c := range s.Cases {
-		if badDir[path.Dir(c.golden.shown())] {
+		dir := path.Dir(c.golden.shown())
+		if badDir[dir] {
 			continue
 		}
+		entries, ok := listed[dir]
 		for _, t := range []struct {
 			what string
 			at   inTree
 		}{{"golden", c.golden}, {"pending golden", c.golden.with(PendingSuffix)}} {
+			if ok {
+				if e, found := entries[path.Base(t.at.rel)]; !found || e.Type().IsRegular() {
+					continue
+				}
+			}
 			if d := t.at.check(t.what); d != nil {
 				errs = append(errs, d)
 			}
@@ -182,7 +199,7 @@ func Load(ctx context.Context, paths []string, opts LoadOptions) (*Suite, error)
 	if err := errs.Mark(ErrBadCases); err != nil {
 		return nil, err
 	}
-	s.unreferenced = s.findUnreferenced(goldenDirs)
+	s.unreferenced = s.findUnreferenced(goldenDirs, listed)
 	for _, u := range s.unreferenced {
 		s.Unreferenced = append(s.Unreferenced, u.shown())
 	}
@@ -355,9 +372,9 @@ func (s *Suite) resolve(ctx context.Context, opts LoadOptions) (diag.List, error
 	return errs, nil
 }
 
-// findUnreferenced lists the golden and pending files in goldenDirs that
-// no case refers to, sorted by path.
-func (s *Suite) findUnreferenced(goldenDirs []inTree) []inTree {
+// findUnreferenced lists the golden and pending files in goldenDirs (as
+// listed, by folder) that no case refers to, sorted by path.
+func (s *Suite) findUnreferenced(goldenDirs []inTree, listed map[string]map[string]fs.DirEntry) []inTree {
 	ref := map[string]bool{}
 	for _, c := range s.Cases {
 		ref[c.golden.shown()] = true
@@ -365,7 +382,7 @@ func (s *Suite) findUnreferenced(goldenDirs []inTree) []inTree {
 	}
 	var out []inTree
 	for _, dir := range goldenDirs {
-		for _, e := range dir.list() {
+		for _, e := range listed[dir.shown()] {
 			name := e.Name()
 			if e.IsDir() || !(strings.HasSuffix(name, ".golden") || strings.HasSuffix(name, ".golden"+PendingSuffix)) {
 				continue

@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/ka2/ka2/internal/atomicfile"
@@ -128,18 +129,126 @@ func (t inTree) checkDir() *diag.Diagnostic {
 		Hint:    diag.Fix(fmt.Sprintf("golden folders are folders inside the case tree %s; replace the link with the folder", filepath.ToSlash(t.root)))}
 }
 
-// list returns the names in the folder, or nil when it cannot be read.
-func (t inTree) list() []fs.DirEntry {
+// list returns the entries of the folder, by name.
+func (t inTree) list() (map[string]fs.DirEntry, error) {
 	r, err := os.OpenRoot(t.root)
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	defer r.Close()
 	f, err := r.Open(t.rel)
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	defer f.Close()
-	entries, _ := f.ReadDir(-1)
-	return entries
+	entries, err := f.ReadDir(-1)
+	if err != nil {
+		return nil, err
+	}
+	byName := make(map[string]fs.DirEntry, len(entries))
+	for _, e := range entries {
+		byName[e.Name()] = e
+	}
+	return byName, nil
+}
+
+// dir is the folder the file is in.
+func (t inTree) dir() inTree { return inTree{t.root, path.Dir(t.rel)} }
+
+// goldenFolders reads the goldens of one run through an os.Root on each
+// golden folder, opened through the case tree's own os.Root (so it is a
+// folder inside the tree) when its first case reads and closed after its
+// last. A golden is then one open of one name in that folder: through the
+// tree's root every stat and open walks each folder from the tree down,
+// and a run of 10,000 cases spent three quarters of its time in those
+// walks (ka2perf regress). A golden the folder's root does not reach as
+// a regular file (missing, or a link that leaves the folder) is read as
+// inTree.read reads it (readGolden), so what is read, refused and said
+// is the same.
+type goldenFolders struct {
+	mu    sync.Mutex
+	trees map[string]*os.Root // by tree; nil: cannot be opened
+	open  map[inTree]*os.Root // by golden folder; nil: cannot be opened
+	left  map[inTree]int      // cases still to read in each golden folder
+}
+
+// newGoldenFolders prepares the reads of cases' goldens; every case is
+// then passed to done once, read or not, and close is called at the end.
+func newGoldenFolders(cases []*Case) *goldenFolders {
+	f := &goldenFolders{trees: map[string]*os.Root{}, open: map[inTree]*os.Root{}, left: map[inTree]int{}}
+	for _, c := range cases {
+		f.left[c.golden.dir()]++
+	}
+	return f
+}
+
+// read reads the golden g through its folder's root, one open of one
+// name, if that reaches a regular file; ok is false otherwise (a missing
+// golden, one that links out of its folder, and any golden when f is
+// nil), and readGolden then reads it as inTree.read does.
+func (f *goldenFolders) read(g inTree) (data []byte, ok bool) {
+	if f == nil {
+		return nil, false
+	}
+	r := f.folder(g.dir())
+	if r == nil {
+		return nil, false
+	}
+	data, err := inputfile.ReadIn(r, path.Base(g.rel), inputfile.MaxSize)
+	return data, err == nil
+}
+
+// folder returns the open root of a golden folder, opening it (and its
+// tree's) on first use; nil when it cannot be opened.
+func (f *goldenFolders) folder(dir inTree) *os.Root {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if r, ok := f.open[dir]; ok {
+		return r
+	}
+	tree, ok := f.trees[dir.root]
+	if !ok {
+		tree, _ = os.OpenRoot(dir.root)
+		f.trees[dir.root] = tree
+	}
+	var r *os.Root
+	if tree != nil {
+		r, _ = tree.OpenRoot(dir.rel)
+	}
+	f.open[dir] = r
+	return r
+}
+
+// done says that golden g's case is over; its folder's root is closed
+// after the folder's last case.
+func (f *goldenFolders) done(g inTree) {
+	dir := g.dir()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.left[dir]--; f.left[dir] > 0 {
+		return
+	}
+	if r := f.open[dir]; r != nil {
+		r.Close()
+	}
+	delete(f.open, dir)
+}
+
+// close closes every root still open (those of cases a stopped run never
+// started, and the trees').
+func (f *goldenFolders) close() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for dir, r := range f.open {
+		if r != nil {
+			r.Close()
+		}
+		delete(f.open, dir)
+	}
+	for tree, r := range f.trees {
+		if r != nil {
+			r.Close()
+		}
+		delete(f.trees, tree)
+	}
 }

@@ -152,8 +152,42 @@ func TestGoldenLinkInsideTheTree(t *testing.T) {
 	}
 }
 
-// TestGoldenSwappedAfterLoad: a golden replaced by a link out of the
-// tree, or by a FIFO, after Load checked it is refused when it is read
+// TestGoldenLinkInItsFolder: goldens that link to a file in their own
+// folder, or reach it through a linked folder inside the tree, are read.
+func TestGoldenLinkInItsFolder(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(t *testing.T)
+	}{
+		{"golden links to a file beside it", func(t *testing.T) {
+			if err := os.Rename(goldenA, "cases/testdata/golden/c/a.json"); err != nil {
+				t.Fatal(err)
+			}
+			replaceWithLink(t, "a.json", goldenA)
+		}},
+		{"golden folder links to a folder inside the tree", func(t *testing.T) {
+			if err := os.Rename("cases/testdata/golden/c", "cases/testdata/kept"); err != nil {
+				t.Fatal(err)
+			}
+			replaceWithLink(t, "../kept", "cases/testdata/golden/c")
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			treeCases(t)
+			tt.setup(t)
+			rep := run(t, load(t, "cases"), golden.Options{})
+			for _, name := range []string{"a", "b"} {
+				if c := findCase(t, rep, name); c.State != golden.StateMatch {
+					t.Errorf("%s = %s (%s), want match", name, c.State, c.Error)
+				}
+			}
+		})
+	}
+}
+
+// TestGoldenSwappedAfterLoad: a golden (or its folder) replaced by a
+// link out of the tree, or by a FIFO, after Load checked it is refused when it is read
 // (through os.Root, without waiting), and a pending golden swapped for
 // one is never copied by Accept.
 func TestGoldenSwappedAfterLoad(t *testing.T) {
@@ -161,6 +195,22 @@ func TestGoldenSwappedAfterLoad(t *testing.T) {
 		secret := treeCases(t)
 		s := load(t, "cases")
 		replaceWithLink(t, secret, goldenA)
+		rep, err := golden.Run(t.Context(), s, golden.Options{})
+		if !errors.Is(err, golden.ErrWrite) {
+			t.Fatalf("Run() = %v, want the unreadable golden as an error", err)
+		}
+		if c := findCase(t, rep, "a"); c.State != golden.StateUnreadable || strings.Contains(jsonOf(t, rep), "do-not-print") {
+			t.Errorf("a = %s; report:\n%s", c.State, jsonOf(t, rep))
+		}
+	})
+	t.Run("folder", func(t *testing.T) {
+		// A run reads goldens through a root on their folder, opened
+		// when the folder's first case reads: after Load, the folder is
+		// swapped for a link to a folder outside that holds a.golden.
+		secret := treeCases(t)
+		s := load(t, "cases")
+		testutil.WriteFile(t, "outside/a.golden", "FAKE_SECRET=do-not-print\n")
+		replaceWithLink(t, filepath.Dir(secret), "cases/testdata/golden/c")
 		rep, err := golden.Run(t.Context(), s, golden.Options{})
 		if !errors.Is(err, golden.ErrWrite) {
 			t.Fatalf("Run() = %v, want the unreadable golden as an error", err)
