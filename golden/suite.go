@@ -164,16 +164,24 @@ func Load(ctx context.Context, paths []string, opts LoadOptions) (*Suite, error)
 	// list is missing, which is fine; only the rest (links, pipes,
 	// folders) and the goldens of folders not listed are resolved one
 	// by one, a walk from the tree down each.
+	dirErrs := make([]*diag.Diagnostic, len(goldenDirs))
+	lists := make([]map[string]fs.DirEntry, len(goldenDirs))
+	if err := parallel.Do(ctx, len(goldenDirs), 0, func(i int) {
+		if dirErrs[i] = goldenDirs[i].checkDir(); dirErrs[i] == nil {
+			lists[i], _ = goldenDirs[i].list()
+		}
+	}); err != nil {
+		return nil, fmt.Errorf("load case files: %w", err)
+	}
 	badDir := map[string]bool{}
 	listed := map[string]map[string]fs.DirEntry{}
-	for _, g := range goldenDirs {
-		if d := g.checkDir(); d != nil {
-			errs = append(errs, d)
+	for i, g := range goldenDirs {
+		switch {
+		case dirErrs[i] != nil:
+			errs = append(errs, dirErrs[i])
 			badDir[g.shown()] = true
-			continue
-		}
-		if entries, err := g.list(); err == nil {
-			listed[g.shown()] = entries
+		case lists[i] != nil:
+			listed[g.shown()] = lists[i]
 		}
 	}
 	for _, c := range s.Cases {
