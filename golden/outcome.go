@@ -62,8 +62,18 @@ func (o Outcome) Matches(golden []byte) bool {
 	if o.Kind != "" {
 		return bytes.Equal(golden, o.Bytes)
 	}
+	return o.matchesPinned(Pins(golden, o.def))
+}
+
+// matchesPinned is Matches given what a golden pins (Pins, as readGolden
+// returns it), so that a run joins each golden's lines once, not twice:
+// Pins returns an error golden unchanged.
+func (o Outcome) matchesPinned(pinned []byte) bool {
+	if o.Kind != "" {
+		return bytes.Equal(pinned, o.Bytes)
+	}
 	var b bytes.Buffer
-	if err := json.Compact(&b, Pins(golden, o.def)); err != nil {
+	if err := json.Compact(&b, pinned); err != nil {
 		return false
 	}
 	b.WriteByte('\n')

@@ -219,7 +219,7 @@ func runCase(ctx context.Context, c *Case, opts Options, folders *goldenFolders)
 	counter, limits := c.builder.Counter, c.builder.Limits
 	stored, want, err := c.readGolden(c.golden, folders)
 	switch {
-	case err == nil && o.Matches(stored):
+	case err == nil && o.matchesPinned(want):
 		r.State = StateMatch
 	case err == nil:
 		r.State = StateDiffers
