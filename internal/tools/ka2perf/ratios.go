@@ -39,7 +39,7 @@ func ratios(args []string) error {
 	fs := flag.NewFlagSet("ratios", flag.ExitOnError)
 	quick := fs.Bool("quick", false, "a reduced run for CI (about a minute): the sample and 10k sources, fewer requests and cases, no 1M corpus")
 	work := fs.String("work", filepath.Join(os.TempDir(), "ka2perf"), "folder for the generated corpora (kept between runs) and the run's files")
-	baseline := fs.String("baseline", "", "a git revision whose in-process contract build is timed beside this tree's, in the same run (a git worktree of it)")
+	baseline := fs.String("baseline", "", "a git revision whose in-process contract build and regress run are timed beside this tree's, in the same run (a git worktree of it)")
 	wrkFlag := fs.String("wrk", "auto", "load generator: auto (wrk if installed, else the built-in one), wrk, or builtin")
 	dur := fs.Duration("d", 0, "length of one load run (default 5s, 2s with -quick)")
 	conns := fs.Int("c", 64, "connections of the load generator (issue 29's figures are taken at 64)")
@@ -263,7 +263,12 @@ func moduleRoot() (string, error) {
 // returns the CPU time the child took (user and system): beside wall
 // time, the figure that holds on a machine other work shares.
 func (r *ratioRun) child(v any, args ...string) (time.Duration, error) {
-	cmd := exec.CommandContext(r.ctx, r.self, args...)
+	return r.childOf(r.self, v, args...)
+}
+
+// childOf is child with another ka2perf (the baseline's).
+func (r *ratioRun) childOf(bin string, v any, args ...string) (time.Duration, error) {
+	cmd := exec.CommandContext(r.ctx, bin, args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -764,8 +769,23 @@ func (r *ratioRun) regress() error {
 		r.failed("regress", "< 3 s", err)
 		return err
 	}
+	// With -baseline, the baseline's ka2perf runs the same cases right
+	// after, in a folder of its own (it writes its own goldens).
+	ref, ratio := "", fmt.Sprintf("%.1f µs/case", rf.Seconds/float64(n)*1e6)
+	if r.baseBin != "" {
+		baseDir := filepath.Join(r.work, "cases-baseline")
+		os.RemoveAll(baseDir)
+		var bf rateFigures
+		if _, err := r.childOf(r.baseBin, &bf, "regress", "-dir", baseDir, "-n", strconv.Itoa(n)); err != nil {
+			r.notes = append(r.notes, "baseline regress: "+err.Error())
+		} else {
+			ref = fmt.Sprintf("%s (CPU %s) at %s", fmtSec(bf.Seconds), fmtSec(bf.CPU), r.baselineName())
+			ratio = fmt.Sprintf("%.2f× (CPU %.2f×); %s", rf.Seconds/bf.Seconds, rf.CPU/bf.CPU, ratio)
+		}
+		os.RemoveAll(baseDir)
+	}
 	target := 3.0 * float64(n) / 100_000
-	r.add(fmt.Sprintf("regress %s generated cases (load, build, compare, report)", human(n)), fmt.Sprintf("%s (CPU %s)", fmtSec(rf.Seconds), fmtSec(rf.CPU)), "", fmt.Sprintf("%.1f µs/case", rf.Seconds/float64(n)*1e6),
+	r.add(fmt.Sprintf("regress %s generated cases (load, build, compare, report)", human(n)), fmt.Sprintf("%s (CPU %s)", fmtSec(rf.Seconds), fmtSec(rf.CPU)), ref, ratio,
 		fmt.Sprintf("< %s", fmtSec(target)), rf.Seconds < target)
 	return nil
 }
