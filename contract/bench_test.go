@@ -20,16 +20,21 @@ var bigCorpus = sync.OnceValues(func() (*corpus.Corpus, error) {
 	return corpus.Load(gencorpus.FS(benchSources))
 })
 
+var bigIndex = sync.OnceValue(func() *selector.Index {
+	c, _ := bigCorpus()
+	return selector.NewIndex(c)
+})
+
 func bigBuilder(b *testing.B, counter string) *contract.Builder {
-	c, err := bigCorpus()
-	if err != nil {
+	if _, err := bigCorpus(); err != nil {
 		b.Fatal(err)
 	}
 	def := contract.Default()
 	cnt, _ := budget.Lookup(counter)
 	limits, _ := def.Limits(counter)
 	limits.Capacity *= 4 // the generated bodies are longer than the sample's
-	return &contract.Builder{Definition: def, Index: selector.NewIndex(c), Counter: cnt, Limits: limits}
+	ix := bigIndex()
+	return &contract.Builder{Definition: def, Index: ix, Catalog: contract.NewCatalogOnce(ix), Counter: cnt, Limits: limits}
 }
 
 // BenchmarkSelectBuild is one contract on a 100k-source corpus: select,

@@ -68,6 +68,11 @@ type Builder struct {
 	// render.Provider) instead of as the serialized contract plus
 	// Limits.Wrapper.
 	Framing Framing
+	// Catalog, when set, holds the evidence records of Index's corpus
+	// prepared (see NewCatalog): a build looks up the records it quotes
+	// there instead of deriving their content IDs and keys again. The
+	// contract, the trace and the history are the same either way.
+	Catalog *Catalog
 	// CorpusName is what the paths of the corpus's files are joined to in
 	// a build's problems, as Corpus.Name is for load problems; "" leaves
 	// them relative to the corpus root.
@@ -202,8 +207,17 @@ func (b *Builder) build(ctx context.Context, s *provenance.Store, req Request) (
 		}
 	}
 	for _, c := range evidence {
-		if err := add(c); err != nil {
-			return refused("evidence "+c.Ref.Address(), err)
+		var err error
+		if c.prepared {
+			var it provenance.Item
+			if it, err = s.AddPrepared(ctx, c.pre); err == nil {
+				items = append(items, it)
+			}
+		} else {
+			err = add(c.item)
+		}
+		if err != nil {
+			return refused("evidence "+c.candidate().Ref.Address(), err)
 		}
 	}
 	var madeScope string
@@ -383,18 +397,36 @@ func (b *Builder) assembleIn(s *provenance.Store, items []provenance.Item, madeS
 }
 
 // evidenceCandidates quotes each source: its whole body, or with short its
-// cite ranges, one item per range, in the order given; without content IDs,
-// which the store computes when it registers them. Each names the asked
-// subjects it serves when more than one was asked (see Serves).
-func (b *Builder) evidenceCandidates(sources []*corpus.Source, asked []string, short bool) ([]provenance.Item, error) {
-	items := make([]provenance.Item, 0, len(sources))
+// cite ranges, one item per range, in the order given. Each names the
+// asked subjects it serves when more than one was asked (see Serves). A
+// record b.Catalog holds comes prepared; any other is a candidate without
+// a content ID, which the store computes when it registers it.
+func (b *Builder) evidenceCandidates(sources []*corpus.Source, asked []string, short bool) ([]evidenceCandidate, error) {
+	items := make([]evidenceCandidate, 0, len(sources))
 	for _, s := range sources {
 		serves := servesText(Serves(s, asked))
-		ranges := []corpus.Range{s.Body()}
 		if short && len(s.Cite) > 0 {
 			if err := shortKeeps(s, b.CorpusName); err != nil {
 				return nil, err
 			}
+		}
+		if body, cites, ok := b.Catalog.records(s, short); ok {
+			if cites == nil {
+				cites = []provenance.Prepared{body}
+			}
+			for _, p := range cites {
+				if serves != "" {
+					var err error
+					if p, err = p.WithServes(serves); err != nil {
+						return nil, err
+					}
+				}
+				items = append(items, evidenceCandidate{pre: p, prepared: true})
+			}
+			continue
+		}
+		ranges := []corpus.Range{s.Body()}
+		if short && len(s.Cite) > 0 {
 			ranges = s.Cite
 		}
 		for _, r := range ranges {
@@ -404,11 +436,28 @@ func (b *Builder) evidenceCandidates(sources []*corpus.Source, asked []string, s
 			}
 			ref := SourceRef(s, r)
 			ref.Serves = serves
-			items = append(items, provenance.Item{Kind: provenance.KindEvidence, Source: provenance.SchemeCorpus + ":" + s.ID, Text: quote,
-				Ref: ref})
+			items = append(items, evidenceCandidate{item: provenance.Item{Kind: provenance.KindEvidence, Source: provenance.SchemeCorpus + ":" + s.ID, Text: quote,
+				Ref: ref}})
 		}
 	}
 	return items, nil
+}
+
+// evidenceCandidate is one evidence record of a build: a candidate item,
+// or one prepared.
+type evidenceCandidate struct {
+	item     provenance.Item
+	pre      provenance.Prepared
+	prepared bool
+}
+
+// candidate is the record's item (with its content ID and key when it
+// comes prepared).
+func (c evidenceCandidate) candidate() provenance.Item {
+	if c.prepared {
+		return c.pre.Item()
+	}
+	return c.item
 }
 
 // ErrShortLoses is wrapped by the error a short build returns for a

@@ -2,12 +2,43 @@ package contract
 
 import (
 	"context"
+	"sync"
 
+	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/provenance"
+	"github.com/ka2/ka2/selector"
 )
 
 // BuildIn is Build in the store s rather than a new one, for tests that
 // compare a build with one in a store they hold.
 func (b *Builder) BuildIn(ctx context.Context, s *provenance.Store, req Request) (*Result, error) {
 	return b.build(ctx, s, req)
+}
+
+// Records returns the records c holds of s: its body's and its cite
+// ranges'; ok is false when it holds none.
+func (c *Catalog) Records(s *corpus.Source) (body provenance.Prepared, cites []provenance.Prepared, ok bool) {
+	r, ok := c.sources[s]
+	if !ok {
+		return body, nil, false
+	}
+	return r.body, r.cites, r.hasBody
+}
+
+// SameRecords reports whether a and b hold the very same records of s,
+// prepared once.
+func SameRecords(a, b *Catalog, s *corpus.Source) bool {
+	ra, ok := a.sources[s]
+	return ok && ra == b.sources[s]
+}
+
+var catalogs sync.Map // *selector.Index → *Catalog
+
+// NewCatalogOnce is NewCatalog, once per index.
+func NewCatalogOnce(ix *selector.Index) *Catalog {
+	if c, ok := catalogs.Load(ix); ok {
+		return c.(*Catalog)
+	}
+	c, _ := catalogs.LoadOrStore(ix, NewCatalog(ix))
+	return c.(*Catalog)
 }

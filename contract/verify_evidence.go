@@ -88,7 +88,8 @@ func (vf *verifier) expectEvidence(sel []*corpus.Source, q selector.Query, srcs 
 	for _, s := range sources {
 		byRef[s.ID+"\x00"+s.Lang] = s
 	}
-	for _, it := range items {
+	for _, c := range items {
+		it := c.candidate()
 		rec, err := recordOf(it)
 		if err != nil {
 			return nil, err
@@ -290,7 +291,7 @@ func (vf *verifier) checkRecord(st *evidenceState, i int, dup bool) {
 		st.extras = append(st.extras, i)
 		tmpl, err := vf.b.evidenceCandidates([]*corpus.Source{s}, vf.askedSubjects(), d.short)
 		if err == nil {
-			vf.compareFields(where, s, e, wantAt(tmpl[0], s, r, e.Quote), nil)
+			vf.compareFields(where, s, e, wantAt(tmpl[0].candidate(), s, r, e.Quote), nil)
 		}
 		return
 	}

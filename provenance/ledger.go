@@ -38,7 +38,7 @@ type Ledger struct {
 	// readings holds the first origin of each content by its reading key
 	// (see Reading): the protected-type check looks there, so content
 	// that reads the same as a protected one is that content.
-	readings map[string]Origin
+	readings map[readKey]Origin
 	min      int             // shortest indexed line, in code points
 	checked  []Kind          // the types wrapped is called for
 	pending  []pendingText   // registered texts not indexed yet, in order
@@ -67,7 +67,7 @@ type lineEntry struct {
 // checked types.
 func newLedger(minWrapped int, checked []Kind) *Ledger {
 	// Sized for a contract build, which registers a dozen or so items.
-	l := &Ledger{origins: make(map[string]Origin, 8), readings: make(map[string]Origin, 8), min: minWrapped, checked: slices.Clone(checked)}
+	l := &Ledger{origins: make(map[string]Origin, 8), readings: make(map[readKey]Origin, 8), min: minWrapped, checked: slices.Clone(checked)}
 	if minWrapped > 0 {
 		l.pending = make([]pendingText, 0, 16)
 	}
@@ -158,7 +158,7 @@ func (l *Ledger) ShortID(id string) string {
 
 // originByReading returns the first origin of a content whose reading
 // key (readingKey) is key.
-func (l *Ledger) originByReading(key string) (Origin, bool) {
+func (l *Ledger) originByReading(key readKey) (Origin, bool) {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	o, ok := l.readings[key]
@@ -169,7 +169,7 @@ func (l *Ledger) originByReading(key string) (Origin, bool) {
 // unless one is known, and queues the content's lines for the index.
 // empty reports that the canonical form of text is empty: such content is
 // not recorded.
-func (l *Ledger) record(o Origin, text, reading string, empty bool) {
+func (l *Ledger) record(o Origin, text string, reading readKey, empty bool) {
 	if empty {
 		return
 	}

@@ -116,6 +116,21 @@ func (s *Store) Add(c Item) (Item, error) {
 // it returns ctx's error, wrapped; the call then changes nothing and is
 // not recorded in the history, since no check decided it.
 func (s *Store) AddContext(ctx context.Context, c Item) (Item, error) {
+	return s.addContext(ctx, c, nil)
+}
+
+// AddPrepared is AddContext of the candidate p was prepared from (see
+// Prepare), with the content ID, key and reading Prepare derived: the
+// checks that depend on the store (its policy, its ledger, what it
+// holds) run as they do for AddContext, and the outcome and the history
+// are the same.
+func (s *Store) AddPrepared(ctx context.Context, p Prepared) (Item, error) {
+	return s.addContext(ctx, p.item, &p)
+}
+
+// addContext is AddContext of c, or with p of the candidate p holds,
+// which is c.
+func (s *Store) addContext(ctx context.Context, c Item, p *Prepared) (Item, error) {
 	if err := ctx.Err(); err != nil {
 		return Item{}, fmt.Errorf("add %s from %s: %w", c.Kind, c.Source, err)
 	}
@@ -133,24 +148,27 @@ func (s *Store) AddContext(ctx context.Context, c Item) (Item, error) {
 	if ev.Created.IsZero() {
 		ev.Created = s.now()
 	}
-	it, existing, err := s.add(ctx, c, ev.Created)
+	it, existing, err := s.add(ctx, c, p, ev.Created)
 	if _, refusal := err.(*Error); err != nil && !refusal {
 		return Item{}, fmt.Errorf("add %s from %s: %w", c.Kind, c.Source, err) // ctx's error
 	}
 	return s.finish(ev, it, existing, err)
 }
 
-func (s *Store) add(ctx context.Context, c Item, created time.Time) (Item, bool, error) {
+// add checks and registers c; pre, when not nil, is c prepared, whose
+// checks of c alone passed and whose derived values are used.
+func (s *Store) add(ctx context.Context, c Item, pre *Prepared, created time.Time) (Item, bool, error) {
 	refuse := func(code diag.Code, hint, format string, args ...any) (Item, bool, error) {
 		return Item{}, false, &Error{Diagnostic: diag.Diagnostic{Code: code, Message: fmt.Sprintf(format, args...), Hint: diag.Fix(hint)}, Op: string(OpAdd), Type: c.Kind, Source: c.Source}
 	}
-	if err := checkCandidate(c); err != nil {
-		return refuse(CodeInvalid, "", "%v", err)
+	if pre == nil {
+		d, err := prepare(c)
+		if err != nil {
+			return refuse(CodeInvalid, "", "%v", err)
+		}
+		pre = &d
 	}
-	id, empty := contentID(c.Text)
-	if c.ID != "" && c.ID != id {
-		return refuse(CodeInvalid, "", "the item's content ID %s is not the content ID of its text", ShortID(c.ID))
-	}
+	id, empty, reading := pre.item.ID, pre.empty, pre.reading
 	p := s.policy
 	if !p.Allows(c.Source, c.Kind) {
 		hint := "change the sources section of the policy to allow it"
@@ -159,7 +177,6 @@ func (s *Store) add(ctx context.Context, c Item, created time.Time) (Item, bool,
 		}
 		return refuse(CodeSourceNotAllowed, hint, "source %s may not register %s (policy %s)", c.Source, c.Kind, p.Name())
 	}
-	reading := readingKeyCached(c.Text)
 	if !empty && p.IsProtected(c.Kind) {
 		if o, ok := s.ledger.originByReading(reading); ok && o.Kind != c.Kind {
 			return Item{}, false, s.protectedError(OpAdd, c, o, "")
@@ -178,9 +195,8 @@ func (s *Store) add(ctx context.Context, c Item, created time.Time) (Item, bool,
 			return Item{}, false, err
 		}
 	}
-	it := c
-	it.ID, it.DerivedFrom, it.Created = id, "", created
-	it.Key = keyOf(it)
+	it := pre.item
+	it.Created = created
 	if r, ok := s.items[it.Key]; ok {
 		return r.item, true, nil
 	}
@@ -231,6 +247,11 @@ func checkCandidate(c Item) error {
 	} else if c.Example != (Example{}) {
 		return fmt.Errorf("a %s item cannot carry an example", c.Kind)
 	}
+	return checkRef(c)
+}
+
+// checkRef is checkCandidate's check of c's address.
+func checkRef(c Item) error {
 	if c.Ref != (Ref{}) {
 		if c.Kind != KindEvidence {
 			return fmt.Errorf("a %s item cannot carry an evidence address", c.Kind)

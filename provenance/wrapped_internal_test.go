@@ -226,7 +226,7 @@ func worstCase(n int) *Ledger {
 	for k := 20; k < 20+n; k++ {
 		b.WriteString(strings.Repeat("a", k) + "b\n")
 	}
-	l.record(Origin{Kind: KindToolOutput, ContentID: "x"}, b.String(), "", false)
+	l.record(Origin{Kind: KindToolOutput, ContentID: "x"}, b.String(), readKey{}, false)
 	return l
 }
 
@@ -267,7 +267,7 @@ func TestWrappedLinearInBatches(t *testing.T) {
 	steps := func(pairs int) int {
 		l := newLedger(20, []Kind{KindInstruction})
 		for i := range pairs {
-			l.record(Origin{Kind: KindToolOutput, ContentID: fmt.Sprint("t", i)}, fmt.Sprintf("tool result line number %08d, long enough", i), "", false)
+			l.record(Origin{Kind: KindToolOutput, ContentID: fmt.Sprint("t", i)}, fmt.Sprintf("tool result line number %08d, long enough", i), readKey{}, false)
 			if _, _, err := l.wrapped(context.Background(), fmt.Sprintf("instruction number %08d, long enough too", i), KindInstruction); err != nil {
 				t.Fatal(err)
 			}
@@ -288,7 +288,7 @@ func TestWrappedLinearInBatches(t *testing.T) {
 // finds what it would have found.
 func TestWrappedCancel(t *testing.T) {
 	l := worstCase(50)
-	l.record(Origin{Kind: KindToolOutput, ContentID: "y"}, "the order ships today, status confirmed", "", false)
+	l.record(Origin{Kind: KindToolOutput, ContentID: "y"}, "the order ships today, status confirmed", readKey{}, false)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	text := strings.Repeat("a", 1<<16) + " the order ships today, status confirmed"

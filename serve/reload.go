@@ -51,13 +51,18 @@ func (s *Server) load(ctx context.Context, prev *Snapshot, changed []string) (*S
 	if rev != "" && s.revision(ctx) != rev {
 		rev = "" // committed during the load: which commit the files are is unknown
 	}
+	// The evidence records are prepared with the index, once per load; a
+	// delta reload prepares the changed sources' records only.
 	var ix *selector.Index
+	var cat *contract.Catalog
 	if prev != nil {
 		ix = selector.UpdateIndex(prev.Builder.Index, corp)
+		cat = contract.UpdateCatalog(prev.Builder.Catalog, ix)
 	} else {
 		ix = selector.NewIndex(corp)
+		cat = contract.NewCatalog(ix)
 	}
-	b := &contract.Builder{Definition: s.def, Index: ix, Counter: s.counter, Limits: s.limits, Policy: s.cfg.Policy}
+	b := &contract.Builder{Definition: s.def, Index: ix, Catalog: cat, Counter: s.counter, Limits: s.limits, Policy: s.cfg.Policy}
 	return &Snapshot{Builder: b, Corpus: corp, LoadedAt: start, LoadDuration: time.Since(t0), started: t0, stats: stats, Revision: rev}, nil
 }
 

@@ -162,6 +162,7 @@ func load(args []string) error {
 	defer stopProfile()
 	var times []time.Duration
 	var ix *selector.Index
+	var cat *contract.Catalog
 	var rssAfterFirst int64
 	var srv *serve.Server // with -reuse: the service's own reload
 	for i := range *repeat {
@@ -173,7 +174,10 @@ func load(args []string) error {
 			if err != nil {
 				return err
 			}
+			// What a service keeps of a load: the index and the
+			// prepared evidence records.
 			ix = selector.NewIndex(c)
+			cat = contract.NewCatalog(ix)
 		case srv == nil:
 			var err error
 			srv, err = serve.New(serve.Config{Build: contract.Config{Corpus: corpus.Folder(*dir)}, Settle: -1})
@@ -200,6 +204,7 @@ func load(args []string) error {
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
+	runtime.KeepAlive(cat)
 	if *heapprofile != "" {
 		f, err := os.Create(*heapprofile)
 		if err != nil {
@@ -261,7 +266,8 @@ func build(args []string) error {
 		return err
 	}
 	limits.Capacity *= *factor
-	b := &contract.Builder{Definition: def, Index: selector.NewIndex(c), Counter: cnt, Limits: limits}
+	ix := selector.NewIndex(c)
+	b := &contract.Builder{Definition: def, Index: ix, Catalog: contract.NewCatalog(ix), Counter: cnt, Limits: limits}
 	reqs := requests(len(c.Sources), 1000, *short)
 	for _, r := range reqs[:100] { // warm up
 		if _, err := b.Build(context.Background(), r); err != nil {

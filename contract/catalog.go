@@ -1,0 +1,96 @@
+package contract
+
+import (
+	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/provenance"
+	"github.com/ka2/ka2/selector"
+)
+
+// Catalog holds, prepared for a store (see provenance.Prepare), every
+// evidence record a build can quote from one corpus without being told a
+// range: each source's whole body and each of its cite ranges. A loaded
+// corpus does not change, so its records' content IDs, keys and readings
+// are derived once per load instead of in every build; a build looks
+// them up (see Builder.Catalog) and hashes only what its request brings.
+// A Catalog is immutable and safe for concurrent use.
+type Catalog struct {
+	sources map[*corpus.Source]*sourceRecords
+}
+
+// sourceRecords are one source's prepared records. A record that could
+// not be prepared (an empty body, a cite range outside it) is left out,
+// and a build quotes it as it would without a catalog, which reports
+// the problem.
+type sourceRecords struct {
+	body     provenance.Prepared
+	hasBody  bool
+	cites    []provenance.Prepared // one per cite range, in order; nil when one of them could not be prepared
+	corpusID string                // the source's "corpus:ID", shared by its records
+}
+
+// NewCatalog prepares the records of every source of ix's corpus.
+func NewCatalog(ix *selector.Index) *Catalog { return UpdateCatalog(nil, ix) }
+
+// UpdateCatalog is NewCatalog reusing prev's records of the sources that
+// ix's corpus shares with prev's, told apart by identity as corpus.Reload
+// and selector.UpdateIndex keep the unchanged ones: a reload that changes
+// a few files prepares those files' records only. A nil prev gives
+// NewCatalog(ix).
+func UpdateCatalog(prev *Catalog, ix *selector.Index) *Catalog {
+	c := ix.Corpus()
+	cat := &Catalog{sources: make(map[*corpus.Source]*sourceRecords, len(c.Sources))}
+	for _, s := range c.Sources {
+		if prev != nil {
+			if r, ok := prev.sources[s]; ok {
+				cat.sources[s] = r
+				continue
+			}
+		}
+		cat.sources[s] = prepareSource(s)
+	}
+	return cat
+}
+
+// prepareSource prepares the records of s, as evidenceCandidates would
+// make them for a question about one subject.
+func prepareSource(s *corpus.Source) *sourceRecords {
+	r := &sourceRecords{corpusID: provenance.SchemeCorpus + ":" + s.ID}
+	r.body, r.hasBody = r.prepare(s, s.Body())
+	if len(s.Cite) > 0 {
+		r.cites = make([]provenance.Prepared, len(s.Cite))
+		for i, rg := range s.Cite {
+			var ok bool
+			if r.cites[i], ok = r.prepare(s, rg); !ok {
+				r.cites = nil
+				break
+			}
+		}
+	}
+	return r
+}
+
+func (r *sourceRecords) prepare(s *corpus.Source, rg corpus.Range) (provenance.Prepared, bool) {
+	quote, err := s.Quote(rg)
+	if err != nil {
+		return provenance.Prepared{}, false
+	}
+	p, err := provenance.Prepare(provenance.Item{Kind: provenance.KindEvidence, Source: r.corpusID, Text: quote, Ref: SourceRef(s, rg)})
+	return p, err == nil
+}
+
+// records returns the prepared records of s that a build quotes: its
+// body, or with short its cite ranges; ok is false when the catalog has
+// not got them all.
+func (cat *Catalog) records(s *corpus.Source, short bool) (body provenance.Prepared, cites []provenance.Prepared, ok bool) {
+	if cat == nil {
+		return body, nil, false
+	}
+	r := cat.sources[s]
+	switch {
+	case r == nil:
+		return body, nil, false
+	case short && len(s.Cite) > 0:
+		return body, r.cites, r.cites != nil
+	}
+	return r.body, nil, r.hasBody
+}

@@ -1,0 +1,225 @@
+package contract_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ka2/ka2/budget"
+	"github.com/ka2/ka2/contract"
+	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/gencorpus"
+	"github.com/ka2/ka2/provenance"
+	"github.com/ka2/ka2/selector"
+)
+
+// onDemand is the record of lines r of s as a store registers it for a
+// build without a catalog.
+func onDemand(t *testing.T, c *corpus.Corpus, s *corpus.Source, r corpus.Range) provenance.Item {
+	t.Helper()
+	quote, err := s.Quote(r)
+	if err != nil {
+		t.Fatalf("Quote(%s, %v): %v", s.ID, r, err)
+	}
+	held, err := provenance.NewStore(nil).Add(provenance.Item{Kind: provenance.KindEvidence, Source: provenance.SchemeCorpus + ":" + s.ID, Text: quote, Ref: contract.SourceRef(s, r)})
+	if err != nil {
+		t.Fatalf("Add(%s:%v): %v", s.ID, r, err)
+	}
+	return held
+}
+
+// checkRecords compares every record cat holds for c's sources with the
+// on-demand computation.
+func checkRecords(t *testing.T, cat *contract.Catalog, c *corpus.Corpus) {
+	t.Helper()
+	for _, s := range c.Sources {
+		body, cites, ok := cat.Records(s)
+		if !ok {
+			t.Fatalf("catalog has no records of %s", s.ID)
+		}
+		if diff := cmp.Diff(onDemand(t, c, s, s.Body()), body.Item()); diff != "" {
+			t.Errorf("body record of %s mismatch (-on demand +catalog):\n%s", s.ID, diff)
+		}
+		if len(cites) != len(s.Cite) {
+			t.Fatalf("catalog has %d cite records of %s, want %d", len(cites), s.ID, len(s.Cite))
+		}
+		for i, r := range s.Cite {
+			if diff := cmp.Diff(onDemand(t, c, s, r), cites[i].Item()); diff != "" {
+				t.Errorf("cite record %d of %s mismatch (-on demand +catalog):\n%s", i, s.ID, diff)
+			}
+		}
+	}
+}
+
+// TestCatalogRecordsAreOnDemand: every record a catalog prepares at load
+// is the one a build would derive on demand, for every source of
+// generated corpora (bodies, cite ranges, escapes, two languages).
+func TestCatalogRecordsAreOnDemand(t *testing.T) {
+	for name, fsys := range map[string]fstest.MapFS{"varied": gencorpus.Varied(80), "scale": gencorpus.FS(300)} {
+		t.Run(name, func(t *testing.T) {
+			c, err := corpus.Load(fsys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkRecords(t, contract.NewCatalog(selector.NewIndex(c)), c)
+		})
+	}
+}
+
+// TestUpdateCatalogDelta: a reload that changes, adds and removes files
+// prepares exactly the changed sources' records again, keeps the
+// others' as they were, and holds none of a removed source.
+func TestUpdateCatalogDelta(t *testing.T) {
+	fsys := gencorpus.Varied(40)
+	c, err := corpus.Load(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := selector.NewIndex(c)
+	cat := contract.NewCatalog(ix)
+	next := fstest.MapFS{}
+	for p, f := range fsys {
+		next[p] = f
+	}
+	var read, removed []string
+	n := 0
+	for _, s := range c.Sources {
+		switch n++; n % 10 {
+		case 3: // an edited body
+			f := *next[s.Path]
+			f.Data = append(bytes.Clone(f.Data), "An added line with a \"quote\".\n"...)
+			next[s.Path] = &f
+			read = append(read, s.Path)
+		case 7:
+			delete(next, s.Path)
+			removed = append(removed, s.Path)
+		}
+	}
+	p, data := "added/new-source.md", []byte("---\nsource_id: added-1\nversion: v1\nsubjects: [meals]\nvalid_from: 2024-02-01\ncite: [\"2-2\"]\n---\nFirst line.\nThe added limit is 12 EUR.\n")
+	next[p] = &fstest.MapFile{Data: data}
+	read = append(read, p)
+	c2, err := c.Update(next, read, removed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat2 := contract.UpdateCatalog(cat, selector.UpdateIndex(ix, c2))
+	checkRecords(t, cat2, c2)
+	old := map[*corpus.Source]bool{}
+	for _, s := range c.Sources {
+		old[s] = true
+	}
+	kept, prepared := 0, 0
+	for _, s := range c2.Sources {
+		if old[s] {
+			kept++
+			if !contract.SameRecords(cat, cat2, s) {
+				t.Errorf("the records of unchanged %s were prepared again", s.ID)
+			}
+			delete(old, s)
+			continue
+		}
+		prepared++
+		if contract.SameRecords(cat, cat2, s) {
+			t.Errorf("changed %s kept its old records", s.ID)
+		}
+	}
+	if want := len(read); prepared != want || kept != len(c.Sources)-len(read)-len(removed)+1 {
+		t.Errorf("reload prepared %d sources and kept %d, want %d prepared and %d kept", prepared, kept, want, len(c.Sources)-len(read)-len(removed)+1)
+	}
+	for s := range old {
+		if _, _, ok := cat2.Records(s); ok {
+			t.Errorf("the catalog still holds the records of %s, which the reload removed or replaced", s.ID)
+		}
+	}
+}
+
+// built is everything a build decides, as bytes: the contract or the
+// error, the trace and the audit history.
+func built(t *testing.T, b *contract.Builder, req contract.Request) string {
+	t.Helper()
+	res, err := b.Build(context.Background(), req)
+	var out bytes.Buffer
+	fmt.Fprintf(&out, "error: %v\n", err)
+	if res == nil {
+		return out.String()
+	}
+	out.Write(res.JSON)
+	decisions, derr := b.Index.Explain(res.Selection.Query)
+	if derr == nil {
+		tr, jerr := json.Marshal(contract.NewTrace("test", "corpus", b, req, res, decisions))
+		if jerr != nil {
+			t.Fatal(jerr)
+		}
+		out.WriteString("\ntrace: ")
+		out.Write(tr)
+	}
+	out.WriteString("\nhistory:\n")
+	if err := res.Store.WriteHistory(&out); err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
+}
+
+// TestCatalogBuildsTheSame: a builder with a catalog builds every request
+// byte for byte as one without: contracts, errors, traces and audit
+// histories, for questions about one subject and several, whole and
+// short, with a clock and without, and with request items that repeat
+// the corpus's quotes (refused as protected content, or wrapped in an
+// instruction, as first registration decides).
+func TestCatalogBuildsTheSame(t *testing.T) {
+	c, err := corpus.Load(gencorpus.Varied(60))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := selector.NewIndex(c)
+	plain := &contract.Builder{Definition: contract.Default(), Index: ix, Counter: budget.Codepoint, Limits: budget.Limits{Capacity: 40000, Reserve: 200}}
+	clock := func() time.Time { return time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC) }
+	rng := rand.New(rand.NewPCG(29, 1))
+	seen := map[string]int{}
+	for n := range 400 {
+		req := randomRequest(rng, n)
+		if n%4 == 1 {
+			// An item repeating a selected quote: as an extra instruction
+			// (refused, since the content is evidence first), as memory
+			// (allowed) or as a tool result promoted to evidence.
+			sel, err := ix.Select(req.Query)
+			if err == nil && len(sel.Sources) > 0 {
+				quote, _ := sel.Sources[0].Quote(sel.Sources[0].Body())
+				kind := []provenance.Kind{provenance.KindInstruction, provenance.KindMemory, provenance.KindToolOutput}[n/4%3]
+				source := map[provenance.Kind]string{provenance.KindInstruction: provenance.SourceSystem, provenance.KindMemory: "memory:notes", provenance.KindToolOutput: "tool:lookup"}[kind]
+				req.Items = []provenance.Item{provenance.NewItem(kind, source, "Before.\n"+quote, time.Time{}), provenance.NewItem(kind, source, quote, time.Time{})}
+				if kind == provenance.KindToolOutput {
+					req.Promote = []contract.Promotion{{Item: 1, To: provenance.KindEvidence}}
+				}
+			}
+		}
+		b := *plain
+		if n%5 == 2 {
+			b.Now = clock
+		}
+		withCat := b
+		withCat.Catalog = contract.NewCatalogOnce(ix)
+		want, got := built(t, &b, req), built(t, &withCat, req)
+		if want != got {
+			t.Fatalf("build %d (%v, short %v) differs with a catalog:\n%s", n, req.Query, req.Short, cmp.Diff(want, got))
+		}
+		for _, k := range []string{`"outcome":"refused"`, `"serves":`, `"op":"transform"`, `"short":true`} {
+			if strings.Contains(got, k) {
+				seen[k]++
+			}
+		}
+	}
+	for _, k := range []string{`"outcome":"refused"`, `"serves":`, `"op":"transform"`, `"short":true`} {
+		if seen[k] < 5 {
+			t.Errorf("only %d builds hold %s: the requests do not exercise it", seen[k], k)
+		}
+	}
+}
