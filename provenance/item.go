@@ -6,13 +6,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"hash"
-	"hash/maphash"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 	"unicode"
-	"unsafe"
 
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
@@ -200,38 +197,6 @@ func ContentID(text string) string {
 // is empty. ASCII text is canonicalized and hashed in one pass, without
 // building the canonical string.
 func contentID(text string) (id string, empty bool) {
-	if len(text) > idCacheMaxText {
-		return computeContentID(text)
-	}
-	slot := &idCache[maphash.String(idCacheSeed, text)&(uint64(len(idCache))-1)]
-	if e := slot.Load(); e != nil && e.text == text {
-		return e.id, e.empty
-	}
-	id, empty = computeContentID(text)
-	slot.Store(&idCacheEntry{text: text, id: id, empty: empty})
-	return id, empty
-}
-
-// The same texts get content IDs again and again: a service registers the
-// same instruction, example and popular quotes in every contract it
-// builds. Canonical forms (Unicode normalization and case folding) and
-// SHA-256 cost far more than hashing and comparing the text, so recent
-// texts' IDs are kept in a direct-mapped cache: a slot per hash, the
-// later text taking the slot. It holds at most len(idCache) texts of at
-// most idCacheMaxText bytes each, 8 MiB in all.
-const idCacheMaxText = 4 << 10
-
-var (
-	idCache     [2048]atomic.Pointer[idCacheEntry]
-	idCacheSeed = maphash.MakeSeed()
-)
-
-type idCacheEntry struct {
-	text, id string
-	empty    bool
-}
-
-func computeContentID(text string) (id string, empty bool) {
 	if isASCII(text) {
 		return asciiContentID(text)
 	}
@@ -315,10 +280,9 @@ func ExactDigest(text string) string {
 	return hex.EncodeToString(h.Sum(sum[:0]))
 }
 
-// writeString writes s to h without copying it: a hash, like every
-// io.Writer, must not modify or keep the slice it is given.
+// writeString writes s to h.
 func writeString(h hash.Hash, s string) {
-	h.Write(unsafe.Slice(unsafe.StringData(s), len(s)))
+	h.Write([]byte(s))
 }
 
 // ShortID is the prefix of a content ID or key used in messages when the
@@ -328,37 +292,6 @@ func ShortID(id string) string {
 		return id[:12]
 	}
 	return id
-}
-
-// keyOf is itemKey(it), from a cache of recent items: a service
-// registers the same quotes of popular sources in contract after
-// contract, and hashing an item's text costs far more than comparing it
-// with the text of the item that took the cache slot (a quote is a slice
-// of its source's body, so a hit usually compares one pointer). The cache
-// is direct-mapped like idCache and holds items of at most idCacheMaxText
-// bytes of text, compared in every field the key covers before a hit is
-// used.
-func keyOf(it Item) string {
-	if len(it.Text) > idCacheMaxText {
-		return itemKey(it)
-	}
-	// The key covers neither the content ID (a function of the text) nor
-	// the creation time.
-	it.ID, it.Created, it.Key = "", time.Time{}, ""
-	slot := &keyCache[maphash.Comparable(idCacheSeed, it)&(uint64(len(keyCache))-1)]
-	if e := slot.Load(); e != nil && e.item == it {
-		return e.key
-	}
-	key := itemKey(it)
-	slot.Store(&keyCacheEntry{item: it, key: key})
-	return key
-}
-
-var keyCache [1024]atomic.Pointer[keyCacheEntry]
-
-type keyCacheEntry struct {
-	item Item
-	key  string
 }
 
 // itemKey computes an item's Key: the hex SHA-256 of a length-prefixed

@@ -32,8 +32,8 @@ func prepare(c Item) (Prepared, error) {
 		return Prepared{}, fmt.Errorf("the item's content ID %s is not the content ID of its text", ShortID(c.ID))
 	}
 	c.ID, c.Key = id, ""
-	c.Key = keyOf(c)
-	return Prepared{item: c, reading: readingKeyCached(c.Text), empty: empty}, nil
+	c.Key = itemKey(c)
+	return Prepared{item: c, reading: readingKey(c.Text), empty: empty}, nil
 }
 
 // Item is the prepared candidate, with its content ID and Key.
@@ -50,6 +50,6 @@ func (p Prepared) WithServes(serves string) (Prepared, error) {
 		return Prepared{}, err
 	}
 	p.item.Ref.Serves = serves
-	p.item.Key = keyOf(c)
+	p.item.Key = itemKey(c)
 	return p, nil
 }

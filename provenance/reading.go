@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"hash/maphash"
 	"strings"
-	"sync/atomic"
 	"unicode"
 
 	"github.com/mtibben/confusables"
@@ -122,28 +121,4 @@ func dropIgnorable(r rune) rune {
 		return -1
 	}
 	return r
-}
-
-// readingKeyCached is readingKey through a direct-mapped cache like the
-// content IDs' (see idCache): a service registers the same instruction,
-// example and quotes in every contract, and the skeleton costs far more
-// than hashing and comparing the text.
-func readingKeyCached(text string) readKey {
-	if len(text) > idCacheMaxText {
-		return readingKey(text)
-	}
-	slot := &readingCache[maphash.String(idCacheSeed, text)&(uint64(len(readingCache))-1)]
-	if e := slot.Load(); e != nil && e.text == text {
-		return e.key
-	}
-	key := readingKey(text)
-	slot.Store(&readingCacheEntry{text: text, key: key})
-	return key
-}
-
-var readingCache [2048]atomic.Pointer[readingCacheEntry]
-
-type readingCacheEntry struct {
-	text string
-	key  readKey
 }

@@ -311,7 +311,7 @@ func (s *Store) transform(it Item, to Kind, created time.Time) (Item, bool, erro
 		return Item{}, false, base
 	}
 	if s.policy.IsProtected(to) {
-		if o, ok := s.ledger.originByReading(readingKeyCached(held.Text)); ok && o.Kind != to && o.Kind != r.root {
+		if o, ok := s.ledger.originByReading(readingKey(held.Text)); ok && o.Kind != to && o.Kind != r.root {
 			c := held
 			c.Kind = to
 			return Item{}, false, s.protectedError(OpTransform, c, o, held.Kind)
@@ -333,7 +333,7 @@ func (s *Store) transform(it Item, to Kind, created time.Time) (Item, bool, erro
 	if to == KindEvidence && n.Ref == (Ref{}) {
 		n.Ref = Ref{SourceID: held.Source, Version: ShortID(held.ID), Lines: wholeText(held.Text)}
 	}
-	n.Key = keyOf(n)
+	n.Key = itemKey(n)
 	if r, ok := s.items[n.Key]; ok {
 		return r.item, true, nil
 	}
