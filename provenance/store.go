@@ -125,7 +125,9 @@ func (s *Store) AddContext(ctx context.Context, c Item) (Item, error) {
 // holds) run as they do for AddContext, and the outcome and the history
 // are the same.
 func (s *Store) AddPrepared(ctx context.Context, p Prepared) (Item, error) {
-	return s.addContext(ctx, p.item, &p)
+	c := p.item
+	c.Key = "" // a refusal names the candidate's key, which a candidate has not got
+	return s.addContext(ctx, c, &p)
 }
 
 // addContext is AddContext of c, or with p of the candidate p holds,
