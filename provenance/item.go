@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
-	"hash"
 	"strings"
 	"sync"
 	"time"
@@ -274,15 +273,8 @@ func asciiLower(s string) string {
 // same content ID but different bytes have different exact digests; the
 // audit history records both.
 func ExactDigest(text string) string {
-	h := sha256.New()
-	writeString(h, text)
-	var sum [sha256.Size]byte
-	return hex.EncodeToString(h.Sum(sum[:0]))
-}
-
-// writeString writes s to h.
-func writeString(h hash.Hash, s string) {
-	h.Write([]byte(s))
+	sum := sha256.Sum256([]byte(text))
+	return hex.EncodeToString(sum[:])
 }
 
 // ShortID is the prefix of a content ID or key used in messages when the
@@ -296,17 +288,16 @@ func ShortID(id string) string {
 
 // itemKey computes an item's Key: the hex SHA-256 of a length-prefixed
 // encoding of everything that makes the item what it is, except Created.
+// The encoding is built in one buffer, on the stack for a short item.
 func itemKey(it Item) string {
-	h := sha256.New()
-	var n [8]byte
+	var stack [512]byte
+	b := stack[:0]
 	put := func(s string) {
-		binary.BigEndian.PutUint64(n[:], uint64(len(s)))
-		h.Write(n[:])
-		writeString(h, s)
+		b = binary.BigEndian.AppendUint64(b, uint64(len(s)))
+		b = append(b, s...)
 	}
 	putInt := func(i int) {
-		binary.BigEndian.PutUint64(n[:], uint64(int64(i)))
-		h.Write(n[:])
+		b = binary.BigEndian.AppendUint64(b, uint64(int64(i)))
 	}
 	put("ka2-item-v1")
 	put(string(it.Kind))
@@ -332,8 +323,8 @@ func itemKey(it Item) string {
 		put(it.Ref.Role)
 		put(it.Ref.Serves)
 	}
-	var sum [sha256.Size]byte
-	return hex.EncodeToString(h.Sum(sum[:0]))
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 // lines splits text into its lines, as the corpus does: "\n" ends a line
