@@ -376,8 +376,33 @@ func (s *Suite) resolve(ctx context.Context, opts LoadOptions) (diag.List, error
 		}
 		c.builder = &contract.Builder{Definition: d.v, Index: ix, Counter: counter, Limits: limits, Policy: policy}
 	}
+	s.prepareEvidence()
 	slices.SortFunc(s.Corpora, func(a, b CorpusDigest) int { return strings.Compare(a.Location, b.Location) })
 	return errs, nil
+}
+
+// prepareEvidence gives the builders of an index a catalog of its
+// evidence records (see contract.Catalog) when its cases are at least as
+// many as its sources: preparing every source once then costs less than
+// deriving each build's records on demand, which fewer cases do.
+func (s *Suite) prepareEvidence() {
+	uses := map[*selector.Index]int{}
+	for _, c := range s.Cases {
+		if c.builder != nil {
+			uses[c.builder.Index]++
+		}
+	}
+	catalogs := map[*selector.Index]*contract.Catalog{}
+	for _, c := range s.Cases {
+		if c.builder == nil || uses[c.builder.Index] < len(c.builder.Index.Corpus().Sources) {
+			continue
+		}
+		ix := c.builder.Index
+		if catalogs[ix] == nil {
+			catalogs[ix] = contract.NewCatalog(ix)
+		}
+		c.builder.Catalog = catalogs[ix]
+	}
 }
 
 // findUnreferenced lists the golden and pending files in goldenDirs (as
