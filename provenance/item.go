@@ -208,10 +208,12 @@ var asciiSpace = [256]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r':
 
 // asciiContentID is idOf(Canonical(text)) for ASCII text: lower-cased,
 // white-space runs collapsed to one space, trimmed, in one pass into a
-// pooled buffer.
+// buffer, on the stack for a short text (a question, a scope: a build
+// hashes only those; a corpus's quotes are hashed once per load, see
+// Prepare).
 func asciiContentID(text string) (string, bool) {
-	bp := canonBufs.Get().(*[]byte)
-	buf := (*bp)[:0]
+	var stack [512]byte
+	buf := stack[:0]
 	space := false
 	for i := 0; i < len(text); i++ {
 		c := text[i]
@@ -228,22 +230,22 @@ func asciiContentID(text string) (string, bool) {
 		}
 		buf = append(buf, c)
 	}
-	sum := sha256.Sum256(buf)
-	empty := len(buf) == 0
-	if cap(buf) <= 1<<16 {
-		*bp = buf
-		canonBufs.Put(bp)
-	}
-	return hex.EncodeToString(sum[:]), empty
+	return hexString(sha256.Sum256(buf)), len(buf) == 0
+}
+
+// hexString is sum in lower-case hex, made in one allocation
+// (hex.EncodeToString makes two).
+func hexString(sum [sha256.Size]byte) string {
+	var b [2 * sha256.Size]byte
+	hex.Encode(b[:], sum[:])
+	return string(b[:])
 }
 
 // idOf is the content ID of a canonical form.
 func idOf(canon string) string {
 	sum := sha256.Sum256([]byte(canon))
-	return hex.EncodeToString(sum[:])
+	return hexString(sum)
 }
-
-var canonBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
 func isASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
@@ -274,7 +276,7 @@ func asciiLower(s string) string {
 // audit history records both.
 func ExactDigest(text string) string {
 	sum := sha256.Sum256([]byte(text))
-	return hex.EncodeToString(sum[:])
+	return hexString(sum)
 }
 
 // ShortID is the prefix of a content ID or key used in messages when the
@@ -324,7 +326,7 @@ func itemKey(it Item) string {
 		put(it.Ref.Serves)
 	}
 	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+	return hexString(sum)
 }
 
 // lines splits text into its lines, as the corpus does: "\n" ends a line

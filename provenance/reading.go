@@ -62,25 +62,29 @@ var asciiReadings = func() (t [128]string) {
 
 // asciiReading is Reading for ASCII text.
 func asciiReading(text string) string {
-	var b strings.Builder
-	b.Grow(len(text))
+	return string(appendASCIIReading(make([]byte, 0, len(text)), text))
+}
+
+// appendASCIIReading appends asciiReading(text) to b.
+func appendASCIIReading(b []byte, text string) []byte {
+	start := len(b)
 	space := false
 	for i := 0; i < len(text); i++ {
 		c := text[i]
 		if asciiSpace[c] {
-			space = b.Len() > 0
+			space = len(b) > start
 			continue
 		}
 		if space {
-			b.WriteByte(' ')
+			b = append(b, ' ')
 			space = false
 		}
 		if 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'
 		}
-		b.WriteString(asciiReadings[c])
+		b = append(b, asciiReadings[c]...)
 	}
-	return b.String()
+	return b
 }
 
 // readingKey is the ledger's key of text: a 128-bit hash of Reading(text),
@@ -91,8 +95,17 @@ func asciiReading(text string) string {
 // side in one run; and a collision (2^-64 per pair, for a caller who
 // cannot know the seeds) would only refuse an item, never admit one.
 func readingKey(text string) readKey {
-	r := Reading(text)
 	var k readKey
+	if isASCII(text) && len(text) <= 256 {
+		// A short ASCII text, a question or a scope, reads into a
+		// buffer on the stack.
+		var stack [2 * 256]byte
+		r := appendASCIIReading(stack[:0], text)
+		binary.LittleEndian.PutUint64(k[:8], maphash.Bytes(readingSeeds[0], r))
+		binary.LittleEndian.PutUint64(k[8:], maphash.Bytes(readingSeeds[1], r))
+		return k
+	}
+	r := Reading(text)
 	binary.LittleEndian.PutUint64(k[:8], maphash.String(readingSeeds[0], r))
 	binary.LittleEndian.PutUint64(k[8:], maphash.String(readingSeeds[1], r))
 	return k
