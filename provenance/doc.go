@@ -16,7 +16,10 @@
 // content. The exact text is kept too, and the history records its own
 // digest, so texts that canonicalize alike are still told apart. An item
 // held by a store also has a Key, the hash of its type, source, exact
-// text, address and DerivedFrom, which names it in lineages.
+// text, address and DerivedFrom, which names it in lineages. A caller
+// that registers the same candidates in many stores (a service, the
+// records of one corpus) derives both once with Prepare and registers the
+// result with Store.AddPrepared, which checks and records as Add does.
 //
 // # Ledger, policy and transforms
 //
