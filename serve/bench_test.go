@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/internal/gencorpus"
 	"github.com/ka2/ka2/selector"
 )
@@ -35,9 +36,10 @@ func BenchmarkLoadChanged(b *testing.B) {
 	fsys := openRoot(b, dir)
 	c, stats := loadFull(b, fsys)
 	name, orig := gencorpus.File(0)
-	for _, index := range []bool{false, true} {
-		b.Run(fmt.Sprint("index=", index), func(b *testing.B) {
+	for _, index := range []string{"none", "index", "catalog"} {
+		b.Run("update="+index, func(b *testing.B) {
 			ix := selector.NewIndex(c)
+			cat := contract.NewCatalog(ix)
 			b.ReportAllocs()
 			i := 0
 			for b.Loop() {
@@ -56,8 +58,11 @@ func BenchmarkLoadChanged(b *testing.B) {
 				if next.Digest == c.Digest {
 					b.Fatal("the change did not change the digest")
 				}
-				if index {
+				if index != "none" {
 					ix = selector.UpdateIndex(ix, next)
+				}
+				if index == "catalog" { // what a delta reload of the service does
+					cat = contract.UpdateCatalog(cat, ix)
 				}
 				c = next
 			}
