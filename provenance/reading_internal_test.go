@@ -1,6 +1,8 @@
 package provenance
 
 import (
+	"encoding/binary"
+	"hash/maphash"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -47,4 +49,28 @@ func FuzzReading(f *testing.F) {
 			t.Fatalf("Reading(%q) is not deterministic", s)
 		}
 	})
+}
+
+// TestReadingKeyForms: the reading key of a short ASCII text (read into
+// a buffer on the stack) is the key of its Reading form, as for any
+// other text, so texts that read alike share a key whichever way each
+// was read.
+func TestReadingKeyForms(t *testing.T) {
+	keyOfForm := func(r string) readKey {
+		var k readKey
+		binary.LittleEndian.PutUint64(k[:8], maphash.String(readingSeeds[0], r))
+		binary.LittleEndian.PutUint64(k[8:], maphash.String(readingSeeds[1], r))
+		return k
+	}
+	long := strings.Repeat("The limit is 750 CNY. ", 20) // over the stack buffer
+	for _, text := range []string{"", "  ", "The Limit  is\t750 CNY.", "rn m 0 O 1 l", long, strings.ToUpper(long), "Тhe limit", "住宿 750 元"} {
+		if got, want := readingKey(text), keyOfForm(Reading(text)); got != want {
+			t.Errorf("readingKey(%.30q) = %x, want the key of its Reading form %x", text, got, want)
+		}
+	}
+	// ASCII, read on the stack, and a text with a zero-width space, read
+	// by the general path.
+	if readingKey("The LIMIT is 750 cny.") != readingKey("The li\u200bmit is 750 CNY.") || readingKey("the lirnit is 750 cny.") != readingKey("The LIMIT is 750 cny.") {
+		t.Errorf("texts that read alike have different reading keys")
+	}
 }
