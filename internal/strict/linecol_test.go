@@ -82,8 +82,9 @@ func TestParseJSONLinear(t *testing.T) {
 	}
 }
 
-// slowPathDoc is a JSON text of about n bytes with a node every few
-// bytes, strings with escapes and some text that is not ASCII.
+// slowPathDoc is a JSON text of about n bytes that ParseJSON reads the
+// slow way (its strings have escapes), with a node every few bytes and
+// some text that is not ASCII.
 func slowPathDoc(n int) []byte {
 	var b strings.Builder
 	b.WriteString("{\"items\": [\n")
@@ -94,12 +95,15 @@ func slowPathDoc(n int) []byte {
 	return []byte(b.String())
 }
 
-// BenchmarkParseJSONSlow parses request-sized texts, whose node
-// positions once cost a count from the start of the text each, so the
-// time grew with the square of the size.
+// BenchmarkParseJSONSlow parses request-sized texts on the slow path,
+// whose node positions once cost a count from the start of the text
+// each, so the time grew with the square of the size.
 func BenchmarkParseJSONSlow(b *testing.B) {
 	for _, size := range []int{16 << 10, 128 << 10, 1 << 20} {
 		data := slowPathDoc(size)
+		if _, ok := fastJSON(data); ok {
+			b.Fatal("the document takes the fast path")
+		}
 		b.Run(fmt.Sprintf("%dKiB", size>>10), func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			for b.Loop() {
