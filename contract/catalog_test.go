@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -220,6 +221,63 @@ func TestCatalogBuildsTheSame(t *testing.T) {
 	for _, k := range []string{`"outcome":"refused"`, `"serves":`, `"op":"transform"`, `"short":true`} {
 		if seen[k] < 5 {
 			t.Errorf("only %d builds hold %s: the requests do not exercise it", seen[k], k)
+		}
+	}
+}
+
+// TestCatalogPreparesOnFirstUse: a new catalog has prepared nothing; a
+// build prepares the records of the sources it quotes and no others;
+// builds at once on one catalog prepare each source once and build what
+// a builder without one builds (run with -race).
+func TestCatalogPreparesOnFirstUse(t *testing.T) {
+	c, err := corpus.Load(gencorpus.Varied(60))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := selector.NewIndex(c)
+	cat := contract.NewCatalog(ix)
+	for _, s := range c.Sources {
+		if contract.Prepared(cat, s) {
+			t.Fatalf("%s is prepared before any build", s.ID)
+		}
+	}
+	plain := &contract.Builder{Definition: contract.Default(), Index: ix, Counter: budget.Codepoint, Limits: budget.Limits{Capacity: 40000, Reserve: 200}}
+	withCat := *plain
+	withCat.Catalog = cat
+	rng := rand.New(rand.NewPCG(7, 3))
+	reqs := make([]contract.Request, 40)
+	for i := range reqs {
+		reqs[i] = randomRequest(rng, i)
+	}
+	quoted := map[*corpus.Source]bool{}
+	for _, req := range reqs {
+		if sel, err := ix.Select(req.Query); err == nil {
+			for _, s := range sel.Sources {
+				quoted[s] = true
+			}
+		}
+	}
+	if len(quoted) == 0 || len(quoted) == len(c.Sources) {
+		t.Fatalf("the requests quote %d of %d sources; the test needs some and not all", len(quoted), len(c.Sources))
+	}
+	want := make([]string, len(reqs))
+	for i, req := range reqs {
+		want[i] = built(t, plain, req)
+	}
+	var wg sync.WaitGroup
+	got := make([]string, len(reqs))
+	for i, req := range reqs {
+		wg.Go(func() { got[i] = built(t, &withCat, req) })
+	}
+	wg.Wait()
+	for i := range reqs {
+		if got[i] != want[i] {
+			t.Errorf("build %d differs with a catalog built on at once:\n%s", i, cmp.Diff(want[i], got[i]))
+		}
+	}
+	for _, s := range c.Sources {
+		if contract.Prepared(cat, s) != quoted[s] {
+			t.Errorf("%s: prepared %v, quoted by a build %v", s.ID, contract.Prepared(cat, s), quoted[s])
 		}
 	}
 }

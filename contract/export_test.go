@@ -18,11 +18,19 @@ func (b *Builder) BuildIn(ctx context.Context, s *provenance.Store, req Request)
 // Records returns the records c holds of s: its body's and its cite
 // ranges'; ok is false when it holds none.
 func (c *Catalog) Records(s *corpus.Source) (body provenance.Prepared, cites []provenance.Prepared, ok bool) {
-	r, ok := c.sources[s]
+	l, ok := c.sources[s]
 	if !ok {
 		return body, nil, false
 	}
+	r := l.get(s)
 	return r.body, r.cites, r.hasBody
+}
+
+// Prepared reports whether the catalog has prepared s's records yet. Not
+// safe beside a build that may prepare them.
+func Prepared(c *Catalog, s *corpus.Source) bool {
+	l, ok := c.sources[s]
+	return ok && l.r != nil
 }
 
 // SameRecords reports whether a and b hold the very same records of s,

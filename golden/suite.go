@@ -383,8 +383,8 @@ func (s *Suite) resolve(ctx context.Context, opts LoadOptions) (diag.List, error
 
 // prepareEvidence gives the builders of an index a catalog of its
 // evidence records (see contract.Catalog) when its cases are at least as
-// many as its sources: preparing every source once then costs less than
-// deriving each build's records on demand, which fewer cases do.
+// many as its sources: a catalog's entry per source then costs less than
+// the builds it saves from deriving their records again.
 func (s *Suite) prepareEvidence() {
 	uses := map[*selector.Index]int{}
 	for _, c := range s.Cases {
