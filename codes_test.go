@@ -2,10 +2,7 @@ package ka2_test
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -51,24 +48,7 @@ func codeType(pkg string, typ ast.Expr) bool {
 // test sees every one.
 func TestCodesAreSnakeCase(t *testing.T) {
 	codes := map[string]string{} // code -> where it is declared
-	fset := token.NewFileSet()
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if path != "." && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
+	productFiles(t, func(fset *token.FileSet, _ string, f *ast.File) {
 		pkg := f.Name.Name
 		ast.Inspect(f, func(n ast.Node) bool {
 			switch n := n.(type) {
@@ -105,11 +85,7 @@ func TestCodesAreSnakeCase(t *testing.T) {
 			}
 			return true
 		})
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, r := range lint.Rules() {
 		codes[r.ID] = "lint rule " + r.ID
 	}

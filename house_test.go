@@ -66,9 +66,10 @@ func TestLibrariesNameNoFlags(t *testing.T) {
 	}
 }
 
-// libraryFiles calls f on every non-test Go file of a library package:
-// not below cmd/ or testdata, and not package main.
-func libraryFiles(t *testing.T, f func(fset *token.FileSet, file string, af *ast.File)) {
+// productFiles calls f on every non-test Go file of the module, commands
+// and tools included: not below testdata or a hidden folder. Files are
+// named with slashes.
+func productFiles(t *testing.T, f func(fset *token.FileSet, file string, af *ast.File)) {
 	t.Helper()
 	fset := token.NewFileSet()
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
@@ -77,7 +78,7 @@ func libraryFiles(t *testing.T, f func(fset *token.FileSet, file string, af *ast
 		}
 		name := d.Name()
 		if d.IsDir() {
-			if path != "." && (name == "cmd" || name == "testdata" || strings.HasPrefix(name, ".")) {
+			if path != "." && (name == "testdata" || strings.HasPrefix(name, ".")) {
 				return filepath.SkipDir
 			}
 			return nil
@@ -89,14 +90,23 @@ func libraryFiles(t *testing.T, f func(fset *token.FileSet, file string, af *ast
 		if err != nil {
 			return err
 		}
-		if af.Name.Name != "main" {
-			f(fset, filepath.ToSlash(path), af)
-		}
+		f(fset, filepath.ToSlash(path), af)
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// libraryFiles calls f on every non-test Go file of a library package:
+// not below cmd/ or testdata, and not package main.
+func libraryFiles(t *testing.T, f func(fset *token.FileSet, file string, af *ast.File)) {
+	t.Helper()
+	productFiles(t, func(fset *token.FileSet, file string, af *ast.File) {
+		if !strings.HasPrefix(file, "cmd/") && af.Name.Name != "main" {
+			f(fset, file, af)
+		}
+	})
 }
 
 // TestNoAliasesOfTheDiagnosticModel: one diagnostic type and one error
@@ -275,31 +285,15 @@ func TestOneCorpusOpener(t *testing.T) {
 		"golden/tree.go":                    "the case-file tree, not a corpus",
 		"internal/atomicfile/atomicfile.go": "the folder a file is replaced in",
 	}
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+	productFiles(t, func(_ *token.FileSet, file string, _ *ast.File) {
+		data, err := os.ReadFile(filepath.FromSlash(file))
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
-		if d.IsDir() {
-			if path != "." && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) {
-				return filepath.SkipDir
-			}
-			return nil
+		if strings.Contains(string(data), "os.OpenRoot(") && allowed[file] == "" {
+			t.Errorf("%s calls os.OpenRoot; open a corpus folder with corpus.OpenFolder", file)
 		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		if strings.Contains(string(data), "os.OpenRoot(") && allowed[filepath.ToSlash(path)] == "" {
-			t.Errorf("%s calls os.OpenRoot; open a corpus folder with corpus.OpenFolder", path)
-		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // TestMarkupThroughHTMLTemplate: HTML and SVG are drawn through
@@ -309,34 +303,13 @@ func TestOneCorpusOpener(t *testing.T) {
 // product file, commands included, imports package html (EscapeString)
 // or text/template (no escaping at all).
 func TestMarkupThroughHTMLTemplate(t *testing.T) {
-	fset := token.NewFileSet()
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if path != "." && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		af, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
-		if err != nil {
-			return err
-		}
+	productFiles(t, func(fset *token.FileSet, _ string, af *ast.File) {
 		for _, imp := range af.Imports {
 			if p, _ := strconv.Unquote(imp.Path.Value); p == "html" || p == "text/template" {
 				t.Errorf("%s: imports %s; draw HTML and SVG with html/template", fset.Position(imp.Pos()), p)
 			}
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // TestOneEnumOfContextTypes: the context types (instruction, example,
