@@ -182,6 +182,24 @@ func TestGrade(t *testing.T) {
 			}
 		})
 	}
+	// A client that re-encodes the contract (indented, keys in another
+	// order) sends the same records: it is graded, not refused as
+	// unconfirmed.
+	var asMap map[string]any
+	if err := json.Unmarshal(c, &asMap); err != nil {
+		t.Fatal(err)
+	}
+	reencoded, err := json.MarshalIndent(asMap, "", "  ") // keys sorted
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := json.Marshal(map[string]any{"contract": json.RawMessage(reencoded), "answer": "The limit is 750 CNY per room-night [travel-v2:3]."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.post(t, "/v1/grade", string(body)); got.status != http.StatusOK {
+		t.Errorf("a re-encoded contract: status %d; body %s", got.status, got.body)
+	}
 	// The variants must not all agree, or the loop checks one report.
 	a, _ := json.Marshal(grade.Grade(doc, "The limit is 750 CNY per room-night [travel-v2:3].", opts))
 	b, _ := json.Marshal(grade.Grade(doc, "The limit is 990 CNY per room-night [travel-v2:3].", opts))

@@ -73,8 +73,9 @@ Refusals are recognised by the phrases of the contract's language in the
 contract definition's content file. The contract is read strictly (the
 schema, no repeated or case-variant keys); one that does not read is an
 input error (exit 2). With --corpus, grade first runs ka2 verify's checks on
-the contract, all but the budget; a contract that fails them is an input
-error (exit 2) naming each problem.`,
+the contract, all but the budget and its compact form (a contract
+re-indented holds the same records); a contract that fails them is an
+input error (exit 2) naming each problem.`,
 		Example: `  ka2 build --subject lodging --date 2026-09-14 --question "What is the limit?" > contract.json
   echo "The limit is 750 CNY per room-night [travel-v2:3]." | ka2 grade contract.json --answer -
   ka2 grade contract.json --answer answer.txt --format json`,
@@ -161,9 +162,9 @@ func runGrade(o *GradeOptions) error {
 	return nil
 }
 
-// verify runs ka2 verify's checks on the contract, all but the budget
-// (which depends on the counter and limits it was built under): an answer
-// is graded only against a contract the corpus confirms.
+// verify runs ka2 verify's checks on the contract that say whether the
+// corpus confirms it (contract.Verification.Unconfirmed): an answer is
+// graded only against such a contract.
 func (o *GradeOptions) verify(data []byte, lang string) error {
 	b, err := contract.Config{Corpus: o.f.openCorpus(o.Corpus), Contract: o.Definition, Content: o.Content}.BuilderContext(o.ctx())
 	if err != nil {
