@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -68,11 +69,27 @@ func TestLibrariesNameNoFlags(t *testing.T) {
 
 // productFiles calls f on every non-test Go file of the module, commands
 // and tools included: not below testdata or a hidden folder. Files are
-// named with slashes.
+// named with slashes. The files are parsed once for every test that asks.
 func productFiles(t *testing.T, f func(fset *token.FileSet, file string, af *ast.File)) {
 	t.Helper()
-	fset := token.NewFileSet()
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+	parsed := parseProductFiles()
+	if parsed.err != nil {
+		t.Fatal(parsed.err)
+	}
+	for i, file := range parsed.names {
+		f(parsed.fset, file, parsed.files[i])
+	}
+}
+
+// parseProductFiles parses the files productFiles walks, once.
+var parseProductFiles = sync.OnceValue(func() (out struct {
+	fset  *token.FileSet
+	names []string
+	files []*ast.File
+	err   error
+}) {
+	out.fset = token.NewFileSet()
+	out.err = filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -86,17 +103,16 @@ func productFiles(t *testing.T, f func(fset *token.FileSet, file string, af *ast
 		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
 			return nil
 		}
-		af, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		af, err := parser.ParseFile(out.fset, path, nil, parser.SkipObjectResolution)
 		if err != nil {
 			return err
 		}
-		f(fset, filepath.ToSlash(path), af)
+		out.names = append(out.names, filepath.ToSlash(path))
+		out.files = append(out.files, af)
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
+	return out
+})
 
 // libraryFiles calls f on every non-test Go file of a library package:
 // not below cmd/ or testdata, and not package main.
