@@ -41,7 +41,10 @@ func TestVerifyMutations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &contract.Builder{Definition: contract.Default(), Index: selector.NewIndex(c), Counter: budget.Codepoint,
+	// With a catalog, as the service verifies: each verify rebuilds its
+	// contract, and the corpus's records are prepared once for all.
+	ix := selector.NewIndex(c)
+	b := &contract.Builder{Definition: contract.Default(), Index: ix, Catalog: contract.NewCatalog(ix), Counter: budget.Codepoint,
 		Limits: budget.Limits{Capacity: 40000, Reserve: 200}}
 	rng := rand.New(rand.NewPCG(23, 500))
 	h := &harness{t: t, b: b, c: c, oracle: map[string][][]byte{}, tally: map[string]*classTally{}, rng: rng}
