@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"hash/maphash"
 	"sync"
 
 	"github.com/ka2/ka2/corpus"
@@ -20,6 +21,9 @@ import (
 // Catalog is safe for concurrent use.
 type Catalog struct {
 	sources map[*corpus.Source]*lazyRecords
+	// fixed holds the instruction-and-example templates of builds on
+	// this corpus (see fixedStore).
+	fixed fixedTemplates
 }
 
 // lazyRecords are one source's records, prepared on first use.
@@ -57,6 +61,16 @@ func NewCatalog(ix *selector.Index) *Catalog { return UpdateCatalog(nil, ix) }
 func UpdateCatalog(prev *Catalog, ix *selector.Index) *Catalog {
 	c := ix.Corpus()
 	cat := &Catalog{sources: make(map[*corpus.Source]*lazyRecords, len(c.Sources))}
+	if prev != nil {
+		// A template is checked in full on every use, so a reload keeps
+		// them: a changed definition or policy finds none.
+		cat.fixed.seed = prev.fixed.seed
+		for i := range cat.fixed.slots {
+			cat.fixed.slots[i].Store(prev.fixed.slots[i].Load())
+		}
+	} else {
+		cat.fixed.seed = maphash.MakeSeed()
+	}
 	for _, s := range c.Sources {
 		if prev != nil {
 			if r, ok := prev.sources[s]; ok {

@@ -20,11 +20,13 @@ import (
 // again would make, and every later item of the request is checked
 // against the instruction's and the example's lines as before.
 //
-// The templates are kept in a small direct-mapped cache keyed by the
-// policy and the exact instruction and example, compared in full on every
-// hit; a template is never changed after it is stored, so requests share
-// it without a lock. A reload that changes the definition or the policy
-// finds no template and makes a new one.
+// The templates are kept with the corpus's Catalog, in a small
+// direct-mapped table keyed by the policy and the exact instruction and
+// example, compared in full on every hit; a template is never changed
+// after it is stored, so requests share it without a lock. A builder
+// without a catalog (one build from the CLI) registers the two items
+// itself. A reload keeps the templates (UpdateCatalog); one that changes
+// the definition or the policy finds none and makes a new one.
 //
 // It earns its place: with the corpus's evidence prepared (see Catalog)
 // and no other cache, BenchmarkSelectBuild/codepoint (100k sources) has
@@ -41,10 +43,11 @@ type fixedItems struct {
 	items       [2]provenance.Item
 }
 
-var (
-	fixedCache     [64]atomic.Pointer[fixedItems]
-	fixedCacheSeed = maphash.MakeSeed()
-)
+// fixedTemplates is a catalog's table of templates.
+type fixedTemplates struct {
+	seed  maphash.Seed
+	slots [16]atomic.Pointer[fixedItems]
+}
 
 // fixedStore returns a new store that holds content's instruction and
 // example, as a new store of b's after registering them would, and the two
@@ -53,21 +56,22 @@ var (
 // registration reports it), or the policy refuses one of them (the
 // build's own registration records the refusal).
 func (b *Builder) fixedStore(ctx context.Context, content Content) (s *provenance.Store, items [2]provenance.Item, ok bool) {
-	if b.Now != nil || ctx.Err() != nil {
+	if b.Now != nil || ctx.Err() != nil || b.Catalog == nil {
 		return nil, items, false
 	}
+	table := &b.Catalog.fixed
 	p := b.Policy
 	if p == nil {
 		p = provenance.DefaultPolicy()
 	}
 	var h maphash.Hash
-	h.SetSeed(fixedCacheSeed)
+	h.SetSeed(table.seed)
 	h.WriteString(content.Instruction)
 	h.WriteByte(0)
 	h.WriteString(content.Example.Question)
 	h.WriteByte(0)
 	h.WriteString(content.Example.Answer)
-	slot := &fixedCache[h.Sum64()&(uint64(len(fixedCache))-1)]
+	slot := &table.slots[h.Sum64()&(uint64(len(table.slots))-1)]
 	f := slot.Load()
 	if f == nil || f.policy != p || f.instruction != content.Instruction || f.example != content.Example {
 		t := provenance.NewStore(p)
