@@ -8,7 +8,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -165,23 +164,13 @@ func serveRun(ctx context.Context, bin, dir, log string, cfg loadgen.Config) (lo
 	return res, err
 }
 
-// copySample writes the embedded sample corpus into dir.
+// copySample writes the embedded sample corpus into dir, afresh: a run
+// edits it.
 func copySample(dir string) error {
-	src := corpus.Sample()
-	return fs.WalkDir(src, ".", func(name string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(dir, filepath.FromSlash(name))
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := fs.ReadFile(src, name)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o644)
-	})
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	return os.CopyFS(dir, corpus.Sample())
 }
 
 // countDecisions counts a decision log's decision lines and the dropped
