@@ -456,8 +456,8 @@ func (r *ratioRun) serviceOn(name, dir string, sources int, limit bool) error {
 	kc, bc := cpuPerRequest(ka2Runs), cpuPerRequest(bareRuns)
 	ratio := float64(hwm) / float64(size)
 	if limit {
-		r.add(fmt.Sprintf("memory of ka2 serve, %s, reloading every second: peak RSS", name), fmtMB(hwm), fmtMB(size)+" corpus",
-			fmt.Sprintf("%.2f×", ratio), "< 3×", ratio < 3)
+		r.info(fmt.Sprintf("memory of ka2 serve, %s, reloading every second: peak RSS", name), fmtMB(hwm), fmtMB(size)+" corpus",
+			fmt.Sprintf("%.2f×", ratio))
 		r.info(fmt.Sprintf("service, %s: contracts/s; server CPU time per answer", name), fmt.Sprintf("%.0f/s; %s", k.rps, fmtDur(kc)),
 			fmt.Sprintf("%.0f/s; %s bare handler", b.rps, fmtDur(bc)), fmt.Sprintf("%.2f×; %.2f×", rpsRatio, float64(kc)/float64(bc)))
 		return nil
@@ -467,8 +467,9 @@ func (r *ratioRun) serviceOn(name, dir string, sources int, limit bool) error {
 	// CPU time per answer of the two server processes: steadier than
 	// throughput on a machine other work shares, since it does not count
 	// the time a process waits for a core.
-	r.info(fmt.Sprintf("service, %s: server CPU time per answer", name), fmtDur(kc), fmtDur(bc)+" bare handler",
-		fmt.Sprintf("%.2f×", float64(kc)/float64(bc)))
+	cpuRatio := float64(kc) / float64(bc)
+	r.add(fmt.Sprintf("service, %s: server CPU time per answer", name), fmtDur(kc), fmtDur(bc)+" bare handler",
+		fmt.Sprintf("%.2f×", cpuRatio), "≤ 2×", cpuRatio <= 2)
 	r.add(fmt.Sprintf("service, %s: p99 latency", name), fmtDur(k.p99), fmtDur(b.p99)+" bare handler",
 		fmt.Sprintf("%.2f×", p99Ratio), "≤ 2×", p99Ratio <= 2)
 	total := 0
@@ -478,8 +479,9 @@ func (r *ratioRun) serviceOn(name, dir string, sources int, limit bool) error {
 	r.add(fmt.Sprintf("service, %s: non-2xx answers, other failures, corpus reloads", name), fmt.Sprintf("%d of %d; %d; %d reloads", non2xx, total, failed, reloads),
 		"", "", "0 non-2xx, 0 failed, ≥ 1 reload a second", non2xx == 0 && failed == 0 && reloads >= int(r.dur.Seconds())*rounds-rounds)
 	if sources > 0 {
-		r.info(fmt.Sprintf("memory of ka2 serve, %s, reloading every second: peak RSS", name), fmtMB(hwm), fmtMB(size)+" corpus",
-			fmt.Sprintf("%.2f×", ratio))
+		// Issue 29's memory target: the default settings, no limit.
+		r.add(fmt.Sprintf("memory of ka2 serve, %s, reloading every second: peak RSS", name), fmtMB(hwm), fmtMB(size)+" corpus",
+			fmt.Sprintf("%.2f×", ratio), "≤ 3×", ratio <= 3)
 	}
 	return nil
 }
@@ -723,20 +725,20 @@ func (r *ratioRun) scale() error {
 			r.failed(fmt.Sprintf("load %s sources", human(n)), "", err)
 			return err
 		}
-		target := time.Second
+		measure := fmt.Sprintf("load + index %s sources (%s)", human(n), fmtMB(lf.Bytes))
+		figure := fmt.Sprintf("%s (CPU %s)", fmtSec(lf.Seconds), fmtDur(cpu))
+		loadRatio := lf.Seconds / floor.Seconds
 		if n >= 1_000_000 {
-			target = 10 * time.Second
-		}
-		r.add(fmt.Sprintf("load + index %s sources (%s)", human(n), fmtMB(lf.Bytes)), fmt.Sprintf("%s (CPU %s)", fmtSec(lf.Seconds), fmtDur(cpu)),
-			fmtSec(floor.Seconds)+" to read the files", fmt.Sprintf("%.1f×", lf.Seconds/floor.Seconds),
-			"< "+target.String(), lf.Seconds < target.Seconds())
-		ratio := float64(lf.RSS) / float64(lf.Bytes)
-		if n >= 1_000_000 {
-			r.add(fmt.Sprintf("RSS after loading %s sources", human(n)), fmtMB(lf.RSS), fmtMB(lf.Bytes)+" corpus",
-				fmt.Sprintf("%.2f×", ratio), "< 2.5×", ratio < 2.5)
+			// Issue 29: no worse than the 0.7× of reading the files that
+			// docs/performance.md recorded before its changes.
+			r.add(measure, figure, fmtSec(floor.Seconds)+" to read the files", fmt.Sprintf("%.1f×", loadRatio), "≤ 0.7×", loadRatio <= 0.7)
 		} else {
-			r.info(fmt.Sprintf("RSS after loading %s sources", human(n)), fmtMB(lf.RSS), fmtMB(lf.Bytes)+" corpus", fmt.Sprintf("%.2f×", ratio))
+			r.add(measure, figure, fmtSec(floor.Seconds)+" to read the files", fmt.Sprintf("%.1f×", loadRatio), "< 1s", lf.Seconds < 1)
 		}
+		// Issue 29's target at 100k and at 1M sources.
+		ratio := float64(lf.RSS) / float64(lf.Bytes)
+		r.add(fmt.Sprintf("RSS after loading %s sources", human(n)), fmtMB(lf.RSS), fmtMB(lf.Bytes)+" corpus",
+			fmt.Sprintf("%.2f×", ratio), "≤ 2×", ratio <= 2)
 	}
 	return nil
 }
@@ -843,7 +845,7 @@ func (r *ratioRun) build() error {
 	for _, c := range []struct {
 		counter     string
 		median, p99 time.Duration
-	}{{"codepoint", 15 * time.Microsecond, 40 * time.Microsecond}, {"o200k_base", 30 * time.Microsecond, 0}} {
+	}{{"codepoint", 12 * time.Microsecond, 40 * time.Microsecond}, {"o200k_base", 30 * time.Microsecond, 0}} {
 		args := []string{"build", "-dir", dir, "-counter", c.counter, "-n", strconv.Itoa(n)}
 		now, err := r.buildFigures(r.self, "", args)
 		if err != nil {
