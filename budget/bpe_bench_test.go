@@ -49,6 +49,22 @@ func BenchmarkCount(b *testing.B) {
 	}
 }
 
+// BenchmarkCountContract counts a text the size of one contract (about
+// 2.3 KB, as a service counts every answer): its allocs/op are what the
+// merger pool saves (see mergers).
+func BenchmarkCountContract(b *testing.B) {
+	doc := mixedDoc(7, 2300)
+	for _, name := range bpeNames {
+		b.Run(name, func(b *testing.B) {
+			e := pureGo(b, name)
+			b.ReportAllocs()
+			for b.Loop() {
+				e.count(doc)
+			}
+		})
+	}
+}
+
 func reportCPU(b *testing.B, size int, cpu time.Duration) {
 	if cpu > 0 {
 		b.ReportMetric(float64(size)*float64(b.N)/1e6/cpu.Seconds(), "cpu-MB/s")

@@ -22,6 +22,12 @@ type merger struct {
 	heap       []uint64
 }
 
+// mergers pools the merge's working state. It earns its place by
+// memory, not by wall time: counting a contract-sized text (about 2.3 KB,
+// `go test ./budget -run '^$' -bench CountContract`) allocates 0 bytes
+// with the pool and 6,368 bytes in 22 allocations without it, for every
+// answer a service counts, which the collector then pays for; the wall
+// times of the two were within the noise of shared cores (2026-12-02).
 var mergers = sync.Pool{New: func() any { return new(merger) }}
 
 func getMerger() *merger { return mergers.Get().(*merger) }
