@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/ka2/ka2/internal/diag"
 )
 
 // Condition is one controlled change to a case's contract.
@@ -28,6 +30,28 @@ const (
 // every name became snake_case; ParseConditions reads it until the next
 // release.
 const oldNoExample = "no-example"
+
+// CodeRenamedCondition is the code of the warning that a setting names a
+// condition by the previous release's name (no-example).
+const CodeRenamedCondition diag.Code = "renamed_condition"
+
+// Renamed returns a warning for each condition that s, the value of
+// setting (SettingConditions or SettingMinPass), names by the previous
+// release's name: it is read as the new name until the next release, and
+// the warning says what to write.
+func Renamed(setting Setting, s string) diag.List {
+	var out diag.List
+	for _, part := range strings.Split(s, ",") {
+		name, _, _ := strings.Cut(strings.TrimSpace(part), "=")
+		if strings.TrimSpace(name) != oldNoExample {
+			continue
+		}
+		out = append(out, &diag.Diagnostic{Code: CodeRenamedCondition, Severity: diag.SeverityWarning,
+			Message: fmt.Sprintf("condition %q is now called %s", oldNoExample, NoExample),
+			Hint:    diag.Set(fmt.Sprintf("write %s in {%s}; the old name is read until the next release", NoExample, setting))})
+	}
+	return out
+}
 
 // AllConditions lists every condition in report order.
 func AllConditions() []Condition {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ka2/ka2/contract"
 	"github.com/ka2/ka2/corpus"
+	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/provenance"
 	"github.com/ka2/ka2/selector"
 )
@@ -95,6 +96,39 @@ func TestParseConditions(t *testing.T) {
 		}
 		if diff := cmp.Diff(tt.want, got); diff != "" {
 			t.Errorf("ParseConditions(%q) mismatch (-want +got):\n%s", tt.in, diff)
+		}
+	}
+}
+
+// TestRenamed: every place a setting names a condition by its old name
+// gets one warning, whatever the spacing or a rate after it; new names
+// and names that merely contain the old one get none.
+func TestRenamed(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int
+	}{
+		{"no-example", 1},
+		{" no-example ", 1},
+		{"base,no-example", 1},
+		{"no-example,no-example", 2},
+		{"0.9,no-example=1", 1},
+		{"0.9, no-example =1", 1},
+		{"no_example", 0},
+		{"0.9,no_example=1", 0},
+		{"no-examples", 0},
+		{"", 0},
+	} {
+		got := Renamed(SettingConditions, tc.in)
+		if len(got) != tc.want {
+			t.Errorf("Renamed(%q) = %d warnings, want %d", tc.in, len(got), tc.want)
+			continue
+		}
+		for _, d := range got {
+			if d.Code != CodeRenamedCondition || d.Severity != diag.SeverityWarning || d.Message != `condition "no-example" is now called no_example` ||
+				d.Hint.String() != "write no_example in the conditions setting; the old name is read until the next release" {
+				t.Errorf("Renamed(%q): %+v", tc.in, d)
+			}
 		}
 	}
 }

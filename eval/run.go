@@ -52,6 +52,9 @@ const (
 	SettingDistractors Setting = "distractors"
 	SettingMaxTokens   Setting = "max_tokens"
 	SettingMinPass     Setting = "min_pass"
+	// SettingConditions is the list of conditions to run (see
+	// ParseConditions).
+	SettingConditions Setting = "conditions"
 )
 
 // SettingError is a setting given a value it does not take: out of range

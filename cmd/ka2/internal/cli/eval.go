@@ -157,6 +157,7 @@ func (o *EvalOptions) validate() error {
 	if o.options.MinPass, err = eval.ParseMinPass(o.MinPass); err != nil {
 		return evalUsage(err)
 	}
+	o.f.warn(append(eval.Renamed(eval.SettingConditions, o.Conditions), eval.Renamed(eval.SettingMinPass, o.MinPass)...), evalFlag)
 	return nil
 }
 
@@ -202,12 +203,15 @@ func (o *EvalOptions) validateProgram() error {
 }
 
 // evalUsage words an eval.SettingError as the flag to fix.
+// evalFlag names the flag of an eval setting.
+func evalFlag(setting string) string { return "--" + strings.ReplaceAll(setting, "_", "-") }
+
 func evalUsage(err error) error {
 	var se *eval.SettingError
 	if !errors.As(err, &se) {
 		return err
 	}
-	flag := "--" + strings.ReplaceAll(string(se.Setting), "_", "-")
+	flag := evalFlag(string(se.Setting))
 	if se.Err != nil {
 		return usageError{fmt.Errorf("%s: %w", flag, se.Err)}
 	}

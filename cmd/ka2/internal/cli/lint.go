@@ -385,20 +385,26 @@ func finishLint(o *LintOptions, write func(io.Writer, lint.Report) error, rep li
 	return nil
 }
 
-// renamedWarning is the JSON form of the warning about an old rule ID in a
-// lint configuration: the one shape of a positioned problem.
-type renamedWarning struct {
+// warningJSON is the JSON form of a warning on stderr (an old name in a
+// lint configuration or a flag): the one shape of a positioned problem.
+type warningJSON struct {
 	Warning diag.Wire `json:"warning"`
 }
 
 // warnRenamed tells, once per place, that a lint configuration names a
 // rule by the kebab-case ID of the previous release, and what to write.
 func (f *Factory) warnRenamed(cfg *lint.Config) {
-	if cfg == nil {
-		return
+	if cfg != nil {
+		f.warn(cfg.Renamed, flagName)
 	}
-	for _, d := range cfg.Renamed {
-		at := "renamed " + d.Pos.String()
+}
+
+// warn prints each warning of ds on stderr once per process (a warning
+// is its place, code and message), its settings worded by name, in the
+// error format.
+func (f *Factory) warn(ds diag.List, name func(setting string) string) {
+	for _, d := range ds {
+		at := fmt.Sprintf("%s %s %s", d.Code, d.Pos, d.Message)
 		if f.warned[at] {
 			continue
 		}
@@ -407,9 +413,9 @@ func (f *Factory) warnRenamed(cfg *lint.Config) {
 		}
 		f.warned[at] = true
 		if f.ErrorFormat == "json" {
-			writeJSON(f.ErrOut, renamedWarning{d.Wire(flagName)}, false)
+			writeJSON(f.ErrOut, warningJSON{d.Wire(name)}, false)
 			continue
 		}
-		fmt.Fprintf(f.ErrOut, "ka2: warning: %s\n", textsafe.Escape(diag.Phrase(d, flagName)))
+		fmt.Fprintf(f.ErrOut, "ka2: warning: %s\n", textsafe.Escape(diag.Phrase(d, name)))
 	}
 }
