@@ -138,7 +138,18 @@ var (
 )
 
 // configWords words the structural problems of a configuration file.
+// The codes of the problems of a configuration file: the same words as
+// the other files ka2 reads strictly (case files, ka2.yaml) use.
+const (
+	CodeConfigSyntax       diag.Code = "syntax"        // not YAML, or not one document
+	CodeConfigUnknownKey   diag.Code = "unknown_key"   // a key the file does not have (a typo)
+	CodeConfigDuplicateKey diag.Code = "duplicate_key" // a key written twice in one mapping
+	CodeConfigBadValue     diag.Code = "bad_value"     // a value of the wrong shape, a severity or glob that is none
+	CodeUnknownRule        diag.Code = "unknown_rule"  // a rule ID no rule has
+)
+
 func configWords(is strict.Issue, d *diag.Diagnostic) {
+	d.Code = CodeConfigBadValue
 	switch is.Problem {
 	case strict.NotMapping:
 		switch is.Map {
@@ -152,12 +163,14 @@ func configWords(is strict.Issue, d *diag.Diagnostic) {
 	case strict.KeyNotScalar:
 		d.Message, d.Hint = "a key in "+is.Map.What+" is not a plain word", diag.Fix("write keys as plain words")
 	case strict.UnknownKey:
+		d.Code = CodeConfigUnknownKey
 		d.Message = "unknown key " + quote(is.Key)
 		d.Hint = is.DidYouMean("did you mean %s?", diag.Fix("the keys are "+strings.Join(is.Known(), " and ")))
 		if is.Map == overrideMap {
 			d.Hint = is.DidYouMean("did you mean %s?", diag.Fix("an override has files and rules"))
 		}
 	case strict.DuplicateKey:
+		d.Code = CodeConfigDuplicateKey
 		d.Message, d.Hint = fmt.Sprintf("key %s is already set on line %d", quote(is.Key), is.First.Line), diag.Fix("keep one of them")
 	case strict.WrongKind:
 		d.Message, d.Hint = is.Key+" must be a list", diag.Fix("write a list of entries, each with files: and rules:")
@@ -170,7 +183,7 @@ func configWords(is strict.Issue, d *diag.Diagnostic) {
 // leaves a rule on. The error is a diag.List of every problem found.
 func ParseConfig(name string, data []byte) (*Config, error) {
 	c := &Config{Path: name, Base: ".", Rules: map[string]diag.Severity{}}
-	root, problem := strict.ParseYAML(name, data, strict.YAMLWords{Syntax: "not valid YAML: ", Hint: diag.Fix("fix the YAML syntax")})
+	root, problem := strict.ParseYAML(name, data, strict.YAMLWords{Code: CodeConfigSyntax, Syntax: "not valid YAML: ", Hint: diag.Fix("fix the YAML syntax")})
 	if problem != nil {
 		return nil, problem
 	}
@@ -212,12 +225,12 @@ func parseRuleMap(d *strict.Decoder, n *yaml.Node, renamed *diag.List) map[strin
 			if s := suggest.Closest(k.Value, ruleIDs()); s != "" {
 				hint = diag.Hint{Kind: diag.HintDidYouMean, Text: "did you mean " + s + "?", Suggestion: s}
 			}
-			d.Report(k, "", hint, "unknown rule "+quote(k.Value))
+			d.Report(k, CodeUnknownRule, hint, "unknown rule "+quote(k.Value))
 			continue
 		}
 		sev, err := diag.ParseSeverity(v.Value)
 		if v.Kind != yaml.ScalarNode || err != nil {
-			d.Report(v, "", diag.Fix("write error, warning, info or off"), fmt.Sprintf("%s: severity %s is not one of error, warning, info, off", k.Value, quote(v.Value)))
+			d.Report(v, CodeConfigBadValue, diag.Fix("write error, warning, info or off"), fmt.Sprintf("%s: severity %s is not one of error, warning, info, off", k.Value, quote(v.Value)))
 			continue
 		}
 		out[id] = sev
@@ -239,7 +252,7 @@ func parseOverride(d *strict.Decoder, n *yaml.Node, renamed *diag.List) (Overrid
 		}
 		for _, it := range items {
 			if it.Kind != yaml.ScalarNode || !validGlob(it.Value) {
-				d.Report(it, "", diag.Fix(`write globs relative to the configuration file, such as "archive/**" or "*.md"`),
+				d.Report(it, CodeConfigBadValue, diag.Fix(`write globs relative to the configuration file, such as "archive/**" or "*.md"`),
 					fmt.Sprintf("files: %s is not a valid glob", quote(it.Value)))
 				continue
 			}
@@ -254,7 +267,7 @@ func parseOverride(d *strict.Decoder, n *yaml.Node, renamed *diag.List) (Overrid
 		if k := f.Key("files"); k != nil {
 			at = k
 		}
-		d.Report(at, "", diag.Fix(`add files: ["GLOB", …]`), "override names no files")
+		d.Report(at, CodeConfigBadValue, diag.Fix(`add files: ["GLOB", …]`), "override names no files")
 	}
 	return o, len(d.Diags) == before
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -291,5 +292,40 @@ func TestFindConfigOSBelieve(t *testing.T) {
 	}
 	if c, err := FindConfigOS(corpusDir, func(string) bool { return false }); err != nil || (c != nil && strings.HasPrefix(c.Path, filepath.ToSlash(root))) {
 		t.Errorf("FindConfigOS() believing nothing = %+v, %v, want none of the test's files", c, err)
+	}
+}
+
+// TestConfigCodes: every problem of a configuration file has a code, the
+// same word the other strictly read files use for the same problem.
+func TestConfigCodes(t *testing.T) {
+	for _, tt := range []struct {
+		yaml string
+		want []diag.Code
+	}{
+		{"rules: [\n", []diag.Code{CodeConfigSyntax}},
+		{"rules:\n  overlap: off\n...\nrules: {}\n", []diag.Code{CodeConfigSyntax}},
+		{"rules:\n  overlap: !!str off\n", []diag.Code{CodeConfigSyntax}},
+		{"rule: {}\n", []diag.Code{CodeConfigUnknownKey}},
+		{"overrides:\n  - filse: x\n    files: y\n", []diag.Code{CodeConfigUnknownKey}},
+		{"rules: {overlap: off}\nrules: {overlap: error}\n", []diag.Code{CodeConfigDuplicateKey}},
+		{"rules:\n  overlaps: off\n", []diag.Code{CodeUnknownRule}},
+		{"rules:\n  overlap: warn\n", []diag.Code{CodeConfigBadValue}},
+		{"rules:\n  overlap: [off]\n", []diag.Code{CodeConfigBadValue}},
+		{"overrides:\n  - rules: {overlap: off}\n", []diag.Code{CodeConfigBadValue}},
+		{"overrides:\n  - files: [\"a/[b\"]\n", []diag.Code{CodeConfigBadValue}},
+		{"overrides: {files: x}\n", []diag.Code{CodeConfigBadValue}},
+		{"[a]: b\n", []diag.Code{CodeConfigBadValue}},
+		{"- a\n", []diag.Code{CodeConfigBadValue}},
+		{"rules: 3\n", []diag.Code{CodeConfigBadValue}},
+		{"rule: {}\nrules:\n  overlaps: off\n  overlap: warn\n", []diag.Code{CodeConfigUnknownKey, CodeUnknownRule, CodeConfigBadValue}},
+	} {
+		_, err := ParseConfig("c.yaml", []byte(tt.yaml))
+		var got []diag.Code
+		for _, d := range diag.As(err) {
+			got = append(got, d.Code)
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("ParseConfig(%q): codes %v, want %v (%v)", tt.yaml, got, tt.want, err)
+		}
 	}
 }
