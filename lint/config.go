@@ -138,8 +138,8 @@ var (
 )
 
 // configWords words the structural problems of a configuration file.
-// The codes of the problems of a configuration file: the same words as
-// the other files ka2 reads strictly (case files, ka2.yaml) use.
+// The codes of the problems of a configuration file: the words case
+// files use for the same problems.
 const (
 	CodeConfigSyntax       diag.Code = "syntax"        // not YAML, or not one document
 	CodeConfigUnknownKey   diag.Code = "unknown_key"   // a key the file does not have (a typo)

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/ka2/ka2/internal/diag"
 )
 
 // Trust says whose settings files, found by walking up from a folder, are
@@ -29,6 +31,21 @@ type Skipped struct {
 	Path string `json:"path"`
 	// Owner is the user id that owns it.
 	Owner int `json:"owner"`
+}
+
+// CodeUntrustedFile is the code of the warning about a Skipped file.
+const CodeUntrustedFile diag.Code = "untrusted_file"
+
+// SettingTrustedDirs names, in a hint, the setting that lists the folders
+// whose files are used whoever owns them.
+const SettingTrustedDirs = "trusted_dirs"
+
+// Warning is the warning a front end gives about s: the file, why it was
+// not used, and how to use it after all.
+func (s Skipped) Warning() *diag.Diagnostic {
+	return &diag.Diagnostic{Pos: diag.Pos{Path: filepath.ToSlash(s.Path)}, Code: CodeUntrustedFile, Severity: diag.SeverityWarning,
+		Message: fmt.Sprintf("not used: it is owned by user %d, neither you nor root", s.Owner),
+		Hint:    diag.Set("if you trust it, add its folder to {" + SettingTrustedDirs + "}")}
 }
 
 // Believes reports whether the file at path may be used: nil is no check.

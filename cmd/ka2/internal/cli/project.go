@@ -12,7 +12,6 @@ import (
 
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/internal/diag"
-	"github.com/ka2/ka2/internal/textsafe"
 	"github.com/ka2/ka2/project"
 )
 
@@ -37,35 +36,15 @@ func (f *Factory) trust() (*project.Trust, error) {
 	return &project.Trust{UID: uid(), Allowed: allowed}, nil
 }
 
-// skippedWarning is the JSON form of the warning about a passed-over file.
-type skippedWarning struct {
-	Warning struct {
-		Kind    string `json:"kind"`
-		Message string `json:"message"`
-		Path    string `json:"path"`
-		Owner   int    `json:"owner"`
-	} `json:"warning"`
-}
-
 // warnSkipped tells, once per file, that a settings file found upward was
 // passed over for its owner, and how to use it after all.
 func (f *Factory) warnSkipped(s project.Skipped) {
-	path := filepath.ToSlash(s.Path)
-	if f.warned[path] {
-		return
-	}
-	if f.warned == nil {
-		f.warned = map[string]bool{}
-	}
-	f.warned[path] = true
-	msg := fmt.Sprintf("ignoring %s: it is owned by user %d, neither you nor root; if you trust it, add its folder to %s", path, s.Owner, envTrustedDirs)
-	if f.ErrorFormat == "json" {
-		var w skippedWarning
-		w.Warning.Kind, w.Warning.Message, w.Warning.Path, w.Warning.Owner = "untrusted_file", msg, path, s.Owner
-		writeJSON(f.ErrOut, w, false)
-		return
-	}
-	fmt.Fprintf(f.ErrOut, "ka2: warning: %s\n", textsafe.Escape(msg))
+	f.warn(diag.List{s.Warning()}, func(setting string) string {
+		if setting == project.SettingTrustedDirs {
+			return envTrustedDirs
+		}
+		return flagName(setting)
+	})
 }
 
 // lintConfigBelieved is the owner check of lint.FindConfigOS, warning
