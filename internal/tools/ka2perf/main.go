@@ -131,6 +131,12 @@ func procStatus(field string) int64 {
 func dirBytes(dir string) (int64, int) {
 	var total int64
 	files := 0
+	// A corpus folder that is a link (a generated corpus shared between
+	// work folders) is measured where it leads: WalkDir does not follow
+	// its root.
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
 			if info, err := d.Info(); err == nil {
