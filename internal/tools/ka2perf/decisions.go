@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -67,6 +68,11 @@ func decisions(args []string) error {
 			if on {
 				log = filepath.Join(*work, fmt.Sprintf("decisions-%d.log", round))
 				logs = append(logs, log)
+				// ka2 serve appends to a decision log; a -work folder kept
+				// from an earlier run must not add its lines to this one's.
+				if err := os.Remove(log); err != nil && !errors.Is(err, fs.ErrNotExist) {
+					return err
+				}
 			}
 			res, err := serveRun(ctx, *bin, dir, log, loadgen.Config{Path: "/v1/contract", Bodies: bodies, Connections: *conns, Duration: *dur, MaxRequests: *maxReq})
 			if err != nil {
