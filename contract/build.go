@@ -196,6 +196,10 @@ func (b *Builder) build(ctx context.Context, s *provenance.Store, req Request) (
 			s = b.NewStore()
 		}
 	}
+	// Room for every registration the build makes, each list allocated
+	// once: the instruction, the example, the quotes, the scope, the
+	// question, the request's items and its promotions.
+	s.Grow(4 + len(evidence) + len(req.Items) + len(req.Promote))
 	// The store computes the content IDs of candidates without one, so
 	// the build's own items leave them out rather than compute them twice.
 	if !fixed {

@@ -2,7 +2,6 @@ package provenance
 
 import (
 	"context"
-	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -27,34 +26,57 @@ type Origin struct {
 // check. The Store writes to it; its read methods are safe for concurrent
 // use with the store's writes.
 //
-// The line index is built lazily: registering a content only queues its
-// text, and the first wrapped-content check indexes the queue in
-// registration order. A build that never checks (no instruction after
-// other content) never canonicalizes a line; one that does finds exactly
-// what an eager index would have.
+// The line index is built lazily: registering a content only notes its
+// text, and the first wrapped-content check indexes what was noted since
+// the last, in registration order. A build that never checks (no
+// instruction after other content) never canonicalizes a line; one that
+// does finds exactly what an eager index would have.
+//
+// A store made from a Base (see Store.Freeze) has a ledger that continues
+// the base's frozen one: every lookup asks the base first (its contents
+// were registered first, so its origins win), and the ledger holds only
+// what its own store registered.
 type Ledger struct {
-	mu      sync.RWMutex
-	origins map[string]Origin // by content ID
-	// readings holds the first origin of each content by its reading key
-	// (see Reading): the protected-type check looks there, so content
-	// that reads the same as a protected one is that content.
-	readings map[readKey]Origin
-	min      int             // shortest indexed line, in code points
-	checked  []Kind          // the types wrapped is called for
-	pending  []pendingText   // registered texts not indexed yet, in order
-	lines    []lineEntry     // indexed lines, in registration order
-	seen     map[string]bool // canonical lines already indexed
-	loose    []int32         // indexed lines in no automaton yet
-	automata []*automaton    // the other lines, by decreasing size
+	mu   sync.RWMutex
+	base *Ledger // the frozen ledger this one continues, or nil
+	min  int     // shortest indexed line, in code points
+	// checked are the types wrapped is called for; shared, never written.
+	checked []Kind
+	// entries are the contents registered in this ledger, in order; a
+	// content ID or reading key (see Reading) stands for the origin of
+	// its first entry (after the base's). A build registers a handful,
+	// which a scan finds sooner than a map is made.
+	entries []ledgerEntry
+	// byID and byReading index entries once they outgrow a scan: the
+	// first entry of each content ID and of each reading key.
+	byID      map[string]int32
+	byReading map[readKey]int32
+	ids       int // entries that are the first of their content ID
+	indexed   int // entries[:indexed] have had their lines indexed
+	lines     []lineEntry     // indexed lines, in registration order (after the base's)
+	seen      map[string]bool // canonical lines indexed here (the base's are in its own)
+	loose     []int32         // indexed lines in no automaton yet
+	automata  []*automaton    // the other lines, by decreasing size
 	// steps counts the automaton steps of every check, for the tests
 	// that hold the check to linear work.
 	steps int
 }
 
-type pendingText struct {
-	origin Origin
-	text   string
+// ledgerEntry is one registered content: its origin, its reading key,
+// its text (for the line index) and whether it is the first entry of its
+// content ID, here and in the base.
+type ledgerEntry struct {
+	origin  Origin
+	text    string
+	reading readKey
+	firstID bool
 }
+
+// scanMax is how many entries (or held items) a scan looks through before
+// a map indexes them: a contract build registers about a dozen items, for
+// which a scan of 64-byte keys that differ in their first bytes is
+// quicker than hashing them, and needs no map.
+const scanMax = 16
 
 type lineEntry struct {
 	canon  string
@@ -66,35 +88,7 @@ type lineEntry struct {
 // of at least minWrapped code points (none when 0) in items of the
 // checked types.
 func newLedger(minWrapped int, checked []Kind) *Ledger {
-	// Sized for a contract build, which registers a dozen or so items.
-	l := &Ledger{origins: make(map[string]Origin, 8), readings: make(map[readKey]Origin, 8), min: minWrapped, checked: slices.Clone(checked)}
-	if minWrapped > 0 {
-		l.pending = make([]pendingText, 0, 16)
-	}
-	return l
-}
-
-// clone copies l for Store.Clone. Automata are never changed once
-// built (a merge makes a new one), so the copy shares them; every slice
-// and map it may append to or write is its own.
-func (l *Ledger) clone() *Ledger {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	c := &Ledger{origins: make(map[string]Origin, max(8, len(l.origins))), readings: maps.Clone(l.readings), min: l.min, checked: l.checked,
-		lines: slices.Clone(l.lines), loose: slices.Clone(l.loose), automata: slices.Clone(l.automata), steps: l.steps}
-	for id, o := range l.origins {
-		c.origins[id] = o
-	}
-	if l.pending != nil {
-		// Room for the rest of a contract build's items: a clone starts
-		// from a store that holds some already.
-		c.pending = make([]pendingText, len(l.pending), len(l.pending)+8)
-		copy(c.pending, l.pending)
-	}
-	if len(l.seen) > 0 { // index makes the map when it is nil
-		c.seen = maps.Clone(l.seen)
-	}
-	return c
+	return &Ledger{min: minWrapped, checked: checked}
 }
 
 // findable reports whether a line of type k can be the answer of a check:
@@ -114,17 +108,45 @@ func (l *Ledger) findable(k Kind) bool {
 func (l *Ledger) Origin(contentID string) (Origin, bool) {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
-	o, ok := l.origins[contentID]
-	return o, ok
+	return l.origin(contentID)
+}
+
+// origin is Origin with l.mu held.
+func (l *Ledger) origin(id string) (Origin, bool) {
+	if l.base != nil {
+		if o, ok := l.base.origin(id); ok {
+			return o, true
+		}
+	}
+	if l.byID != nil {
+		i, ok := l.byID[id]
+		if !ok {
+			return Origin{}, false
+		}
+		return l.entries[i].origin, true
+	}
+	for i := range l.entries {
+		if l.entries[i].origin.ContentID == id {
+			return l.entries[i].origin, true
+		}
+	}
+	return Origin{}, false
 }
 
 // Origins lists every origin, in registration order.
 func (l *Ledger) Origins() []Origin {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
-	out := make([]Origin, 0, len(l.origins))
-	for _, o := range l.origins {
-		out = append(out, o)
+	out := make([]Origin, 0, l.len())
+	for _, layer := range [2]*Ledger{l.base, l} {
+		if layer == nil {
+			continue
+		}
+		for _, e := range layer.entries {
+			if e.firstID {
+				out = append(out, e.origin)
+			}
+		}
 	}
 	slices.SortFunc(out, func(a, b Origin) int { return a.Seq - b.Seq })
 	return out
@@ -134,7 +156,14 @@ func (l *Ledger) Origins() []Origin {
 func (l *Ledger) Len() int {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
-	return len(l.origins)
+	return l.len()
+}
+
+func (l *Ledger) len() int {
+	if l.base != nil {
+		return l.base.ids + l.ids
+	}
+	return l.ids
 }
 
 // ShortID returns the shortest prefix of id, at least 12 hex digits, that
@@ -143,15 +172,21 @@ func (l *Ledger) ShortID(id string) string {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	n := min(12, len(id))
-	for other := range l.origins {
-		if other == id {
+	for _, layer := range [2]*Ledger{l.base, l} {
+		if layer == nil {
 			continue
 		}
-		c := 0
-		for c < len(id) && c < len(other) && id[c] == other[c] {
-			c++
+		for _, e := range layer.entries {
+			other := e.origin.ContentID
+			if other == id {
+				continue
+			}
+			c := 0
+			for c < len(id) && c < len(other) && id[c] == other[c] {
+				c++
+			}
+			n = max(n, min(c+1, len(id)))
 		}
-		n = max(n, min(c+1, len(id)))
 	}
 	return id[:n]
 }
@@ -161,12 +196,33 @@ func (l *Ledger) ShortID(id string) string {
 func (l *Ledger) originByReading(key readKey) (Origin, bool) {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
-	o, ok := l.readings[key]
-	return o, ok
+	return l.originOfReading(key)
+}
+
+// originOfReading is originByReading with l.mu held.
+func (l *Ledger) originOfReading(key readKey) (Origin, bool) {
+	if l.base != nil {
+		if o, ok := l.base.originOfReading(key); ok {
+			return o, true
+		}
+	}
+	if l.byReading != nil {
+		i, ok := l.byReading[key]
+		if !ok {
+			return Origin{}, false
+		}
+		return l.entries[i].origin, true
+	}
+	for i := range l.entries {
+		if l.entries[i].reading == key {
+			return l.entries[i].origin, true
+		}
+	}
+	return Origin{}, false
 }
 
 // record notes o as the origin of its content, and of its reading key,
-// unless one is known, and queues the content's lines for the index.
+// unless one is known, and notes the content's lines for the index.
 // empty reports that the canonical form of text is empty: such content is
 // not recorded.
 func (l *Ledger) record(o Origin, text string, reading readKey, empty bool) {
@@ -175,31 +231,59 @@ func (l *Ledger) record(o Origin, text string, reading readKey, empty bool) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if _, ok := l.origins[o.ContentID]; !ok {
-		l.origins[o.ContentID] = o
+	_, known := l.origin(o.ContentID)
+	if !known {
+		l.ids++
 	}
-	if _, ok := l.readings[reading]; !ok {
-		l.readings[reading] = o
-	}
-	if l.min > 0 {
-		l.pending = append(l.pending, pendingText{o, text})
+	l.entries = append(l.entries, ledgerEntry{origin: o, text: text, reading: reading, firstID: !known})
+	n := int32(len(l.entries) - 1)
+	switch {
+	case l.byID != nil:
+		if _, ok := l.byID[o.ContentID]; !ok {
+			l.byID[o.ContentID] = n
+		}
+		if _, ok := l.byReading[reading]; !ok {
+			l.byReading[reading] = n
+		}
+	case len(l.entries) > scanMax:
+		l.indexEntries()
 	}
 }
 
-// index indexes the queued texts' lines, in registration order, and
-// compiles them into the automata. l.mu must be held for writing. When
-// ctx is done it returns its error; what was done so far stays, and the
-// next call goes on from there.
+// indexEntries makes byID and byReading from the entries.
+func (l *Ledger) indexEntries() {
+	l.byID = make(map[string]int32, 2*len(l.entries))
+	l.byReading = make(map[readKey]int32, 2*len(l.entries))
+	for i, e := range l.entries {
+		if _, ok := l.byID[e.origin.ContentID]; !ok {
+			l.byID[e.origin.ContentID] = int32(i)
+		}
+		if _, ok := l.byReading[e.reading]; !ok {
+			l.byReading[e.reading] = int32(i)
+		}
+	}
+}
+
+// seenLine reports whether the canonical line c is indexed, here or in
+// the base.
+func (l *Ledger) seenLine(c string) bool {
+	return l.seen[c] || (l.base != nil && l.base.seen[c])
+}
+
+// index indexes the lines of the entries not indexed yet, in
+// registration order, and compiles them into the automata. l.mu must be
+// held for writing. When ctx is done it returns its error; what was done
+// so far stays, and the next call goes on from there.
 func (l *Ledger) index(ctx context.Context) error {
-	if l.seen == nil {
+	if l.indexed < len(l.entries) && l.seen == nil {
 		l.seen = map[string]bool{}
 	}
-	for len(l.pending) > 0 {
+	for ; l.indexed < len(l.entries); l.indexed++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		p := l.pending[0]
-		for n, line := range lines(p.text) {
+		e := &l.entries[l.indexed]
+		for n, line := range lines(e.text) {
 			if n%cancelEvery == cancelEvery-1 {
 				// A text cut short is indexed again from its start;
 				// the lines already seen are skipped.
@@ -208,18 +292,16 @@ func (l *Ledger) index(ctx context.Context) error {
 				}
 			}
 			c := Reading(line)
-			if l.seen[c] || utf8.RuneCountInString(c) < l.min {
+			if l.seenLine(c) || utf8.RuneCountInString(c) < l.min {
 				continue
 			}
 			l.seen[c] = true
-			if l.findable(p.origin.Kind) {
+			if l.findable(e.origin.Kind) {
 				l.loose = append(l.loose, int32(len(l.lines)))
 			}
-			l.lines = append(l.lines, lineEntry{canon: c, line: strings.TrimSpace(line), origin: p.origin})
+			l.lines = append(l.lines, lineEntry{canon: c, line: strings.TrimSpace(line), origin: e.origin})
 		}
-		l.pending = l.pending[1:]
 	}
-	l.pending = nil
 	if len(l.loose) > 0 {
 		a, err := buildAutomaton(ctx, l.lines, l.loose, &l.steps)
 		if err != nil {
@@ -250,8 +332,10 @@ func (l *Ledger) index(ctx context.Context) error {
 // wrapped finds the earliest-registered indexed line, of an origin type
 // other than except, that occurs in text, both compared in their Reading
 // forms (so that a zero-width space or a Cyrillic letter inside a line
-// does not hide it), which
-// must be valid UTF-8; except must be one of the checked types. When ctx is done it returns ctx's error.
+// does not hide it), which must be valid UTF-8; except must be one of
+// the checked types. The base's lines were all registered before this
+// ledger's, so one of them that occurs is the answer. When ctx is done
+// it returns ctx's error.
 func (l *Ledger) wrapped(ctx context.Context, text string, except Kind) (lineEntry, bool, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -261,24 +345,51 @@ func (l *Ledger) wrapped(ctx context.Context, text string, except Kind) (lineEnt
 	if err := l.index(ctx); err != nil {
 		return lineEntry{}, false, err
 	}
-	if len(l.lines) == 0 {
+	if len(l.lines) == 0 && (l.base == nil || len(l.base.lines) == 0) {
 		return lineEntry{}, false, nil
 	}
 	canon := Reading(text)
-	found := noLine
-	for _, a := range l.automata {
-		m, err := a.find(ctx, canon, except, &l.steps)
-		if err != nil {
-			return lineEntry{}, false, err
+	for _, layer := range [2]*Ledger{l.base, l} {
+		if layer == nil {
+			continue
 		}
-		if m != noLine && (found == noLine || m < found) {
-			found = m
+		found := noLine
+		for _, a := range layer.automata {
+			m, err := a.find(ctx, canon, except, &l.steps)
+			if err != nil {
+				return lineEntry{}, false, err
+			}
+			if m != noLine && (found == noLine || m < found) {
+				found = m
+			}
+		}
+		if found != noLine {
+			return layer.lines[found], true, nil
 		}
 	}
-	if found == noLine {
-		return lineEntry{}, false, nil
+	return lineEntry{}, false, nil
+}
+
+// freeze makes f, a new ledger, hold l's base's contents and l's, all
+// indexed, for a Base: no call changes f after, so the ledgers that
+// continue it read it without its lock. l.mu must be held.
+func (l *Ledger) freeze(f *Ledger) {
+	f.min, f.checked = l.min, l.checked
+	if l.base != nil {
+		f.entries = slices.Concat(l.base.entries, l.entries)
+		f.ids = l.base.ids + l.ids
+	} else {
+		f.entries = slices.Clone(l.entries)
+		f.ids = l.ids
 	}
-	return l.lines[found], true, nil
+	if len(f.entries) > scanMax {
+		f.indexEntries()
+	}
+	if f.min > 0 {
+		// Nothing is done, so nothing stops it. Indexed now, the lines
+		// are what a lazy index finds: the same lines in the same order.
+		_ = f.index(context.Background())
+	}
 }
 
 // prefixRunes returns the first n code points of s.

@@ -46,7 +46,7 @@ func Replay(name string, r io.Reader, p *Policy) (*Store, error) {
 		if err := dec.Decode(&ev); err != nil {
 			return nil, fail("not a history event: %v", err)
 		}
-		if want := len(s.history) + 1; ev.Seq != want {
+		if want := s.seq(); ev.Seq != want {
 			return nil, fail("event seq %d, want %d: an event is missing or out of order", ev.Seq, want)
 		}
 		if ev.ContentID != ContentID(ev.Text) || ev.ExactSHA256 != ExactDigest(ev.Text) {

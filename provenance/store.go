@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -22,18 +23,58 @@ import (
 // checks and records atomically, so two registrations of one content
 // under different protected types never both succeed.
 type Store struct {
-	mu      sync.RWMutex
-	policy  *Policy
-	now     func() time.Time
-	ledger  *Ledger
-	items   map[string]*record
-	order   []string
+	mu     sync.RWMutex
+	policy *Policy
+	now    func() time.Time
+	// base, when set, is the frozen state this store starts from (see
+	// Freeze): its items and events come first, and the store holds only
+	// what it registered itself.
+	base    *Store
+	held    held
 	history []Event
+	ledger  Ledger
 }
 
 type record struct {
 	item Item
 	root Kind // the type of the first item of its lineage
+}
+
+// held is the items a store registered itself, in order.
+type held struct {
+	recs  []record
+	byKey map[string]int32 // recs by key, once they outgrow a scan (see scanMax)
+}
+
+// find returns the record of the item with this key.
+func (h *held) find(key string) (*record, bool) {
+	if h.byKey != nil {
+		i, ok := h.byKey[key]
+		if !ok {
+			return nil, false
+		}
+		return &h.recs[i], true
+	}
+	for i := range h.recs {
+		if h.recs[i].item.Key == key {
+			return &h.recs[i], true
+		}
+	}
+	return nil, false
+}
+
+// add appends r, whose key h does not hold.
+func (h *held) add(r record) {
+	h.recs = append(h.recs, r)
+	switch {
+	case h.byKey != nil:
+		h.byKey[r.item.Key] = int32(len(h.recs) - 1)
+	case len(h.recs) > scanMax:
+		h.byKey = make(map[string]int32, 2*len(h.recs))
+		for i := range h.recs {
+			h.byKey[h.recs[i].item.Key] = int32(i)
+		}
+	}
 }
 
 // Option configures a Store.
@@ -59,8 +100,8 @@ func NewStore(p *Policy, opts ...Option) *Store {
 	if len(p.wrapped) == 0 {
 		minWrapped = 0
 	}
-	s := &Store{policy: p, now: zeroTime, ledger: newLedger(minWrapped, p.wrapped), items: make(map[string]*record, 8),
-		order: make([]string, 0, 8), history: make([]Event, 0, 8)}
+	// The policy never changes its wrapped list, so the ledger shares it.
+	s := &Store{policy: p, now: zeroTime, ledger: Ledger{min: minWrapped, checked: p.wrapped}}
 	for _, o := range opts {
 		o(s)
 	}
@@ -69,32 +110,87 @@ func NewStore(p *Policy, opts ...Option) *Store {
 
 func zeroTime() time.Time { return time.Time{} }
 
-// Clone returns a new store that holds what s holds: the same policy and
-// clock, the same items, ledger and history, as if it had been given the
-// same calls. Later calls on either store do not change the other. A
-// caller that starts many stores with the same registrations (a service
-// registers one instruction and one example in every build) registers
-// them once and clones the result, which costs a copy of a few entries
-// instead of the checks and hashes of each item.
-func (s *Store) Clone() *Store {
+// Base is a store's state frozen by Freeze: what it held, its ledger
+// (with every line indexed) and its history, under its policy and clock.
+// Nothing changes a Base, so any number of stores made from it, on any
+// goroutines, share it without copying or locking it.
+type Base struct {
+	s *Store // flat (no base of its own); nothing calls its methods
+}
+
+// Freeze returns a Base that holds what s holds now. s is unchanged and
+// goes on as before; later calls on it do not reach the Base.
+//
+// A caller that starts many stores with the same registrations (a
+// service registers one instruction and one example in every build)
+// registers them once, freezes the store and starts each one from the
+// Base (see Base.NewStore): a new store then costs what it registers
+// itself, not a copy of what the base holds.
+func (s *Store) Freeze() *Base {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	c := &Store{policy: s.policy, now: s.now, ledger: s.ledger.clone(), items: make(map[string]*record, max(8, len(s.items))),
-		order: make([]string, len(s.order), max(8, len(s.order))), history: make([]Event, len(s.history), max(8, len(s.history)))}
-	for k, r := range s.items {
-		// A record is never changed once made, so the clone shares it.
-		c.items[k] = r
+	s.ledger.mu.Lock()
+	defer s.ledger.mu.Unlock()
+	f := &Store{policy: s.policy, now: s.now}
+	s.ledger.freeze(&f.ledger)
+	var recs []record
+	if s.base != nil {
+		recs, f.history = s.base.held.recs, s.base.history
 	}
-	copy(c.order, s.order)
-	copy(c.history, s.history)
-	return c
+	for _, r := range slices.Concat(recs, s.held.recs) {
+		f.held.add(r)
+	}
+	f.history = slices.Concat(f.history, s.history)
+	return &Base{s: f}
+}
+
+// NewStore makes a store under b's policy and clock that holds what b
+// holds, as the frozen store did: its items, ledger and history, as if it
+// had been given the same calls. What it is given later it holds itself;
+// b does not change.
+func (b *Base) NewStore() *Store {
+	f := b.s
+	return &Store{policy: f.policy, now: f.now, base: f, ledger: Ledger{base: &f.ledger, min: f.ledger.min, checked: f.ledger.checked}}
+}
+
+// Grow makes room for n more calls of Add or Transform, so that a caller
+// that knows how many it will make (a contract build does) allocates
+// each of the store's lists once.
+func (s *Store) Grow(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.held.recs = slices.Grow(s.held.recs, n)
+	s.history = slices.Grow(s.history, n)
+	s.ledger.mu.Lock()
+	s.ledger.entries = slices.Grow(s.ledger.entries, n)
+	s.ledger.mu.Unlock()
+}
+
+// find returns the record of the held item with this key, the base's
+// first.
+func (s *Store) find(key string) (*record, bool) {
+	if s.base != nil {
+		if r, ok := s.base.held.find(key); ok {
+			return r, true
+		}
+	}
+	return s.held.find(key)
+}
+
+// seq is the sequence number of the next event.
+func (s *Store) seq() int {
+	n := len(s.history) + 1
+	if s.base != nil {
+		n += len(s.base.history)
+	}
+	return n
 }
 
 // Policy returns the store's policy.
 func (s *Store) Policy() *Policy { return s.policy }
 
 // Ledger returns the store's ledger.
-func (s *Store) Ledger() *Ledger { return s.ledger }
+func (s *Store) Ledger() *Ledger { return &s.ledger }
 
 // Add registers a candidate item (see NewItem): it checks the item, that
 // the policy lets its source register its type, that its content was not
@@ -199,12 +295,11 @@ func (s *Store) add(ctx context.Context, c Item, pre *Prepared, created time.Tim
 	}
 	it := pre.item
 	it.Created = created
-	if r, ok := s.items[it.Key]; ok {
+	if r, ok := s.find(it.Key); ok {
 		return r.item, true, nil
 	}
-	s.items[it.Key] = &record{item: it, root: it.Kind}
-	s.order = append(s.order, it.Key)
-	s.ledger.record(Origin{Kind: it.Kind, ContentID: id, Item: it.Key, Source: it.Source, Seq: len(s.history) + 1}, it.Text, reading, empty)
+	s.held.add(record{item: it, root: it.Kind})
+	s.ledger.record(Origin{Kind: it.Kind, ContentID: id, Item: it.Key, Source: it.Source, Seq: s.seq()}, it.Text, reading, empty)
 	return it, false, nil
 }
 
@@ -283,7 +378,7 @@ func (s *Store) Transform(it Item, to Kind) (Item, error) {
 }
 
 func (s *Store) transform(it Item, to Kind, created time.Time) (Item, bool, error) {
-	r, ok := s.items[it.Key]
+	r, ok := s.find(it.Key)
 	if !ok {
 		return Item{}, false, &Error{Diagnostic: diag.Diagnostic{Code: CodeNotHeld, Message: fmt.Sprintf("the %s item %s is not held by this store", it.Kind, ShortID(it.Key)), Hint: diag.Fix("transform only items that Add or Transform returned")}, Op: string(OpTransform), Type: to, From: it.Kind, Item: it.Key, Source: it.Source}
 	}
@@ -336,11 +431,10 @@ func (s *Store) transform(it Item, to Kind, created time.Time) (Item, bool, erro
 		n.Ref = Ref{SourceID: held.Source, Version: ShortID(held.ID), Lines: wholeText(held.Text)}
 	}
 	n.Key = itemKey(n)
-	if r, ok := s.items[n.Key]; ok {
+	if r, ok := s.find(n.Key); ok {
 		return r.item, true, nil
 	}
-	s.items[n.Key] = &record{item: n, root: r.root}
-	s.order = append(s.order, n.Key)
+	s.held.add(record{item: n, root: r.root})
 	return n, false, nil
 }
 
@@ -370,7 +464,7 @@ func difference(held, given Item) string {
 
 // finish records the event of a call and returns its outcome.
 func (s *Store) finish(ev Event, it Item, existing bool, err error) (Item, error) {
-	ev.Seq = len(s.history) + 1
+	ev.Seq = s.seq()
 	switch {
 	case err == nil:
 		ev.ContentID = it.ID
@@ -397,7 +491,7 @@ func (s *Store) finish(ev Event, it Item, existing bool, err error) (Item, error
 func (s *Store) Item(key string) (Item, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	r, ok := s.items[key]
+	r, ok := s.find(key)
 	if !ok {
 		return Item{}, false
 	}
@@ -409,7 +503,7 @@ func (s *Store) Item(key string) (Item, bool) {
 func (s *Store) Holds(it Item) bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	r, ok := s.items[it.Key]
+	r, ok := s.find(it.Key)
 	return ok && r.item == it
 }
 
@@ -417,18 +511,36 @@ func (s *Store) Holds(it Item) bool {
 func (s *Store) Items() []Item {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	out := make([]Item, len(s.order))
-	for i, k := range s.order {
-		out[i] = s.items[k].item
+	out := make([]Item, 0, s.len())
+	for _, h := range s.layers() {
+		for i := range h.recs {
+			out = append(out, h.recs[i].item)
+		}
 	}
 	return out
+}
+
+// layers are the base's held items, if any, and the store's own.
+func (s *Store) layers() [2]*held {
+	if s.base != nil {
+		return [2]*held{&s.base.held, &s.held}
+	}
+	return [2]*held{&s.held, {}}
+}
+
+func (s *Store) len() int {
+	n := len(s.held.recs)
+	if s.base != nil {
+		n += len(s.base.held.recs)
+	}
+	return n
 }
 
 // Len is the number of held items.
 func (s *Store) Len() int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return len(s.order)
+	return s.len()
 }
 
 // Lineage returns the held item with this key followed by each item it
@@ -437,7 +549,7 @@ func (s *Store) Lineage(key string) []Item {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	var out []Item
-	for r, ok := s.items[key]; ok; r, ok = s.items[r.item.DerivedFrom] {
+	for r, ok := s.find(key); ok; r, ok = s.find(r.item.DerivedFrom) {
 		out = append(out, r.item)
 	}
 	return out
@@ -448,8 +560,11 @@ func (s *Store) Lineage(key string) []Item {
 func (s *Store) History() []Event {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	out := make([]Event, len(s.history))
-	copy(out, s.history)
+	out := make([]Event, 0, s.seq()-1)
+	if s.base != nil {
+		out = append(out, s.base.history...)
+	}
+	out = append(out, s.history...)
 	for i := range out {
 		if out[i].ExactSHA256 == "" {
 			out[i].ExactSHA256 = ExactDigest(out[i].Text)
