@@ -51,8 +51,8 @@ type Ledger struct {
 	// first entry of each content ID and of each reading key.
 	byID      map[string]int32
 	byReading map[readKey]int32
-	ids       int // entries that are the first of their content ID
-	indexed   int // entries[:indexed] have had their lines indexed
+	ids       int             // entries that are the first of their content ID
+	indexed   int             // entries[:indexed] have had their lines indexed
 	lines     []lineEntry     // indexed lines, in registration order (after the base's)
 	seen      map[string]bool // canonical lines indexed here (the base's are in its own)
 	loose     []int32         // indexed lines in no automaton yet
