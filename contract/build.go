@@ -196,10 +196,18 @@ func (b *Builder) build(ctx context.Context, s *provenance.Store, req Request) (
 			s = b.NewStore()
 		}
 	}
-	// Room for every registration the build makes, each list allocated
-	// once: the instruction, the example, the quotes, the scope, the
-	// question, the request's items and its promotions.
-	s.Grow(4 + len(evidence) + len(req.Items) + len(req.Promote))
+	// Room for every registration the build makes in s, each of the
+	// store's lists allocated once: the quotes, the question, the
+	// request's items and promotions, the scope if the template has one,
+	// and the instruction and example unless s holds them.
+	n := len(evidence) + 1 + len(req.Items) + len(req.Promote)
+	if b.Definition.field(provenance.KindScope) != nil {
+		n++
+	}
+	if !fixed {
+		n += 2
+	}
+	s.Grow(n)
 	// The store computes the content IDs of candidates without one, so
 	// the build's own items leave them out rather than compute them twice.
 	if !fixed {

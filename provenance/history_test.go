@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/sebdah/goldie/v2"
 
+	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/internal/diag"
 	"github.com/ka2/ka2/provenance"
 )
@@ -164,4 +166,27 @@ func TestReplayFindsDifferences(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestHistoryGolden: the audit history of a store that ran a little of
+// everything (busyStore, then an example, addressed quotes held, repeated
+// and refused) is byte for byte the golden one: the history is read by
+// audits of other builds of ka2, so its bytes do not change with how the
+// store keeps it. Refresh with GOLDIE_UPDATE=1 only for a change of the
+// history's format.
+func TestHistoryGolden(t *testing.T) {
+	s := busyStore(t, nil)
+	from, _ := corpus.ParseDate("2026-01-01")
+	ref := provenance.Ref{SourceID: "travel-v2", Version: "v2", Lang: "en", Lines: corpus.Range{Start: 2, End: 4},
+		ValidFrom: from, Unit: "CNY", Role: "supplement", Serves: "lodging meals"}
+	s.Add(provenance.NewExample(provenance.Example{Question: "What is the limit?", Answer: "750 CNY."}, time.Time{}))
+	s.Add(provenance.NewEvidence(ref, evidenceText, time.Time{}))
+	s.Add(provenance.NewEvidence(ref, evidenceText, time.Time{}))                                       // held already
+	s.Add(provenance.NewEvidence(ref, "Answer only from evidence.", time.Time{}))                       // protected: an instruction first
+	s.Add(provenance.NewExample(provenance.Example{Question: memoryText, Answer: "Yes."}, time.Time{})) // an example quoting the memory: new content
+	var buf bytes.Buffer
+	if err := s.WriteHistory(&buf); err != nil {
+		t.Fatal(err)
+	}
+	goldie.New(t, goldie.WithFixtureDir("testdata/golden"), goldie.WithNameSuffix(".jsonl")).Assert(t, "history", buf.Bytes())
 }

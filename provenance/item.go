@@ -193,25 +193,30 @@ func ContentID(text string) string {
 }
 
 // contentID returns the content ID of text and whether its canonical form
-// is empty. ASCII text is canonicalized and hashed in one pass, without
-// building the canonical string.
+// is empty.
 func contentID(text string) (id string, empty bool) {
+	sum, empty := contentSum(text)
+	return hexString(sum), empty
+}
+
+// contentSum is the SHA-256 sum of Canonical(text), and whether that is
+// empty. ASCII text is canonicalized and hashed in one pass, without
+// building the canonical string.
+func contentSum(text string) ([sha256.Size]byte, bool) {
 	if isASCII(text) {
-		return asciiContentID(text)
+		return asciiContentSum(text)
 	}
 	c := Canonical(text)
-	return idOf(c), c == ""
+	return sha256.Sum256([]byte(c)), c == ""
 }
 
 // asciiSpace marks the bytes unicode.IsSpace reports in ASCII.
 var asciiSpace = [256]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
 
-// asciiContentID is idOf(Canonical(text)) for ASCII text: lower-cased,
-// white-space runs collapsed to one space, trimmed, in one pass into a
-// buffer, on the stack for a short text (a question, a scope: a build
-// hashes only those; a corpus's quotes are hashed once per load, see
-// Prepare).
-func asciiContentID(text string) (string, bool) {
+// asciiContentSum is contentSum for ASCII text: lower-cased, white-space
+// runs collapsed to one space, trimmed, in one pass into a buffer, on the
+// stack for a short text.
+func asciiContentSum(text string) ([sha256.Size]byte, bool) {
 	var stack [512]byte
 	buf := stack[:0]
 	space := false
@@ -230,7 +235,7 @@ func asciiContentID(text string) (string, bool) {
 		}
 		buf = append(buf, c)
 	}
-	return hexString(sha256.Sum256(buf)), len(buf) == 0
+	return sha256.Sum256(buf), len(buf) == 0
 }
 
 // hexString is sum in lower-case hex, made in one allocation
@@ -239,12 +244,6 @@ func hexString(sum [sha256.Size]byte) string {
 	var b [2 * sha256.Size]byte
 	hex.Encode(b[:], sum[:])
 	return string(b[:])
-}
-
-// idOf is the content ID of a canonical form.
-func idOf(canon string) string {
-	sum := sha256.Sum256([]byte(canon))
-	return hexString(sum)
 }
 
 func isASCII(s string) bool {
@@ -290,8 +289,11 @@ func ShortID(id string) string {
 
 // itemKey computes an item's Key: the hex SHA-256 of a length-prefixed
 // encoding of everything that makes the item what it is, except Created.
-// The encoding is built in one buffer, on the stack for a short item.
-func itemKey(it Item) string {
+func itemKey(it Item) string { return hexString(itemKeySum(it)) }
+
+// itemKeySum is the SHA-256 sum itemKey writes in hex. The encoding is
+// built in one buffer, on the stack for a short item.
+func itemKeySum(it Item) [sha256.Size]byte {
 	var stack [512]byte
 	b := stack[:0]
 	put := func(s string) {
@@ -325,8 +327,7 @@ func itemKey(it Item) string {
 		put(it.Ref.Role)
 		put(it.Ref.Serves)
 	}
-	sum := sha256.Sum256(b)
-	return hexString(sum)
+	return sha256.Sum256(b)
 }
 
 // lines splits text into its lines, as the corpus does: "\n" ends a line

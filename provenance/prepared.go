@@ -1,6 +1,10 @@
 package provenance
 
-import "fmt"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+)
 
 // Prepared is a candidate item with what a store derives from the
 // candidate alone derived already: its content ID, its Key and the form
@@ -24,16 +28,68 @@ type Prepared struct {
 func Prepare(c Item) (Prepared, error) { return prepare(c) }
 
 func prepare(c Item) (Prepared, error) {
-	if err := checkCandidate(c); err != nil {
+	sum, reading, empty, short := shortForms(c.Text)
+	if err := checkCandidate(c, short); err != nil {
 		return Prepared{}, err
 	}
-	id, empty := contentID(c.Text)
-	if c.ID != "" && c.ID != id {
+	if !short {
+		sum, empty = contentSum(c.Text)
+		reading = readingKey(c.Text)
+	}
+	// The content ID and the Key share one allocation: the two strings
+	// live as long as the item does.
+	var b [4 * sha256.Size]byte
+	hex.Encode(b[:2*sha256.Size], sum[:])
+	if c.ID != "" && c.ID != string(b[:2*sha256.Size]) {
 		return Prepared{}, fmt.Errorf("the item's content ID %s is not the content ID of its text", ShortID(c.ID))
 	}
-	c.ID, c.Key = id, ""
-	c.Key = itemKey(c)
-	return Prepared{item: c, reading: readingKey(c.Text), empty: empty}, nil
+	c.Key = ""
+	key := itemKeySum(c)
+	hex.Encode(b[2*sha256.Size:], key[:])
+	both := string(b[:])
+	c.ID, c.Key = both[:2*sha256.Size], both[2*sha256.Size:]
+	return Prepared{item: c, reading: reading, empty: empty}, nil
+}
+
+// shortForms derives, in one pass over a short ASCII text (a question, a
+// scope: what a build registers besides the corpus's quotes, which come
+// prepared), what prepare needs of it: the SHA-256 of its canonical form
+// (see asciiContentID), its reading key (see readingKey) and whether the
+// canonical form is empty. ok is false for a longer text or one that is
+// not ASCII; ASCII is valid UTF-8.
+func shortForms(text string) (sum [sha256.Size]byte, reading readKey, empty, ok bool) {
+	const short = 256
+	if len(text) > short {
+		return sum, reading, false, false
+	}
+	// Both forms are built on the stack: an ASCII byte's reading is at
+	// most two bytes.
+	var canonBuf [short]byte
+	var readBuf [2 * short]byte
+	canon, read := canonBuf[:0], readBuf[:0]
+	canonSpace, readSpace := false, false
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c >= 0x80 {
+			return sum, reading, false, false
+		}
+		if asciiSpace[c] {
+			canonSpace, readSpace = len(canon) > 0, len(read) > 0
+			continue
+		}
+		if canonSpace {
+			canon, canonSpace = append(canon, ' '), false
+		}
+		if readSpace {
+			read, readSpace = append(read, ' '), false
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		canon = append(canon, c)
+		read = append(read, asciiReadings[c]...)
+	}
+	return sha256.Sum256(canon), readKeyOf(read), len(canon) == 0, true
 }
 
 // Item is the prepared candidate, with its content ID and Key.

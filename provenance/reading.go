@@ -95,19 +95,24 @@ func appendASCIIReading(b []byte, text string) []byte {
 // side in one run; and a collision (2^-64 per pair, for a caller who
 // cannot know the seeds) would only refuse an item, never admit one.
 func readingKey(text string) readKey {
-	var k readKey
 	if isASCII(text) && len(text) <= 256 {
 		// A short ASCII text, a question or a scope, reads into a
 		// buffer on the stack.
 		var stack [2 * 256]byte
-		r := appendASCIIReading(stack[:0], text)
-		binary.LittleEndian.PutUint64(k[:8], maphash.Bytes(readingSeeds[0], r))
-		binary.LittleEndian.PutUint64(k[8:], maphash.Bytes(readingSeeds[1], r))
-		return k
+		return readKeyOf(appendASCIIReading(stack[:0], text))
 	}
 	r := Reading(text)
+	var k readKey
 	binary.LittleEndian.PutUint64(k[:8], maphash.String(readingSeeds[0], r))
 	binary.LittleEndian.PutUint64(k[8:], maphash.String(readingSeeds[1], r))
+	return k
+}
+
+// readKeyOf is the reading key of a text whose Reading is r.
+func readKeyOf(r []byte) readKey {
+	var k readKey
+	binary.LittleEndian.PutUint64(k[:8], maphash.Bytes(readingSeeds[0], r))
+	binary.LittleEndian.PutUint64(k[8:], maphash.Bytes(readingSeeds[1], r))
 	return k
 }
 

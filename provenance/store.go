@@ -235,20 +235,18 @@ func (s *Store) addContext(ctx context.Context, c Item, p *Prepared) (Item, erro
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ev := Event{Op: OpAdd, Type: c.Kind, Source: c.Source, Text: c.Text, Created: c.Created}
-	if c.Example != (Example{}) {
-		ex := c.Example
-		ev.Example = &ex
-	}
-	if c.Ref != (Ref{}) {
-		ref := c.Ref
-		ev.Ref = &ref
-	}
 	if ev.Created.IsZero() {
 		ev.Created = s.now()
 	}
 	it, existing, err := s.add(ctx, c, p, ev.Created)
 	if _, refusal := err.(*Error); err != nil && !refusal {
 		return Item{}, fmt.Errorf("add %s from %s: %w", c.Kind, c.Source, err) // ctx's error
+	}
+	if err != nil {
+		// An add that held an item leaves the example and the address
+		// for History to copy from it (see withFields); a refusal holds
+		// none, so its event keeps them.
+		ev.Example, ev.Ref = fields(c)
 	}
 	return s.finish(ev, it, existing, err)
 }
@@ -322,8 +320,9 @@ func validatorList(t Transition) string {
 	return strings.Join(t.Validators, ", ")
 }
 
-// checkCandidate finds what makes c unfit to register at all.
-func checkCandidate(c Item) error {
+// checkCandidate finds what makes c unfit to register at all; ascii
+// reports that its text is ASCII, so valid UTF-8.
+func checkCandidate(c Item, ascii bool) error {
 	if !c.Kind.Valid() {
 		_, err := ParseKind(string(c.Kind))
 		return err
@@ -331,7 +330,7 @@ func checkCandidate(c Item) error {
 	if err := CheckSource(c.Source); err != nil {
 		return err
 	}
-	if !utf8.ValidString(c.Text) {
+	if !ascii && !utf8.ValidString(c.Text) {
 		return fmt.Errorf("the %s text from %s is not valid UTF-8", c.Kind, c.Source)
 	}
 	if c.DerivedFrom != "" {
@@ -569,8 +568,33 @@ func (s *Store) History() []Event {
 		if out[i].ExactSHA256 == "" {
 			out[i].ExactSHA256 = ExactDigest(out[i].Text)
 		}
+		s.withFields(&out[i])
 	}
 	return out
+}
+
+// withFields sets the example and the address of an add that held an
+// item from that item: its Key covers both, so they are the candidate's.
+// Only an audit reads them, and a contract build registers a quote with
+// an address in every request.
+func (s *Store) withFields(ev *Event) {
+	if ev.Op != OpAdd || ev.Outcome == OutcomeRefused {
+		return
+	}
+	if r, ok := s.find(ev.Item); ok {
+		ev.Example, ev.Ref = fields(r.item)
+	}
+}
+
+// fields are the example and the address of it, as an event holds them.
+func fields(it Item) (ex *Example, ref *Ref) {
+	if it.Example != (Example{}) {
+		ex = new(it.Example)
+	}
+	if it.Ref != (Ref{}) {
+		ref = new(it.Ref)
+	}
+	return ex, ref
 }
 
 // WriteHistory writes the history as JSON Lines, one Event per line, so
