@@ -14,21 +14,21 @@ import (
 	"github.com/ka2/ka2/provenance"
 )
 
-// cloneCall is one Add, or with from >= 0 one Transform of the item an
+// storeCall is one Add, or with from >= 0 one Transform of the item an
 // earlier call returned.
-type cloneCall struct {
+type storeCall struct {
 	kind   provenance.Kind
 	source string
 	text   string
 	from   int
 }
 
-var cloneExample = provenance.Example{Question: "What is the limit?", Answer: "750 CNY."}
+var callExample = provenance.Example{Question: "What is the limit?", Answer: "750 CNY."}
 
 // runCalls makes calls on s, after calls that returned got, and returns
 // the items of all of them and the outcome of each new one as text. An
-// example is always cloneExample.
-func runCalls(s *provenance.Store, calls []cloneCall, got []provenance.Item) ([]provenance.Item, []string) {
+// example is always callExample.
+func runCalls(s *provenance.Store, calls []storeCall, got []provenance.Item) ([]provenance.Item, []string) {
 	var out []string
 	for _, c := range calls {
 		var it provenance.Item
@@ -37,7 +37,7 @@ func runCalls(s *provenance.Store, calls []cloneCall, got []provenance.Item) ([]
 		case c.from >= 0:
 			it, err = s.Transform(got[c.from], c.kind)
 		case c.kind == provenance.KindExample:
-			it, err = s.Add(provenance.NewExample(cloneExample, noTime))
+			it, err = s.Add(provenance.NewExample(callExample, noTime))
 		default:
 			it, err = s.Add(provenance.NewItem(c.kind, c.source, c.text, noTime))
 		}
@@ -70,7 +70,7 @@ func storeState(t *testing.T, s *provenance.Store) string {
 // from the same Base, after the freeze do not reach it.
 func TestBaseContinuesAsTheOriginal(t *testing.T) {
 	inst := "Answer only from the evidence given below, and cite it."
-	calls := []cloneCall{
+	calls := []storeCall{
 		{provenance.KindInstruction, "system", inst, -1},
 		{provenance.KindExample, "system", "", -1},
 		{provenance.KindToolOutput, "tool:order_lookup", toolText, -1},
@@ -91,7 +91,7 @@ func TestBaseContinuesAsTheOriginal(t *testing.T) {
 	_, wantOut := runCalls(whole, calls, nil)
 	want := storeState(t, whole)
 	other := "Another remembered line, long enough to index."
-	more := []cloneCall{{provenance.KindMemory, "memory:other", other, -1}, {provenance.KindInstruction, "system", other, -1}}
+	more := []storeCall{{provenance.KindMemory, "memory:other", other, -1}, {provenance.KindInstruction, "system", other, -1}}
 	for k := range len(calls) + 1 {
 		t.Run(fmt.Sprint(k), func(t *testing.T) {
 			orig := provenance.NewStore(nil)
@@ -148,7 +148,7 @@ func TestBaseContinuesAsTheOriginal(t *testing.T) {
 func TestBaseSharedConcurrently(t *testing.T) {
 	inst := "Answer only from the evidence given below, and cite it."
 	tmpl := provenance.NewStore(nil)
-	got, _ := runCalls(tmpl, []cloneCall{
+	got, _ := runCalls(tmpl, []storeCall{
 		{provenance.KindInstruction, "system", inst, -1},
 		{provenance.KindExample, "system", "", -1},
 		{provenance.KindToolOutput, "tool:order_lookup", toolText, -1},
@@ -175,7 +175,7 @@ func TestBaseSharedConcurrently(t *testing.T) {
 	for w := range workers {
 		for i, st := range states[w] {
 			alone := provenance.NewStore(nil)
-			head, _ := runCalls(alone, []cloneCall{
+			head, _ := runCalls(alone, []storeCall{
 				{provenance.KindInstruction, "system", inst, -1},
 				{provenance.KindExample, "system", "", -1},
 				{provenance.KindToolOutput, "tool:order_lookup", toolText, -1},
@@ -195,9 +195,9 @@ func TestBaseSharedConcurrently(t *testing.T) {
 // workerCalls are the calls of one store of TestBaseSharedConcurrently:
 // its own content, an instruction wrapping a base line, evidence that is
 // the base's instruction, and a transform of the base's tool result.
-func workerCalls(w, i int, inst string) []cloneCall {
+func workerCalls(w, i int, inst string) []storeCall {
 	own := fmt.Sprintf("Worker %d, store %d: remember the room-night limit.", w, i)
-	return []cloneCall{
+	return []storeCall{
 		{provenance.KindMemory, "memory:prefs", own, -1},
 		{provenance.KindInstruction, "system", "Wrapped:\n" + toolText, -1},
 		{provenance.KindInstruction, "system", "Wrapped:\n" + own, -1},
