@@ -1,10 +1,12 @@
 package provenance_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/provenance"
 )
 
@@ -48,5 +50,39 @@ func BenchmarkWrappedCheck(b *testing.B) {
 				i++
 			}
 		})
+	}
+}
+
+// BenchmarkLayeredStore is a contract build's use of the store: a new
+// store over a frozen base that holds the instruction and the example,
+// then a prepared quote, a scope and a question. Its allocs/op are what a
+// build pays the store per request.
+func BenchmarkLayeredStore(b *testing.B) {
+	t := provenance.NewStore(nil)
+	if _, err := t.Add(provenance.NewItem(provenance.KindInstruction, "system", "Answer only from the evidence given below, and cite it.", noTime)); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := t.Add(provenance.NewExample(provenance.Example{Question: "What is the limit?", Answer: "750 CNY."}, noTime)); err != nil {
+		b.Fatal(err)
+	}
+	base := t.Freeze()
+	quote, err := provenance.Prepare(provenance.NewEvidence(provenance.Ref{SourceID: "travel-v2", Version: "v2", Lines: corpus.Range{Start: 1, End: 2}}, evidenceText, noTime))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		s := base.NewStore()
+		s.Grow(3)
+		if _, err := s.AddPrepared(ctx, quote); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.Add(provenance.Item{Kind: provenance.KindScope, Source: "user", Text: "subject: lodging\ndates: [2026-09-14]"}); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.Add(provenance.Item{Kind: provenance.KindQuestion, Source: "user", Text: "What is the Beijing lodging limit?"}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
