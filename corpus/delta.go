@@ -125,13 +125,12 @@ func newDelta(byPath []*Source, prev *Corpus, gone func(*Source) bool, added []*
 	}
 	sources = append(sources, adds[i:]...)
 
-	c := &Corpus{Sources: sources, byID: maps.Clone(prev.byID), byPath: byPath}
+	c := &Corpus{Sources: sources, byPath: byPath}
 	var errs diag.List
 	for _, id := range slices.Sorted(maps.Keys(touched)) {
-		delete(c.byID, id)
 		j, _ := slices.BinarySearchFunc(sources, id, func(s *Source, id string) int { return strings.Compare(s.ID, id) })
 		for ; j < len(sources) && sources[j].ID == id; j++ {
-			errs = c.addID(errs, sources[j])
+			errs = c.checkID(errs, j)
 		}
 	}
 	if err := errs.Err(); err != nil {

@@ -25,7 +25,6 @@ type Corpus struct {
 	// order: the same files give the same digest whatever their walk order.
 	Digest string
 
-	byID map[string][]*Source
 	// byPath is Sources in path order (bytewise), which the digest covers
 	// and Update merges changes into.
 	byPath []*Source
@@ -131,11 +130,11 @@ func (c *Corpus) at(p string) *Source {
 // New builds a corpus from parsed sources, checking what only the whole set
 // can show (duplicate source_id for a language).
 func New(sources []*Source) (*Corpus, error) {
-	c := &Corpus{Sources: slices.Clone(sources), byID: make(map[string][]*Source, len(sources))}
+	c := &Corpus{Sources: slices.Clone(sources)}
 	slices.SortFunc(c.Sources, compareSources)
 	var errs diag.List
-	for _, s := range c.Sources {
-		errs = c.addID(errs, s)
+	for i := range c.Sources {
+		errs = c.checkID(errs, i)
 	}
 	if err := errs.Err(); err != nil {
 		return nil, err
@@ -162,17 +161,37 @@ func compareSources(a, b *Source) int {
 
 func byPath(a, b *Source) int { return strings.Compare(a.Path, b.Path) }
 
-// addID adds s to c.byID, after the sources before it in Sources order,
-// and appends to errs the clash of s with any of them.
-func (c *Corpus) addID(errs diag.List, s *Source) diag.List {
-	for _, o := range c.byID[s.ID] {
+// checkID appends to errs the clash of c.Sources[i] with any source of
+// its source_id before it in Sources order.
+func (c *Corpus) checkID(errs diag.List, i int) diag.List {
+	s := c.Sources[i]
+	first := i
+	for first > 0 && c.Sources[first-1].ID == s.ID {
+		first--
+	}
+	for _, o := range c.Sources[first:i] {
 		if o.Lang == s.Lang || o.Lang == "" || s.Lang == "" {
 			pos, _ := s.Keys.Get("source_id")
 			errs = append(errs, &diag.Diagnostic{Pos: diag.Pos{Path: s.Path, Line: pos.Line, Col: pos.Col}, Code: CodeDuplicateSource, Message: fmt.Sprintf("source_id %s%s is also used by %s", s.ID, langSuffix(s.Lang), o.Path), Hint: diag.Fix("give each source its own source_id, or set a different lang on each translation")})
 		}
 	}
-	c.byID[s.ID] = append(c.byID[s.ID], s)
 	return errs
+}
+
+// withID returns the sources with source_id id, in Sources order: a run
+// of Sources, which are sorted by source_id first. A binary search, not
+// a map from id to sources, which cost about 100 bytes a source to hold
+// and a copy of the whole map on every delta reload.
+func (c *Corpus) withID(id string) []*Source {
+	i, ok := slices.BinarySearchFunc(c.Sources, id, func(s *Source, id string) int { return strings.Compare(s.ID, id) })
+	if !ok {
+		return nil
+	}
+	j := i + 1
+	for j < len(c.Sources) && c.Sources[j].ID == id {
+		j++
+	}
+	return c.Sources[i:j:j]
 }
 
 func langSuffix(lang string) string {
@@ -434,13 +453,13 @@ func Unreadable(p string, err error) *diag.Diagnostic {
 
 // HasID reports whether some source of the corpus, in any language, has
 // the source_id id.
-func (c *Corpus) HasID(id string) bool { return len(c.byID[id]) > 0 }
+func (c *Corpus) HasID(id string) bool { return len(c.withID(id)) > 0 }
 
 // Lookup returns the source with the given id for lang. An empty lang
 // matches when exactly one source has the id. A source without lang matches
 // any lang.
 func (c *Corpus) Lookup(id, lang string) (*Source, error) {
-	cands := c.byID[id]
+	cands := c.withID(id)
 	var match []*Source
 	for _, s := range cands {
 		if lang == "" || s.Lang == "" || s.Lang == lang {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -42,9 +43,10 @@ type Source struct {
 	// string, of which every line and quote is a piece (of the file's own
 	// bytes when it has no CRLF). ends[i] is where line i+1 ends in body.
 	// One string and one array per source, not a string per line, are
-	// fewer objects to hold and for the collector to mark.
+	// fewer objects to hold and for the collector to mark; the ends are
+	// 32-bit since a file is at most inputfile.MaxSize (4 MiB) bytes.
 	body string
-	ends []int
+	ends []uint32
 
 	// Positions of front matter keys, for tools that point at them (the
 	// linter).
@@ -93,7 +95,7 @@ func (s *Source) Line(n int) string { return s.body[s.lineStart(n):s.ends[n-1]] 
 // Lines yields each body line with its number, from 1.
 func (s *Source) Lines() iter.Seq2[int, string] {
 	return func(yield func(int, string) bool) {
-		start := 0
+		start := uint32(0)
 		for i, end := range s.ends {
 			if !yield(i+1, s.body[start:end]) {
 				return
@@ -120,20 +122,20 @@ func (s *Source) SetLines(lines ...string) {
 // setBody sets the body to text, lines joined by "\n" (at least one line).
 func (s *Source) setBody(text string) {
 	s.body = text
-	s.ends = make([]int, 0, strings.Count(text, "\n")+1)
+	s.ends = make([]uint32, 0, strings.Count(text, "\n")+1)
 	for i := 0; ; {
 		j := strings.IndexByte(text[i:], '\n')
 		if j < 0 {
 			break
 		}
-		s.ends = append(s.ends, i+j)
+		s.ends = append(s.ends, uint32(i+j))
 		i += j + 1
 	}
-	s.ends = append(s.ends, len(text))
+	s.ends = append(s.ends, uint32(len(text)))
 }
 
 // lineStart is where body line n starts in s.body.
-func (s *Source) lineStart(n int) int {
+func (s *Source) lineStart(n int) uint32 {
 	if n == 1 {
 		return 0
 	}
@@ -159,10 +161,12 @@ var knownKeys = knownKeyArray[:]
 var knownKeyArray = [...]string{"source_id", "version", "subjects", "subject", "valid_from", "valid_until", "supersedes", "lang", "unit", "cite", "role"}
 
 // KeyPositions holds where each known front matter key (see KnownKeys) is
-// written in a source's file, in the order of KnownKeys; a zero Pos means
-// the key is not set. It is an array, not a map, since every source has
-// one: a map of the few keys cost about half a kilobyte per source.
-type KeyPositions [len(knownKeyArray)]Pos
+// written in a source's file, in the order of KnownKeys, as a line and a
+// column; zero means the key is not set. It is an array, not a map, since
+// every source has one: a map of the few keys cost about half a kilobyte
+// per source. Its numbers are 32-bit (a file is at most 4 MiB), 88 bytes
+// a source instead of 176.
+type KeyPositions [len(knownKeyArray)][2]int32
 
 // keyIndex is the index of key in knownKeys, or -1.
 func keyIndex(key string) int {
@@ -177,20 +181,21 @@ func keyIndex(key string) int {
 // Get returns the position of key, and whether it is set.
 func (k *KeyPositions) Get(key string) (Pos, bool) {
 	i := keyIndex(key)
-	if i < 0 || k[i] == (Pos{}) {
+	if i < 0 || k[i] == ([2]int32{}) {
 		return Pos{}, false
 	}
-	return k[i], true
+	return Pos{Line: int(k[i][0]), Col: int(k[i][1])}, true
 }
 
 // Set records the position of key, which must be one of KnownKeys and at
-// line 1 or after; it reports false, and records nothing, otherwise.
+// line 1 or after (and within a 32-bit line and column); it reports
+// false, and records nothing, otherwise.
 func (k *KeyPositions) Set(key string, p Pos) bool {
 	i := keyIndex(key)
-	if i < 0 || p.Line < 1 {
+	if i < 0 || p.Line < 1 || p.Line > math.MaxInt32 || p.Col < 0 || p.Col > math.MaxInt32 {
 		return false
 	}
-	k[i] = p
+	k[i] = [2]int32{int32(p.Line), int32(p.Col)}
 	return true
 }
 
