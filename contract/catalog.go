@@ -2,6 +2,8 @@ package contract
 
 import (
 	"hash/maphash"
+	"maps"
+	"math"
 	"sync"
 
 	"github.com/ka2/ka2/corpus"
@@ -20,7 +22,19 @@ import (
 // the corpus's files) whether or not any question reached them. A
 // Catalog is safe for concurrent use.
 type Catalog struct {
-	sources map[*corpus.Source]*lazyRecords
+	// corpus is the corpus whose sources the catalog holds.
+	corpus *corpus.Corpus
+	// A source's records are found in over, else in base. A reload
+	// (UpdateCatalog) does not copy a record per source of the corpus:
+	// the new catalog shares the previous one's base, which nothing
+	// writes once it is made, and holds only the changes on top of it
+	// (a nil entry for a source that is gone). The changes are folded
+	// into a new base once they outnumber a few times the square root of
+	// the corpus's sources, as serve's fileStats folds its own: a reload
+	// of one file at 100k sources then costs a few thousand entries, not
+	// a map of 100k (3.5 MB) and a lookup of every source. Until a fold,
+	// base keeps the records of the sources gone since it was made.
+	base, over map[*corpus.Source]*lazyRecords
 	// fixed holds the instruction-and-example templates of builds on
 	// this corpus (see fixedStore).
 	fixed fixedTemplates
@@ -60,27 +74,66 @@ func NewCatalog(ix *selector.Index) *Catalog { return UpdateCatalog(nil, ix) }
 // nil prev gives NewCatalog(ix).
 func UpdateCatalog(prev *Catalog, ix *selector.Index) *Catalog {
 	c := ix.Corpus()
-	cat := &Catalog{sources: make(map[*corpus.Source]*lazyRecords, len(c.Sources))}
-	if prev != nil {
-		// A template is checked in full on every use, so a reload keeps
-		// them: a changed definition or policy finds none.
-		cat.fixed.seed = prev.fixed.seed
-		for i := range cat.fixed.slots {
-			cat.fixed.slots[i].Store(prev.fixed.slots[i].Load())
-		}
-	} else {
+	cat := &Catalog{corpus: c}
+	if prev == nil {
 		cat.fixed.seed = maphash.MakeSeed()
-	}
-	for _, s := range c.Sources {
-		if prev != nil {
-			if r, ok := prev.sources[s]; ok {
-				cat.sources[s] = r
-				continue
-			}
+		cat.base = make(map[*corpus.Source]*lazyRecords, len(c.Sources))
+		for _, s := range c.Sources {
+			cat.base[s] = &lazyRecords{}
 		}
-		cat.sources[s] = &lazyRecords{}
+		return cat
+	}
+	// A template is checked in full on every use, so a reload keeps
+	// them: a changed definition or policy finds none.
+	cat.fixed.seed = prev.fixed.seed
+	for i := range cat.fixed.slots {
+		cat.fixed.slots[i].Store(prev.fixed.slots[i].Load())
+	}
+	cat.base = prev.base
+	cat.over = maps.Clone(prev.over)
+	if cat.over == nil {
+		cat.over = map[*corpus.Source]*lazyRecords{}
+	}
+	// Both Sources lists are in the same order, so one merge finds the
+	// sources only one of them holds.
+	old, cur := prev.corpus.Sources, c.Sources
+	for len(old) > 0 || len(cur) > 0 {
+		switch {
+		case len(old) > 0 && len(cur) > 0 && old[0] == cur[0]:
+			old, cur = old[1:], cur[1:]
+		case len(cur) == 0 || len(old) > 0 && corpus.CompareSources(old[0], cur[0]) < 0:
+			cat.drop(old[0])
+			old = old[1:]
+		default:
+			cat.over[cur[0]] = &lazyRecords{}
+			cur = cur[1:]
+		}
+	}
+	if len(cat.over) > 64+4*int(math.Sqrt(float64(len(c.Sources)))) {
+		base := make(map[*corpus.Source]*lazyRecords, len(c.Sources))
+		for _, s := range c.Sources {
+			base[s] = cat.lazy(s)
+		}
+		cat.base, cat.over = base, nil
 	}
 	return cat
+}
+
+// drop forgets the records of s, a source of the previous corpus.
+func (cat *Catalog) drop(s *corpus.Source) {
+	if _, inBase := cat.base[s]; inBase {
+		cat.over[s] = nil
+	} else {
+		delete(cat.over, s)
+	}
+}
+
+// lazy returns the records of s, or nil when the catalog has none.
+func (cat *Catalog) lazy(s *corpus.Source) *lazyRecords {
+	if l, ok := cat.over[s]; ok {
+		return l
+	}
+	return cat.base[s]
 }
 
 // prepareSource prepares the records of s, as evidenceCandidates would
@@ -117,7 +170,7 @@ func (cat *Catalog) records(s *corpus.Source, short bool) (body provenance.Prepa
 	if cat == nil {
 		return body, nil, false
 	}
-	l := cat.sources[s]
+	l := cat.lazy(s)
 	if l == nil {
 		return body, nil, false
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -279,5 +280,78 @@ func TestCatalogPreparesOnFirstUse(t *testing.T) {
 		if contract.Prepared(cat, s) != quoted[s] {
 			t.Errorf("%s: prepared %v, quoted by a build %v", s.ID, contract.Prepared(cat, s), quoted[s])
 		}
+	}
+}
+
+// TestUpdateCatalogChain: a catalog updated by many reloads in a row,
+// each editing, adding or removing one file, holds after every one of
+// them the records of exactly the corpus's sources, shares the records
+// of every source no reload touched since it was prepared, and holds
+// none of a source that is gone: across the folds of its changes into a
+// new base too (the chain is longer than the fold threshold of a corpus
+// this small).
+func TestUpdateCatalogChain(t *testing.T) {
+	fsys := gencorpus.Varied(30)
+	c, err := corpus.Load(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := selector.NewIndex(c)
+	first := contract.NewCatalog(ix)
+	cat := first
+	next := fstest.MapFS{}
+	for p, f := range fsys {
+		next[p] = f
+	}
+	touched := map[string]bool{} // paths a reload read or removed
+	var gone []*corpus.Source
+	folds := 0
+	for i := range 200 {
+		var read, removed []string
+		s := c.Sources[(i*7)%len(c.Sources)]
+		switch i % 3 {
+		case 0: // an edited body
+			f := *next[s.Path]
+			f.Data = append(bytes.Clone(f.Data), fmt.Sprintf("Edit %d of the rule.\n", i)...)
+			next[s.Path] = &f
+			read = append(read, s.Path)
+			gone = append(gone, s)
+		case 1: // a file removed
+			delete(next, s.Path)
+			removed = append(removed, s.Path)
+			gone = append(gone, s)
+		}
+		if i%3 != 0 { // a file added
+			p := fmt.Sprintf("added/new-%d.md", i)
+			next[p] = &fstest.MapFile{Data: fmt.Appendf(nil, "---\nsource_id: added-%d\nversion: v1\nsubjects: [meals]\nvalid_from: 2024-02-01\n---\nThe added limit is %d EUR.\n", i, i)}
+			read = append(read, p)
+		}
+		for _, p := range slices.Concat(read, removed) {
+			touched[p] = true
+		}
+		c2, err := c.Update(next, read, removed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ix = selector.UpdateIndex(ix, c2)
+		cat = contract.UpdateCatalog(cat, ix)
+		c = c2
+		if contract.Layered(cat) == 0 {
+			folds++
+		}
+		checkRecords(t, cat, c)
+		for _, s := range c.Sources {
+			if !touched[s.Path] && !contract.SameRecords(first, cat, s) {
+				t.Fatalf("reload %d: the records of %s, which no reload touched, were prepared again", i, s.ID)
+			}
+		}
+		for _, s := range gone {
+			if _, _, ok := cat.Records(s); ok {
+				t.Fatalf("reload %d: the catalog holds the records of %s, which a reload removed or replaced", i, s.ID)
+			}
+		}
+	}
+	if folds == 0 {
+		t.Error("no reload folded the catalog's changes into a new base")
 	}
 }

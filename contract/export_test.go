@@ -18,8 +18,8 @@ func (b *Builder) BuildIn(ctx context.Context, s *provenance.Store, req Request)
 // Records returns the records c holds of s: its body's and its cite
 // ranges'; ok is false when it holds none.
 func (c *Catalog) Records(s *corpus.Source) (body provenance.Prepared, cites []provenance.Prepared, ok bool) {
-	l, ok := c.sources[s]
-	if !ok {
+	l := c.lazy(s)
+	if l == nil {
 		return body, nil, false
 	}
 	r := l.get(s)
@@ -29,16 +29,19 @@ func (c *Catalog) Records(s *corpus.Source) (body provenance.Prepared, cites []p
 // Prepared reports whether the catalog has prepared s's records yet. Not
 // safe beside a build that may prepare them.
 func Prepared(c *Catalog, s *corpus.Source) bool {
-	l, ok := c.sources[s]
-	return ok && l.r != nil
+	l := c.lazy(s)
+	return l != nil && l.r != nil
 }
 
 // SameRecords reports whether a and b hold the very same records of s,
 // prepared once.
 func SameRecords(a, b *Catalog, s *corpus.Source) bool {
-	ra, ok := a.sources[s]
-	return ok && ra == b.sources[s]
+	ra := a.lazy(s)
+	return ra != nil && ra == b.lazy(s)
 }
+
+// Layered is how many changes c holds on top of its base.
+func Layered(c *Catalog) int { return len(c.over) }
 
 var catalogs sync.Map // *selector.Index → *Catalog
 

@@ -113,11 +113,11 @@ func newDelta(byPath []*Source, prev *Corpus, gone func(*Source) bool, added []*
 	for _, s := range added {
 		touched[s.ID] = true
 	}
-	adds := slices.SortedFunc(slices.Values(added), compareSources)
+	adds := slices.SortedFunc(slices.Values(added), CompareSources)
 	sources := make([]*Source, 0, len(byPath))
 	i := 0
 	for _, s := range keep {
-		for i < len(adds) && compareSources(adds[i], s) < 0 {
+		for i < len(adds) && CompareSources(adds[i], s) < 0 {
 			sources = append(sources, adds[i])
 			i++
 		}

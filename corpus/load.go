@@ -131,7 +131,7 @@ func (c *Corpus) at(p string) *Source {
 // can show (duplicate source_id for a language).
 func New(sources []*Source) (*Corpus, error) {
 	c := &Corpus{Sources: slices.Clone(sources)}
-	slices.SortFunc(c.Sources, compareSources)
+	slices.SortFunc(c.Sources, CompareSources)
 	var errs diag.List
 	for i := range c.Sources {
 		errs = c.checkID(errs, i)
@@ -147,8 +147,10 @@ func New(sources []*Source) (*Corpus, error) {
 	return c, nil
 }
 
-// compareSources is the order of Corpus.Sources.
-func compareSources(a, b *Source) int {
+// CompareSources is the order of Corpus.Sources: source_id, then lang,
+// then path (bytewise). An index or catalog kept beside a corpus merges
+// an updated corpus's Sources with its previous ones in this order.
+func CompareSources(a, b *Source) int {
 	// Not cmp.Or, which would compare all three every time.
 	if n := strings.Compare(a.ID, b.ID); n != 0 {
 		return n

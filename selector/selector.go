@@ -150,7 +150,7 @@ func UpdateIndex(prev *Index, c *corpus.Corpus) *Index {
 		switch {
 		case len(old) > 0 && len(cur) > 0 && old[0] == cur[0]:
 			old, cur = old[1:], cur[1:]
-		case len(cur) == 0 || len(old) > 0 && corpusOrder(old[0], cur[0]) < 0:
+		case len(cur) == 0 || len(old) > 0 && corpus.CompareSources(old[0], cur[0]) < 0:
 			changed[old[0]] = true
 			old = old[1:]
 		default:
@@ -299,20 +299,9 @@ func (t *timeline) span(s *corpus.Source) (first, last int) {
 	return first, last
 }
 
-// corpusOrder is the order of corpus.Corpus.Sources.
-func corpusOrder(a, b *corpus.Source) int {
-	if n := strings.Compare(a.ID, b.ID); n != 0 {
-		return n
-	}
-	if n := strings.Compare(a.Lang, b.Lang); n != 0 {
-		return n
-	}
-	return strings.Compare(a.Path, b.Path)
-}
-
 // isIn reports whether s is one of c's sources.
 func isIn(c *corpus.Corpus, s *corpus.Source) bool {
-	i, ok := slices.BinarySearchFunc(c.Sources, s, corpusOrder)
+	i, ok := slices.BinarySearchFunc(c.Sources, s, corpus.CompareSources)
 	return ok && c.Sources[i] == s
 }
 
