@@ -47,19 +47,22 @@ func TestParseMemoryLimit(t *testing.T) {
 	}
 }
 
-func TestAutoLimit(t *testing.T) {
+func TestAutoPercent(t *testing.T) {
 	tests := []struct {
 		live uint64
-		want int64
+		want int
 	}{
-		{4 << 20, 68 << 20},        // a small corpus: the floor
-		{160 << 20, 224 << 20},     // 1.4 × 160 MiB = 224 MiB, the floor's value too
-		{1000 << 20, 1400 << 20},   // a large one: the headroom
-		{10 << 30, 14 * (1 << 30)}, // 10 GiB
+		{0, 40},               // nothing measured yet: the headroom
+		{4 << 20, 1600},       // a small corpus: the floor, 64 MiB over 4 MiB
+		{160 << 20, 40},       // 1.4 × 160 MiB = 224 MiB, the floor's value too
+		{100 << 20, 64},       // the floor: 64 MiB over 100 MiB
+		{(100 << 20) + 1, 64}, // rounded up, never under the floor
+		{1000 << 20, 40},      // a large one: the headroom
+		{10 << 30, 40},        // 10 GiB
 	}
 	for _, tt := range tests {
-		if got := autoLimit(tt.live); got != tt.want {
-			t.Errorf("autoLimit(%d) = %d, want %d", tt.live, got, tt.want)
+		if got := autoPercent(tt.live); got != tt.want {
+			t.Errorf("autoPercent(%d) = %d, want %d", tt.live, got, tt.want)
 		}
 	}
 }

@@ -157,7 +157,7 @@ in flight and exits 0 (7 if the deadline passed with requests still open).`,
 	enumVar(fs, &opts.LogFormat, "log-format", "text", textJSON, "log format on standard error")
 	enumVar(fs, &opts.LogLevel, "log-level", "info", []string{"debug", "info", "warn", "error"}, "least severe log level")
 	fs.BoolVar(&opts.UI, "ui", true, "serve the preview page at GET / (--ui=false turns it off)")
-	fs.StringVar(&opts.MemoryLimit, "memory-limit", "off", "soft limit of the process's memory: off (the Go runtime's default, or GOMEMLIMIT), auto (1.4× the live heap, at least 64 MiB over it; more garbage collection), or a size such as 512MiB")
+	fs.StringVar(&opts.MemoryLimit, "memory-limit", "auto", "how the process's memory is bounded: auto (collect when the heap reaches 1.4× the live heap, at least 64 MiB over it), off (the Go runtime's default, GOGC=100, or GOGC and GOMEMLIMIT), or a fixed soft limit such as 512MiB")
 	fs.StringVar(&opts.DecisionLog, "decision-log", "", "append one JSON line per answer of /v1/contract and /v1/verify to this file (- for standard error); reopened on SIGHUP")
 	enumVar(fs, &opts.DecisionLogRequests, "decision-log-requests", serve.DecisionRequestFull, []string{serve.DecisionRequestFull, serve.DecisionRequestDigest}, "what the decision log keeps of each request: full (ka2 audit can rebuild it) or digest (its SHA-256 only)")
 	fs.IntVar(&opts.DecisionLogBuffer, "decision-log-buffer", serve.DefaultDecisionBuffer, "decision log lines held while the file is slow; past it lines are dropped and counted, never the answers delayed")
