@@ -40,7 +40,7 @@ func (c *Corpus) Update(fsys fs.FS, read, removed []string) (*Corpus, error) {
 		if !kinds[p] {
 			continue
 		}
-		src, l := loadFile(fsys, p)
+		src, l := loadFile(fsys, p, false)
 		if l != nil {
 			errs = append(errs, l...)
 			failed++

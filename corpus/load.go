@@ -85,7 +85,7 @@ func load(ctx context.Context, fsys fs.FS, prev *Corpus, keep func(string, fs.Di
 				return
 			}
 		}
-		sources[i], perFile[i] = loadFile(fsys, paths[i])
+		sources[i], perFile[i] = loadFile(fsys, paths[i], true)
 	})
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -422,12 +422,18 @@ func ResolvePath(abs string, visit func(link string)) (string, error) {
 	return linkpath.System(abs, linkpath.Options{Visit: visit})
 }
 
-// loadFile reads and parses the file at p.
+// loadFile reads and parses the file at p; listed says the walk has just
+// found it a regular file (see files), which stands for the status
+// inputfile.ReadFS takes before opening it.
 //
 // Only a regular file of at most inputfile.MaxSize bytes is read: a named
 // pipe would block the load for good, and a device could fill the memory.
-func loadFile(fsys fs.FS, p string) (*Source, diag.List) {
-	data, _, err := inputfile.ReadFS(fsys, p, inputfile.MaxSize)
+func loadFile(fsys fs.FS, p string, listed bool) (*Source, diag.List) {
+	read := inputfile.ReadFS
+	if listed {
+		read = inputfile.ReadListed
+	}
+	data, _, err := read(fsys, p, inputfile.MaxSize)
 	if err != nil {
 		return nil, diag.List{Unreadable(p, err)}
 	}

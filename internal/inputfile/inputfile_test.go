@@ -2,6 +2,7 @@ package inputfile
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,6 +69,28 @@ func TestReadFS(t *testing.T) {
 	}
 	if _, _, err := ReadFS(fsys, "dir", MaxSize); !errors.Is(err, ErrNotRegular) {
 		t.Errorf("ReadFS(dir) error = %v, want ErrNotRegular", err)
+	}
+}
+
+// TestReadListed: a listed file reads as ReadFS reads it, and the open
+// file is still checked: a folder or a file over max is refused.
+func TestReadListed(t *testing.T) {
+	fsys := fstest.MapFS{
+		"a.md":   {Data: []byte("hello")},
+		"big.md": {Data: []byte(strings.Repeat("x", 100))},
+		"dir/x":  {Data: []byte("x")},
+	}
+	if data, info, err := ReadListed(fsys, "a.md", 5); err != nil || string(data) != "hello" || info.Size() != 5 {
+		t.Errorf("ReadListed(a.md) = %q, %v, %v", data, info, err)
+	}
+	if _, _, err := ReadListed(fsys, "big.md", 99); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("ReadListed(big.md) error = %v, want ErrTooLarge", err)
+	}
+	if _, _, err := ReadListed(fsys, "dir", MaxSize); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("ReadListed(dir) error = %v, want ErrNotRegular", err)
+	}
+	if _, _, err := ReadListed(fsys, "gone.md", MaxSize); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ReadListed(gone.md) error = %v, want fs.ErrNotExist", err)
 	}
 }
 
