@@ -34,9 +34,24 @@ func (c *Corpus) Update(fsys fs.FS, read, removed []string) (*Corpus, error) {
 		kinds[p] = true
 	}
 	var errs diag.List
-	var added []*Source // read again and parsed, to merge by path
-	failed := 0         // files listed by the walk that did not parse
+	failed := 0 // files listed by the walk that did not parse
+	// The sources in path order: c's, but for those at a changed path,
+	// and the sources read again. Each changed path is found by binary
+	// search and the runs between them copied whole: a reload of a few
+	// files costs those files and a copy of the pointers, not a look-up
+	// per source of the corpus.
+	byPath := make([]*Source, 0, len(c.byPath)+len(read))
+	var added, gone []*Source // in path order
+	next := 0                 // c.byPath[next:] is still to copy
 	for _, p := range slices.Sorted(maps.Keys(kinds)) {
+		i, found := slices.BinarySearchFunc(c.byPath[next:], p, func(s *Source, p string) int { return strings.Compare(s.Path, p) })
+		i += next
+		byPath = append(byPath, c.byPath[next:i]...)
+		next = i
+		if found {
+			gone = append(gone, c.byPath[i])
+			next++
+		}
 		if !kinds[p] {
 			continue
 		}
@@ -47,26 +62,9 @@ func (c *Corpus) Update(fsys fs.FS, read, removed []string) (*Corpus, error) {
 			continue
 		}
 		added = append(added, src)
+		byPath = append(byPath, src)
 	}
-
-	// The sources in path order: c's that stay, merged with the new ones.
-	byPath := make([]*Source, 0, len(c.byPath)+len(added))
-	i := 0
-	gone := func(s *Source) bool { // removed or read again
-		_, ok := kinds[s.Path]
-		return ok
-	}
-	for _, s := range c.byPath {
-		if gone(s) {
-			continue
-		}
-		for i < len(added) && added[i].Path < s.Path {
-			byPath = append(byPath, added[i])
-			i++
-		}
-		byPath = append(byPath, s)
-	}
-	byPath = append(byPath, added[i:]...)
+	byPath = append(byPath, c.byPath[next:]...)
 
 	nc, err := newDelta(byPath, c, gone, added)
 	if err != nil {
@@ -96,34 +94,49 @@ func errEmpty() *diag.Diagnostic {
 }
 
 // newDelta is New for the sources byPath (in path order), which are prev's
-// but for the sources added (in path order) and the sources of prev that
-// gone reports. Only the source_ids those touch are checked and indexed
-// again: prev's others passed New's check already, and a clash needs a
-// source of the id to change.
-func newDelta(byPath []*Source, prev *Corpus, gone func(*Source) bool, added []*Source) (*Corpus, error) {
+// but for the sources added and the sources of prev gone. Only the
+// source_ids those touch are checked again: prev's others passed New's
+// check already, and a clash needs a source of the id to change.
+func newDelta(byPath []*Source, prev *Corpus, gone, added []*Source) (*Corpus, error) {
 	touched := map[string]bool{}
-	keep := make([]*Source, 0, len(byPath))
-	for _, s := range prev.Sources {
-		if gone(s) {
-			touched[s.ID] = true
-		} else {
-			keep = append(keep, s)
-		}
-	}
-	for _, s := range added {
+	// Where each gone source is in prev.Sources, and before which of
+	// them each added one goes: CompareSources orders distinct sources
+	// (paths differ) strictly, so both are binary searches.
+	goneAt := make([]int, len(gone))
+	for i, s := range gone {
 		touched[s.ID] = true
+		goneAt[i], _ = slices.BinarySearchFunc(prev.Sources, s, CompareSources)
 	}
+	slices.Sort(goneAt)
 	adds := slices.SortedFunc(slices.Values(added), CompareSources)
-	sources := make([]*Source, 0, len(byPath))
-	i := 0
-	for _, s := range keep {
-		for i < len(adds) && CompareSources(adds[i], s) < 0 {
-			sources = append(sources, adds[i])
-			i++
-		}
-		sources = append(sources, s)
+	addAt := make([]int, len(adds))
+	for i, s := range adds {
+		touched[s.ID] = true
+		addAt[i], _ = slices.BinarySearchFunc(prev.Sources, s, CompareSources)
 	}
-	sources = append(sources, adds[i:]...)
+	sources := make([]*Source, 0, len(prev.Sources)-len(gone)+len(adds))
+	for i, gi, ai := 0, 0, 0; ; {
+		stop := len(prev.Sources)
+		if gi < len(goneAt) {
+			stop = min(stop, goneAt[gi])
+		}
+		if ai < len(addAt) {
+			stop = min(stop, addAt[ai])
+		}
+		sources = append(sources, prev.Sources[i:stop]...)
+		i = stop
+		if ai < len(addAt) && addAt[ai] == i {
+			sources = append(sources, adds[ai])
+			ai++
+			continue
+		}
+		if gi < len(goneAt) && goneAt[gi] == i {
+			i++
+			gi++
+			continue
+		}
+		break // no event at i: the end, every added source placed
+	}
 
 	c := &Corpus{Sources: sources, byPath: byPath}
 	var errs diag.List

@@ -74,6 +74,11 @@ func load(ctx context.Context, fsys fs.FS, prev *Corpus, keep func(string, fs.Di
 		return nil, err
 	}
 	paths, entries, errs := files(fsys)
+	if keep == nil {
+		// Only keep reads the entries: let them go before the files are
+		// read, rather than hold 100k of them through the whole load.
+		entries = nil
+	}
 	fsys, _ = unwrapExclude(fsys)
 	sources := make([]*Source, len(paths))
 	perFile := make([]diag.List, len(paths))

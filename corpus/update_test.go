@@ -4,12 +4,16 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
+	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/internal/testutil"
@@ -164,4 +168,90 @@ func TestHasFolder(t *testing.T) {
 			t.Errorf("HasFolder(%q) = %v, want %v", dir, got, want)
 		}
 	}
+}
+
+// TestUpdateRandom: chains of Updates, each editing, adding, removing
+// and renaming a few files at random (a source_id that moves its source
+// elsewhere in Sources order, a translation of an existing id, a clash),
+// give after every step what Load gives for the tree: the same sources
+// in the same orders, the same digest, the same look-ups or the same
+// errors.
+func TestUpdateRandom(t *testing.T) {
+	for seed := range uint64(8) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(seed, 29))
+			fsys := fstest.MapFS{}
+			policy := func(id, lang, text string) *fstest.MapFile {
+				l := ""
+				if lang != "" {
+					l = "lang: " + lang + "\n"
+				}
+				return &fstest.MapFile{Data: []byte("---\nsource_id: " + id + "\nversion: v1\nsubjects: [meals]\nvalid_from: 2024-01-01\n" + l + "---\n" + text + "\n")}
+			}
+			for i := range 40 {
+				fsys[fmt.Sprintf("d%d/p%02d.md", i%4, i)] = policy(fmt.Sprintf("s%02d", i), "", "Text.")
+			}
+			c, err := corpus.Load(fsys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for step := range 60 {
+				var read, removed []string
+				seen := map[string]bool{}
+				for range 1 + rng.IntN(4) {
+					p := fmt.Sprintf("d%d/p%02d.md", rng.IntN(5), rng.IntN(50))
+					if seen[p] {
+						continue // read and removed name different paths
+					}
+					seen[p] = true
+					switch rng.IntN(4) {
+					case 0:
+						delete(fsys, p)
+						removed = append(removed, p)
+						continue
+					case 1: // a translation, or a clash with a source without lang
+						fsys[p] = policy(fmt.Sprintf("s%02d", rng.IntN(50)), []string{"en", "zh"}[rng.IntN(2)], "Translated.")
+					default:
+						fsys[p] = policy(fmt.Sprintf("s%02d", rng.IntN(60)), "", fmt.Sprintf("Step %d.", step))
+					}
+					read = append(read, p)
+				}
+				got, gotErr := c.Update(fsys, read, removed)
+				want, wantErr := corpus.Load(fsys)
+				if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+					t.Fatalf("step %d: Update() error %v, Load() error %v", step, gotErr, wantErr)
+				}
+				if wantErr != nil {
+					// Undo the step, so that the chain goes on from a corpus.
+					for _, p := range slices.Concat(read, removed) {
+						if s := sourceAt(c, p); s != nil {
+							fsys[p] = policy(s.ID, s.Lang, s.Text())
+						} else {
+							delete(fsys, p)
+						}
+					}
+					continue
+				}
+				if diff := cmp.Diff(want, got, dateCmp, cmpopts.IgnoreUnexported(corpus.Corpus{})); diff != "" {
+					t.Fatalf("step %d: Update() mismatch (-Load +Update):\n%s", step, diff)
+				}
+				for _, s := range want.Sources {
+					if g, err := got.Lookup(s.ID, s.Lang); err != nil || g.Path != s.Path {
+						t.Fatalf("step %d: Lookup(%s, %q) = %v, %v; want the source at %s", step, s.ID, s.Lang, g, err, s.Path)
+					}
+				}
+				c = got
+			}
+		})
+	}
+}
+
+// sourceAt returns the source of c read from the file at p, or nil.
+func sourceAt(c *corpus.Corpus, p string) *corpus.Source {
+	for _, s := range c.Sources {
+		if s.Path == p {
+			return s
+		}
+	}
+	return nil
 }
