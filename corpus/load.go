@@ -215,13 +215,13 @@ func digest(byPath []*Source) string {
 	// to bytes, a cost that shows at 100,000 sources per reload.
 	buf := make([]byte, 0, 64<<10)
 	for _, s := range byPath {
-		if len(buf)+len(s.Path)+len(s.Digest)+2 > cap(buf) {
+		if len(buf)+len(s.Path)+2*len(s.Digest)+2 > cap(buf) {
 			h.Write(buf)
 			buf = buf[:0]
 		}
 		buf = append(buf, s.Path...)
 		buf = append(buf, 0)
-		buf = append(buf, s.Digest...)
+		buf = hex.AppendEncode(buf, s.Digest[:]) // the file's digest in hex
 		buf = append(buf, '\n')
 	}
 	h.Write(buf)

@@ -3,7 +3,6 @@ package corpus
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"iter"
@@ -37,7 +36,9 @@ type Source struct {
 
 	Path     string // slash-separated path relative to the corpus root
 	BodyLine int    // file line number of body line 1
-	Digest   string // hex SHA-256 of the file's bytes
+	// Digest is the SHA-256 of the file's bytes. Raw, in the Source,
+	// rather than a hex string: 64 bytes and an object fewer a source.
+	Digest [sha256.Size]byte
 
 	// body is the body's lines, exactly as written, joined by "\n": one
 	// string, of which every line and quote is a piece (of the file's own
@@ -257,8 +258,7 @@ func Parse(path string, data []byte) (*Source, error) {
 // of a copy.
 func parse(path string, data []byte, owned bool) (*Source, error) {
 	p := parser{src: &Source{Path: path}, owned: owned}
-	sum := sha256.Sum256(data)
-	p.src.Digest = hex.EncodeToString(sum[:])
+	p.src.Digest = sha256.Sum256(data)
 	p.parse(data)
 	if err := p.errs.Err(); err != nil {
 		return nil, err

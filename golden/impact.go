@@ -3,6 +3,7 @@ package golden
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"io"
 	"slices"
@@ -97,7 +98,7 @@ func Impact(ctx context.Context, s *Suite, base, next *corpus.Corpus, jobs int) 
 
 // changedFiles compares two corpora file by file, by path and content.
 func changedFiles(base, next *corpus.Corpus) []FileChange {
-	old := map[string]string{}
+	old := map[string][sha256.Size]byte{}
 	for _, s := range base.Sources {
 		old[s.Path] = s.Digest
 	}
