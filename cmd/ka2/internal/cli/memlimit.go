@@ -21,12 +21,12 @@ import (
 // requests. It sets the collector's percentage (GOGC), not a soft limit:
 // a limit computed from the live heap of a moment is crossed as the live
 // heap grows (prepared records, requests in flight), and then the
-// collector runs back to back; measured with ka2perf ratios on 100k
-// sources, 2026-12-02, a 1.4× soft limit cost 9.3× the bare handler's
-// CPU per answer against 3.4× without it, while a percentage follows the
-// live heap at every cycle and cost 2.90× the corpus in peak RSS
-// (against 3.97× at GOGC=100) for about a fifth more CPU per answer
-// (see docs/performance.md).
+// collector runs back to back. Measured with ka2perf ratios -only
+// service on 100k sources, 2026-12-02, two interleaved pairs against
+// main: main's 1.4× soft limit peaked at 2.61–2.72× the corpus for
+// 9.3–9.5× the bare handler's CPU per answer; this percentage peaks at
+// 2.87–2.91× for the CPU per answer of GOGC=100 (68.0 against 68.3 µs,
+// 82.0 against 79.3 µs), which peaks at 3.79–3.84× (docs/performance.md).
 const (
 	memoryHeadroom = 1.4
 	memoryFloor    = 64 << 20
