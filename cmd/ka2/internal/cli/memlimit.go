@@ -22,11 +22,11 @@ import (
 // a limit computed from the live heap of a moment is crossed as the live
 // heap grows (prepared records, requests in flight), and then the
 // collector runs back to back. Measured with ka2perf ratios -only
-// service on 100k sources, 2026-12-02, two interleaved pairs against
-// main: main's 1.4× soft limit peaked at 2.61–2.72× the corpus for
-// 9.3–9.5× the bare handler's CPU per answer; this percentage peaks at
-// 2.87–2.91× for the CPU per answer of GOGC=100 (68.0 against 68.3 µs,
-// 82.0 against 79.3 µs), which peaks at 3.79–3.84× (docs/performance.md).
+// service on 100k sources, 2026-12-02, three interleaved pairs against
+// main: main's 1.4× soft limit peaked at 2.57–2.72× the corpus for
+// 7.8–9.5× the bare handler's CPU per answer; this percentage peaks at
+// 2.78–2.91× for 0.99–1.22× the CPU per answer of GOGC=100 (median
+// 1.03×), which peaks at 3.79–3.86× (docs/performance.md).
 const (
 	memoryHeadroom = 1.4
 	memoryFloor    = 64 << 20
