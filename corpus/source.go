@@ -121,7 +121,12 @@ func (s *Source) SetLines(lines ...string) {
 }
 
 // setBody sets the body to text, lines joined by "\n" (at least one line).
+// A parsed body is at most inputfile.MaxSize bytes; a built one (SetLines)
+// of 4 GiB or more would not fit the 32-bit line ends.
 func (s *Source) setBody(text string) {
+	if uint64(len(text)) > math.MaxUint32 {
+		panic("corpus: a body of 4 GiB or more")
+	}
 	s.body = text
 	s.ends = make([]uint32, 0, strings.Count(text, "\n")+1)
 	for i := 0; ; {
