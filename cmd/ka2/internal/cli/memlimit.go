@@ -72,7 +72,9 @@ func parseMemoryLimit(s string) (memoryLimit, error) {
 func autoPercent(live uint64) int {
 	pct := int(math.Round((memoryHeadroom - 1) * 100))
 	if live > 0 {
-		pct = max(pct, int((memoryFloor*100+live-1)/live))
+		// At most a million percent, which an int holds everywhere: a
+		// live heap of a few kilobytes is not yet the corpus.
+		pct = max(pct, int(min((memoryFloor*100+live-1)/live, 1_000_000)))
 	}
 	return pct
 }
