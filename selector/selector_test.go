@@ -222,10 +222,18 @@ func TestBadQuery(t *testing.T) {
 func TestIndexAgreesWithScan(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	base := corpus.MustDate(2020, time.January, 1)
-	for round := 0; round < 50; round++ {
+	// Rounds of 40 sources select a few at a time; rounds of 160 are
+	// asked about several subjects and dates in any order and with
+	// repeats (which normalize sorts out), and select dozens.
+	largest := 0
+	for round := 0; round < 80; round++ {
+		n, many := 40, round >= 50
+		if many {
+			n = 160
+		}
 		var sources []*corpus.Source
-		for i := 0; i < 40; i++ {
-			s := &corpus.Source{ID: fmt.Sprintf("s%02d", i), Version: "v1", Path: fmt.Sprintf("s%02d.md", i),
+		for i := 0; i < n; i++ {
+			s := &corpus.Source{ID: fmt.Sprintf("s%03d", i), Version: "v1", Path: fmt.Sprintf("s%03d.md", i),
 				Subjects:  []string{fmt.Sprintf("subj%d", r.IntN(3))},
 				ValidFrom: base.AddDays(r.IntN(400)), Lang: []string{"", "en", "zh"}[r.IntN(3)]}
 			if r.IntN(4) > 0 {
@@ -244,6 +252,12 @@ func TestIndexAgreesWithScan(t *testing.T) {
 			if r.IntN(2) == 0 {
 				q.Dates = append(q.Dates, base.AddDays(r.IntN(700)-50))
 			}
+			if many {
+				for range r.IntN(3) {
+					q.Subjects = append(q.Subjects, fmt.Sprintf("subj%d", r.IntN(3)))
+					q.Dates = append(q.Dates, q.Dates[r.IntN(len(q.Dates))], base.AddDays(r.IntN(700)-50))
+				}
+			}
 			sel, err := ix.Select(q)
 			if err != nil {
 				t.Fatal(err)
@@ -258,7 +272,11 @@ func TestIndexAgreesWithScan(t *testing.T) {
 			if diff := cmp.Diff(ids(want), ids(sel.Sources)); diff != "" {
 				t.Fatalf("round %d query %+v: Select() disagrees with a scan (-scan +index):\n%s", round, q, diff)
 			}
+			largest = max(largest, len(sel.Sources))
 		}
+	}
+	if largest <= 32 {
+		t.Errorf("the largest selection has %d sources; the test means to select dozens", largest)
 	}
 }
 
