@@ -1,6 +1,7 @@
 package corpus
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -207,35 +208,80 @@ func SubjectsUnder(prefix string, known []string) []string {
 // travel/lodging/beijing). A spelling mistake is suggest.Closest's
 // business, not this.
 func RelatedSubjects(s string, known []string) []string {
-	if under := SubjectsUnder(s, known); len(under) > 0 {
-		return under
-	}
-	if !ValidSubject(s) {
-		return nil
-	}
-	var out []string
-	for _, k := range known {
-		if strings.HasSuffix(k, SubjectSep+s) {
-			out = append(out, k)
-		}
-	}
-	return out
+	return NewSubjectHints(known).related(s)
 }
 
 // MeantSubjects says what s, a subject none of known (sorted) is, most
 // likely means: the subjects it stands for in a hierarchy
 // (RelatedSubjects), or else the closest by spelling; each looked up as
 // s is written and, failing that, as FixSubject writes it (Travel//Rail
-// is travel/rail). Both are empty when nothing is close.
+// is travel/rail). Both are empty when nothing is close. To ask about
+// many subjects with the same known ones, make SubjectHints once.
 func MeantSubjects(s string, known []string) (related []string, closest string) {
-	related, closest = RelatedSubjects(s, known), suggest.Closest(s, known)
+	return NewSubjectHints(known).Meant(s)
+}
+
+// SubjectHints answers MeantSubjects for one list of known subjects,
+// prepared once: their tails (the last segments of each, after a '/')
+// sorted for a binary search and their spellings indexed
+// (suggest.Index), so that a question about a subject no source has
+// costs a few lookups, not a pass over every subject with an edit
+// distance each, which a client could make every request pay. It is
+// immutable and safe for concurrent use.
+type SubjectHints struct {
+	known    []string
+	tails    []subjectTail // sorted by tail, then subject
+	spelling *suggest.Index
+}
+
+// subjectTail is a subject's last segments, after one of its '/'.
+type subjectTail struct{ tail, subject string }
+
+// NewSubjectHints prepares known, sorted, for MeantSubjects.
+func NewSubjectHints(known []string) *SubjectHints {
+	h := &SubjectHints{known: known, spelling: suggest.NewIndex(known)}
+	for _, k := range known {
+		for i := range len(k) {
+			if k[i] == SubjectSep[0] {
+				h.tails = append(h.tails, subjectTail{k[i+1:], k})
+			}
+		}
+	}
+	slices.SortFunc(h.tails, func(a, b subjectTail) int {
+		return cmp.Or(strings.Compare(a.tail, b.tail), strings.Compare(a.subject, b.subject))
+	})
+	return h
+}
+
+// Known returns the known subjects, sorted.
+func (h *SubjectHints) Known() []string { return h.known }
+
+// Meant is MeantSubjects(s, known) for the hints' known subjects.
+func (h *SubjectHints) Meant(s string) (related []string, closest string) {
+	related, closest = h.related(s), h.spelling.Closest(s)
 	if fixed := FixSubject(s); fixed != "" && len(related) == 0 {
-		if _, ok := slices.BinarySearch(known, fixed); ok {
+		if _, ok := slices.BinarySearch(h.known, fixed); ok {
 			return nil, fixed
 		}
-		if related = RelatedSubjects(fixed, known); len(related) == 0 && closest == "" {
-			closest = suggest.Closest(fixed, known)
+		if related = h.related(fixed); len(related) == 0 && closest == "" {
+			closest = h.spelling.Closest(fixed)
 		}
 	}
 	return related, closest
+}
+
+// related is RelatedSubjects(s, known).
+func (h *SubjectHints) related(s string) []string {
+	if under := SubjectsUnder(s, h.known); len(under) > 0 {
+		return under
+	}
+	if !ValidSubject(s) {
+		return nil
+	}
+	i, _ := slices.BinarySearchFunc(h.tails, s, func(t subjectTail, s string) int { return strings.Compare(t.tail, s) })
+	var out []string
+	for ; i < len(h.tails) && h.tails[i].tail == s; i++ {
+		out = append(out, h.tails[i].subject)
+	}
+	return out
 }

@@ -239,3 +239,38 @@ func TestMeantSubjects(t *testing.T) {
 		}
 	}
 }
+
+// TestRelatedSubjectsTails: the subjects a name ends are found by their
+// tails as a scan of every subject finds them: one segment or several,
+// a tail that is also a subject, a tail repeated inside one subject
+// (a/b/a/b), a name that ends no subject, and names that are no subject.
+func TestRelatedSubjectsTails(t *testing.T) {
+	known := []string{"a", "a/b", "a/b/a/b", "b", "b/a/b", "c/a/b", "c/ab", "meals/city/beijing", "travel/beijing", "travel/lodging/beijing"}
+	scan := func(s string) []string {
+		if under := corpus.SubjectsUnder(s, known); len(under) > 0 {
+			return under
+		}
+		if !corpus.ValidSubject(s) {
+			return nil
+		}
+		var out []string
+		for _, k := range known {
+			if strings.HasSuffix(k, "/"+s) {
+				out = append(out, k)
+			}
+		}
+		return out
+	}
+	hints := corpus.NewSubjectHints(known) // one, asked many times
+	for _, s := range []string{"b", "a/b", "b/a/b", "ab", "beijing", "city/beijing", "lodging/beijing", "x", "jing", "/b", "B", "a b", ""} {
+		want := scan(s)
+		if diff := cmp.Diff(want, corpus.RelatedSubjects(s, known), cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("RelatedSubjects(%q) mismatch (-scan +got):\n%s", s, diff)
+		}
+		if related, _ := hints.Meant(s); len(want) > 0 {
+			if diff := cmp.Diff(want, related); diff != "" {
+				t.Errorf("SubjectHints.Meant(%q) related mismatch (-scan +got):\n%s", s, diff)
+			}
+		}
+	}
+}
