@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/internal/diag"
@@ -110,6 +111,10 @@ func (c Conflict) String() string { return ConflictRecords([]Conflict{c})[0].Str
 type Index struct {
 	corpus    *corpus.Corpus
 	bySubject map[string]*timeline
+	// hints answer the questions about subjects it does not know, made
+	// by the first such question (a corpus that is asked none pays
+	// nothing for them).
+	hints atomic.Pointer[corpus.SubjectHints]
 }
 
 // timeline cuts one subject's time into segments at every valid_from and
@@ -380,9 +385,13 @@ func (e *UnknownSubjectError) Is(target error) bool { return target == ErrBadQue
 // likely means: the subjects it stands for in a hierarchy, else the
 // closest spelling, else (when there are few) every known subject.
 func UnknownSubject(subj string, known []string) *UnknownSubjectError {
+	return unknownSubject(subj, corpus.NewSubjectHints(known))
+}
+
+func unknownSubject(subj string, h *corpus.SubjectHints) *UnknownSubjectError {
 	e := &UnknownSubjectError{Subject: subj}
-	e.Related, e.Suggestion = corpus.MeantSubjects(subj, known)
-	if len(known) <= 12 {
+	e.Related, e.Suggestion = h.Meant(subj)
+	if known := h.Known(); len(known) <= 12 {
 		e.Known = known
 	}
 	return e
@@ -398,7 +407,14 @@ func (ix *Index) checkSubjects(q Query) error {
 		if ix.bySubject[subj] != nil {
 			continue
 		}
-		return UnknownSubject(subj, ix.Subjects())
+		h := ix.hints.Load()
+		if h == nil {
+			// Two first questions at once may both make them; they are
+			// equal, and one is kept.
+			ix.hints.CompareAndSwap(nil, corpus.NewSubjectHints(ix.Subjects()))
+			h = ix.hints.Load()
+		}
+		return unknownSubject(subj, h)
 	}
 	return nil
 }
