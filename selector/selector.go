@@ -51,7 +51,8 @@ func (q Query) normalize() (Query, error) {
 	// A query of one subject and one date, a service's usual, is already
 	// in order and keeps its slices: sorting copies took 8 of
 	// BenchmarkHandlerContract's 67 allocs/op (go test ./serve -run '^$'
-	// -bench 'BenchmarkHandlerContract$').
+	// -bench 'BenchmarkHandlerContract$'), and BenchmarkSelect (./contract/,
+	// 100k sources) went from 417–913 ns and 10 allocs to 170–196 ns and 2.
 	if !strictlySorted(q.Subjects, strings.Compare) {
 		q.Subjects = slices.Clone(q.Subjects)
 		slices.Sort(q.Subjects)
