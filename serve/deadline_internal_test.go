@@ -55,3 +55,31 @@ func TestDeadlineCtx(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkDeadline is a build's deadline set and released, as a timer
+// (context.WithTimeout) and polled (withDeadline), under a parent like
+// net/http's request context; a build polls Err a few times.
+func BenchmarkDeadline(b *testing.B) {
+	parent, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	b.Run("timer", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			c, release := context.WithTimeout(parent, time.Second)
+			for range 8 {
+				_ = c.Err()
+			}
+			release()
+		}
+	})
+	b.Run("polled", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			c, release := withDeadline(parent, time.Now().Add(time.Second))
+			for range 8 {
+				_ = c.Err()
+			}
+			release()
+		}
+	})
+}
