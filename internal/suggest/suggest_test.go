@@ -241,3 +241,22 @@ func BenchmarkClosest(b *testing.B) {
 		})
 	}
 }
+
+// FuzzClosest: the index answers as the scan does, for any name against
+// candidates made from the input's own pieces (so that near ties and
+// shared prefixes are common).
+func FuzzClosest(f *testing.F) {
+	f.Add("lodgin", "lodging,rail,travel/lodging,travel/rail")
+	f.Add("subjetc-00421", "subject-00420,subject-00421,subject-00412")
+	f.Add("ab", "aa,bb,ba,a,b,abc")
+	f.Add("", ",a")
+	f.Fuzz(func(t *testing.T, s, list string) {
+		if (len(list)+2)*(len(s)+1) > maxCells/4 {
+			t.Skip("big enough to reach the bound on work, past which the index may answer otherwise")
+		}
+		cands := strings.Split(list, ",")
+		if got, want := NewIndex(cands).Closest(s), closestScan(s, cands); got != want {
+			t.Fatalf("Closest(%q, %q) = %q, the scan says %q", s, cands, got, want)
+		}
+	})
+}
