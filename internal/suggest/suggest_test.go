@@ -251,7 +251,9 @@ func FuzzClosest(f *testing.F) {
 	f.Add("ab", "aa,bb,ba,a,b,abc")
 	f.Add("", ",a")
 	f.Fuzz(func(t *testing.T, s, list string) {
-		if (len(list)+2)*(len(s)+1) > maxCells/4 {
+		// Each of up to a third of len(s) searches fills at most a row of
+		// len(s)+1 cells per byte of a candidate.
+		if (2*len(list)+2)*(len(s)+1)*max(1, len(s)/3) > maxCells {
 			t.Skip("big enough to reach the bound on work, past which the index may answer otherwise")
 		}
 		cands := strings.Split(list, ",")
