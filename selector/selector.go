@@ -186,7 +186,9 @@ func UpdateIndex(prev *Index, c *corpus.Corpus) *Index {
 		}
 	}
 	if len(changed) == 0 {
-		return &Index{corpus: c, bySubject: prev.bySubject}
+		ix := &Index{corpus: c, bySubject: prev.bySubject}
+		ix.hints.Store(prev.hints.Load())
+		return ix
 	}
 	// The sources of each touched subject: the old timeline's but the
 	// removed ones, and the added ones.
@@ -216,7 +218,11 @@ func UpdateIndex(prev *Index, c *corpus.Corpus) *Index {
 		}
 	}
 	ix := &Index{corpus: c, bySubject: maps.Clone(prev.bySubject)}
+	sameSubjects := true // the hints of prev are this index's
 	for subj, sources := range touched {
+		if (len(sources) > 0) != (prev.bySubject[subj] != nil) {
+			sameSubjects = false
+		}
 		if len(sources) == 0 {
 			delete(ix.bySubject, subj)
 			continue
@@ -226,6 +232,12 @@ func UpdateIndex(prev *Index, c *corpus.Corpus) *Index {
 		} else {
 			ix.bySubject[subj] = newTimeline(sources)
 		}
+	}
+	if sameSubjects {
+		// A reload that changes files but no subject's existence keeps
+		// the hints: a client asking about unknown subjects does not make
+		// each snapshot build them again.
+		ix.hints.Store(prev.hints.Load())
 	}
 	return ix
 }

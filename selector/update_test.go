@@ -69,7 +69,9 @@ func TestUpdateIndexMatchesNewIndex(t *testing.T) {
 		}
 		c := build()
 		got, want := selector.UpdateIndex(ix, c), selector.NewIndex(c)
-		for _, subj := range append(subjects, "all", "z") {
+		// z and the typos are unknown: their hints, kept from one index to
+		// the next while no subject comes or goes, must be NewIndex's.
+		for _, subj := range append(subjects, "all", "z", "al", "bb", "c/d") {
 			for y := 2023; y <= 2028; y++ {
 				for _, m := range []string{"01", "05", "09"} {
 					q := selector.Query{Subjects: []string{subj}, Dates: []corpus.Date{corpus.MustParseDate(fmt.Sprintf("%d-%s-01", y, m))}}
@@ -100,5 +102,50 @@ func TestUpdateIndexMatchesNewIndex(t *testing.T) {
 			t.Fatalf("step %d: UpdateIndex indexes another corpus", step)
 		}
 		ix = got
+	}
+}
+
+// TestUpdateIndexHints: an index updated from another that already
+// answered a question about an unknown subject words the next one from
+// the subjects it has: one that came is suggested, one that went is not,
+// and one whose sources changed without it going stays.
+func TestUpdateIndexHints(t *testing.T) {
+	src := func(id, subj string) *corpus.Source {
+		s, err := corpus.Parse(id+".md", fmt.Appendf(nil, "---\nsource_id: %s\nversion: v1\nsubjects: [%s]\nvalid_from: 2026-01-01\n---\nRule.\n", id, subj))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	index := func(prev *selector.Index, sources ...*corpus.Source) *selector.Index {
+		c, err := corpus.New(sources)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return selector.UpdateIndex(prev, c)
+	}
+	ask := func(ix *selector.Index, subj string) string {
+		_, err := ix.Select(selector.Query{Subjects: []string{subj}, Dates: []corpus.Date{corpus.MustParseDate("2026-06-01")}})
+		return fmt.Sprint(err)
+	}
+	lodging, rail := src("a", "lodging"), src("b", "rail")
+	ix := index(nil, lodging, rail)
+	steps := []struct {
+		name    string
+		sources []*corpus.Source
+		ask     string
+		want    string
+	}{
+		{"first question", []*corpus.Source{lodging, rail}, "rali", `unknown subject "rali"; did you mean rail?`},
+		{"a source changes, its subject stays", []*corpus.Source{lodging, src("b", "rail")}, "rali", `unknown subject "rali"; did you mean rail?`},
+		{"a subject goes", []*corpus.Source{lodging}, "rali", `unknown subject "rali"; the corpus's subjects are lodging`},
+		{"a subject comes", []*corpus.Source{lodging, src("c", "meals")}, "meal", `unknown subject "meal"; did you mean meals?`},
+		{"its source changes subject", []*corpus.Source{lodging, src("c", "mails")}, "mail", `unknown subject "mail"; did you mean mails?`},
+	}
+	for _, st := range steps {
+		ix = index(ix, st.sources...)
+		if got := ask(ix, st.ask); got != st.want {
+			t.Errorf("%s: %q: got %s, want %s", st.name, st.ask, got, st.want)
+		}
 	}
 }
