@@ -198,6 +198,39 @@ func AccountBytes(c Counter, text []byte, spans []Span, limits Limits) Report {
 	return accountSegments(c.Name(), seg, spans, limits)
 }
 
+// AccountCounted is AccountBytes of a text assembled from parts some of
+// which were counted before: runes[i], when not negative, is the number
+// of code points of text[spans[i].Start:spans[i].End] (what
+// utf8.RuneCount of those bytes returns); runes may be shorter than
+// spans. The code-point counter takes it as the span's cost without
+// reading those bytes, so a contract made of a corpus's records, counted
+// once per load, is counted only where a request brings something new.
+// The report is AccountBytes's whenever each runes[i] is what the counter
+// attributes to span i, the code points that start in it: utf8.RuneCount
+// of its bytes when it ends at a rune's edge. A span that a rune runs
+// into from before it is counted as AccountBytes counts it.
+//
+// The BPE counters count every span: a token can run across a span's
+// edge (a contract's `,{"` before an evidence record is one pretoken,
+// and so is `"},` after it), so the cost of a part depends on what
+// surrounds it and parts' costs do not add up.
+func AccountCounted(c Counter, text []byte, spans []Span, runes []int, limits Limits) Report {
+	if _, ok := c.(codepointCounter); !ok || len(runes) == 0 {
+		return AccountBytes(c, text, spans, limits)
+	}
+	cuts := accountCuts(spans, limits)
+	// Segment 2i+1 is span i (see accountSegments).
+	known := make([]int, 2*len(spans)+1)
+	for i := range known {
+		known[i] = -1
+	}
+	for i, n := range runes[:min(len(runes), len(spans))] {
+		known[2*i+1] = n
+	}
+	seg := splitRunesKnown(cuts[len(cuts):len(cuts)+len(cuts)+1], text, cuts, known)
+	return accountSegments(c.Name(), seg, spans, limits)
+}
+
 // accountCuts checks limits and returns the cuts of Split for spans, with
 // room after them for Split's segments.
 func accountCuts(spans []Span, limits Limits) []int {

@@ -206,3 +206,55 @@ func TestWordFit(t *testing.T) {
 		}
 	}
 }
+
+// TestAccountCounted: a text whose spans' costs are partly known gives
+// AccountBytes's report for every counter, whichever spans are known and
+// wherever the cuts fall (inside a rune too); the code-point counter
+// takes the known costs as they are, the BPE counters ignore them.
+func TestAccountCounted(t *testing.T) {
+	r := rand.New(rand.NewPCG(29, 7))
+	limits := Limits{Capacity: 1000, Reserve: 100, Wrapper: 7}
+	for _, n := range Names() {
+		c, _ := Lookup(n)
+		for _, text := range splitTexts {
+			for k := range 40 {
+				k %= 5
+				cuts := randomCuts(r, len(text), 2*k)
+				spans := make([]Span, k)
+				for i := range spans {
+					spans[i] = Span{Kind: provenance.KindEvidence, Label: "e", Start: cuts[2*i], End: cuts[2*i+1]}
+				}
+				want := AccountBytes(c, []byte(text), spans, limits)
+				runes := make([]int, r.IntN(k+1))
+				for i := range runes {
+					runes[i] = -1
+					if r.IntN(3) > 0 {
+						runes[i] = want.Parts[i].Cost
+					}
+				}
+				if diff := cmp.Diff(want, AccountCounted(c, []byte(text), spans, runes, limits)); diff != "" {
+					t.Errorf("%s AccountCounted(%q, %v, %v) mismatch (-AccountBytes +AccountCounted):\n%s", n, text, spans, runes, diff)
+				}
+			}
+		}
+	}
+	// The code-point counter reads no known span: a wrong count shows.
+	text := []byte(`{"a":"ü","b":"x"}`)
+	spans := []Span{{Kind: provenance.KindEvidence, Start: 5, End: 9}, {Kind: provenance.KindQuestion, Start: 13, End: 16}}
+	got := AccountCounted(Codepoint, text, spans, []int{40}, limits)
+	if got.Parts[0].Cost != 40 || got.Parts[1].Cost != 3 {
+		t.Errorf("AccountCounted with a known cost of 40 gave parts %+v, want 40 and 3", got.Parts)
+	}
+	if got := AccountCounted(nameCounter(t, nameO200K), text, spans, []int{40}, limits); got.Parts[0].Cost == 40 {
+		t.Errorf("o200k_base took the known code-point cost: parts %+v", got.Parts)
+	}
+}
+
+func nameCounter(t *testing.T, name string) Counter {
+	t.Helper()
+	c, err := Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}

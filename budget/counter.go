@@ -97,12 +97,25 @@ func runeLen[T string | []byte](p T) int {
 // a rune of one byte. A rune that runs over a cut leaves the next segment
 // to start after it.
 func splitRunes[T string | []byte](out []int, text T, cuts []int) []int {
+	return splitRunesKnown(out, text, cuts, nil)
+}
+
+// splitRunesKnown is splitRunes taking known[seg], when known is not nil
+// and known[seg] is not negative, as the count of segment seg instead of
+// counting it. It counts the segment after all when a rune may cross one
+// of its edges: one from before runs into it, or the byte after it is not
+// the first of a rune (a rune starting inside may run over its end).
+func splitRunesKnown[T string | []byte](out []int, text T, cuts []int, known []int) []int {
 	checkCuts(len(text), cuts)
 	i := 0
 	for seg := range out {
 		end := len(text)
 		if seg < len(cuts) {
 			end = cuts[seg]
+		}
+		if known != nil && known[seg] >= 0 && (seg == 0 || i == cuts[seg-1]) && (end == len(text) || utf8.RuneStart(text[end])) {
+			out[seg], i = known[seg], end
+			continue
 		}
 		n := 0
 		for ; i < end; n++ {
