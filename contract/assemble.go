@@ -27,21 +27,35 @@ import (
 // itself with Scope.Text from a scope that writesCanonically: a scope
 // item with exactly that text is known to be what ParseScope accepts, so
 // it is not parsed again on every build.
-func assemble(def *Definition, s *provenance.Store, items []provenance.Item, madeScope string) ([]byte, []budget.Span, error) {
+//
+// known[i], when set, is items[i] encoded already (see encoded), which
+// assemble appends instead of writing the item again; known may be
+// shorter than items, or nil. With known it also returns the code points
+// of each span known so (-1 for the others), for budget.AccountCounted.
+func assemble(def *Definition, s *provenance.Store, items []provenance.Item, madeScope string, known []knownItem) ([]byte, []budget.Span, []int, error) {
 	if err := checkItems(def, s, items); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	// ofKind lists the items of kind k, in the order given, reusing one
-	// buffer: each list is used before the next is made.
-	buf := make([]*provenance.Item, 0, len(items))
-	ofKind := func(k provenance.Kind) []*provenance.Item {
+	// ofKind lists the indexes of the items of kind k, in the order
+	// given, reusing one buffer: each list is used before the next is
+	// made.
+	buf := make([]int, 0, len(items))
+	ofKind := func(k provenance.Kind) []int {
 		buf = buf[:0]
 		for i := range items {
 			if items[i].Kind == k {
-				buf = append(buf, &items[i])
+				buf = append(buf, i)
 			}
 		}
 		return buf
+	}
+	// encodedAs is items[i]'s encoding when known holds it for exactly
+	// that item: the key names its kind, source, text and address.
+	encodedAs := func(i int) *encoded {
+		if i < len(known) && known[i].enc != nil && known[i].key == items[i].Key {
+			return known[i].enc
+		}
+		return nil
 	}
 	for _, k := range []provenance.Kind{provenance.KindInstruction, provenance.KindExample, provenance.KindQuestion} {
 		n := len(ofKind(k))
@@ -49,7 +63,7 @@ func assemble(def *Definition, s *provenance.Store, items []provenance.Item, mad
 			continue // an optional example field is left out, as memory is (ka2 eval's no_example variant)
 		}
 		if n == 0 || (k != provenance.KindInstruction && n > 1) {
-			return nil, nil, fmt.Errorf("a contract needs exactly one %s item, got %d", k, n)
+			return nil, nil, nil, fmt.Errorf("a contract needs exactly one %s item, got %d", k, n)
 		}
 	}
 	// The scope is written from its parsed form, never from the text as
@@ -57,11 +71,11 @@ func assemble(def *Definition, s *provenance.Store, items []provenance.Item, mad
 	if f := def.field(provenance.KindScope); f != nil {
 		list := ofKind(provenance.KindScope)
 		if n := len(list); n > 1 || (f.Required && n == 0) {
-			return nil, nil, fmt.Errorf("a contract needs exactly one scope item, got %d", n)
+			return nil, nil, nil, fmt.Errorf("a contract needs exactly one scope item, got %d", n)
 		}
-		if len(list) == 1 && (madeScope == "" || list[0].Text != madeScope) {
-			if _, err := ParseScope(list[0].Text); err != nil {
-				return nil, nil, fmt.Errorf("scope item %s: %w", short(list[0].Key), err)
+		if len(list) == 1 && (madeScope == "" || items[list[0]].Text != madeScope) {
+			if _, err := ParseScope(items[list[0]].Text); err != nil {
+				return nil, nil, nil, fmt.Errorf("scope item %s: %w", short(items[list[0]].Key), err)
 			}
 		}
 	}
@@ -72,8 +86,17 @@ func assemble(def *Definition, s *provenance.Store, items []provenance.Item, mad
 	}
 	b := make([]byte, 0, size+size/16) // escapes take a little more
 	spans := make([]budget.Span, 0, len(items))
-	mark := func(k provenance.Kind, label string, start int) {
+	var runes []int
+	if known != nil {
+		runes = make([]int, 0, len(items))
+	}
+	// mark ends the span of a part that started at start; n is its code
+	// points when known, or -1.
+	mark := func(k provenance.Kind, label string, start, n int) {
 		spans = append(spans, budget.Span{Kind: k, Label: label, Start: start, End: len(b)})
+		if runes != nil {
+			runes = append(runes, n)
+		}
 	}
 	b = append(b, '{')
 	first := true
@@ -93,55 +116,63 @@ func assemble(def *Definition, s *provenance.Store, items []provenance.Item, mad
 		case f.ContextType == constantType:
 			b = appendString(b, def.Template)
 		case k == provenance.KindInstruction:
-			start := len(b)
+			start, n := len(b), -1
 			if len(list) == 1 { // the one instruction a build registers, as it is
-				b = appendString(b, list[0].Text)
+				if e := encodedAs(list[0]); e != nil {
+					b, n = append(b, e.text...), e.runes
+				} else {
+					b = appendInstruction(b, items[list[0]])
+				}
 			} else {
 				texts := make([]string, len(list))
-				for i, it := range list {
-					texts[i] = it.Text
+				for i, j := range list {
+					texts[i] = items[j].Text
 				}
 				b = appendString(b, strings.Join(texts, "\n\n"))
 			}
-			mark(k, "", start)
+			mark(k, "", start, n)
 		case k == provenance.KindExample:
-			start := len(b)
-			ex := list[0].Example
-			b = append(b, `{"question":`...)
-			b = appendString(b, ex.Question)
-			b = append(b, `,"answer":`...)
-			b = appendString(b, ex.Answer)
-			b = append(b, '}')
-			mark(k, "", start)
+			start, n := len(b), -1
+			if e := encodedAs(list[0]); e != nil {
+				b, n = append(b, e.text...), e.runes
+			} else {
+				b = appendExample(b, items[list[0]])
+			}
+			mark(k, "", start, n)
 		case k == provenance.KindQuestion:
 			start := len(b)
-			b = appendString(b, list[0].Text)
-			mark(k, "", start)
+			b = appendString(b, items[list[0]].Text)
+			mark(k, "", start, -1)
 		case k == provenance.KindScope:
 			start := len(b)
-			b = append(b, list[0].Text...) // checked by ParseScope above
-			mark(k, "", start)
+			b = append(b, items[list[0]].Text...) // checked by ParseScope above
+			mark(k, "", start, -1)
 		default: // a list kind
 			b = append(b, '[')
-			for i, it := range list {
+			for i, j := range list {
 				if i > 0 {
 					b = append(b, ',')
 				}
-				start := len(b)
+				it := &items[j]
+				start, n := len(b), -1
 				label := it.Source
 				if k == provenance.KindEvidence {
-					b = appendEvidence(b, *it)
+					if e := encodedAs(j); e != nil {
+						b, n = e.appendEvidence(b, it.Ref.Serves)
+					} else {
+						b = appendEvidence(b, *it)
+					}
 					label = it.Ref.Address()
 				} else {
 					b = appendTextItem(b, *it)
 				}
-				mark(k, label, start)
+				mark(k, label, start, n)
 			}
 			b = append(b, ']')
 		}
 	}
 	b = append(b, '}')
-	return b, spans, nil
+	return b, spans, runes, nil
 }
 
 // checkItems is assemble's first phase: each item is one the store holds,
@@ -164,7 +195,28 @@ func checkItems(def *Definition, s *provenance.Store, items []provenance.Item) e
 	return nil
 }
 
+// appendInstruction writes the one instruction item of a contract.
+func appendInstruction(b []byte, it provenance.Item) []byte { return appendString(b, it.Text) }
+
+// appendExample writes the example item.
+func appendExample(b []byte, it provenance.Item) []byte {
+	b = append(b, `{"question":`...)
+	b = appendString(b, it.Example.Question)
+	b = append(b, `,"answer":`...)
+	b = appendString(b, it.Example.Answer)
+	return append(b, '}')
+}
+
+// appendEvidence writes an evidence record: its fields up to the role,
+// the subjects it serves, and the rest (see encodeEvidence).
 func appendEvidence(b []byte, it provenance.Item) []byte {
+	b = appendEvidenceHead(b, it)
+	b = appendServes(b, it.Ref.Serves)
+	return appendEvidenceTail(b, it)
+}
+
+// appendEvidenceHead writes an evidence record's fields before serves.
+func appendEvidenceHead(b []byte, it provenance.Item) []byte {
 	b = append(b, `{"source_id":`...)
 	b = appendString(b, it.Ref.SourceID)
 	b = append(b, `,"version":`...)
@@ -191,16 +243,27 @@ func appendEvidence(b []byte, it provenance.Item) []byte {
 		b = append(b, `,"role":`...)
 		b = appendString(b, it.Ref.Role)
 	}
-	if it.Ref.Serves != "" {
-		b = append(b, `,"serves":[`...)
-		for i, s := range strings.Split(it.Ref.Serves, " ") {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, s)
-		}
-		b = append(b, ']')
+	return b
+}
+
+// appendServes writes an evidence record's serves field, when it has
+// one: the asked subjects of serves, a provenance.Ref's Serves.
+func appendServes(b []byte, serves string) []byte {
+	if serves == "" {
+		return b
 	}
+	b = append(b, `,"serves":[`...)
+	for i, s := range strings.Split(serves, " ") {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, s)
+	}
+	return append(b, ']')
+}
+
+// appendEvidenceTail writes an evidence record's fields after serves.
+func appendEvidenceTail(b []byte, it provenance.Item) []byte {
 	b = append(b, `,"line_start":`...)
 	b = strconv.AppendInt(b, int64(it.Ref.Lines.Start), 10)
 	b = append(b, `,"line_end":`...)

@@ -177,6 +177,11 @@ func (b *Builder) build(ctx context.Context, s *provenance.Store, req Request) (
 		return &Result{Lang: lang, Selection: sel, Store: s}, fmt.Errorf("%s: %w", what, err)
 	}
 	items := make([]provenance.Item, 0, 4+len(evidence)+len(req.Items))
+	// known[i] is the encoding of items[i] when a catalog holds it.
+	var known []knownItem
+	if b.Catalog != nil {
+		known = make([]knownItem, 2+len(evidence))
+	}
 	var extras []provenance.Item
 	add := func(c provenance.Item) error {
 		it, err := s.AddContext(ctx, c)
@@ -192,6 +197,8 @@ func (b *Builder) build(ctx context.Context, s *provenance.Store, req Request) (
 		var held [2]provenance.Item
 		if s, held, fixed = b.fixedStore(ctx, content); fixed {
 			items = append(items, held[:]...)
+			k := b.Catalog.fixedKnown(held)
+			copy(known, k[:])
 		} else {
 			s = b.NewStore()
 		}
@@ -223,6 +230,7 @@ func (b *Builder) build(ctx context.Context, s *provenance.Store, req Request) (
 		if c.prepared {
 			var it provenance.Item
 			if it, err = s.AddPrepared(ctx, c.pre); err == nil {
+				known[len(items)] = knownAs(c.enc, c.pre.Item())
 				items = append(items, it)
 			}
 		} else {
@@ -285,7 +293,7 @@ func (b *Builder) build(ctx context.Context, s *provenance.Store, req Request) (
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("build, before counting: %w", err)
 	}
-	res, err := b.assembleIn(s, append(items, extras...), madeScope)
+	res, err := b.assembleIn(s, append(items, extras...), madeScope, known)
 	if res != nil {
 		res.Lang, res.Selection = lang, sel
 	}
@@ -355,7 +363,7 @@ func repeatedPromotion(earlier []Promotion, p Promotion) int {
 // policy; a refusal is returned as the *provenance.Error. Over budget, it
 // returns the Result with a *budget.OverError.
 func (b *Builder) Assemble(items []provenance.Item) (*Result, error) {
-	return b.assembleIn(nil, items, "")
+	return b.assembleIn(nil, items, "", nil)
 }
 
 // AssembleIn is Assemble of items that s holds already, exactly as given
@@ -363,15 +371,16 @@ func (b *Builder) Assemble(items []provenance.Item) (*Result, error) {
 // anything else is refused with a provenance error of code not_held. ka2
 // eval assembles its variants so, from one store.
 func (b *Builder) AssembleIn(s *provenance.Store, items []provenance.Item) (*Result, error) {
-	return b.assembleIn(s, items, "")
+	return b.assembleIn(s, items, "", nil)
 }
 
 // assembleIn is Assemble with the store given (nil for a new one) and the
-// text of the scope item the build made itself, if any (see assemble).
+// text of the scope item the build made itself, if any, and what it
+// knows of the items' encodings (see assemble).
 // Items of a store given must be held by it exactly as given (see
 // provenance.Store.Holds), as transforms make them; anything else is
 // refused with a provenance error of code not_held.
-func (b *Builder) assembleIn(s *provenance.Store, items []provenance.Item, madeScope string) (*Result, error) {
+func (b *Builder) assembleIn(s *provenance.Store, items []provenance.Item, madeScope string, known []knownItem) (*Result, error) {
 	if s == nil {
 		s = b.NewStore()
 		held := make([]provenance.Item, len(items))
@@ -389,7 +398,7 @@ func (b *Builder) assembleIn(s *provenance.Store, items []provenance.Item, madeS
 	if err := b.Limits.Validate(); err != nil {
 		return nil, &ConfigError{SettingLimits, err}
 	}
-	text, spans, err := assemble(b.Definition, s, items, madeScope)
+	text, spans, runes, err := assemble(b.Definition, s, items, madeScope, known)
 	if err != nil {
 		return nil, err
 	}
@@ -399,7 +408,7 @@ func (b *Builder) assembleIn(s *provenance.Store, items []provenance.Item, madeS
 			return nil, err
 		}
 	} else {
-		rep = budget.AccountBytes(b.Counter, text, spans, b.Limits)
+		rep = budget.AccountCounted(b.Counter, text, spans, runes, b.Limits)
 	}
 	res := &Result{JSON: text, Items: items, Budget: rep, Store: s}
 	if !rep.Fits() {
@@ -422,18 +431,16 @@ func (b *Builder) evidenceCandidates(sources []*corpus.Source, asked []string, s
 				return nil, err
 			}
 		}
-		if body, cites, ok := b.Catalog.records(s, short); ok {
-			if cites == nil {
-				cites = []provenance.Prepared{body}
-			}
-			for _, p := range cites {
+		if recs, ok := b.Catalog.records(s, short); ok {
+			for _, r := range recs {
+				p := r.pre
 				if serves != "" {
 					var err error
 					if p, err = p.WithServes(serves); err != nil {
 						return nil, err
 					}
 				}
-				items = append(items, evidenceCandidate{pre: p, prepared: true})
+				items = append(items, evidenceCandidate{pre: p, enc: r.enc, prepared: true})
 			}
 			continue
 		}
@@ -456,10 +463,11 @@ func (b *Builder) evidenceCandidates(sources []*corpus.Source, asked []string, s
 }
 
 // evidenceCandidate is one evidence record of a build: a candidate item,
-// or one prepared.
+// or one prepared, with its encoding (without serves).
 type evidenceCandidate struct {
 	item     provenance.Item
 	pre      provenance.Prepared
+	enc      *encoded
 	prepared bool
 }
 

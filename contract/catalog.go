@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/provenance"
@@ -38,6 +39,30 @@ type Catalog struct {
 	// fixed holds the instruction-and-example templates of builds on
 	// this corpus (see fixedStore).
 	fixed fixedTemplates
+	// fixedEnc holds the encodings of the templates' two items, in a
+	// table like fixed's, keyed by the instruction's key.
+	fixedEnc [16]atomic.Pointer[fixedEncoding]
+}
+
+// fixedEncoding is the encoding of a template's instruction and example,
+// and their keys.
+type fixedEncoding struct {
+	keys [2]string
+	enc  [2]*encoded
+}
+
+// fixedKnown is what assemble is told about held, the instruction and
+// the example of a template (see fixedStore): their encodings, made the
+// first time a build starts from that template. A template's items never
+// change, and the keys are compared in full on every use.
+func (cat *Catalog) fixedKnown(held [2]provenance.Item) [2]knownItem {
+	slot := &cat.fixedEnc[maphash.String(cat.fixed.seed, held[0].Key)&(uint64(len(cat.fixedEnc))-1)]
+	f := slot.Load()
+	if f == nil || f.keys != [2]string{held[0].Key, held[1].Key} {
+		f = &fixedEncoding{keys: [2]string{held[0].Key, held[1].Key}, enc: [2]*encoded{encodeWith(appendInstruction, held[0]), encodeWith(appendExample, held[1])}}
+		slot.Store(f)
+	}
+	return [2]knownItem{knownAs(f.enc[0], held[0]), knownAs(f.enc[1], held[1])}
 }
 
 // lazyRecords are one source's records, prepared on first use.
@@ -57,10 +82,17 @@ func (l *lazyRecords) get(s *corpus.Source) *sourceRecords {
 // and a build quotes it as it would without a catalog, which reports
 // the problem.
 type sourceRecords struct {
-	body     provenance.Prepared
+	body     [1]record // a list of one, as records returns it
 	hasBody  bool
-	cites    []provenance.Prepared // one per cite range, in order; nil when one of them could not be prepared
-	corpusID string                // the source's "corpus:ID", shared by its records
+	cites    []record // one per cite range, in order; nil when one of them could not be prepared
+	corpusID string   // the source's "corpus:ID", shared by its records
+}
+
+// record is one evidence record prepared for a store and encoded for a
+// contract (see encoded).
+type record struct {
+	pre provenance.Prepared
+	enc *encoded
 }
 
 // NewCatalog is the catalog of the records of every source of ix's
@@ -88,6 +120,9 @@ func UpdateCatalog(prev *Catalog, ix *selector.Index) *Catalog {
 	cat.fixed.seed = prev.fixed.seed
 	for i := range cat.fixed.slots {
 		cat.fixed.slots[i].Store(prev.fixed.slots[i].Load())
+	}
+	for i := range cat.fixedEnc {
+		cat.fixedEnc[i].Store(prev.fixedEnc[i].Load())
 	}
 	cat.base = prev.base
 	cat.over = maps.Clone(prev.over)
@@ -140,9 +175,9 @@ func (cat *Catalog) lazy(s *corpus.Source) *lazyRecords {
 // make them for a question about one subject.
 func prepareSource(s *corpus.Source) *sourceRecords {
 	r := &sourceRecords{corpusID: provenance.SchemeCorpus + ":" + s.ID}
-	r.body, r.hasBody = r.prepare(s, s.Body())
+	r.body[0], r.hasBody = r.prepare(s, s.Body())
 	if len(s.Cite) > 0 {
-		r.cites = make([]provenance.Prepared, len(s.Cite))
+		r.cites = make([]record, len(s.Cite))
 		for i, rg := range s.Cite {
 			var ok bool
 			if r.cites[i], ok = r.prepare(s, rg); !ok {
@@ -154,30 +189,35 @@ func prepareSource(s *corpus.Source) *sourceRecords {
 	return r
 }
 
-func (r *sourceRecords) prepare(s *corpus.Source, rg corpus.Range) (provenance.Prepared, bool) {
+func (r *sourceRecords) prepare(s *corpus.Source, rg corpus.Range) (record, bool) {
 	quote, err := s.Quote(rg)
 	if err != nil {
-		return provenance.Prepared{}, false
+		return record{}, false
 	}
 	p, err := provenance.Prepare(provenance.Item{Kind: provenance.KindEvidence, Source: r.corpusID, Text: quote, Ref: SourceRef(s, rg)})
-	return p, err == nil
+	if err != nil {
+		return record{}, false
+	}
+	return record{pre: p, enc: encodeEvidence(p.Item())}, true
 }
 
 // records returns the prepared records of s that a build quotes: its
 // body, or with short its cite ranges; ok is false when the catalog has
-// not got them all.
-func (cat *Catalog) records(s *corpus.Source, short bool) (body provenance.Prepared, cites []provenance.Prepared, ok bool) {
+// not got them all. The slice is the catalog's own, not to be changed.
+func (cat *Catalog) records(s *corpus.Source, short bool) ([]record, bool) {
 	if cat == nil {
-		return body, nil, false
+		return nil, false
 	}
 	l := cat.lazy(s)
 	if l == nil {
-		return body, nil, false
+		return nil, false
 	}
 	r := l.get(s)
-	switch {
-	case short && len(s.Cite) > 0:
-		return body, r.cites, r.cites != nil
+	if short && len(s.Cite) > 0 {
+		return r.cites, r.cites != nil
 	}
-	return r.body, nil, r.hasBody
+	if !r.hasBody {
+		return nil, false
+	}
+	return r.body[:], true
 }

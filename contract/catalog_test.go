@@ -355,3 +355,88 @@ func TestUpdateCatalogChain(t *testing.T) {
 		t.Error("no reload folded the catalog's changes into a new base")
 	}
 }
+
+// TestCatalogCountsTheSame: with a catalog, whose records and templates
+// come encoded and counted (see Builder.Catalog), every counter reports
+// what a builder without one reports, and what counting the finished
+// contract in full reports: whole and short, one subject and several,
+// both languages, over budget and within, with request items whose text
+// JSON escapes (a second instruction, which joins the first, memory
+// and tool output with quotes, tabs, U+2028 and non-ASCII text).
+func TestCatalogCountsTheSame(t *testing.T) {
+	c, err := corpus.Load(gencorpus.Varied(60))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := selector.NewIndex(c)
+	cat := contract.NewCatalog(ix)
+	rng := rand.New(rand.NewPCG(29, 2))
+	extras := []provenance.Item{
+		provenance.NewItem(provenance.KindInstruction, provenance.SourceSystem, "Also: answer \"briefly\".", time.Time{}),
+		provenance.NewItem(provenance.KindMemory, "memory:notes", "Notiz:\t„Hotel“ <b>&</b>\u2028住宿 \\ done", time.Time{}),
+		provenance.NewItem(provenance.KindToolOutput, "tool:lookup", "{\"limit\": 600}\n👍🏽", time.Time{}),
+	}
+	seen := map[string]int{}
+	for n := range 300 {
+		counter := budget.Names()[n%3]
+		cnt, err := budget.Lookup(counter)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := randomRequest(rng, n)
+		if n%4 == 1 {
+			req.Items = slices.Clone(extras[:1+rng.IntN(len(extras))])
+			if rng.IntN(2) == 0 {
+				req.Items = req.Items[1:]
+			}
+		}
+		limits := budget.Limits{Capacity: 40000, Reserve: 200, Wrapper: n % 7}
+		if n%5 == 4 {
+			limits.Capacity = 900 // over budget: the report comes with the error
+		}
+		plain := &contract.Builder{Definition: contract.Default(), Index: ix, Counter: cnt, Limits: limits}
+		withCat := *plain
+		withCat.Catalog = cat
+		want, wantErr := plain.Build(context.Background(), req)
+		got, gotErr := withCat.Build(context.Background(), req)
+		if fmt.Sprint(wantErr) != fmt.Sprint(gotErr) {
+			t.Fatalf("build %d (%s): error %v with a catalog, %v without", n, counter, gotErr, wantErr)
+		}
+		if want == nil || want.JSON == nil {
+			continue
+		}
+		if !bytes.Equal(want.JSON, got.JSON) {
+			t.Fatalf("build %d (%s): contract differs with a catalog:\n%s", n, counter, cmp.Diff(string(want.JSON), string(got.JSON)))
+		}
+		if diff := cmp.Diff(want.Budget, got.Budget); diff != "" {
+			t.Fatalf("build %d (%s, %v, short %v): budget differs with a catalog (-without +with):\n%s", n, counter, req.Query, req.Short, diff)
+		}
+		// The same items assembled and counted in full, as a contract
+		// sent back is (no encoding known).
+		again, err := withCat.AssembleIn(got.Store, got.Items)
+		if again == nil {
+			t.Fatalf("build %d: assembling its items again: %v", n, err)
+		}
+		if !bytes.Equal(again.JSON, got.JSON) || !cmp.Equal(again.Budget, got.Budget) {
+			t.Fatalf("build %d (%s): assembled again in full it differs:\n%s\n%s", n, counter, cmp.Diff(string(again.JSON), string(got.JSON)), cmp.Diff(again.Budget, got.Budget))
+		}
+		for _, k := range []string{`"serves":`, `"role":`, `"memory":`, "\\u2028"} {
+			if bytes.Contains(got.JSON, []byte(k)) {
+				seen[counter+" "+k]++
+			}
+		}
+		if !got.Budget.Fits() {
+			seen[counter+" over"]++
+		}
+		if req.Short {
+			seen[counter+" short"]++
+		}
+	}
+	for _, counter := range budget.Names() {
+		for _, k := range []string{`"serves":`, `"role":`, `"memory":`, "\\u2028", "over", "short"} {
+			if seen[counter+" "+k] < 3 {
+				t.Errorf("only %d %s builds hold %s: the requests do not exercise it", seen[counter+" "+k], counter, k)
+			}
+		}
+	}
+}

@@ -23,7 +23,10 @@ func (c *Catalog) Records(s *corpus.Source) (body provenance.Prepared, cites []p
 		return body, nil, false
 	}
 	r := l.get(s)
-	return r.body, r.cites, r.hasBody
+	for _, c := range r.cites {
+		cites = append(cites, c.pre)
+	}
+	return r.body[0].pre, cites, r.hasBody
 }
 
 // Prepared reports whether the catalog has prepared s's records yet. Not

@@ -527,7 +527,7 @@ func (vf *verifier) registerRest(sc *Scope) {
 // the contract as sent, and counts them.
 func (vf *verifier) checkBudget(data []byte) {
 	b := vf.b
-	text, spans, err := assemble(b.Definition, vf.st, append(vf.items, vf.later...), "")
+	text, spans, _, err := assemble(b.Definition, vf.st, append(vf.items, vf.later...), "", nil)
 	if err != nil {
 		vf.add(ProblemSchema, "", "%v", err)
 		return

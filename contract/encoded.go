@@ -1,0 +1,74 @@
+package contract
+
+import (
+	"unicode/utf8"
+
+	"github.com/ka2/ka2/provenance"
+)
+
+// A contract is mostly text that does not change while a corpus is
+// loaded: its evidence records, and the definition's instruction and
+// example. Each of them is encoded once (escaping included) and its code
+// points counted once, where it is prepared (a Catalog's records, a
+// Catalog's templates); a build appends the bytes and adds the count, and
+// escapes and counts only what its request brings (the scope, the
+// question, request items, the JSON between the parts). The bytes are
+// what assemble would write for the item, made by the same functions, so
+// the contract and its budget report are the same either way.
+//
+// Which subjects a record serves belongs to the question (see Serves),
+// so an evidence record is encoded without them, split where the field
+// goes, and a build that asked several subjects writes the field between
+// the two halves. The BPE counters count every contract in full (see
+// budget.AccountCounted).
+
+// encoded is an item as assemble writes it and the code points of those
+// bytes.
+type encoded struct {
+	text string
+	// cut is, for an evidence record, where in text its serves field
+	// goes: after the role, before line_start.
+	cut   int
+	runes int
+}
+
+// knownItem is what assemble is told about one of its items: its
+// encoding, for the item of exactly that key.
+type knownItem struct {
+	enc *encoded
+	key string
+}
+
+// knownAs is the knownItem of an item made from a prepared record or
+// template whose encoding is e; nil e tells nothing.
+func knownAs(e *encoded, it provenance.Item) knownItem {
+	return knownItem{enc: e, key: it.Key}
+}
+
+// encodeEvidence is the encoding of an evidence record without serves.
+func encodeEvidence(it provenance.Item) *encoded {
+	b := make([]byte, 0, len(it.Text)+len(it.Text)/16+192)
+	b = appendEvidenceHead(b, it)
+	cut := len(b)
+	b = appendEvidenceTail(b, it)
+	return &encoded{text: string(b), cut: cut, runes: utf8.RuneCount(b)}
+}
+
+// encodeWith is the encoding append makes of it.
+func encodeWith(append func([]byte, provenance.Item) []byte, it provenance.Item) *encoded {
+	b := append(nil, it)
+	return &encoded{text: string(b), runes: utf8.RuneCount(b)}
+}
+
+// appendEvidence appends the record e encodes, serving serves, and
+// returns its code points.
+func (e *encoded) appendEvidence(b []byte, serves string) ([]byte, int) {
+	n := e.runes
+	b = append(b, e.text[:e.cut]...)
+	if serves != "" {
+		from := len(b)
+		b = appendServes(b, serves)
+		n += utf8.RuneCount(b[from:])
+	}
+	return append(b, e.text[e.cut:]...), n
+}
