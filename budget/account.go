@@ -219,15 +219,7 @@ func AccountCounted(c Counter, text []byte, spans []Span, runes []int, limits Li
 		return AccountBytes(c, text, spans, limits)
 	}
 	cuts := accountCuts(spans, limits)
-	// Segment 2i+1 is span i (see accountSegments).
-	known := make([]int, 2*len(spans)+1)
-	for i := range known {
-		known[i] = -1
-	}
-	for i, n := range runes[:min(len(runes), len(spans))] {
-		known[2*i+1] = n
-	}
-	seg := splitRunesKnown(cuts[len(cuts):len(cuts)+len(cuts)+1], text, cuts, known)
+	seg := splitRunesKnown(cuts[len(cuts):len(cuts)+len(cuts)+1], text, cuts, runes)
 	return accountSegments(c.Name(), seg, spans, limits)
 }
 

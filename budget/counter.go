@@ -100,12 +100,13 @@ func splitRunes[T string | []byte](out []int, text T, cuts []int) []int {
 	return splitRunesKnown(out, text, cuts, nil)
 }
 
-// splitRunesKnown is splitRunes taking known[seg], when known is not nil
-// and known[seg] is not negative, as the count of segment seg instead of
-// counting it. It counts the segment after all when a rune may cross one
-// of its edges: one from before runs into it, or the byte after it is not
-// the first of a rune (a rune starting inside may run over its end).
-func splitRunesKnown[T string | []byte](out []int, text T, cuts []int, known []int) []int {
+// splitRunesKnown is splitRunes of the cuts of spans (see accountCuts),
+// taking spanRunes[k], when it is not negative, as the count of span k
+// (segment 2k+1) instead of counting it. It counts the span after all
+// when a rune may cross one of its edges: one from before runs into it,
+// or the byte after it is not the first of a rune (a rune starting
+// inside may run over its end).
+func splitRunesKnown[T string | []byte](out []int, text T, cuts []int, spanRunes []int) []int {
 	checkCuts(len(text), cuts)
 	i := 0
 	for seg := range out {
@@ -113,8 +114,8 @@ func splitRunesKnown[T string | []byte](out []int, text T, cuts []int, known []i
 		if seg < len(cuts) {
 			end = cuts[seg]
 		}
-		if known != nil && known[seg] >= 0 && (seg == 0 || i == cuts[seg-1]) && (end == len(text) || utf8.RuneStart(text[end])) {
-			out[seg], i = known[seg], end
+		if k := seg / 2; seg%2 == 1 && k < len(spanRunes) && spanRunes[k] >= 0 && i == cuts[seg-1] && (end == len(text) || utf8.RuneStart(text[end])) {
+			out[seg], i = spanRunes[k], end
 			continue
 		}
 		n := 0

@@ -39,7 +39,7 @@ func assemble(def *Definition, s *provenance.Store, items []provenance.Item, mad
 	// ofKind lists the indexes of the items of kind k, in the order
 	// given, reusing one buffer: each list is used before the next is
 	// made.
-	buf := make([]int, 0, len(items))
+	buf := make([]int, 0, 16) // on the stack for a contract of up to 16 items
 	ofKind := func(k provenance.Kind) []int {
 		buf = buf[:0]
 		for i := range items {
@@ -159,10 +159,11 @@ func assemble(def *Definition, s *provenance.Store, items []provenance.Item, mad
 				if k == provenance.KindEvidence {
 					if e := encodedAs(j); e != nil {
 						b, n = e.appendEvidence(b, it.Ref.Serves)
+						label = e.label
 					} else {
 						b = appendEvidence(b, *it)
+						label = it.Ref.Address()
 					}
-					label = it.Ref.Address()
 				} else {
 					b = appendTextItem(b, *it)
 				}

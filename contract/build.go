@@ -227,9 +227,9 @@ func (b *Builder) build(ctx context.Context, s *provenance.Store, req Request) (
 	}
 	for _, c := range evidence {
 		var err error
-		if c.prepared {
+		if c.pre != nil {
 			var it provenance.Item
-			if it, err = s.AddPrepared(ctx, c.pre); err == nil {
+			if it, err = s.AddPrepared(ctx, *c.pre); err == nil {
 				known[len(items)] = knownAs(c.enc, c.pre.Item())
 				items = append(items, it)
 			}
@@ -432,15 +432,16 @@ func (b *Builder) evidenceCandidates(sources []*corpus.Source, asked []string, s
 			}
 		}
 		if recs, ok := b.Catalog.records(s, short); ok {
-			for _, r := range recs {
-				p := r.pre
+			for i := range recs {
+				p := &recs[i].pre // the catalog's, shared, not to be changed
 				if serves != "" {
-					var err error
-					if p, err = p.WithServes(serves); err != nil {
+					withServes, err := p.WithServes(serves)
+					if err != nil {
 						return nil, err
 					}
+					p = &withServes
 				}
-				items = append(items, evidenceCandidate{pre: p, enc: r.enc, prepared: true})
+				items = append(items, evidenceCandidate{pre: p, enc: recs[i].enc})
 			}
 			continue
 		}
@@ -463,18 +464,17 @@ func (b *Builder) evidenceCandidates(sources []*corpus.Source, asked []string, s
 }
 
 // evidenceCandidate is one evidence record of a build: a candidate item,
-// or one prepared, with its encoding (without serves).
+// or when pre is set one prepared, with its encoding (without serves).
 type evidenceCandidate struct {
-	item     provenance.Item
-	pre      provenance.Prepared
-	enc      *encoded
-	prepared bool
+	item provenance.Item
+	pre  *provenance.Prepared
+	enc  *encoded
 }
 
 // candidate is the record's item (with its content ID and key when it
 // comes prepared).
 func (c evidenceCandidate) candidate() provenance.Item {
-	if c.prepared {
+	if c.pre != nil {
 		return c.pre.Item()
 	}
 	return c.item

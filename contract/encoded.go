@@ -30,6 +30,7 @@ type encoded struct {
 	// goes: after the role, before line_start.
 	cut   int
 	runes int
+	label string // an evidence record's address, its budget label
 }
 
 // knownItem is what assemble is told about one of its items: its
@@ -51,7 +52,7 @@ func encodeEvidence(it provenance.Item) *encoded {
 	b = appendEvidenceHead(b, it)
 	cut := len(b)
 	b = appendEvidenceTail(b, it)
-	return &encoded{text: string(b), cut: cut, runes: utf8.RuneCount(b)}
+	return &encoded{text: string(b), cut: cut, runes: utf8.RuneCount(b), label: it.Ref.Address()}
 }
 
 // encodeWith is the encoding append makes of it.
