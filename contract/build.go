@@ -441,7 +441,7 @@ func (b *Builder) evidenceCandidates(sources []*corpus.Source, asked []string, s
 					}
 					p = &withServes
 				}
-				items = append(items, evidenceCandidate{pre: p, enc: recs[i].enc})
+				items = append(items, evidenceCandidate{pre: p, enc: &recs[i].enc})
 			}
 			continue
 		}

@@ -47,12 +47,12 @@ func knownAs(e *encoded, it provenance.Item) knownItem {
 }
 
 // encodeEvidence is the encoding of an evidence record without serves.
-func encodeEvidence(it provenance.Item) *encoded {
+func encodeEvidence(it provenance.Item) encoded {
 	b := make([]byte, 0, len(it.Text)+len(it.Text)/16+192)
 	b = appendEvidenceHead(b, it)
 	cut := len(b)
 	b = appendEvidenceTail(b, it)
-	return &encoded{text: string(b), cut: cut, runes: utf8.RuneCount(b), label: it.Ref.Address()}
+	return encoded{text: string(b), cut: cut, runes: utf8.RuneCount(b), label: it.Ref.Address()}
 }
 
 // encodeWith is the encoding append makes of it.

@@ -57,7 +57,7 @@ func TestAssembleKnownSpans(t *testing.T) {
 				recs, _ := b.Catalog.records(s, req.Short)
 				for _, r := range recs {
 					if p := r.pre.Item(); p.Text == bare.Text && p.Ref == bare.Ref {
-						known[i] = knownAs(r.enc, it)
+						known[i] = knownAs(&r.enc, it)
 					}
 				}
 			}
