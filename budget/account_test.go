@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -257,4 +258,42 @@ func nameCounter(t *testing.T, name string) Counter {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// FuzzAccountCounted: for any text and spans whose edges are at the
+// start of a rune, the code-point counter given each span's code points
+// counted alone (utf8.RuneCount of its bytes, as a contract's parts are
+// counted once per load) reports what counting the text in full reports.
+func FuzzAccountCounted(f *testing.F) {
+	for _, s := range splitTexts {
+		f.Add(s, uint64(1))
+	}
+	limits := Limits{Capacity: 1000, Reserve: 100, Wrapper: 3}
+	f.Fuzz(func(t *testing.T, text string, seed uint64) {
+		r := rand.New(rand.NewPCG(seed, seed>>1))
+		k := r.IntN(4)
+		cuts := randomCuts(r, len(text), 2*k)
+		spans := make([]Span, k)
+		runes := make([]int, k)
+		for i := range spans {
+			spans[i] = Span{Kind: provenance.KindEvidence, Label: "e", Start: cuts[2*i], End: cuts[2*i+1]}
+			runes[i] = utf8.RuneCountInString(text[spans[i].Start:spans[i].End])
+		}
+		want := AccountBytes(Codepoint, []byte(text), spans, limits)
+		if diff := cmp.Diff(want, AccountCounted(Codepoint, []byte(text), spans, runes, limits)); diff != "" && cutsOnRunes(text, cuts) {
+			t.Errorf("AccountCounted(%q, %v, %v) mismatch (-AccountBytes +AccountCounted):\n%s", text, spans, runes, diff)
+		}
+	})
+}
+
+// cutsOnRunes reports whether every cut is at the start of a rune or the
+// end of text: there a span's bytes counted alone are what the counter
+// attributes to it.
+func cutsOnRunes(text string, cuts []int) bool {
+	for _, c := range cuts {
+		if c < len(text) && !utf8.RuneStart(text[c]) {
+			return false
+		}
+	}
+	return true
 }
