@@ -18,9 +18,11 @@ import (
 // corpus does not change, so its records' content IDs, keys and readings
 // are derived at most once per load instead of in every build; a build
 // looks them up (see Builder.Catalog) and hashes only what its request
-// brings. A source's records are prepared the first time a build quotes
-// it: prepared up front, the records of 100k sources held 87 MB (0.64×
-// the corpus's files) whether or not any question reached them. A
+// brings. Each record is also kept as the bytes a contract holds it in,
+// and their code points (see encoded). A source's records are prepared
+// the first time a build quotes it: prepared up front, the records of
+// 100k sources held 87 MB (0.64× the corpus's files, before they were
+// kept encoded too) whether or not any question reached them. A
 // Catalog is safe for concurrent use.
 type Catalog struct {
 	// corpus is the corpus whose sources the catalog holds.
