@@ -26,8 +26,8 @@ import (
 // interleaved pairs with main (2b54ea0) on 2026-12-02 (load average
 // 5–9), median of the pairs' p50: codepoint 15.9 µs to 14.1 µs (0.88×),
 // o200k_base 27.8 µs to 26.1 µs (0.94×, the encoding without the
-// counting); `ka2perf ratios -only build`, codepoint median, 0.89× and
-// 0.68× in two runs; assembling and counting went from 5.9 to 2.6 µs a
+// counting); `ka2perf ratios -only build`, codepoint median, 0.68×,
+// 0.89× and 0.87× in three runs; assembling and counting went from 5.9 to 2.6 µs a
 // contract in the CPU profile. It costs memory where a record is
 // prepared: 2.9 KB instead of 0.95 KB a prepared source of the
 // generated corpus (a 1.2 KB body and one cite range), the encoded
