@@ -311,13 +311,19 @@ func (c *Case) ReadGolden() (stored, pinned []byte, err error) { return c.readGo
 // are given. Every golden of every format ka2 has written reads through
 // it.
 func (c *Case) readGolden(t inTree, folders *goldenFolders) (stored, pinned []byte, err error) {
-	stored, ok := folders.read(t)
-	if !ok {
-		if stored, err = t.read(); err != nil {
-			return nil, nil, err
-		}
+	if stored, err = readStored(t, folders); err != nil {
+		return nil, nil, err
 	}
 	return stored, Pins(stored, c.builder.Definition), nil
+}
+
+// readStored reads the bytes of golden file t as readGolden does, for a
+// caller that asks Pins only when it needs what they pin.
+func readStored(t inTree, folders *goldenFolders) ([]byte, error) {
+	if stored, ok := folders.read(t); ok {
+		return stored, nil
+	}
+	return t.read()
 }
 
 // Pins returns what the bytes of a golden file pin, for a case whose
@@ -338,4 +344,260 @@ func Pins(golden []byte, def *contract.Definition) []byte {
 func isErrorReport(b []byte) bool {
 	var top map[string]json.RawMessage
 	return json.Unmarshal(b, &top) == nil && len(top) == 1 && top["error"] != nil
+}
+
+// isStored reports whether golden is byte for byte what store(b) returns
+// for b, a contract as ka2 build prints it, in one pass that builds no
+// copy of either: the walk writes the stored form of b as store does
+// (each text that spans lines split into its lines, indented as
+// json.Indent indents it, and a newline) and compares each byte with
+// golden as it goes. A golden in the stored form, the one --update writes,
+// then matches without Pins and json.Compact. False says only that golden
+// is not in that form: an older or hand-written one may still pin b, and
+// the caller asks Pins then, so the answer is the same either way. The
+// walk only adds white space between tokens and splits texts at their \n
+// escapes, which Pins joins back and Compact removes; and it accepts only
+// valid JSON in b (as json.Valid does: the grammar, escapes and no control
+// characters in strings; UTF-8 is not checked), so the golden is JSON too.
+//
+// The figure: ka2perf regress -n 20000, against Pins and Compact for every
+// golden: see the comment at runCase's use.
+func (p *textPaths) isStored(b, golden []byte) bool {
+	c, ok := bytes.CutSuffix(b, []byte("\n"))
+	if !ok || len(c) == 0 {
+		return false
+	}
+	w := storedMatcher{in: c, golden: golden}
+	return w.value(p, 0) && w.i == len(c) && w.lit("\n") && w.j == len(golden)
+}
+
+// maxDepth is how deep the walk nests before it leaves the golden to
+// Pins: encoding/json's own limit, which no contract comes near.
+const maxDepth = 10000
+
+// storedMatcher walks a compact JSON value (in) and checks that golden
+// holds its stored form from j on.
+type storedMatcher struct {
+	in, golden []byte
+	i, j       int
+}
+
+// lit checks that golden holds s at j, and moves past it.
+func (w *storedMatcher) lit(s string) bool {
+	if len(w.golden)-w.j < len(s) || string(w.golden[w.j:w.j+len(s)]) != s {
+		return false
+	}
+	w.j += len(s)
+	return true
+}
+
+// raw is lit for bytes of in.
+func (w *storedMatcher) raw(b []byte) bool {
+	if !bytes.HasPrefix(w.golden[w.j:], b) {
+		return false
+	}
+	w.j += len(b)
+	return true
+}
+
+// newline checks for the line break and the indent of depth levels that
+// json.Indent writes before an element or a closing bracket.
+func (w *storedMatcher) newline(depth int) bool {
+	if !w.lit("\n") {
+		return false
+	}
+	for range depth {
+		if !w.lit("  ") {
+			return false
+		}
+	}
+	return true
+}
+
+// value checks the value at i, at depth, with p where it sits (nil: no
+// text below). Compact input has no white space between tokens; anything
+// else ends the walk with false.
+func (w *storedMatcher) value(p *textPaths, depth int) bool {
+	if w.i >= len(w.in) || depth >= maxDepth {
+		return false
+	}
+	switch open := w.in[w.i]; open {
+	case '{', '[':
+		if open == '[' && p != nil && p.text {
+			// An array where the schema says a text: Pins would join it,
+			// so this is for Pins to decide (no contract holds one).
+			return false
+		}
+		close := byte('}')
+		if open == '[' {
+			close = ']'
+		}
+		w.i++
+		if !w.raw([]byte{open}) {
+			return false
+		}
+		if w.i < len(w.in) && w.in[w.i] == close { // empty: json.Indent keeps {} and []
+			w.i++
+			return w.raw([]byte{close})
+		}
+		for {
+			if !w.newline(depth + 1) {
+				return false
+			}
+			var next *textPaths
+			if open == '{' {
+				key, ok := w.stringToken()
+				if !ok || !w.raw(key) || w.i >= len(w.in) || w.in[w.i] != ':' || !w.lit(": ") {
+					return false
+				}
+				w.i++
+				if p != nil {
+					next = p.keys[string(key[1:len(key)-1])]
+				}
+			} else if p != nil {
+				next = p.items
+			}
+			if !w.value(next, depth+1) || w.i >= len(w.in) {
+				return false
+			}
+			switch w.in[w.i] {
+			case ',':
+				w.i++
+				if !w.lit(",") {
+					return false
+				}
+			case close:
+				w.i++
+				return w.newline(depth) && w.raw([]byte{close})
+			default:
+				return false
+			}
+		}
+	case '"':
+		tok, ok := w.stringToken()
+		if !ok {
+			return false
+		}
+		if p == nil || !p.text {
+			return w.raw(tok)
+		}
+		return w.lines(tok, depth)
+	default: // a number, true, false or null
+		start := w.i
+		for w.i < len(w.in) && !isSpace(w.in[w.i]) && w.in[w.i] != ',' && w.in[w.i] != ']' && w.in[w.i] != '}' {
+			w.i++
+		}
+		return isScalar(w.in[start:w.i]) && w.raw(w.in[start:w.i])
+	}
+}
+
+// lines checks a text's string token as store writes it: the token itself
+// when it holds no \n escape, else the array of its lines (appendLines),
+// indented.
+func (w *storedMatcher) lines(tok []byte, depth int) bool {
+	body := tok[1 : len(tok)-1]
+	from, split := 0, false
+	for i := 0; i < len(body); i++ {
+		if body[i] != '\\' {
+			continue
+		}
+		if body[i+1] == 'n' {
+			if !split && !w.lit("[") {
+				return false
+			}
+			if split && !w.lit(",") {
+				return false
+			}
+			split = true
+			if !w.newline(depth+1) || !w.lit(`"`) || !w.raw(body[from:i]) || !w.lit(`"`) {
+				return false
+			}
+			from = i + 2
+		}
+		i++
+	}
+	if !split {
+		return w.raw(tok)
+	}
+	return w.lit(",") && w.newline(depth+1) && w.lit(`"`) && w.raw(body[from:]) && w.lit(`"`) &&
+		w.newline(depth) && w.lit("]")
+}
+
+// stringToken returns the string token at i, quotes included, and moves
+// past it; false when in ends first or there is no string at i.
+func (w *storedMatcher) stringToken() ([]byte, bool) {
+	start := w.i
+	if w.i >= len(w.in) || w.in[w.i] != '"' {
+		return nil, false
+	}
+	for w.i++; w.i < len(w.in); w.i++ {
+		switch c := w.in[w.i]; {
+		case c == '"':
+			w.i++
+			return w.in[start:w.i], true
+		case c < 0x20: // JSON has no raw control characters in a string
+			return nil, false
+		case c == '\\':
+			w.i++
+			if w.i >= len(w.in) {
+				return nil, false
+			}
+			switch w.in[w.i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if len(w.in)-w.i <= 4 || !isHex(w.in[w.i+1]) || !isHex(w.in[w.i+2]) || !isHex(w.in[w.i+3]) || !isHex(w.in[w.i+4]) {
+					return nil, false
+				}
+				w.i += 4
+			default:
+				return nil, false
+			}
+		}
+	}
+	return nil, false
+}
+
+func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// isScalar reports whether b is a JSON number, true, false or null.
+func isScalar(b []byte) bool {
+	switch string(b) {
+	case "true", "false", "null":
+		return true
+	}
+	i := 0
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	digits := func() bool {
+		from := i
+		for i < len(b) && isDigit(b[i]) {
+			i++
+		}
+		return i > from
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case !digits():
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if !digits() {
+			return false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return false
+		}
+	}
+	return i == len(b)
 }
