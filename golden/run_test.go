@@ -3,6 +3,7 @@ package golden_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -639,6 +640,80 @@ func TestSuiteOnly(t *testing.T) {
 			}
 			if len(s.Cases) < 30 || !slices.Equal(got.Unreferenced, s.Unreferenced) {
 				t.Error("Only() changed the suite it was called on, or its unreferenced goldens")
+			}
+		})
+	}
+}
+
+// A run reads a golden in any form ka2 has written as it always did: an
+// older form (compact, or indented with each text one string) matches, and
+// --update rewrites it in the stored form; a golden one byte off anywhere
+// (a quote, a number, white space inside a string, a line of a text) is a
+// mismatch whose diff is that of what the golden pins against the build.
+func TestRunGoldenForms(t *testing.T) {
+	inSampleCopy(t)
+	const name = "cases/testdata/golden/boundaries/mid-2026.golden"
+	stored, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var compact, indented bytes.Buffer
+	if err := json.Compact(&compact, golden.Pins(stored, nil)); err != nil {
+		t.Fatal(err)
+	}
+	compact.WriteByte('\n')
+	if err := json.Indent(&indented, compact.Bytes(), "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	s := string(stored)
+	tests := []struct {
+		name, golden string
+		match        bool
+	}{
+		{"the stored form", s, true},
+		{"compact, as ka2 build prints it", compact.String(), true},
+		{"indented, each text one string", indented.String(), true},
+		{"indented with tabs", strings.ReplaceAll(s, "  ", "\t"), true},
+		{"a quote's word changed", strings.Replace(s, "750 CNY", "751 CNY", 1), false},
+		{"a number changed", strings.Replace(s, `"line_end": 5`, `"line_end": 6`, 1), false},
+		{"a number spelled otherwise", strings.Replace(s, `"line_end": 5`, `"line_end": 5.0`, 1), false},
+		{"a space inside a string", strings.Replace(s, "Scope: lodging", "Scope:  lodging", 1), false},
+		{"a quote mark escaped otherwise", strings.Replace(s, `"unit": "CNY`, `"unit": "\u0043NY`, 1), false},
+		{"two lines of a quote joined", strings.Replace(s, "travel-v1.\",\n        \"The", "travel-v1.\\nThe", 1), true},
+		{"two lines of a quote joined without the break", strings.Replace(s, "travel-v1.\",\n        \"The", "travel-v1. The", 1), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.golden == s && tt.name != "the stored form" {
+				t.Fatal("the variant is the stored form")
+			}
+			if err := os.WriteFile(name, []byte(tt.golden), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			st := load(t, "cases")
+			c := findCase(t, run(t, st, golden.Options{}), "mid-2026")
+			if !tt.match {
+				built := st.Cases[slices.IndexFunc(st.Cases, func(c *golden.Case) bool { return c.Name == "mid-2026" })].Build().Bytes
+				pinned := golden.Pins([]byte(tt.golden), nil)
+				if c.State != golden.StateDiffers || c.Diff != golden.Diff(c.Golden, pinned, "ka2 build", built) || c.Diff == "" {
+					t.Errorf("state %s, diff:\n%s\nwant a mismatch with the diff of what the golden pins", c.State, c.Diff)
+				}
+				return
+			}
+			if c.State != golden.StateMatch {
+				t.Fatalf("state %s, want a match; diff:\n%s", c.State, c.Diff)
+			}
+			c = findCase(t, run(t, st, golden.Options{Update: true}), "mid-2026")
+			got, _ := os.ReadFile(name)
+			want := golden.StateUpdated
+			if tt.golden == s {
+				want = golden.StateMatch
+			}
+			if c.State != want {
+				t.Errorf("--update: state %s, want %s", c.State, want)
+			}
+			if !bytes.Equal(got, stored) {
+				t.Errorf("--update left the golden as\n%s\nwant the stored form", got)
 			}
 		})
 	}
