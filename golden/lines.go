@@ -314,7 +314,7 @@ func (c *Case) readGolden(t inTree, folders *goldenFolders) (stored, pinned []by
 	if stored, err = readStored(t, folders); err != nil {
 		return nil, nil, err
 	}
-	return stored, Pins(stored, c.builder.Definition), nil
+	return stored, c.textPaths().join(stored), nil
 }
 
 // readStored reads the bytes of golden file t as readGolden does, for a

@@ -32,8 +32,18 @@ type Outcome struct {
 	Budget *budget.Report
 
 	// def is the builder's definition, which says where the contract holds
-	// text (textPathsOf); nil is the default one.
-	def *contract.Definition
+	// text (textPathsOf); nil is the default one. paths, when not nil, is
+	// textPathsOf(def), worked out already (Case.paths).
+	def   *contract.Definition
+	paths *textPaths
+}
+
+// textPaths is where the outcome's contract holds text.
+func (o Outcome) textPaths() *textPaths {
+	if o.paths != nil {
+		return o.paths
+	}
+	return textPathsOf(o.def)
 }
 
 // Stored returns the bytes a golden file holds for the outcome. A contract
@@ -48,7 +58,7 @@ func (o Outcome) Stored() []byte {
 	if o.Kind != "" {
 		return o.Bytes
 	}
-	return textPathsOf(o.def).store(o.Bytes)
+	return o.textPaths().store(o.Bytes)
 }
 
 // Matches reports whether the bytes of a golden file hold the outcome. An
@@ -62,7 +72,7 @@ func (o Outcome) Matches(golden []byte) bool {
 	if o.Kind != "" {
 		return bytes.Equal(golden, o.Bytes)
 	}
-	return o.matchesPinned(Pins(golden, o.def))
+	return o.matchesPinned(o.textPaths().join(golden))
 }
 
 // matchesPinned is Matches given what a golden pins (Pins, as readGolden
@@ -90,7 +100,7 @@ func (o Outcome) inStoredForm(golden []byte) bool {
 		// into one), so these bytes are what Matches compares.
 		return bytes.Equal(golden, o.Bytes)
 	}
-	return textPathsOf(o.def).isStored(o.Bytes, golden)
+	return o.textPaths().isStored(o.Bytes, golden)
 }
 
 // SourceIDs lists the selected source IDs in order.
@@ -139,7 +149,18 @@ func BuildOutcome(b *contract.Builder, req contract.Request) Outcome {
 
 // Build runs the case's build. The case must come from Load.
 func (c *Case) Build() Outcome {
-	return BuildOutcome(c.builder, c.Request())
+	o := BuildOutcome(c.builder, c.Request())
+	o.paths = c.textPaths()
+	return o
+}
+
+// textPaths is where the case's contracts hold text: worked out by Load
+// once per definition.
+func (c *Case) textPaths() *textPaths {
+	if c.paths != nil {
+		return c.paths
+	}
+	return textPathsOf(c.builder.Definition)
 }
 
 // check returns the case's failed expectations, each as a sentence.

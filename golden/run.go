@@ -229,7 +229,7 @@ func runCase(ctx context.Context, c *Case, opts Options, folders *goldenFolders)
 	var want []byte
 	fast := err == nil && o.inStoredForm(stored)
 	if err == nil && !fast {
-		want = Pins(stored, c.builder.Definition)
+		want = c.textPaths().join(stored) // Pins, with the paths Load worked out
 	}
 	switch {
 	case fast || err == nil && o.matchesPinned(want):

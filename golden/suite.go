@@ -290,6 +290,7 @@ func (s *Suite) resolve(ctx context.Context, opts LoadOptions) (diag.List, error
 		err error
 	}
 	defs := map[string]loaded[*contract.Definition]{}
+	paths := map[*contract.Definition]*textPaths{}
 	indexes := map[string]loaded[*selector.Index]{}
 	var override *selector.Index
 	if opts.Corpus != nil {
@@ -375,6 +376,10 @@ func (s *Suite) resolve(ctx context.Context, opts LoadOptions) (diag.List, error
 			ix = x.v
 		}
 		c.builder = &contract.Builder{Definition: d.v, Index: ix, Counter: counter, Limits: limits, Policy: policy}
+		if c.paths = paths[d.v]; c.paths == nil {
+			c.paths = textPathsOf(d.v)
+			paths[d.v] = c.paths
+		}
 	}
 	s.prepareEvidence()
 	slices.SortFunc(s.Corpora, func(a, b CorpusDigest) int { return strings.Compare(a.Location, b.Location) })
