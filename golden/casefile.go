@@ -58,10 +58,12 @@ type Case struct {
 	// Golden is the path of the case's golden file (see Path).
 	Golden string
 
-	key     string              // shard key: the file's path below its root, NUL, the name
-	golden  inTree              // Golden inside its case tree
-	pos     map[string]position // where each setting that applies to the case was written
-	builder *contract.Builder   // set by Load
+	key    string // shard key: the file's path below its root, NUL, the name
+	golden inTree // Golden inside its case tree
+	// goldenShown is golden.shown(), worked out once by Load.
+	goldenShown string
+	pos         map[string]position // where each setting that applies to the case was written
+	builder     *contract.Builder   // set by Load
 	// paths is where the builder's contracts hold text (textPathsOf),
 	// worked out once per definition when Load sets builder: per case
 	// it was 4% of the allocations and 2.6% of the CPU of a run

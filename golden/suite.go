@@ -121,6 +121,16 @@ func Load(ctx context.Context, paths []string, opts LoadOptions) (*Suite, error)
 		}
 		digests[i] = FileDigest{Path: found[i].path, SHA256: fileDigest(data)}
 		files[i], perFile[i] = ParseFile(found[i].path, data)
+		if perFile[i] != nil {
+			return
+		}
+		// Where each case's golden is, inside the tree the file was found
+		// in: worked out here, on all cores, not in the loop below.
+		for _, c := range files[i].Cases {
+			c.key = found[i].rel + "\x00" + c.Name
+			c.golden = inTree{root: found[i].root, rel: Path(found[i].rel, c.Name)}
+			c.goldenShown = c.golden.shown()
+		}
 	})
 	if err != nil {
 		return nil, fmt.Errorf("load case files: %w", err)
@@ -134,8 +144,6 @@ func Load(ctx context.Context, paths []string, opts LoadOptions) (*Suite, error)
 			continue
 		}
 		for _, c := range files[i].Cases {
-			c.key = found[i].rel + "\x00" + c.Name
-			c.golden = inTree{root: found[i].root, rel: Path(found[i].rel, c.Name)}
 			switch {
 			case c.Config.Corpus.Dir == "":
 				// The case file names no corpus, or names SampleCorpus:
@@ -185,7 +193,7 @@ func Load(ctx context.Context, paths []string, opts LoadOptions) (*Suite, error)
 		}
 	}
 	for _, c := range s.Cases {
-		dir := path.Dir(c.golden.shown())
+		dir := path.Dir(c.goldenShown)
 		if badDir[dir] {
 			continue
 		}
@@ -415,8 +423,10 @@ func (s *Suite) prepareEvidence() {
 func (s *Suite) findUnreferenced(goldenDirs []inTree, listed map[string]map[string]fs.DirEntry) []inTree {
 	ref := map[string]bool{}
 	for _, c := range s.Cases {
-		ref[c.golden.shown()] = true
-		ref[c.golden.with(PendingSuffix).shown()] = true
+		// A case name is one clean element (caseName), so the pending
+		// golden's path is the golden's and the suffix.
+		ref[c.goldenShown] = true
+		ref[c.goldenShown+PendingSuffix] = true
 	}
 	var out []inTree
 	for _, dir := range goldenDirs {
