@@ -304,12 +304,10 @@ func (w *lineWriter) joinLines() bool {
 // and the output they pin (see Pins).
 func (c *Case) ReadGolden() (stored, pinned []byte, err error) { return c.readGolden(c.golden, nil) }
 
-// readGolden is the one reader of a golden file: it reads t (the case's
-// golden or its pending golden; through a run's folders when not nil)
-// and returns the file's bytes and the output they pin, each line array
-// joined back (join), which is what Summarize, Diff and RecordChanges
-// are given. Every golden of every format ka2 has written reads through
-// it.
+// readGolden reads t (the case's golden or its pending golden; through a
+// run's folders when not nil) with readStored and returns the file's
+// bytes and the output they pin, each line array joined back (join),
+// which is what Summarize, Diff and RecordChanges are given.
 func (c *Case) readGolden(t inTree, folders *goldenFolders) (stored, pinned []byte, err error) {
 	if stored, err = readStored(t, folders); err != nil {
 		return nil, nil, err
@@ -317,8 +315,10 @@ func (c *Case) readGolden(t inTree, folders *goldenFolders) (stored, pinned []by
 	return stored, c.textPaths().join(stored), nil
 }
 
-// readStored reads the bytes of golden file t as readGolden does, for a
-// caller that asks Pins only when it needs what they pin.
+// readStored is the one reader of a golden file: every golden of every
+// format ka2 has written is read through it. A run calls it directly, and
+// joins the bytes (Pins) only when they are not in the stored form
+// (Outcome.inStoredForm).
 func readStored(t inTree, folders *goldenFolders) ([]byte, error) {
 	if stored, ok := folders.read(t); ok {
 		return stored, nil
@@ -333,7 +333,8 @@ func readStored(t inTree, folders *goldenFolders) ([]byte, error) {
 // one string, indented or compact) and an error golden alike, the result
 // compacted is byte for byte what ka2 build printed (an error golden is
 // returned unchanged). Anything that reads a golden's content reads it
-// through Pins.
+// through Pins, except a run's check that a golden is exactly in the
+// stored form (Outcome.inStoredForm), which says nothing of other bytes.
 func Pins(golden []byte, def *contract.Definition) []byte {
 	return textPathsOf(def).join(golden)
 }
