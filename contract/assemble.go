@@ -2,6 +2,7 @@ package contract
 
 import (
 	"fmt"
+	"math/bits"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -158,7 +159,7 @@ func assemble(def *Definition, s *provenance.Store, items []provenance.Item, mad
 				label := it.Source
 				if k == provenance.KindEvidence {
 					if e := encodedAs(j); e != nil {
-						b, n = e.appendEvidence(b, it.Ref.Serves)
+						b, n = e.appendEvidence(b, it.Text, it.Ref.Serves)
 						label = e.label
 					} else {
 						b = appendEvidence(b, *it)
@@ -285,6 +286,27 @@ func appendTextItem(b []byte, it provenance.Item) []byte {
 
 const hexDigits = "0123456789abcdef"
 
+// special8 returns, for the 8 bytes of x (a word of a string, its first
+// byte lowest), a mask with the high bit set of every byte a JSON string
+// cannot hold as it is (below 0x20, '"', '\\') or that is not ASCII:
+// (v - k) &^ v sets a byte's high bit where that byte of v is below k. A
+// borrow can also set it in a byte above one that is flagged, so the
+// lowest bit set is always the first such byte, and a mask of 0 means
+// all eight are plain ASCII.
+//
+// It earns its place: `go test ./contract -run '^$' -bench
+// AppendString` (a 20-line quote), four interleaved runs against the
+// byte-at-a-time loop on 2026-12-02: English 0.45–0.59 µs against
+// 1.15–1.30 µs (about 0.4×), Chinese 3.55–3.85 µs against 3.12–3.95 µs
+// (the same within noise); a build escapes about 1.2 KB of quotes on the
+// generated corpus.
+func special8(x uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote, backslash := x^(ones*'"'), x^(ones*'\\')
+	special := (x - ones*0x20) | (quote-ones)&^quote | (backslash-ones)&^backslash
+	return (special&^x | x) & highs
+}
+
 // appendString appends s as a JSON string exactly as encoding/json does
 // with SetEscapeHTML(false): '<', '>' and '&' stay as they are; U+2028 and
 // U+2029 are escaped so the output is also safe as JavaScript; invalid
@@ -293,6 +315,23 @@ func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Eight bytes at a time past plain ASCII (most of a quote, whose
+		// lines end in the one byte to escape), where an ASCII byte
+		// starts: see special8. Text of other scripts goes a rune at a
+		// time below.
+		for ; i+8 <= len(s) && s[i] < utf8.RuneSelf; i += 8 {
+			w := s[i : i+8]
+			_ = w[7] // one bounds check for the eight
+			x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+				uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+			if m := special8(x); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3 // the first byte to look at
+				break
+			}
+		}
+		if i >= len(s) {
+			break
+		}
 		if c := s[i]; c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {
 				i++

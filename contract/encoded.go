@@ -22,24 +22,39 @@ import (
 // the two halves. The BPE counters count every contract in full (see
 // budget.AccountCounted).
 //
+// A record's quote is escaped again by each build that quotes it: an
+// escaped copy kept with the record would double what a prepared
+// source holds (2.9 KB instead of 0.95 KB on the generated corpus, a
+// 1.2 KB body and one cite range), and a service that quotes every
+// source in time would hold that much more than the corpus. So an
+// evidence record keeps its fields around the quote encoded, and the
+// code points of the whole record, escaped quote included; the build
+// escapes the quote (appendString) between them.
+//
 // It earns its place: BenchmarkSelectBuild (100k sources), six
 // interleaved pairs with main (2b54ea0) on 2026-12-02 (load average
-// 5–9), median of the pairs' p50: codepoint 15.9 µs to 14.1 µs (0.88×),
-// o200k_base 27.8 µs to 26.1 µs (0.94×, the encoding without the
-// counting); `ka2perf ratios -only build`, codepoint median, 0.68×,
-// 0.89× and 0.87× in three runs; assembling and counting went from 5.9 to 2.6 µs a
-// contract in the CPU profile. It costs memory where a record is
-// prepared: 2.9 KB instead of 0.95 KB a prepared source of the
-// generated corpus (a 1.2 KB body and one cite range), the encoded
-// quote being an escaped copy of the quote.
+// 5–9), median of the pairs' p50, with the quote kept escaped too:
+// codepoint 15.9 µs to 14.1 µs (0.88×), o200k_base 27.8 µs to 26.1 µs
+// (0.94×, the encoding without the counting); `ka2perf ratios -only
+// build`, codepoint median, 0.68×, 0.89× and 0.87× in three runs;
+// assembling and counting went from 5.9 to 2.6 µs a contract in the CPU
+// profile. Escaping the quote in each build (with special8's word-wide
+// scan) costs part of that back: BenchmarkSelectBuild/codepoint p50,
+// eight interleaved runs on 2026-12-02, median 13.0 µs against 11.9 µs
+// with the escaped quote kept, for about 1 KB a prepared source instead
+// of 2.9 KB.
 
 // encoded is an item as assemble writes it and the code points of those
 // bytes.
 type encoded struct {
+	// text is the item's encoding; for an evidence record, all of it but
+	// the quote's string and the closing brace.
 	text string
 	// cut is, for an evidence record, where in text its serves field
 	// goes: after the role, before line_start.
-	cut   int
+	cut int
+	// runes are the code points of the whole encoding, an evidence
+	// record's escaped quote included.
 	runes int
 	label string // an evidence record's address, its budget label
 }
@@ -63,7 +78,11 @@ func encodeEvidence(it provenance.Item) encoded {
 	b = appendEvidenceHead(b, it)
 	cut := len(b)
 	b = appendEvidenceTail(b, it)
-	return encoded{text: string(b), cut: cut, runes: utf8.RuneCount(b), label: it.Ref.Address()}
+	runes := utf8.RuneCount(b)
+	// The tail ends with the quote's string and the record's brace; the
+	// build writes those.
+	around := len(b) - len(appendString(nil, it.Text)) - 1
+	return encoded{text: string(b[:around]), cut: cut, runes: runes, label: it.Ref.Address()}
 }
 
 // encodeWith is the encoding append makes of it.
@@ -72,9 +91,9 @@ func encodeWith(append func([]byte, provenance.Item) []byte, it provenance.Item)
 	return &encoded{text: string(b), runes: utf8.RuneCount(b)}
 }
 
-// appendEvidence appends the record e encodes, serving serves, and
-// returns its code points.
-func (e *encoded) appendEvidence(b []byte, serves string) ([]byte, int) {
+// appendEvidence appends the record e encodes, whose quote is quote,
+// serving serves, and returns its code points.
+func (e *encoded) appendEvidence(b []byte, quote, serves string) ([]byte, int) {
 	n := e.runes
 	b = append(b, e.text[:e.cut]...)
 	if serves != "" {
@@ -82,5 +101,7 @@ func (e *encoded) appendEvidence(b []byte, serves string) ([]byte, int) {
 		b = appendServes(b, serves)
 		n += utf8.RuneCount(b[from:])
 	}
-	return append(b, e.text[e.cut:]...), n
+	b = append(b, e.text[e.cut:]...)
+	b = appendString(b, quote)
+	return append(b, '}'), n
 }

@@ -104,3 +104,36 @@ func TestAssembleKnownSpans(t *testing.T) {
 		t.Errorf("%d evidence spans taken encoded, %d records serving several subjects: the builds do not exercise them", evidence, serves)
 	}
 }
+
+// TestEncodedEvidenceHoldsNoQuote: a record's encoding holds its fields
+// around the quote, not a copy of the quote (a prepared source would
+// hold its body twice), and with the quote escaped between them it is
+// the record's encoding, whatever the quote needs escaped and whichever
+// subjects it serves; its code points are the whole record's.
+func TestEncodedEvidenceHoldsNoQuote(t *testing.T) {
+	for _, quote := range []string{
+		"Lodging: 750 CNY per night.\nApplies from 2026-01-01.\n",
+		"\"quoted\" \\ back\tslash\r\n\u2028 and \x01 and é 住宿",
+		"",
+		string(make([]byte, 4096)),
+	} {
+		it := provenance.Item{Kind: provenance.KindEvidence, Source: "corpus:travel", Text: quote,
+			Ref: provenance.Ref{SourceID: "travel", Version: "v2", Unit: "CNY", Role: "supplement", Lines: corpus.Range{Start: 1, End: 2}}}
+		e := encodeEvidence(it)
+		if len(e.text) > 200 {
+			t.Errorf("%q: the encoding holds %d bytes, a copy of the quote", quote, len(e.text))
+		}
+		for _, serves := range []string{"", "lodging", "lodging, meals"} {
+			want := it
+			want.Ref.Serves = serves
+			full := appendEvidence(nil, want)
+			got, n := e.appendEvidence(nil, quote, serves)
+			if string(got) != string(full) {
+				t.Errorf("%q serving %q:\n got %s\nwant %s", quote, serves, got, full)
+			}
+			if n != utf8.RuneCount(full) {
+				t.Errorf("%q serving %q: %d code points, the record has %d", quote, serves, n, utf8.RuneCount(full))
+			}
+		}
+	}
+}
