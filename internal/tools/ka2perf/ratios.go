@@ -66,10 +66,14 @@ func ratios(args []string) error {
 		return fmt.Errorf("-wrk %q: use auto, wrk or builtin", *wrkFlag)
 	}
 	// The whole run is bounded: 5 minutes (90 s with -quick) once the
-	// corpora exist; a child still running then is stopped.
+	// corpora exist, twice that with a baseline, whose build and regress
+	// run too; a child still running then is stopped.
 	limit := 5 * time.Minute
 	if r.quick {
 		limit = 90 * time.Second
+	}
+	if r.baseline != "" {
+		limit *= 2
 	}
 	if err := os.MkdirAll(r.work, 0o755); err != nil {
 		return err
