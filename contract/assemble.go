@@ -37,144 +37,174 @@ func assemble(def *Definition, s *provenance.Store, items []provenance.Item, mad
 	if err := checkItems(def, s, items); err != nil {
 		return nil, nil, nil, err
 	}
-	// ofKind lists the indexes of the items of kind k, in the order
-	// given, reusing one buffer: each list is used before the next is
-	// made.
-	buf := make([]int, 0, 16) // on the stack for a contract of up to 16 items
-	ofKind := func(k provenance.Kind) []int {
-		buf = buf[:0]
-		for i := range items {
-			if items[i].Kind == k {
-				buf = append(buf, i)
-			}
-		}
-		return buf
+	a := &assembler{items: items, known: known, buf: make([]int, 0, 16)} // buf on the stack for up to 16 items
+	if err := a.checkCounts(def, madeScope); err != nil {
+		return nil, nil, nil, err
 	}
-	// encodedAs is items[i]'s encoding when known holds it for exactly
-	// that item: the key names its kind, source, text and address.
-	encodedAs := func(i int) *encoded {
-		if i < len(known) && known[i].enc != nil && known[i].key == items[i].Key {
-			return known[i].enc
-		}
-		return nil
+	size := 256 + len(def.Template)
+	for _, it := range items {
+		size += len(it.Text) + len(it.Source) + 96
 	}
+	a.b = make([]byte, 0, size+size/16) // escapes take a little more
+	a.spans = make([]budget.Span, 0, len(items))
+	if known != nil {
+		a.runes = make([]int, 0, len(items))
+	}
+	a.b = append(a.b, '{')
+	first := true
+	for _, f := range def.Fields {
+		k := provenance.Kind(f.ContextType)
+		list := a.ofKind(k)
+		if f.ContextType != constantType && !f.Required && len(list) == 0 {
+			continue
+		}
+		if !first {
+			a.b = append(a.b, ',')
+		}
+		first = false
+		a.b = appendString(a.b, f.Name)
+		a.b = append(a.b, ':')
+		if f.ContextType == constantType {
+			a.b = appendString(a.b, def.Template)
+			continue
+		}
+		a.field(k, list)
+	}
+	a.b = append(a.b, '}')
+	return a.b, a.spans, a.runes, nil
+}
+
+// assembler is the state of one assemble: the items, what is known of
+// them, the contract written so far, its spans and their known code
+// points.
+type assembler struct {
+	items []provenance.Item
+	known []knownItem
+	b     []byte
+	spans []budget.Span
+	runes []int // nil without known
+	buf   []int // ofKind's list
+}
+
+// ofKind lists the indexes of the items of kind k, in the order given,
+// reusing one buffer: each list is used before the next is made.
+func (a *assembler) ofKind(k provenance.Kind) []int {
+	a.buf = a.buf[:0]
+	for i := range a.items {
+		if a.items[i].Kind == k {
+			a.buf = append(a.buf, i)
+		}
+	}
+	return a.buf
+}
+
+// encodedAs is items[i]'s encoding when known holds it for exactly that
+// item: the key names its kind, source, text and address.
+func (a *assembler) encodedAs(i int) *encoded {
+	if i < len(a.known) && a.known[i].enc != nil && a.known[i].key == a.items[i].Key {
+		return a.known[i].enc
+	}
+	return nil
+}
+
+// mark ends the span of a part that started at start; n is its code
+// points when known, or -1.
+func (a *assembler) mark(k provenance.Kind, label string, start, n int) {
+	a.spans = append(a.spans, budget.Span{Kind: k, Label: label, Start: start, End: len(a.b)})
+	if a.runes != nil {
+		a.runes = append(a.runes, n)
+	}
+}
+
+// checkCounts refuses items that are not one instruction (or several,
+// joined), one example (unless the field is optional), one question and
+// at most one scope, which must parse unless the build made it.
+func (a *assembler) checkCounts(def *Definition, madeScope string) error {
 	for _, k := range []provenance.Kind{provenance.KindInstruction, provenance.KindExample, provenance.KindQuestion} {
-		n := len(ofKind(k))
+		n := len(a.ofKind(k))
 		if f := def.field(k); k == provenance.KindExample && n == 0 && f != nil && !f.Required {
 			continue // an optional example field is left out, as memory is (ka2 eval's no_example variant)
 		}
 		if n == 0 || (k != provenance.KindInstruction && n > 1) {
-			return nil, nil, nil, fmt.Errorf("a contract needs exactly one %s item, got %d", k, n)
+			return fmt.Errorf("a contract needs exactly one %s item, got %d", k, n)
 		}
 	}
 	// The scope is written from its parsed form, never from the text as
 	// given, so a scope item cannot add anything but subjects and dates.
 	if f := def.field(provenance.KindScope); f != nil {
-		list := ofKind(provenance.KindScope)
+		list := a.ofKind(provenance.KindScope)
 		if n := len(list); n > 1 || (f.Required && n == 0) {
-			return nil, nil, nil, fmt.Errorf("a contract needs exactly one scope item, got %d", n)
+			return fmt.Errorf("a contract needs exactly one scope item, got %d", n)
 		}
-		if len(list) == 1 && (madeScope == "" || items[list[0]].Text != madeScope) {
-			if _, err := ParseScope(items[list[0]].Text); err != nil {
-				return nil, nil, nil, fmt.Errorf("scope item %s: %w", short(items[list[0]].Key), err)
+		if len(list) == 1 && (madeScope == "" || a.items[list[0]].Text != madeScope) {
+			if _, err := ParseScope(a.items[list[0]].Text); err != nil {
+				return fmt.Errorf("scope item %s: %w", short(a.items[list[0]].Key), err)
 			}
 		}
 	}
+	return nil
+}
 
-	size := 256 + len(def.Template)
-	for _, it := range items {
-		size += len(it.Text) + len(it.Source) + 96
-	}
-	b := make([]byte, 0, size+size/16) // escapes take a little more
-	spans := make([]budget.Span, 0, len(items))
-	var runes []int
-	if known != nil {
-		runes = make([]int, 0, len(items))
-	}
-	// mark ends the span of a part that started at start; n is its code
-	// points when known, or -1.
-	mark := func(k provenance.Kind, label string, start, n int) {
-		spans = append(spans, budget.Span{Kind: k, Label: label, Start: start, End: len(b)})
-		if runes != nil {
-			runes = append(runes, n)
-		}
-	}
-	b = append(b, '{')
-	first := true
-	for _, f := range def.Fields {
-		k := provenance.Kind(f.ContextType)
-		list := ofKind(k)
-		if f.ContextType != constantType && !f.Required && len(list) == 0 {
-			continue
-		}
-		if !first {
-			b = append(b, ',')
-		}
-		first = false
-		b = appendString(b, f.Name)
-		b = append(b, ':')
-		switch {
-		case f.ContextType == constantType:
-			b = appendString(b, def.Template)
-		case k == provenance.KindInstruction:
-			start, n := len(b), -1
-			if len(list) == 1 { // the one instruction a build registers, as it is
-				if e := encodedAs(list[0]); e != nil {
-					b, n = append(b, e.text...), e.runes
-				} else {
-					b = appendInstruction(b, items[list[0]])
-				}
+// field writes the value of the field of kind k, whose items are list.
+func (a *assembler) field(k provenance.Kind, list []int) {
+	start, n := len(a.b), -1
+	switch k {
+	case provenance.KindInstruction:
+		if len(list) == 1 { // the one instruction a build registers, as it is
+			if e := a.encodedAs(list[0]); e != nil {
+				a.b, n = append(a.b, e.text...), e.runes
 			} else {
-				texts := make([]string, len(list))
-				for i, j := range list {
-					texts[i] = items[j].Text
-				}
-				b = appendString(b, strings.Join(texts, "\n\n"))
+				a.b = appendInstruction(a.b, a.items[list[0]])
 			}
-			mark(k, "", start, n)
-		case k == provenance.KindExample:
-			start, n := len(b), -1
-			if e := encodedAs(list[0]); e != nil {
-				b, n = append(b, e.text...), e.runes
-			} else {
-				b = appendExample(b, items[list[0]])
-			}
-			mark(k, "", start, n)
-		case k == provenance.KindQuestion:
-			start := len(b)
-			b = appendString(b, items[list[0]].Text)
-			mark(k, "", start, -1)
-		case k == provenance.KindScope:
-			start := len(b)
-			b = append(b, items[list[0]].Text...) // checked by ParseScope above
-			mark(k, "", start, -1)
-		default: // a list kind
-			b = append(b, '[')
+		} else {
+			texts := make([]string, len(list))
 			for i, j := range list {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				it := &items[j]
-				start, n := len(b), -1
-				label := it.Source
-				if k == provenance.KindEvidence {
-					if e := encodedAs(j); e != nil {
-						b, n = e.appendEvidence(b, it.Text, it.Ref.Serves)
-						label = e.label
-					} else {
-						b = appendEvidence(b, *it)
-						label = it.Ref.Address()
-					}
-				} else {
-					b = appendTextItem(b, *it)
-				}
-				mark(k, label, start, n)
+				texts[i] = a.items[j].Text
 			}
-			b = append(b, ']')
+			a.b = appendString(a.b, strings.Join(texts, "\n\n"))
 		}
+	case provenance.KindExample:
+		if e := a.encodedAs(list[0]); e != nil {
+			a.b, n = append(a.b, e.text...), e.runes
+		} else {
+			a.b = appendExample(a.b, a.items[list[0]])
+		}
+	case provenance.KindQuestion:
+		a.b = appendString(a.b, a.items[list[0]].Text)
+	case provenance.KindScope:
+		a.b = append(a.b, a.items[list[0]].Text...) // checked by ParseScope in checkCounts
+	default: // a list kind
+		a.list(k, list)
+		return
 	}
-	b = append(b, '}')
-	return b, spans, runes, nil
+	a.mark(k, "", start, n)
+}
+
+// list writes a list field: each item of list, an evidence record or a
+// text item, its own span.
+func (a *assembler) list(k provenance.Kind, list []int) {
+	a.b = append(a.b, '[')
+	for i, j := range list {
+		if i > 0 {
+			a.b = append(a.b, ',')
+		}
+		it := &a.items[j]
+		start, n := len(a.b), -1
+		label := it.Source
+		switch {
+		case k != provenance.KindEvidence:
+			a.b = appendTextItem(a.b, *it)
+		case a.encodedAs(j) != nil:
+			e := a.encodedAs(j)
+			a.b, n = e.appendEvidence(a.b, it.Text, it.Ref.Serves)
+			label = e.label
+		default:
+			a.b = appendEvidence(a.b, *it)
+			label = it.Ref.Address()
+		}
+		a.mark(k, label, start, n)
+	}
+	a.b = append(a.b, ']')
 }
 
 // checkItems is assemble's first phase: each item is one the store holds,

@@ -190,31 +190,12 @@ func (b *Builder) build(ctx context.Context, s *provenance.Store, req Request) (
 		}
 		return err
 	}
-	// A new store starts, when it can, from a copy of one that holds the
-	// instruction and the example already (see fixedStore).
-	var fixed bool
-	if s == nil {
-		var held [2]provenance.Item
-		if s, held, fixed = b.fixedStore(ctx, content); fixed {
-			items = append(items, held[:]...)
-			k := b.Catalog.fixedKnown(held)
-			copy(known, k[:])
-		} else {
-			s = b.NewStore()
-		}
+	s, held, fixed := b.storeFor(ctx, s, content, len(evidence), req)
+	if fixed {
+		items = append(items, held[:]...)
+		k := b.Catalog.fixedKnown(held)
+		copy(known, k[:])
 	}
-	// Room for every registration the build makes in s, each of the
-	// store's lists allocated once: the quotes, the question, the
-	// request's items and promotions, the scope if the template has one,
-	// and the instruction and example unless s holds them.
-	n := len(evidence) + 1 + len(req.Items) + len(req.Promote)
-	if b.Definition.field(provenance.KindScope) != nil {
-		n++
-	}
-	if !fixed {
-		n += 2
-	}
-	s.Grow(n)
 	// The store computes the content IDs of candidates without one, so
 	// the build's own items leave them out rather than compute them twice.
 	if !fixed {
@@ -261,32 +242,14 @@ func (b *Builder) build(ctx context.Context, s *provenance.Store, req Request) (
 		}
 		extras = append(extras, it)
 	}
-	// A transform makes a new item and never takes the place of an
-	// earlier form: every promoted form is carried (see Request.Promote).
-	promoted := make([][]provenance.Item, len(extras))
-	for j, p := range req.Promote {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("build, at request promote[%d]: %w", j, err)
-		}
-		from := extras[p.Item]
-		if forms := promoted[p.Item]; len(forms) > 0 {
-			from = forms[len(forms)-1]
-		}
-		it, err := s.Transform(from, p.To)
-		if err != nil {
-			return refused(fmt.Sprintf("request promote[%d] (items[%d] to %s)", j, p.Item, p.To), err)
-		}
-		promoted[p.Item] = append(promoted[p.Item], it)
-	}
 	if len(req.Promote) > 0 {
-		carried := make([]provenance.Item, 0, len(extras)+len(req.Promote))
-		for i, it := range extras {
-			if len(promoted[i]) == 0 {
-				carried = append(carried, it)
+		var what string
+		if extras, what, err = promote(ctx, s, extras, req.Promote); err != nil {
+			if what == "" {
+				return nil, err
 			}
-			carried = append(carried, promoted[i]...)
+			return refused(what, err)
 		}
-		extras = carried
 	}
 	// Counting a long contract takes time too: a build whose client is
 	// gone stops before it.
@@ -304,6 +267,61 @@ func (b *Builder) build(ctx context.Context, s *provenance.Store, req Request) (
 		}
 	}
 	return res, err
+}
+
+// storeFor returns the store a build registers in: s when given, else a
+// new store that starts, when it can, layered over a template that holds
+// the instruction and the example already (fixed; see fixedStore), with
+// room for every registration the build makes, each of the store's lists
+// allocated once: the quotes, the question, the request's items and
+// promotions, the scope if the template has one, and the instruction and
+// example unless the store holds them (then held are the two).
+func (b *Builder) storeFor(ctx context.Context, s *provenance.Store, content Content, quotes int, req Request) (_ *provenance.Store, held [2]provenance.Item, fixed bool) {
+	if s == nil {
+		if s, held, fixed = b.fixedStore(ctx, content); !fixed {
+			s = b.NewStore()
+		}
+	}
+	n := quotes + 1 + len(req.Items) + len(req.Promote)
+	if b.Definition.field(provenance.KindScope) != nil {
+		n++
+	}
+	if !fixed {
+		n += 2
+	}
+	s.Grow(n)
+	return s, held, fixed
+}
+
+// promote transforms the request's items extras (as registered in s) as
+// promotions asks, in order, and returns the items the contract carries:
+// a transform makes a new item and never takes the place of an earlier
+// form, so every promoted form is carried (see Request.Promote). A
+// refusal is returned with what was refused; ctx's error without.
+func promote(ctx context.Context, s *provenance.Store, extras []provenance.Item, promotions []Promotion) ([]provenance.Item, string, error) {
+	promoted := make([][]provenance.Item, len(extras))
+	for j, p := range promotions {
+		if err := ctx.Err(); err != nil {
+			return nil, "", fmt.Errorf("build, at request promote[%d]: %w", j, err)
+		}
+		from := extras[p.Item]
+		if forms := promoted[p.Item]; len(forms) > 0 {
+			from = forms[len(forms)-1]
+		}
+		it, err := s.Transform(from, p.To)
+		if err != nil {
+			return nil, fmt.Sprintf("request promote[%d] (items[%d] to %s)", j, p.Item, p.To), err
+		}
+		promoted[p.Item] = append(promoted[p.Item], it)
+	}
+	carried := make([]provenance.Item, 0, len(extras)+len(promotions))
+	for i, it := range extras {
+		if len(promoted[i]) == 0 {
+			carried = append(carried, it)
+		}
+		carried = append(carried, promoted[i]...)
+	}
+	return carried, "", nil
 }
 
 // SettingShort names Request.Short in a budget.Fit.
