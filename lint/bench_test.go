@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -125,6 +126,34 @@ func BenchmarkLintSample(b *testing.B) {
 	for b.Loop() {
 		if _, err := Run(context.Background(), corpus.Sample(), opts); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCheckSubjects checks 200 case subjects, half of them unknown
+// (typos and parents), against 1,000 subjects: the hints are made once
+// per call, not once per unknown subject.
+func BenchmarkCheckSubjects(b *testing.B) {
+	known := make([]string, 1000)
+	for i := range known {
+		known[i] = fmt.Sprintf("travel/city-%03d/lodging", i)
+	}
+	slices.Sort(known)
+	refs := make([]SubjectRef, 200)
+	for i := range refs {
+		s := known[(i*37)%len(known)]
+		switch i % 4 {
+		case 1:
+			s = strings.Replace(s, "lodging", "lodgign", 1)
+		case 3:
+			s = strings.TrimSuffix(s, "/lodging")
+		}
+		refs[i] = SubjectRef{Path: "cases/c.yaml", Line: i + 1, Col: 14, Subject: s}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if len(CheckSubjects(refs, known, nil)) != 100 {
+			b.Fatal("want 100 findings")
 		}
 	}
 }

@@ -47,6 +47,7 @@ type SubjectRef struct {
 // findings are sorted.
 func CheckSubjects(refs []SubjectRef, known []string, cfg *Config) []Finding {
 	var out []Finding
+	var hints *corpus.SubjectHints // made for the first unknown subject, once
 	for _, ref := range refs {
 		if _, ok := slices.BinarySearch(known, ref.Subject); ok {
 			continue
@@ -59,7 +60,10 @@ func CheckSubjects(refs []SubjectRef, known []string, cfg *Config) []Finding {
 		var fixes []Fix
 		// A parent or a last segment of hierarchical subjects names the
 		// subjects it stands for; otherwise a typo names the closest.
-		meant, closest := corpus.MeantSubjects(ref.Subject, known)
+		if hints == nil {
+			hints = corpus.NewSubjectHints(known)
+		}
+		meant, closest := hints.Meant(ref.Subject)
 		if len(meant) == 0 && closest != "" {
 			meant = []string{closest}
 		}
