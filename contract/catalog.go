@@ -131,21 +131,7 @@ func UpdateCatalog(prev *Catalog, ix *selector.Index) *Catalog {
 	if cat.over == nil {
 		cat.over = map[*corpus.Source]*lazyRecords{}
 	}
-	// Both Sources lists are in the same order, so one merge finds the
-	// sources only one of them holds.
-	old, cur := prev.corpus.Sources, c.Sources
-	for len(old) > 0 || len(cur) > 0 {
-		switch {
-		case len(old) > 0 && len(cur) > 0 && old[0] == cur[0]:
-			old, cur = old[1:], cur[1:]
-		case len(cur) == 0 || len(old) > 0 && corpus.CompareSources(old[0], cur[0]) < 0:
-			cat.drop(old[0])
-			old = old[1:]
-		default:
-			cat.over[cur[0]] = &lazyRecords{}
-			cur = cur[1:]
-		}
-	}
+	corpus.DiffSources(prev.corpus.Sources, c.Sources, cat.drop, func(s *corpus.Source) { cat.over[s] = &lazyRecords{} })
 	if len(cat.over) > 64+4*int(math.Sqrt(float64(len(c.Sources)))) {
 		base := make(map[*corpus.Source]*lazyRecords, len(c.Sources))
 		for _, s := range c.Sources {

@@ -166,6 +166,27 @@ func CompareSources(a, b *Source) int {
 	return strings.Compare(a.Path, b.Path)
 }
 
+// DiffSources merges two Sources lists, each in the order of
+// CompareSources (an updated corpus's and its previous one's), and calls
+// gone for each source only old holds and added for each only cur holds,
+// in that order; a source both hold (the same *Source: an unchanged file
+// keeps its Source) is neither. An index or a catalog kept beside a
+// corpus renews what the two calls name.
+func DiffSources(old, cur []*Source, gone, added func(*Source)) {
+	for len(old) > 0 || len(cur) > 0 {
+		switch {
+		case len(old) > 0 && len(cur) > 0 && old[0] == cur[0]:
+			old, cur = old[1:], cur[1:]
+		case len(cur) == 0 || len(old) > 0 && CompareSources(old[0], cur[0]) < 0:
+			gone(old[0])
+			old = old[1:]
+		default:
+			added(cur[0])
+			cur = cur[1:]
+		}
+	}
+}
+
 func byPath(a, b *Source) int { return strings.Compare(a.Path, b.Path) }
 
 // checkID appends to errs the clash of c.Sources[i] with any source of

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"testing/fstest"
@@ -254,4 +255,37 @@ func sourceAt(c *corpus.Corpus, p string) *corpus.Source {
 		}
 	}
 	return nil
+}
+
+// TestDiffSources: the merge names each source only one list holds, in
+// order, and none that both hold; a source replaced by another of the
+// same source_id, lang and path (a changed file) is gone and added.
+func TestDiffSources(t *testing.T) {
+	src := func(id, lang, path string) *corpus.Source { return &corpus.Source{ID: id, Lang: lang, Path: path} }
+	a, b, c := src("a", "en", "a.md"), src("b", "en", "b.md"), src("c", "zh", "c.md")
+	b2, d := src("b", "en", "b.md"), src("d", "", "d.md")
+	name := func(s *corpus.Source) string {
+		if s == b2 {
+			return "b'"
+		}
+		return s.ID
+	}
+	for _, tc := range []struct {
+		old, cur    []*corpus.Source
+		gone, added string
+	}{
+		{nil, nil, "", ""},
+		{[]*corpus.Source{a, b, c}, []*corpus.Source{a, b, c}, "", ""},
+		{nil, []*corpus.Source{a, c}, "", "a c"},
+		{[]*corpus.Source{a, c}, nil, "a c", ""},
+		{[]*corpus.Source{a, b, c}, []*corpus.Source{a, c, d}, "b", "d"},
+		{[]*corpus.Source{a, b, c}, []*corpus.Source{a, b2, c}, "b", "b'"},
+		{[]*corpus.Source{b, d}, []*corpus.Source{a, b2, c}, "b d", "a b' c"},
+	} {
+		var gone, added []string
+		corpus.DiffSources(tc.old, tc.cur, func(s *corpus.Source) { gone = append(gone, name(s)) }, func(s *corpus.Source) { added = append(added, name(s)) })
+		if g, a := strings.Join(gone, " "), strings.Join(added, " "); g != tc.gone || a != tc.added {
+			t.Errorf("DiffSources(%v, %v): gone %q, added %q; want %q, %q", len(tc.old), len(tc.cur), g, a, tc.gone, tc.added)
+		}
+	}
 }

@@ -169,22 +169,9 @@ func UpdateIndex(prev *Index, c *corpus.Corpus) *Index {
 	if prev == nil {
 		return NewIndex(c)
 	}
-	// Both Sources lists are in the same order (source_id, lang, path), so
-	// one merge finds what is only in one of them.
 	changed := map[*corpus.Source]bool{}
-	old, cur := prev.corpus.Sources, c.Sources
-	for len(old) > 0 || len(cur) > 0 {
-		switch {
-		case len(old) > 0 && len(cur) > 0 && old[0] == cur[0]:
-			old, cur = old[1:], cur[1:]
-		case len(cur) == 0 || len(old) > 0 && corpus.CompareSources(old[0], cur[0]) < 0:
-			changed[old[0]] = true
-			old = old[1:]
-		default:
-			changed[cur[0]] = true
-			cur = cur[1:]
-		}
-	}
+	mark := func(s *corpus.Source) { changed[s] = true }
+	corpus.DiffSources(prev.corpus.Sources, c.Sources, mark, mark)
 	if len(changed) == 0 {
 		ix := &Index{corpus: c, bySubject: prev.bySubject}
 		ix.hints.Store(prev.hints.Load())
