@@ -118,16 +118,23 @@ func (l *Ledger) origin(id string) (Origin, bool) {
 			return o, true
 		}
 	}
-	if l.byID != nil {
-		i, ok := l.byID[id]
+	return firstOrigin(l.entries, l.byID, id, func(e *ledgerEntry) string { return e.origin.ContentID })
+}
+
+// firstOrigin is the origin of the first of entries whose key (keyOf)
+// is k: found in index once the entries have one (see indexEntries), by
+// a scan before.
+func firstOrigin[K comparable](entries []ledgerEntry, index map[K]int32, k K, keyOf func(*ledgerEntry) K) (Origin, bool) {
+	if index != nil {
+		i, ok := index[k]
 		if !ok {
 			return Origin{}, false
 		}
-		return l.entries[i].origin, true
+		return entries[i].origin, true
 	}
-	for i := range l.entries {
-		if l.entries[i].origin.ContentID == id {
-			return l.entries[i].origin, true
+	for i := range entries {
+		if keyOf(&entries[i]) == k {
+			return entries[i].origin, true
 		}
 	}
 	return Origin{}, false
@@ -206,19 +213,7 @@ func (l *Ledger) originOfReading(key readKey) (Origin, bool) {
 			return o, true
 		}
 	}
-	if l.byReading != nil {
-		i, ok := l.byReading[key]
-		if !ok {
-			return Origin{}, false
-		}
-		return l.entries[i].origin, true
-	}
-	for i := range l.entries {
-		if l.entries[i].reading == key {
-			return l.entries[i].origin, true
-		}
-	}
-	return Origin{}, false
+	return firstOrigin(l.entries, l.byReading, key, func(e *ledgerEntry) readKey { return e.reading })
 }
 
 // record notes o as the origin of its content, and of its reading key,
