@@ -41,11 +41,7 @@ func assemble(def *Definition, s *provenance.Store, items []provenance.Item, mad
 	if err := a.checkCounts(def, madeScope); err != nil {
 		return nil, nil, nil, err
 	}
-	size := 256 + len(def.Template)
-	for _, it := range items {
-		size += len(it.Text) + len(it.Source) + 96
-	}
-	a.b = make([]byte, 0, size+size/16) // escapes take a little more
+	a.b = make([]byte, 0, a.size(def))
 	a.spans = make([]budget.Span, 0, len(items))
 	if known != nil {
 		a.runes = make([]int, 0, len(items))
@@ -84,6 +80,39 @@ type assembler struct {
 	spans []budget.Span
 	runes []int // nil without known
 	buf   []int // ofKind's list
+}
+
+// size is the room the contract needs, made once: exact for the items
+// known encoded (most of a build's bytes: its evidence records and the
+// template's instruction and example), an estimate with room for escapes
+// for the rest (the question, the scope, request items). A contract
+// sized so on the generated corpus (2.1 KB) takes a 2.3 KB allocation
+// instead of the 3 KB an estimate of every item took.
+func (a *assembler) size(def *Definition) int {
+	n, rest := 2, len(def.Template)+2
+	for _, f := range def.Fields {
+		n += len(f.Name) + 4 // the name's quotes, the colon and a comma
+	}
+	for i := range a.items {
+		it := &a.items[i]
+		if e := a.encodedAs(i); e != nil {
+			n += e.size() + 1 // and the comma in a list
+			if it.Ref.Serves != "" {
+				// Each subject quoted, a comma for each space.
+				rest += len(`,"serves":[]`) + len(it.Ref.Serves) + 2 + 2*strings.Count(it.Ref.Serves, " ")
+			}
+			continue
+		}
+		switch it.Kind {
+		case provenance.KindScope:
+			n += len(it.Text) // written as it is
+		case provenance.KindQuestion, provenance.KindInstruction:
+			rest += len(it.Text) + 6 // its quotes, or a blank line joining it to another
+		default:
+			rest += len(it.Text) + len(it.Source) + 96 // and the field names of a record
+		}
+	}
+	return n + rest + rest/16 // escapes take a little more
 }
 
 // ofKind lists the indexes of the items of kind k, in the order given,

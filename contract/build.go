@@ -215,7 +215,7 @@ func (b *Builder) build(ctx context.Context, s *provenance.Store, req Request) (
 				items = append(items, it)
 			}
 		} else {
-			err = add(c.item)
+			err = add(*c.item)
 		}
 		if err != nil {
 			return refused("evidence "+c.candidate().Ref.Address(), err)
@@ -223,7 +223,7 @@ func (b *Builder) build(ctx context.Context, s *provenance.Store, req Request) (
 	}
 	var madeScope string
 	if b.Definition.field(provenance.KindScope) != nil {
-		sc := ScopeOf(req.Query)
+		sc := scopeOf(req.Query)
 		text := sc.Text()
 		if err := add(provenance.Item{Kind: provenance.KindScope, Source: provenance.SourceUser, Text: text}); err != nil {
 			return refused("the scope", err)
@@ -474,7 +474,7 @@ func (b *Builder) evidenceCandidates(sources []*corpus.Source, asked []string, s
 			}
 			ref := SourceRef(s, r)
 			ref.Serves = serves
-			items = append(items, evidenceCandidate{item: provenance.Item{Kind: provenance.KindEvidence, Source: provenance.SchemeCorpus + ":" + s.ID, Text: quote,
+			items = append(items, evidenceCandidate{item: &provenance.Item{Kind: provenance.KindEvidence, Source: provenance.SchemeCorpus + ":" + s.ID, Text: quote,
 				Ref: ref}})
 		}
 	}
@@ -483,8 +483,10 @@ func (b *Builder) evidenceCandidates(sources []*corpus.Source, asked []string, s
 
 // evidenceCandidate is one evidence record of a build: a candidate item,
 // or when pre is set one prepared, with its encoding (without serves).
+// Pointers only: a build's list of them is a few words a record, not a
+// copy of each item.
 type evidenceCandidate struct {
-	item provenance.Item
+	item *provenance.Item
 	pre  *provenance.Prepared
 	enc  *encoded
 }
@@ -495,7 +497,7 @@ func (c evidenceCandidate) candidate() provenance.Item {
 	if c.pre != nil {
 		return c.pre.Item()
 	}
-	return c.item
+	return *c.item
 }
 
 // ErrShortLoses is wrapped by the error a short build returns for a

@@ -56,6 +56,10 @@ type encoded struct {
 	// runes are the code points of the whole encoding, an evidence
 	// record's escaped quote included.
 	runes int
+	// quote is the length of an evidence record's escaped quote, with its
+	// quotation marks: what a build appends after text, with the brace,
+	// so that it sizes the contract once.
+	quote int
 	label string // an evidence record's address, its budget label
 }
 
@@ -81,14 +85,24 @@ func encodeEvidence(it provenance.Item) encoded {
 	runes := utf8.RuneCount(b)
 	// The tail ends with the quote's string and the record's brace; the
 	// build writes those.
-	around := len(b) - len(appendString(nil, it.Text)) - 1
-	return encoded{text: string(b[:around]), cut: cut, runes: runes, label: it.Ref.Address()}
+	quote := len(appendString(nil, it.Text))
+	around := len(b) - quote - 1
+	return encoded{text: string(b[:around]), cut: cut, runes: runes, quote: quote, label: it.Ref.Address()}
 }
 
 // encodeWith is the encoding append makes of it.
 func encodeWith(append func([]byte, provenance.Item) []byte, it provenance.Item) *encoded {
 	b := append(nil, it)
 	return &encoded{text: string(b), runes: utf8.RuneCount(b)}
+}
+
+// size is the length of what appendEvidence appends for e without
+// serves, or of a template's encoding.
+func (e *encoded) size() int {
+	if e.quote == 0 {
+		return len(e.text)
+	}
+	return len(e.text) + e.quote + 1
 }
 
 // appendEvidence appends the record e encodes, whose quote is quote,

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -28,18 +29,34 @@ type Scope struct {
 // ScopeOf returns the scope of a query: its subjects and dates in the
 // order given, later repeats dropped.
 func ScopeOf(q selector.Query) Scope {
-	var sc Scope
-	for _, s := range q.Subjects {
-		if !slices.Contains(sc.Subjects, s) {
-			sc.Subjects = append(sc.Subjects, s)
+	sc := scopeOf(q)
+	return Scope{Subjects: slices.Clone(sc.Subjects), Dates: slices.Clone(sc.Dates)}
+}
+
+// scopeOf is ScopeOf sharing q's lists when they have no repeats, as a
+// build's usually have: a build only writes its scope.
+func scopeOf(q selector.Query) Scope {
+	return Scope{Subjects: firstOfEach(q.Subjects), Dates: firstOfEach(q.Dates)}
+}
+
+// firstOfEach is s without its later repeats: s itself when it has none,
+// nil when it is empty.
+func firstOfEach[T comparable](s []T) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	for i := 1; i < len(s); i++ {
+		if slices.Contains(s[:i], s[i]) {
+			out := slices.Clone(s[:i])
+			for _, v := range s[i+1:] {
+				if !slices.Contains(out, v) {
+					out = append(out, v)
+				}
+			}
+			return out
 		}
 	}
-	for _, d := range q.Dates {
-		if !slices.Contains(sc.Dates, d) {
-			sc.Dates = append(sc.Dates, d)
-		}
-	}
-	return sc
+	return s
 }
 
 // Query returns the selector query for the scope in lang.
@@ -56,30 +73,32 @@ func (sc Scope) Text() string {
 	for _, s := range sc.Subjects {
 		n += len(s) + len(`"",`)
 	}
-	b := make([]byte, 0, n)
-	b = append(b, `{"subjects":[`...)
+	// Each part is escaped in a buffer on the stack and copied to the
+	// builder, whose String does not copy again.
+	var w strings.Builder
+	w.Grow(n)
+	var stack [64]byte
+	w.WriteString(`{"subjects":[`)
 	for i, s := range sc.Subjects {
 		if i > 0 {
-			b = append(b, ',')
+			w.WriteByte(',')
 		}
-		b = appendString(b, s)
+		w.Write(appendString(stack[:0], s))
 	}
-	b = append(b, `],"dates":[`...)
+	w.WriteString(`],"dates":[`)
 	for i, d := range sc.Dates {
 		if i > 0 {
-			b = append(b, ',')
+			w.WriteByte(',')
 		}
 		if d.IsZero() {
-			b = append(b, `""`...) // what String gives it
+			w.WriteString(`""`) // what String gives it
 			continue
 		}
 		// A date's text needs no escape.
-		b = append(b, '"')
-		b = d.Time().AppendFormat(b, time.DateOnly)
-		b = append(b, '"')
+		w.Write(append(d.Time().AppendFormat(append(stack[:0], '"'), time.DateOnly), '"'))
 	}
-	b = append(b, "]}"...)
-	return string(b)
+	w.WriteString("]}")
+	return w.String()
 }
 
 // writesCanonically reports whether ParseScope reads sc.Text() back as

@@ -404,19 +404,24 @@ func (ix *Index) Subjects() []string { return slices.Sorted(maps.Keys(ix.bySubje
 // q (normalized) that the index does not know.
 func (ix *Index) checkSubjects(q Query) error {
 	for _, subj := range q.Subjects {
-		if ix.bySubject[subj] != nil {
-			continue
+		if ix.bySubject[subj] == nil {
+			return ix.unknownSubject(subj)
 		}
-		h := ix.hints.Load()
-		if h == nil {
-			// Two first questions at once may both make them; they are
-			// equal, and one is kept.
-			ix.hints.CompareAndSwap(nil, corpus.NewSubjectHints(ix.Subjects()))
-			h = ix.hints.Load()
-		}
-		return unknownSubject(subj, h)
 	}
 	return nil
+}
+
+// unknownSubject is the *UnknownSubjectError of subj, a subject the
+// index does not know.
+func (ix *Index) unknownSubject(subj string) error {
+	h := ix.hints.Load()
+	if h == nil {
+		// Two first questions at once may both make them; they are
+		// equal, and one is kept.
+		ix.hints.CompareAndSwap(nil, corpus.NewSubjectHints(ix.Subjects()))
+		h = ix.hints.Load()
+	}
+	return unknownSubject(subj, h)
 }
 
 // Select returns the sources that apply to q, in contract order: each source
@@ -428,16 +433,15 @@ func (ix *Index) Select(q Query) (Selection, error) {
 	if err != nil {
 		return Selection{}, err
 	}
-	if err := ix.checkSubjects(q); err != nil {
-		return Selection{}, err
-	}
 	sel := Selection{Query: q}
 	seen := map[*corpus.Source]bool{}
 	conflicts := map[string]*Conflict{}
 	for _, subj := range q.Subjects {
+		// Each subject is looked up once; an unknown one is the answer,
+		// the first in the query's order, as checkSubjects finds it.
 		t := ix.bySubject[subj]
 		if t == nil {
-			continue
+			return Selection{}, ix.unknownSubject(subj)
 		}
 		for _, d := range q.Dates {
 			var here []*corpus.Source
@@ -475,10 +479,11 @@ func langMatches(sourceLang, asked string) bool {
 // supplement (role: supplement) applies together with the others by design,
 // so it is in no conflict.
 func addConflicts(into map[string]*Conflict, subj string, d corpus.Date, here []*corpus.Source) {
-	here = slices.DeleteFunc(slices.Clone(here), (*corpus.Source).IsSupplement)
-	if len(here) < 2 {
+	// Most dates select one source a subject: nothing to copy then.
+	if len(here)-countFunc(here, (*corpus.Source).IsSupplement) < 2 {
 		return
 	}
+	here = slices.DeleteFunc(slices.Clone(here), (*corpus.Source).IsSupplement)
 	for _, lane := range corpus.Lanes(here) {
 		if len(lane.Sources) < 2 {
 			continue
@@ -495,4 +500,15 @@ func addConflicts(into map[string]*Conflict, subj string, d corpus.Date, here []
 		}
 		c.Dates = append(c.Dates, d)
 	}
+}
+
+// countFunc is how many of s f reports.
+func countFunc[T any](s []T, f func(T) bool) int {
+	n := 0
+	for _, v := range s {
+		if f(v) {
+			n++
+		}
+	}
+	return n
 }
