@@ -126,7 +126,7 @@ func preparedForms(t *testing.T, c Item) {
 // general path (long, not ASCII, not UTF-8).
 func TestPrepareForms(t *testing.T) {
 	texts := []string{"", " ", "\t\n", "What is the limit?", "  What IS the\tlimit?  ", "rn m 0 O 1 l I |",
-		strings.Repeat("a", 255), strings.Repeat("M", 256), strings.Repeat("m", 257), strings.Repeat("Ab ", 86),
+		strings.Repeat("a", 255), strings.Repeat("M", 256), strings.Repeat("%", 256), strings.Repeat("m", 257), strings.Repeat("Ab ", 86),
 		"住宿 750 元", "Т limit", "a\u200bb", "bad \xff byte", strings.Repeat("x", 255) + "é"}
 	var all strings.Builder
 	for c := range 128 {

@@ -57,16 +57,25 @@ func prepare(c Item) (Prepared, error) {
 // (see asciiContentID), its reading key (see readingKey) and whether the
 // canonical form is empty. ok is false for a longer text or one that is
 // not ASCII; ASCII is valid UTF-8.
+//
+// It earns its place: `go test ./provenance -run '^$' -bench
+// LayeredStore` (a build's registrations: a prepared quote, a scope, a
+// question), four interleaved runs on 2026-12-02 (load average 3–5):
+// 3.4–5.1 µs an iteration against 4.7–6.5 µs with contentSum and
+// readingKey each making its own pass (0.63–0.80×, median 0.76×), and
+// against 3.8–6.8 µs when each byte's reading was appended as a string
+// (median 0.9×).
 func shortForms(text string) (sum [sha256.Size]byte, reading readKey, empty, ok bool) {
 	const short = 256
 	if len(text) > short {
 		return sum, reading, false, false
 	}
-	// Both forms are built on the stack: an ASCII byte's reading is at
-	// most two bytes.
-	var canonBuf [short]byte
-	var readBuf [2 * short]byte
-	canon, read := canonBuf[:0], readBuf[:0]
+	// Both forms are written into buffers on the stack, a byte at a time
+	// from a table (an ASCII byte's reading is at most three bytes: "%"
+	// reads as "o/0").
+	var canon [short]byte
+	var read [3 * short]byte
+	nc, nr := 0, 0
 	canonSpace, readSpace := false, false
 	for i := 0; i < len(text); i++ {
 		c := text[i]
@@ -74,23 +83,41 @@ func shortForms(text string) (sum [sha256.Size]byte, reading readKey, empty, ok 
 			return sum, reading, false, false
 		}
 		if asciiSpace[c] {
-			canonSpace, readSpace = len(canon) > 0, len(read) > 0
+			canonSpace, readSpace = nc > 0, nr > 0
 			continue
 		}
 		if canonSpace {
-			canon, canonSpace = append(canon, ' '), false
+			canon[nc], nc, canonSpace = ' ', nc+1, false
 		}
 		if readSpace {
-			read, readSpace = append(read, ' '), false
+			read[nr], nr, readSpace = ' ', nr+1, false
 		}
 		if 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'
 		}
-		canon = append(canon, c)
-		read = append(read, asciiReadings[c]...)
+		canon[nc], nc = c, nc+1
+		r := &asciiReadBytes[c]
+		read[nr], read[nr+1], read[nr+2] = r.b[0], r.b[1], r.b[2]
+		nr += int(r.n)
 	}
-	return sha256.Sum256(canon), readKeyOf(read), len(canon) == 0, true
+	return sha256.Sum256(canon[:nc]), readKeyOf(read[:nr]), nc == 0, true
 }
+
+// asciiReadBytes is asciiReadings as bytes: each entry's reading, padded,
+// and its length.
+var asciiReadBytes = func() (t [128]struct {
+	b [3]byte
+	n uint8
+}) {
+	for c, r := range asciiReadings {
+		if len(r) > len(t[c].b) {
+			panic("provenance: the reading of an ASCII byte is longer than three bytes")
+		}
+		copy(t[c].b[:], r)
+		t[c].n = uint8(len(r))
+	}
+	return t
+}()
 
 // Item is the prepared candidate, with its content ID and Key.
 func (p Prepared) Item() Item { return p.item }
