@@ -75,7 +75,11 @@ type ledgerEntry struct {
 // scanMax is how many entries (or held items) a scan looks through before
 // a map indexes them: a contract build registers about a dozen items, for
 // which a scan of 64-byte keys that differ in their first bytes is
-// quicker than hashing them, and needs no map.
+// quicker than hashing them, and needs no map. It earns its place in
+// allocations: `go test ./provenance -run '^$' -bench LayeredStore`, three
+// interleaved runs on 2026-12-02, 6 allocations and 2.4 KB an iteration
+// against 12 and 3.2 KB with maps from the first entry (scanMax 0), the
+// time the same within noise (5.9–6.7 µs against 5.6–6.8 µs).
 const scanMax = 16
 
 type lineEntry struct {
