@@ -3,6 +3,7 @@ package contract_test
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -71,7 +72,8 @@ The lodging limit is 750.
 }
 
 // TestScopeInOrderAsked: the scope lists subjects and dates as asked, each
-// once; the evidence order does not depend on it.
+// once, wherever the repeats are; the evidence order does not depend on
+// it. The scope's lists are its own: changing them leaves the query's.
 func TestScopeInOrderAsked(t *testing.T) {
 	d := func(s string) corpus.Date {
 		v, err := corpus.ParseDate(s)
@@ -80,10 +82,34 @@ func TestScopeInOrderAsked(t *testing.T) {
 		}
 		return v
 	}
-	q := selector.Query{Subjects: []string{"rail", "lodging", "rail"}, Dates: []corpus.Date{d("2026-09-14"), d("2025-09-14"), d("2026-09-14")}}
-	got := contract.ScopeOf(q).Text()
-	if want := `{"subjects":["rail","lodging"],"dates":["2026-09-14","2025-09-14"]}`; got != want {
-		t.Errorf("ScopeOf().Text() = %s, want %s", got, want)
+	d1, d2, d3 := d("2026-09-14"), d("2025-09-14"), d("2024-01-31")
+	tests := []struct {
+		name     string
+		subjects []string
+		dates    []corpus.Date
+		want     string
+	}{
+		{"repeats last", []string{"rail", "lodging", "rail"}, []corpus.Date{d1, d2, d1},
+			`{"subjects":["rail","lodging"],"dates":["2026-09-14","2025-09-14"]}`},
+		{"no repeats", []string{"rail", "lodging"}, []corpus.Date{d2, d1},
+			`{"subjects":["rail","lodging"],"dates":["2025-09-14","2026-09-14"]}`},
+		{"repeats between", []string{"a", "b", "a", "c", "b", "d"}, []corpus.Date{d3, d3, d1, d3, d2},
+			`{"subjects":["a","b","c","d"],"dates":["2024-01-31","2026-09-14","2025-09-14"]}`},
+		{"one of each", []string{"rail"}, []corpus.Date{d1},
+			`{"subjects":["rail"],"dates":["2026-09-14"]}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := selector.Query{Subjects: slices.Clone(tt.subjects), Dates: slices.Clone(tt.dates)}
+			sc := contract.ScopeOf(q)
+			if got := sc.Text(); got != tt.want {
+				t.Errorf("ScopeOf().Text() = %s, want %s", got, tt.want)
+			}
+			sc.Subjects[0], sc.Dates[0] = "changed", d("2000-01-01")
+			if !slices.Equal(q.Subjects, tt.subjects) || !slices.Equal(q.Dates, tt.dates) {
+				t.Errorf("changing ScopeOf()'s lists changed the query's: %v %v", q.Subjects, q.Dates)
+			}
+		})
 	}
 }
 
