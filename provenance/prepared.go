@@ -59,12 +59,13 @@ func prepare(c Item) (Prepared, error) {
 // not ASCII; ASCII is valid UTF-8.
 //
 // It earns its place: `go test ./provenance -run '^$' -bench
-// LayeredStore` (a build's registrations: a prepared quote, a scope, a
-// question), four interleaved runs on 2026-12-02 (load average 3–5):
-// 3.4–5.1 µs an iteration against 4.7–6.5 µs with contentSum and
-// readingKey each making its own pass (0.63–0.80×, median 0.76×), and
-// against 3.8–6.8 µs when each byte's reading was appended as a string
-// (median 0.9×).
+// 'Forms/question'` on 2026-12-02, four runs: 211–254 ns against 347–394
+// ns (about 0.6×) for contentSum and readingKey each making its own
+// pass; in a build's registrations (-bench LayeredStore: a prepared
+// quote, a scope, a question), four interleaved runs with prepare
+// calling those two instead: 3.4–5.1 µs against 4.7–6.5 µs (median
+// 0.76×), and against 3.8–6.8 µs (median 0.9×) when each byte's reading
+// was appended as a string.
 func shortForms(text string) (sum [sha256.Size]byte, reading readKey, empty, ok bool) {
 	const short = 256
 	if len(text) > short {

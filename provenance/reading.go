@@ -96,8 +96,12 @@ func appendASCIIReading(b []byte, text string) []byte {
 // cannot know the seeds) would only refuse an item, never admit one.
 func readingKey(text string) readKey {
 	if isASCII(text) && len(text) <= 256 {
-		// A short ASCII text, a question or a scope, reads into a
-		// buffer on the stack.
+		// A short ASCII text reads into a buffer on the stack (a
+		// transform's check of a tool result; a build's question and
+		// scope get theirs from shortForms): `go test ./provenance -run
+		// '^$' -bench 'Forms/reading-key'` (a question), four runs on
+		// 2026-12-02, 155–187 ns without an allocation against 445–718
+		// ns and 4 allocations hashing Reading's string.
 		var stack [2 * 256]byte
 		return readKeyOf(appendASCIIReading(stack[:0], text))
 	}
