@@ -34,7 +34,11 @@ func ScopeOf(q selector.Query) Scope {
 }
 
 // scopeOf is ScopeOf sharing q's lists when they have no repeats, as a
-// build's usually have: a build only writes its scope.
+// build's usually have: a build only writes its scope. With Text writing
+// into one allocation, it earns its place in allocations: `go test
+// ./contract -run '^$' -bench 'SelectBuild/codepoint' -benchmem` on
+// 2026-12-02, 18 allocations and 7.6 KB a build against 21 and 7.8 KB
+// with ScopeOf's copies and Text's buffer and string (0.86×).
 func scopeOf(q selector.Query) Scope {
 	return Scope{Subjects: firstOfEach(q.Subjects), Dates: firstOfEach(q.Dates)}
 }
