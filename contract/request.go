@@ -188,6 +188,15 @@ func parseRequest(name string, data []byte, extended bool) (*RequestFile, error)
 	if err := CheckText(name, data); err != nil {
 		return nil, err
 	}
+	if f, ok := fastRequest(data); ok {
+		return f, nil
+	}
+	return parseRequestTree(name, data, extended)
+}
+
+// parseRequestTree reads a request, its text checked, from its node
+// tree: every request fastRequest does not take, and every problem.
+func parseRequestTree(name string, data []byte, extended bool) (*RequestFile, error) {
 	p := &requestParser{name: name, extended: extended}
 	doc, err := strict.ParseJSON(data)
 	if je, ok := errors.AsType[*strict.JSONError](err); ok {
