@@ -38,15 +38,30 @@ func (w *discardWriter) Write(p []byte) (int, error) {
 // are the handler's per-request allocations (the figure the performance
 // work reports before and after), deterministic where wall time is not.
 func BenchmarkHandlerContract(b *testing.B) {
+	var bodies [][]byte
+	for _, d := range []string{"2025-09-14", "2026-09-14", "2026-01-01", "2025-12-31"} {
+		bodies = append(bodies, fmt.Appendf(nil, `{"subject":"lodging","dates":[%q],"question":"What is the Beijing lodging limit?"}`, d))
+	}
+	benchmarkHandler(b, bodies)
+}
+
+// BenchmarkHandlerContractItems is BenchmarkHandlerContract for a
+// request that brings a tool output and promotes it to evidence: a
+// request contract.ParseRequestFile reads from its node tree.
+func BenchmarkHandlerContractItems(b *testing.B) {
+	benchmarkHandler(b, [][]byte{[]byte(`{"subject":"lodging","dates":["2026-09-14"],"question":"Is order A-104 within the Beijing lodging limit?",` +
+		`"items":[{"type":"tool_output","source":"tool:order_lookup","text":"Order A-104: 720 CNY per night, Beijing, confirmed."}],` +
+		`"promote":[{"item":0,"to":"evidence"}]}`)})
+}
+
+// benchmarkHandler posts the bodies in turn to /v1/contract on the
+// embedded sample corpus.
+func benchmarkHandler(b *testing.B, bodies [][]byte) {
 	srv, err := serve.New(serve.Config{Build: contract.Config{Corpus: corpus.Embedded()}, Settings: contract.Settings{Lang: "en"}, Settle: -1})
 	if err != nil {
 		b.Fatal(err)
 	}
 	h := srv.Handler()
-	var bodies [][]byte
-	for _, d := range []string{"2025-09-14", "2026-09-14", "2026-01-01", "2025-12-31"} {
-		bodies = append(bodies, fmt.Appendf(nil, `{"subject":"lodging","dates":[%q],"question":"What is the Beijing lodging limit?"}`, d))
-	}
 	w := &discardWriter{h: http.Header{}}
 	rd := new(bytes.Reader)
 	req := httptest.NewRequest(http.MethodPost, "/v1/contract", nil)
