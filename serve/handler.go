@@ -56,6 +56,8 @@ type route struct {
 	// bodies and builds cost memory and CPU. Probes and scrapes do not, so
 	// that they answer while the API is saturated.
 	limited bool
+	// decides is decides[name], looked up once when the routes are made.
+	decides bool
 	latency prometheus.Observer
 	srv     *Server
 }
@@ -96,7 +98,7 @@ func (s *Server) routes() http.Handler {
 	byPath := make(map[string]*route, len(table))
 	endpoints := make([]string, len(table))
 	for i, rt := range table {
-		rt.srv = s
+		rt.srv, rt.decides = s, decides[rt.name]
 		rt.latency = s.metrics.latency.WithLabelValues(rt.name)
 		mux.Handle(rt.pattern(), rt)
 		byPath[rt.path] = rt
@@ -168,7 +170,7 @@ func (m *muxRecorder) Write(b []byte) (int, error) { return len(b), nil }
 func (s *Server) exchange(w http.ResponseWriter, r *http.Request, rt *route, start time.Time, serve func(http.ResponseWriter, *http.Request, *Snapshot) int, limited bool) {
 	snap := s.snap.Load()
 	var decision string
-	if decides[rt.name] {
+	if rt.decides {
 		w, decision = s.beginDecision(w, r, rt, snap)
 	}
 	code := s.dispatch(w, r, rt, snap, serve, limited)
