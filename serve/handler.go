@@ -208,12 +208,8 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, rt *route, sna
 			w.Header().Set("Retry-After", retryAfter)
 			return writeError(w, snap, http.StatusServiceUnavailable, errkind.Detail{Kind: string(errkind.Overloaded), Message: s.admit.shedMessage(shed)})
 		}
-		s.metrics.inFlight.Inc()
 		held := time.Now()
-		defer func() {
-			s.metrics.inFlight.Dec()
-			s.admit.release(time.Since(held))
-		}()
+		defer func() { s.admit.release(time.Since(held)) }()
 		if s.hooks.inHandler != nil {
 			s.hooks.inHandler(rt.name)
 		}

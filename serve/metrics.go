@@ -28,7 +28,6 @@ type metrics struct {
 	reloads          *prometheus.CounterVec // outcome
 	loadSeconds      prometheus.Histogram
 
-	inFlight       prometheus.Gauge
 	maxInFlight    prometheus.Gauge
 	maxQueue       prometheus.Gauge
 	queueWaitBound prometheus.Gauge
@@ -81,7 +80,6 @@ func newMetrics(reg *prometheus.Registry, admit *admission) *metrics {
 		{&m.abandoned, "ka2_corpus_abandoned_loads", "Loads of reloads that timed out and are still running (a read that blocks stays here); their results are dropped."},
 		{&m.watchOK, "ka2_corpus_watch_ok", "1 while every folder of the corpus is watched, 0 while some cannot be and the corpus is reloaded every poll interval instead."},
 		{&m.watchedFolders, "ka2_corpus_watched_folders", "Folders watched for changes of the corpus."},
-		{&m.inFlight, "ka2_http_requests_in_flight", "API requests (/v1/…) being answered now."},
 		{&m.maxInFlight, "ka2_http_requests_in_flight_max", "The bound on API requests answered at once (the max-in-flight setting)."},
 		{&m.maxQueue, "ka2_http_requests_queued_max", "The bound on API requests waiting for their turn (the max-queue setting; 0: none wait)."},
 		{&m.queueWaitBound, "ka2_http_request_queue_wait_bound_seconds", "The longest an API request waits for its turn before it is shed (the queue-wait setting)."},
@@ -89,6 +87,11 @@ func newMetrics(reg *prometheus.Registry, admit *admission) *metrics {
 		*g.to = prometheus.NewGauge(prometheus.GaugeOpts{Name: g.name, Help: g.help})
 		reg.MustRegister(*g.to)
 	}
+	// Read from the admission's slots when scraped, not counted again by
+	// every request.
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "ka2_http_requests_in_flight", Help: "API requests (/v1/…) being answered now."},
+		func() float64 { return float64(len(admit.slots)) }))
 	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "ka2_http_requests_queued", Help: "API requests waiting now for their turn, as many as the max-in-flight setting allows being in flight."},
 		func() float64 { return float64(admit.queued.Load()) }))
