@@ -22,7 +22,6 @@ import (
 
 	"github.com/ka2/ka2/budget"
 	"github.com/ka2/ka2/contract"
-	"github.com/ka2/ka2/internal/jsontext"
 	"github.com/ka2/ka2/provenance"
 )
 
@@ -333,7 +332,7 @@ func (l *DecisionLog) reportDropped(w io.Writer) {
 	n := d - l.reported
 	l.reported = d
 	l.log.Warn("decision log buffer full; decisions answered without a line", "dropped", n, "dropped_total", d)
-	line, err := jsontext.Marshal(Decision{Time: l.now(), Dropped: n})
+	line, err := marshalDecision(&Decision{Time: l.now(), Dropped: n})
 	if err == nil {
 		w.Write(append(line, '\n'))
 	}
@@ -547,7 +546,7 @@ func (s *Server) finishDecision(ctx context.Context, w http.ResponseWriter, id s
 	case d.Outcome == "":
 		d.Outcome = OutcomeOK
 	}
-	line, err := jsontext.Marshal(d)
+	line, err := marshalDecision(d)
 	if err != nil {
 		s.log.Error("cannot encode a decision", "id", d.ID, "error", err.Error())
 		return
