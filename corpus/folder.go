@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -138,10 +137,10 @@ func (l Location) named(err error) error {
 // that one folder even if the link is swapped again mid-load, and links
 // resolve inside the folder only, so that a link that leaves it fails to
 // open. done releases the folder once the load is over.
+//
+// On Linux the load lists each folder and reads each policy file in it
+// with fewer system calls than os.Root takes, under the same guarantees
+// (see folder in folder_linux.go); fsys reads like os.Root's FS.
 func OpenFolder(dir string) (fsys fs.FS, done func(), err error) {
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, nil, err
-	}
-	return root.FS(), func() { root.Close() }, nil
+	return openFolder(dir)
 }

@@ -455,11 +455,17 @@ func ResolvePath(abs string, visit func(link string)) (string, error) {
 // Only a regular file of at most inputfile.MaxSize bytes is read: a named
 // pipe would block the load for good, and a device could fill the memory.
 func loadFile(fsys fs.FS, p string, listed bool) (*Source, diag.List) {
-	read := inputfile.ReadFS
-	if listed {
-		read = inputfile.ReadListed
+	var data []byte
+	var err error
+	if r, ok := fsys.(listedReader); ok && listed {
+		data, err = r.readListed(p, inputfile.MaxSize)
+	} else {
+		read := inputfile.ReadFS
+		if listed {
+			read = inputfile.ReadListed
+		}
+		data, _, err = read(fsys, p, inputfile.MaxSize)
 	}
-	data, _, err := read(fsys, p, inputfile.MaxSize)
 	if err != nil {
 		return nil, diag.List{Unreadable(p, err)}
 	}
@@ -470,6 +476,13 @@ func loadFile(fsys fs.FS, p string, listed bool) (*Source, diag.List) {
 		return nil, l
 	}
 	return s, nil
+}
+
+// listedReader is a file system that reads a file the walk has just
+// listed as a regular file faster than inputfile.ReadListed, with the
+// same result: a folder opened by OpenFolder on Linux.
+type listedReader interface {
+	readListed(name string, max int64) ([]byte, error)
 }
 
 // Unreadable is the problem for a policy file at p that cannot be read:
