@@ -207,6 +207,9 @@ func (f *folder) readListed(name string, limit int64) ([]byte, error) {
 // A read that comes back empty, or fills the buffer, is checked with
 // fstat: an empty file, a device, or a file larger than the buffer.
 func (f *folder) read(name string, limit int64) (data []byte, ok, open bool) {
+	if !fs.ValidPath(name) {
+		return nil, false, false // os.Root refuses it, and says so
+	}
 	dir, base := path.Dir(name), path.Base(name)
 	f.mu.RLock()
 	parent, held := f.dirs[dir]
