@@ -457,14 +457,10 @@ func ResolvePath(abs string, visit func(link string)) (string, error) {
 func loadFile(fsys fs.FS, p string, listed bool) (*Source, diag.List) {
 	var data []byte
 	var err error
-	if r, ok := fsys.(listedReader); ok && listed {
-		data, err = r.readListed(p, inputfile.MaxSize)
+	if listed {
+		data, err = ReadListed(fsys, p)
 	} else {
-		read := inputfile.ReadFS
-		if listed {
-			read = inputfile.ReadListed
-		}
-		data, _, err = read(fsys, p, inputfile.MaxSize)
+		data, _, err = inputfile.ReadFS(fsys, p, inputfile.MaxSize)
 	}
 	if err != nil {
 		return nil, diag.List{Unreadable(p, err)}
@@ -476,6 +472,21 @@ func loadFile(fsys fs.FS, p string, listed bool) (*Source, diag.List) {
 		return nil, l
 	}
 	return s, nil
+}
+
+// ReadListed reads the policy file at p, which Files has just listed in
+// fsys, as Load reads it: only a regular file of at most
+// inputfile.MaxSize bytes, whose listing stands for the status taken
+// before opening it (see inputfile.ReadListed). A folder opened with
+// OpenFolder reads it with fewer system calls, as Load does; the linter
+// reads each file it lints so.
+func ReadListed(fsys fs.FS, p string) ([]byte, error) {
+	fsys, _ = unwrapExclude(fsys)
+	if r, ok := fsys.(listedReader); ok {
+		return r.readListed(p, inputfile.MaxSize)
+	}
+	data, _, err := inputfile.ReadListed(fsys, p, inputfile.MaxSize)
+	return data, err
 }
 
 // listedReader is a file system that reads a file the walk has just

@@ -12,7 +12,6 @@ import (
 
 	"github.com/ka2/ka2/corpus"
 	"github.com/ka2/ka2/internal/diag"
-	"github.com/ka2/ka2/internal/inputfile"
 	"github.com/ka2/ka2/internal/parallel"
 )
 
@@ -225,7 +224,7 @@ func (f *file) addHint(r *Rule, line, col int, msg string, hint diag.Hint, relat
 // load reads and parses the file, and runs the one-file rules when the file
 // is in scope.
 func (f *file) load(fsys fs.FS) {
-	data, _, err := inputfile.ReadFS(fsys, f.path, inputfile.MaxSize)
+	data, err := corpus.ReadListed(fsys, f.path) // listed by walk
 	if err != nil {
 		d := corpus.Unreadable(f.path, err)
 		f.add(ruleUnreadable, 0, 0, d.Message, d.Hint.Text)
