@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -142,5 +143,10 @@ func (l Location) named(err error) error {
 // with fewer system calls than os.Root takes, under the same guarantees
 // (see folder in folder_linux.go); fsys reads like os.Root's FS.
 func OpenFolder(dir string) (fsys fs.FS, done func(), err error) {
-	return openFolder(dir)
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	fsys, done = rootFolder(root)
+	return fsys, done, nil
 }

@@ -70,19 +70,17 @@ var maxHeld = func() int {
 	return int(min(lim.Cur/4, 1<<16))
 }()
 
-func openFolder(dir string) (fs.FS, func(), error) {
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, nil, err
-	}
+// rootFolder is the file system of the corpus folder root, and what
+// releases it (see OpenFolder).
+func rootFolder(root *os.Root) (fs.FS, func()) {
 	fsys := root.FS()
-	top, err := root.Open(".") // the one folder root holds, not dir again
+	top, err := root.Open(".") // the one folder root holds, not its path again
 	if err != nil {
 		// os.Root alone still reads the folder, only more slowly.
-		return fsys, func() { root.Close() }, nil
+		return fsys, func() { root.Close() }
 	}
 	f := &folder{root: root, fsys: fsys, top: int(top.Fd()), dirs: map[string]int{}, files: []*os.File{top}}
-	return f, f.close, nil
+	return f, f.close
 }
 
 // close releases the folders held and the root; a read after it goes to

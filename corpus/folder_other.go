@@ -7,10 +7,8 @@ import (
 	"os"
 )
 
-func openFolder(dir string) (fs.FS, func(), error) {
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, nil, err
-	}
-	return root.FS(), func() { root.Close() }, nil
+// rootFolder is the file system of the corpus folder root, and what
+// releases it (see OpenFolder).
+func rootFolder(root *os.Root) (fs.FS, func()) {
+	return root.FS(), func() { root.Close() }
 }
