@@ -143,7 +143,7 @@ func (f *folder) readDir(name string) ([]fs.DirEntry, bool) {
 		return nil, false
 	}
 	// Under the read lock: close cannot close parent meanwhile.
-	fd, err := openat(parent, base, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_DIRECTORY|syscall.O_NOFOLLOW)
+	fd, err := inputfile.OpenDirAt(parent, base)
 	f.mu.RUnlock()
 	if err != nil {
 		return nil, false
@@ -175,13 +175,6 @@ func (f *folder) readDir(name string) ([]fs.DirEntry, bool) {
 	return entries, true
 }
 
-// bufSize is the read buffer of the fast path: a policy file smaller than
-// it is read with one pread. Generated policies are 1.4 KB; real ones a
-// few KB.
-const bufSize = 32 << 10
-
-var bufs = sync.Pool{New: func() any { b := make([]byte, bufSize); return &b }}
-
 // readListed reads the policy file at name, which the walk has just
 // listed as a regular file, as inputfile.ReadListed reads it from
 // os.Root: the same bytes, or the same error.
@@ -200,89 +193,23 @@ func (f *folder) readListed(name string, limit int64) ([]byte, error) {
 	return data, err
 }
 
-// read reads the plain file name in a held folder: ok with its bytes, or
-// not ok, open saying whether it got as far as opening it.
-//
-// The file is opened without following a link and without blocking (a
-// named pipe put there since the walk opens at once), and read with
-// pread, which a pipe, a socket or a terminal refuses. A first read
-// shorter than the buffer is the whole file, as for any regular file.
-// A read that comes back empty, or fills the buffer, is checked with
-// fstat: an empty file, a device, or a file larger than the buffer.
+// read reads the plain file name in a held folder (inputfile.ReadAt):
+// ok with its bytes, or not ok, open saying whether it got as far as
+// opening it.
 func (f *folder) read(name string, limit int64) (data []byte, ok, open bool) {
 	if !fs.ValidPath(name) {
 		return nil, false, false // os.Root refuses it, and says so
 	}
 	dir, base := path.Dir(name), path.Base(name)
 	f.mu.RLock()
+	defer f.mu.RUnlock() // close cannot close the folder meanwhile
 	parent, held := f.dirs[dir]
 	if !held || f.closed {
-		f.mu.RUnlock()
 		return nil, false, false
 	}
-	fd, err := openat(parent, base, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_NOCTTY)
-	f.mu.RUnlock()
-	if err != nil {
-		return nil, false, false
-	}
-	defer syscall.Close(fd)
-	bp := bufs.Get().(*[]byte)
-	defer bufs.Put(bp)
-	buf := *bp
-	n, err := pread(fd, buf, 0)
-	if err != nil || n == 0 {
-		return nil, false, true
-	}
-	if n < len(buf) {
+	data, ok, open = inputfile.ReadAt(parent, base, limit)
+	if ok {
 		f.reads.Add(1)
-		return slices.Clone(buf[:n]), true, true
 	}
-	var st syscall.Stat_t
-	if err := fstat(fd, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Size > limit {
-		return nil, false, true
-	}
-	data = make([]byte, n, max(int64(n), st.Size)+1)
-	copy(data, buf)
-	for int64(len(data)) <= limit {
-		if len(data) == cap(data) {
-			data = append(data, 0)[:len(data)]
-		}
-		m, err := pread(fd, data[len(data):cap(data)], int64(len(data)))
-		if err != nil {
-			return nil, false, true
-		}
-		if m == 0 {
-			f.reads.Add(1)
-			return data, true, true
-		}
-		data = data[:len(data)+m]
-	}
-	return nil, false, true // grew past limit since fstat: os.Root says so
-}
-
-func openat(dirfd int, name string, flags int) (int, error) {
-	for {
-		fd, err := syscall.Openat(dirfd, name, flags, 0)
-		if err != syscall.EINTR {
-			return fd, err
-		}
-	}
-}
-
-func pread(fd int, p []byte, off int64) (int, error) {
-	for {
-		n, err := syscall.Pread(fd, p, off)
-		if err != syscall.EINTR {
-			return n, err
-		}
-	}
-}
-
-func fstat(fd int, st *syscall.Stat_t) error {
-	for {
-		err := syscall.Fstat(fd, st)
-		if err != syscall.EINTR {
-			return err
-		}
-	}
+	return data, ok, open
 }

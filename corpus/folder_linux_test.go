@@ -187,7 +187,7 @@ func TestFolderReader(t *testing.T) {
 	tr.write("a.md", policyText("a", "Plain."))
 	tr.write("big.md", policyText("big", strings.Repeat("A long line of policy text.\n", 4000))) // past the read buffer
 	exact := policyText("exact", "")
-	tr.write("exact.md", exact+strings.Repeat("x", bufSize-len(exact))) // the read buffer's size exactly
+	tr.write("exact.md", exact+strings.Repeat("x", inputfile.ReadAtBuffer-len(exact))) // the read buffer's size exactly
 	deep := ""
 	for i := range 40 {
 		deep = path.Join(deep, fmt.Sprint(i))
