@@ -34,12 +34,6 @@ type Source struct {
 	Cite       []Range  // author-declared short representation
 	Role       string   // RoleSupplement, or "" for a primary source
 
-	Path     string // slash-separated path relative to the corpus root
-	BodyLine int    // file line number of body line 1
-	// Digest is the SHA-256 of the file's bytes. Raw, in the Source,
-	// rather than a hex string: 64 bytes and an object fewer a source.
-	Digest [sha256.Size]byte
-
 	// body is the body's lines, exactly as written, joined by "\n": one
 	// string, of which every line and quote is a piece (of the file's own
 	// bytes when it has no CRLF). ends[i] is where line i+1 ends in body.
@@ -48,6 +42,18 @@ type Source struct {
 	// 32-bit since a file is at most inputfile.MaxSize (4 MiB) bytes.
 	body string
 	ends []uint32
+	// heldStrings holds a one-item Subjects and Supersedes (see held).
+	heldStrings [2][1]string
+
+	Path string // slash-separated path relative to the corpus root
+
+	// Every field from here on holds no pointer: the collector scans a
+	// Source only up to its last pointer, Path.
+
+	BodyLine int // file line number of body line 1
+	// Digest is the SHA-256 of the file's bytes. Raw, in the Source,
+	// rather than a hex string: 64 bytes and an object fewer a source.
+	Digest [sha256.Size]byte
 
 	// Positions of front matter keys, for tools that point at them (the
 	// linter).
@@ -55,6 +61,44 @@ type Source struct {
 
 	HasBOM  bool // the file started with a UTF-8 byte order mark
 	HasCRLF bool // some line ended with CRLF
+
+	// heldCite and heldEnds hold Cite and ends when they fit (see held).
+	heldCite [2]Range
+	heldEnds [heldLines]uint32
+}
+
+// A parsed source keeps its short lists in the Source itself, each a
+// slice of the Source's own storage, instead of one small object each:
+// a usual source has one subject, replaces at most one source, cites a
+// range or two and has a few dozen lines, and the collector marks every
+// object of a loaded corpus in every collection. Measured on 100k
+// generated sources (15 lines, one subject, one replaced source, one cite
+// range), 2026-12-02, against the lists as objects of their own: the
+// loaded corpus holds 307k objects instead of 706k, for 206.7 MB of live
+// heap instead of 205.1 MB (a Source of 480 bytes instead of 352 and four
+// small arrays); with the index's change below, a collection of the
+// loaded corpus and index costs 0.81× the instructions and 0.87× the L1
+// read misses (valgrind --tool=cachegrind, 10k sources, a 2 MiB last
+// level; see selector's timeline).
+//
+// heldLines is as many line ends as fill the Source's allocation (the
+// 480-byte size class) with the fields above: a longer body's ends are an
+// array of their own.
+const heldLines = 16
+
+// held returns buf[:0], with its length as capacity, for a list to be
+// appended to: appends stay in buf while they fit, and move to an array
+// of their own past it. The list is final once clipped (see clip).
+func held[T any](buf []T) []T { return buf[:0:len(buf)] }
+
+// clip returns l with its length as capacity, so that an append to a
+// Source's list never writes into the Source, or nil when l is empty, as
+// without held storage.
+func clip[T any](l []T) []T {
+	if len(l) == 0 {
+		return nil
+	}
+	return slices.Clip(l)
 }
 
 // Pos is a 1-based line and column in a file.
@@ -128,7 +172,11 @@ func (s *Source) setBody(text string) {
 		panic("corpus: a body of 4 GiB or more")
 	}
 	s.body = text
-	s.ends = make([]uint32, 0, strings.Count(text, "\n")+1)
+	if n := strings.Count(text, "\n") + 1; n <= len(s.heldEnds) {
+		s.ends = s.heldEnds[:0:n]
+	} else {
+		s.ends = make([]uint32, 0, n)
+	}
 	for i := 0; ; {
 		j := strings.IndexByte(text[i:], '\n')
 		if j < 0 {
@@ -533,12 +581,12 @@ func (p *parser) fields(v *strict.Fields) {
 		p.errorf(n.Line+1, n.Column, CodeDuplicateKey, "keep only subjects", "both subject and subjects are set")
 	case v.Value("subject") != nil:
 		if x := p.scalar(v, "subject", true); x != "" {
-			s.Subjects = []string{x}
+			s.Subjects = clip(append(held(s.heldStrings[0][:]), x))
 			p.subjects("subject", []*yaml.Node{v.Value("subject")})
 		}
 	default:
 		var nodes []*yaml.Node
-		s.Subjects, nodes = p.list(v, "subjects", true)
+		s.Subjects, nodes = p.list(v, "subjects", true, held(s.heldStrings[0][:]))
 		p.subjects("subjects", nodes)
 	}
 	s.ValidFrom = p.date(v, "valid_from", true)
@@ -550,7 +598,7 @@ func (p *parser) fields(v *strict.Fields) {
 			"valid_until %s is not after valid_from %s", s.ValidUntil, s.ValidFrom)
 	}
 	var nodes []*yaml.Node
-	s.Supersedes, nodes = p.list(v, "supersedes", false)
+	s.Supersedes, nodes = p.list(v, "supersedes", false, held(s.heldStrings[1][:]))
 	for i, id := range s.Supersedes {
 		if !ValidSourceID(id) {
 			n := nodes[i]
@@ -684,8 +732,9 @@ func (p *parser) emptyValue(n *yaml.Node, key string, required bool) {
 }
 
 // list accepts a YAML sequence of scalars, or a single scalar as a list of one.
-// It returns the items and, in step with them, the nodes they came from.
-func (p *parser) list(v *strict.Fields, key string, required bool) ([]string, []*yaml.Node) {
+// It returns the items, appended to out (nil for none), and, in step with
+// them, the nodes they came from.
+func (p *parser) list(v *strict.Fields, key string, required bool, out []string) ([]string, []*yaml.Node) {
 	n := p.node(v, key, required)
 	if n == nil {
 		return nil, nil
@@ -700,7 +749,6 @@ func (p *parser) list(v *strict.Fields, key string, required bool) ([]string, []
 		p.errorf(n.Line+1, n.Column, CodeBadValue, "write a list such as [a, b]", "%s must be a list", key)
 		return nil, nil
 	}
-	var out []string
 	var nodes []*yaml.Node
 	for _, it := range items {
 		if it.Kind != yaml.ScalarNode || strings.TrimSpace(it.Value) == "" {
@@ -716,7 +764,7 @@ func (p *parser) list(v *strict.Fields, key string, required bool) ([]string, []
 	if len(out) == 0 && required && len(items) == 0 {
 		p.errorf(n.Line+1, n.Column, CodeMissingKey, "list at least one", "%s is empty", key)
 	}
-	return out, nodes
+	return clip(out), nodes
 }
 
 func (p *parser) date(v *strict.Fields, key string, required bool) Date {
@@ -752,6 +800,8 @@ func (p *parser) cite(n *yaml.Node) {
 		items = n.Content
 	}
 	var seen []*yaml.Node // the accepted items, in step with p.src.Cite
+	p.src.Cite = held(p.src.heldCite[:])
+	defer func() { p.src.Cite = clip(p.src.Cite) }()
 	for _, it := range items {
 		r, err := ParseRange(strings.TrimSpace(it.Value))
 		if it.Kind != yaml.ScalarNode || err != nil {
