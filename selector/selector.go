@@ -123,10 +123,25 @@ type Index struct {
 // contract order. A date is found by binary search over the cut points.
 // Memory is O(n) when versions of a subject do not overlap, and grows only
 // with overlaps, which are conflicts anyway.
+//
+// The segments are positions in sources, all in one array: a pointer to
+// each source and no pointer or small array per segment, since the
+// collector marks every object of a loaded index in every collection.
+// Measured on 100k generated sources (1,000 subjects, versions that do
+// not overlap), 2026-12-02: the index holds 5k objects instead of 104k
+// (a list per segment), and with corpus.Source's held lists a collection
+// of the loaded corpus and index costs 0.81× the instructions, 0.87× the
+// L1 and 0.91× the last-level read misses of main's (20 forced
+// collections less none, valgrind --tool=cachegrind --cache-sim=yes
+// --LL=2097152,16,64 on the 10k corpus).
 type timeline struct {
-	cuts     []corpus.Date      // ascending; segment i is [cuts[i], cuts[i+1])
-	segments [][]*corpus.Source // len(cuts) segments; the last is open-ended
-	sources  []*corpus.Source   // every source of the subject, in contract order
+	cuts []corpus.Date // ascending; segment i is [cuts[i], cuts[i+1])
+	// in holds the segments: segment i is in[ends[i-1]:ends[i]] (from 0
+	// for the first), positions in sources. len(cuts) segments; the last
+	// is open-ended.
+	in      []uint32
+	ends    []uint32
+	sources []*corpus.Source // every source of the subject, in contract order
 }
 
 // NewIndex indexes every source of c by subject and validity.
@@ -148,15 +163,30 @@ func NewIndex(c *corpus.Corpus) *Index {
 
 func newTimeline(sources []*corpus.Source) *timeline {
 	slices.SortFunc(sources, Compare)
-	cuts := corpus.Cuts(sources)
-	t := &timeline{cuts: cuts, segments: make([][]*corpus.Source, len(cuts)), sources: sources}
-	for _, s := range sources { // in contract order, so every segment is too
+	t := &timeline{cuts: corpus.Cuts(sources), sources: sources}
+	segs := make([][]uint32, len(t.cuts))
+	for i, s := range sources { // in contract order, so every segment is too
 		first, last := t.span(s)
-		for i := first; i <= last; i++ {
-			t.segments[i] = append(t.segments[i], s)
+		for j := first; j <= last; j++ {
+			segs[j] = append(segs[j], uint32(i))
 		}
 	}
+	n := 0
+	for _, seg := range segs {
+		n += len(seg)
+	}
+	t.fill(n, func(i int) []uint32 { return segs[i] })
 	return t
+}
+
+// fill sets t's segments to seg(i) for each segment i, n positions in all
+// (a hint).
+func (t *timeline) fill(n int, seg func(i int) []uint32) {
+	t.in, t.ends = make([]uint32, 0, n), make([]uint32, len(t.cuts))
+	for i := range t.cuts {
+		t.in = append(t.in, seg(i)...)
+		t.ends[i] = uint32(len(t.in))
+	}
 }
 
 // UpdateIndex indexes c as NewIndex does, reusing the timelines of prev,
@@ -244,15 +274,22 @@ func (t *timeline) update(changed map[*corpus.Source]bool, sources []*corpus.Sou
 	}
 	added := slices.SortedFunc(slices.Values(sources[kept:]), Compare)
 	merged := make([]*corpus.Source, 0, len(sources))
+	// Where each kept and each added source is in merged.
+	keptAt, addedAt := make([]uint32, 0, kept), make([]uint32, len(added))
 	i := 0
 	for _, s := range sources[:kept] { // in contract order, as t's are
 		for i < len(added) && Compare(added[i], s) < 0 {
+			addedAt[i] = uint32(len(merged))
 			merged = append(merged, added[i])
 			i++
 		}
+		keptAt = append(keptAt, uint32(len(merged)))
 		merged = append(merged, s)
 	}
-	merged = append(merged, added[i:]...)
+	for ; i < len(added); i++ {
+		addedAt[i] = uint32(len(merged))
+		merged = append(merged, added[i])
+	}
 
 	var removed []*corpus.Source
 	for _, s := range t.sources {
@@ -287,7 +324,17 @@ func (t *timeline) update(changed map[*corpus.Source]bool, sources []*corpus.Sou
 		}
 	}
 
-	nt := &timeline{cuts: t.cuts, segments: slices.Clone(t.segments), sources: merged}
+	// A kept source's position in merged, by its position in t.sources
+	// (sources[:kept] are t's kept ones in t's order): the segments no
+	// change touches are t's, at the kept sources' new positions.
+	moved := make([]uint32, len(t.sources))
+	k := 0
+	for j, s := range t.sources {
+		if !changed[s] {
+			moved[j] = keptAt[k]
+			k++
+		}
+	}
 	dirty := make([]bool, len(t.cuts))
 	for _, s := range slices.Concat(removed, added) {
 		first, last := t.span(s)
@@ -295,32 +342,38 @@ func (t *timeline) update(changed map[*corpus.Source]bool, sources []*corpus.Sou
 			dirty[i] = true
 		}
 	}
-	for i, d := range dirty {
-		if !d {
-			continue
+	nt := &timeline{cuts: t.cuts, sources: merged}
+	var seg []uint32
+	nt.fill(len(t.in)+len(added), func(i int) []uint32 {
+		seg = seg[:0]
+		if !dirty[i] {
+			for _, j := range t.segment(i) {
+				seg = append(seg, moved[j])
+			}
+			return seg
 		}
-		var seg []*corpus.Source
-		for _, s := range t.segments[i] {
-			if !changed[s] {
-				seg = append(seg, s)
+		// Positions in merged are in contract order, as a segment is.
+		for _, j := range t.segment(i) {
+			if !changed[t.sources[j]] {
+				seg = append(seg, moved[j])
 			}
 		}
-		for _, s := range added {
+		for a, s := range added {
 			if first, last := t.span(s); first <= i && i <= last {
-				seg = append(seg, s)
+				seg = append(seg, addedAt[a])
 			}
 		}
-		slices.SortFunc(seg, Compare)
-		nt.segments[i] = seg
-	}
+		slices.Sort(seg)
+		return seg
+	})
 	return nt
 }
 
 // span returns the first and last segment s covers.
 func (t *timeline) span(s *corpus.Source) (first, last int) {
-	first, last = t.segment(s.ValidFrom), len(t.cuts)-1
+	first, last = t.find(s.ValidFrom), len(t.cuts)-1
 	if !s.ValidUntil.IsZero() {
-		last = t.segment(s.ValidUntil) - 1
+		last = t.find(s.ValidUntil) - 1
 	}
 	return first, last
 }
@@ -331,15 +384,24 @@ func isIn(c *corpus.Corpus, s *corpus.Source) bool {
 	return ok && c.Sources[i] == s
 }
 
-// segment returns the index of the segment holding d, or -1 before the first.
-func (t *timeline) segment(d corpus.Date) int {
+// find returns the index of the segment holding d, or -1 before the first.
+func (t *timeline) find(d corpus.Date) int {
 	return sort.Search(len(t.cuts), func(i int) bool { return d.Before(t.cuts[i]) }) - 1
 }
 
-// at returns the sources that apply on d.
-func (t *timeline) at(d corpus.Date) []*corpus.Source {
-	if i := t.segment(d); i >= 0 {
-		return t.segments[i]
+// segment returns segment i, as positions in t.sources.
+func (t *timeline) segment(i int) []uint32 {
+	start := uint32(0)
+	if i > 0 {
+		start = t.ends[i-1]
+	}
+	return t.in[start:t.ends[i]]
+}
+
+// at returns the sources that apply on d, as positions in t.sources.
+func (t *timeline) at(d corpus.Date) []uint32 {
+	if i := t.find(d); i >= 0 {
+		return t.segment(i)
 	}
 	return nil
 }
@@ -445,8 +507,8 @@ func (ix *Index) Select(q Query) (Selection, error) {
 		}
 		for _, d := range q.Dates {
 			var here []*corpus.Source
-			for _, s := range t.at(d) {
-				if langMatches(s.Lang, q.Lang) {
+			for _, i := range t.at(d) {
+				if s := t.sources[i]; langMatches(s.Lang, q.Lang) {
 					here = append(here, s)
 				}
 			}
