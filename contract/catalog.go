@@ -4,7 +4,6 @@ import (
 	"hash/maphash"
 	"maps"
 	"math"
-	"sync"
 	"sync/atomic"
 
 	"github.com/ka2/ka2/corpus"
@@ -37,7 +36,8 @@ type Catalog struct {
 	// of one file at 100k sources then costs a few thousand entries, not
 	// a map of 100k (3.5 MB) and a lookup of every source. Until a fold,
 	// base keeps the records of the sources gone since it was made.
-	base, over map[*corpus.Source]*lazyRecords
+	base *recordTable
+	over map[*corpus.Source]*lazyRecords
 	// fixed holds the instruction-and-example templates of builds on
 	// this corpus (see fixedStore).
 	fixed fixedTemplates
@@ -67,16 +67,56 @@ func (cat *Catalog) fixedKnown(held [2]provenance.Item) [2]knownItem {
 	return [2]knownItem{knownAs(f.enc[0], held[0]), knownAs(f.enc[1], held[1])}
 }
 
-// lazyRecords are one source's records, prepared on first use.
+// recordTable holds the records of a corpus's sources in one array, by
+// each source's place in it: no object per source (a source's records are
+// nil until a build first quotes it), since the collector marks every
+// object of a loaded catalog in every collection. Measured on 100k
+// generated sources loaded as ka2 serve loads them, 2026-12-02, against a
+// map to an object per source: 100k objects fewer (313k against 413k)
+// and 1.6 MB less live heap; a collection of the 10k corpus 0.88× the L1
+// read misses and 0.97× the last-level ones (cachegrind, as in
+// selector's timeline). Nothing changes a table once it is made but
+// the records it holds, each set once.
+type recordTable struct {
+	at   map[*corpus.Source]uint32 // the place of each source in held
+	held []lazyRecords
+}
+
+// newTable is the table of sources, with the records that prev holds
+// for them (prev returns nil for a source it does not know).
+func newTable(sources []*corpus.Source, prev func(*corpus.Source) *lazyRecords) *recordTable {
+	t := &recordTable{at: make(map[*corpus.Source]uint32, len(sources)), held: make([]lazyRecords, len(sources))}
+	for i, s := range sources {
+		t.at[s] = uint32(i)
+		if l := prev(s); l != nil {
+			t.held[i].r.Store(l.r.Load())
+		}
+	}
+	return t
+}
+
+// lazy returns the records of s in t, or nil when t does not know s.
+func (t *recordTable) lazy(s *corpus.Source) *lazyRecords {
+	if i, ok := t.at[s]; ok {
+		return &t.held[i]
+	}
+	return nil
+}
+
+// lazyRecords are one source's records, prepared on first use. Two builds
+// that first quote a source at once may both prepare them; one is kept,
+// and they are equal, since they are made from the source alone.
 type lazyRecords struct {
-	once sync.Once
-	r    *sourceRecords
+	r atomic.Pointer[sourceRecords]
 }
 
 // get prepares s's records the first time it is called.
 func (l *lazyRecords) get(s *corpus.Source) *sourceRecords {
-	l.once.Do(func() { l.r = prepareSource(s) })
-	return l.r
+	if r := l.r.Load(); r != nil {
+		return r
+	}
+	l.r.CompareAndSwap(nil, prepareSource(s))
+	return l.r.Load()
 }
 
 // sourceRecords are one source's prepared records. A record that could
@@ -111,10 +151,7 @@ func UpdateCatalog(prev *Catalog, ix *selector.Index) *Catalog {
 	cat := &Catalog{corpus: c}
 	if prev == nil {
 		cat.fixed.seed = maphash.MakeSeed()
-		cat.base = make(map[*corpus.Source]*lazyRecords, len(c.Sources))
-		for _, s := range c.Sources {
-			cat.base[s] = &lazyRecords{}
-		}
+		cat.base = newTable(c.Sources, func(*corpus.Source) *lazyRecords { return nil })
 		return cat
 	}
 	// A template is checked in full on every use, so a reload keeps
@@ -133,18 +170,17 @@ func UpdateCatalog(prev *Catalog, ix *selector.Index) *Catalog {
 	}
 	corpus.DiffSources(prev.corpus.Sources, c.Sources, cat.drop, func(s *corpus.Source) { cat.over[s] = &lazyRecords{} })
 	if len(cat.over) > 64+4*int(math.Sqrt(float64(len(c.Sources)))) {
-		base := make(map[*corpus.Source]*lazyRecords, len(c.Sources))
-		for _, s := range c.Sources {
-			base[s] = cat.lazy(s)
-		}
-		cat.base, cat.over = base, nil
+		// The records prepared so far move to the new table; one that a
+		// build of the previous catalogs prepares from now on is not
+		// shared with this one.
+		cat.base, cat.over = newTable(c.Sources, cat.lazy), nil
 	}
 	return cat
 }
 
 // drop forgets the records of s, a source of the previous corpus.
 func (cat *Catalog) drop(s *corpus.Source) {
-	if _, inBase := cat.base[s]; inBase {
+	if _, inBase := cat.base.at[s]; inBase {
 		cat.over[s] = nil
 	} else {
 		delete(cat.over, s)
@@ -156,7 +192,7 @@ func (cat *Catalog) lazy(s *corpus.Source) *lazyRecords {
 	if l, ok := cat.over[s]; ok {
 		return l
 	}
-	return cat.base[s]
+	return cat.base.lazy(s)
 }
 
 // prepareSource prepares the records of s, as evidenceCandidates would

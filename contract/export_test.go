@@ -33,14 +33,14 @@ func (c *Catalog) Records(s *corpus.Source) (body provenance.Prepared, cites []p
 // safe beside a build that may prepare them.
 func Prepared(c *Catalog, s *corpus.Source) bool {
 	l := c.lazy(s)
-	return l != nil && l.r != nil
+	return l != nil && l.r.Load() != nil
 }
 
 // SameRecords reports whether a and b hold the very same records of s,
-// prepared once.
+// prepared once: the same place for them, or the same records there.
 func SameRecords(a, b *Catalog, s *corpus.Source) bool {
-	ra := a.lazy(s)
-	return ra != nil && ra == b.lazy(s)
+	ra, rb := a.lazy(s), b.lazy(s)
+	return ra != nil && rb != nil && (ra == rb || ra.r.Load() != nil && ra.r.Load() == rb.r.Load())
 }
 
 // Layered is how many changes c holds on top of its base.
