@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/ka2/ka2/internal/atomicfile"
@@ -136,7 +137,7 @@ func (t inTree) list() (map[string]fs.DirEntry, error) {
 		return nil, err
 	}
 	defer r.Close()
-	f, err := r.Open(t.rel)
+	f, err := openDirIn(r, t.rel)
 	if err != nil {
 		return nil, err
 	}
@@ -161,66 +162,90 @@ func (t inTree) dir() inTree { return inTree{t.root, path.Dir(t.rel)} }
 // last. A golden is then one open of one name in that folder: through the
 // tree's root every stat and open walks each folder from the tree down,
 // and a run of 10,000 cases spent three quarters of its time in those
-// walks (ka2perf regress). A golden the folder's root does not reach as
-// a regular file (missing, or a link that leaves the folder) is read as
-// inTree.read reads it (readGolden), so what is read, refused and said
-// is the same.
+// walks (ka2perf regress). Where the platform has one (heldFolder's
+// fast), a golden the folder's listing shows as a regular file is read
+// with fewer system calls still. A golden the folder's root does not
+// reach as a regular file (missing, or a link that leaves the folder) is
+// read as inTree.read reads it (readGolden), so what is read, refused and
+// said is the same.
 type goldenFolders struct {
 	mu    sync.Mutex
-	trees map[string]*os.Root // by tree; nil: cannot be opened
-	open  map[inTree]*os.Root // by golden folder; nil: cannot be opened
-	left  map[inTree]int      // cases still to read in each golden folder
+	trees map[string]*os.Root    // by tree; nil: cannot be opened
+	open  map[inTree]*heldFolder // by golden folder; nil: cannot be opened
+	left  map[inTree]int         // cases still to read in each golden folder
+	fast  atomic.Int64           // goldens read by a folder's fast reader (for tests)
+}
+
+// heldFolder is an open golden folder: its os.Root, and the platform's
+// fast reader on it (nil where there is none, or it could not be opened).
+type heldFolder struct {
+	root *os.Root
+	fast *fastFolder
 }
 
 // newGoldenFolders prepares the reads of cases' goldens; every case is
 // then passed to done once, read or not, and close is called at the end.
 func newGoldenFolders(cases []*Case) *goldenFolders {
-	f := &goldenFolders{trees: map[string]*os.Root{}, open: map[inTree]*os.Root{}, left: map[inTree]int{}}
+	f := &goldenFolders{trees: map[string]*os.Root{}, open: map[inTree]*heldFolder{}, left: map[inTree]int{}}
 	for _, c := range cases {
 		f.left[c.golden.dir()]++
 	}
 	return f
 }
 
-// read reads the golden g through its folder's root, one open of one
-// name, if that reaches a regular file; ok is false otherwise (a missing
-// golden, one that links out of its folder, and any golden when f is
-// nil), and readGolden then reads it as inTree.read does.
+// read reads the golden g through its folder, with the fast reader if it
+// reads it and else one open of one name in the folder's root, if that
+// reaches a regular file; ok is false otherwise (a missing golden, one
+// that links out of its folder, and any golden when f is nil), and
+// readGolden then reads it as inTree.read does.
 func (f *goldenFolders) read(g inTree) (data []byte, ok bool) {
 	if f == nil {
 		return nil, false
 	}
-	r := f.folder(g.dir())
-	if r == nil {
+	h := f.folder(g.dir())
+	if h == nil {
 		return nil, false
 	}
-	data, err := inputfile.ReadIn(r, path.Base(g.rel), inputfile.MaxSize)
+	name := path.Base(g.rel)
+	if data, ok := h.fast.read(name); ok {
+		f.fast.Add(1)
+		return data, true
+	}
+	data, err := inputfile.ReadIn(h.root, name, inputfile.MaxSize)
 	return data, err == nil
 }
 
-// folder returns the open root of a golden folder, opening it (and its
-// tree's) on first use; nil when it cannot be opened.
-func (f *goldenFolders) folder(dir inTree) *os.Root {
+// folder returns the open golden folder, opening it (and its tree's root)
+// on first use; nil when it cannot be opened.
+func (f *goldenFolders) folder(dir inTree) *heldFolder {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if r, ok := f.open[dir]; ok {
-		return r
+	if h, ok := f.open[dir]; ok {
+		return h
 	}
 	tree, ok := f.trees[dir.root]
 	if !ok {
 		tree, _ = os.OpenRoot(dir.root)
 		f.trees[dir.root] = tree
 	}
-	var r *os.Root
+	var h *heldFolder
 	if tree != nil {
-		r, _ = tree.OpenRoot(dir.rel)
+		if r, err := tree.OpenRoot(dir.rel); err == nil {
+			h = &heldFolder{root: r, fast: openFastFolder(r)}
+		}
 	}
-	f.open[dir] = r
-	return r
+	f.open[dir] = h
+	return h
 }
 
-// done says that golden g's case is over; its folder's root is closed
-// after the folder's last case.
+// close closes the folder's fast reader and root.
+func (h *heldFolder) close() {
+	h.fast.close()
+	h.root.Close()
+}
+
+// done says that golden g's case is over; its folder is closed after the
+// folder's last case.
 func (f *goldenFolders) done(g inTree) {
 	dir := g.dir()
 	f.mu.Lock()
@@ -228,20 +253,20 @@ func (f *goldenFolders) done(g inTree) {
 	if f.left[dir]--; f.left[dir] > 0 {
 		return
 	}
-	if r := f.open[dir]; r != nil {
-		r.Close()
+	if h := f.open[dir]; h != nil {
+		h.close()
 	}
 	delete(f.open, dir)
 }
 
-// close closes every root still open (those of cases a stopped run never
-// started, and the trees').
+// close closes every folder still open (those of cases a stopped run
+// never started, and the trees').
 func (f *goldenFolders) close() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for dir, r := range f.open {
-		if r != nil {
-			r.Close()
+	for dir, h := range f.open {
+		if h != nil {
+			h.close()
 		}
 		delete(f.open, dir)
 	}
