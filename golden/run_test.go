@@ -310,19 +310,32 @@ func TestRunUnreferencedAndPrune(t *testing.T) {
 	inSampleCopy(t)
 	testutil.WriteFile(t, "cases/testdata/golden/boundaries/renamed-long-ago.golden", "{}\n")
 	testutil.WriteFile(t, "cases/testdata/golden/gone/whole-file-removed.golden.new", "{}\n")
+	// A case's own pending golden is referenced; the name of another
+	// folder's case is not, nor a golden's pending file with no case;
+	// files that are neither goldens nor pending goldens, and folders,
+	// are no goldens at all.
+	testutil.WriteFile(t, "cases/testdata/golden/boundaries/mid-2025.golden.new", "{}\n")
+	testutil.WriteFile(t, "cases/testdata/golden/budget/mid-2025.golden", "{}\n")
+	testutil.WriteFile(t, "cases/testdata/golden/budget/mid-2026.golden.new", "{}\n")
+	testutil.WriteFile(t, "cases/testdata/golden/boundaries/notes.new", "{}\n")
+	testutil.WriteFile(t, "cases/testdata/golden/boundaries/mid-2025.golden.new.new", "{}\n")
+	testutil.WriteFile(t, "cases/testdata/golden/boundaries/mid-2025.goldens", "{}\n")
+	testutil.WriteFile(t, "cases/testdata/golden/boundaries/old.golden/x", "{}\n")
 	s := load(t, "cases")
-	want := []string{"cases/testdata/golden/boundaries/renamed-long-ago.golden", "cases/testdata/golden/gone/whole-file-removed.golden.new"}
+	want := []string{"cases/testdata/golden/boundaries/renamed-long-ago.golden",
+		"cases/testdata/golden/budget/mid-2025.golden", "cases/testdata/golden/budget/mid-2026.golden.new",
+		"cases/testdata/golden/gone/whole-file-removed.golden.new"}
 	if diff := cmp.Diff(want, s.Unreferenced); diff != "" {
 		t.Fatalf("Unreferenced mismatch (-want +got):\n%s", diff)
 	}
-	if rep := run(t, s, golden.Options{}); !rep.OK() || rep.Summary.Unreferenced != 2 {
+	if rep := run(t, s, golden.Options{}); !rep.OK() || rep.Summary.Unreferenced != len(want) {
 		t.Errorf("reported, not rejected: %s", rep.SummaryLine())
 	}
 	if rep := run(t, s, golden.Options{RejectUnreferenced: true}); rep.OK() {
 		t.Errorf("--unreferenced=reject passed: %s", rep.SummaryLine())
 	}
 	rep := run(t, s, golden.Options{Prune: true, RejectUnreferenced: true})
-	if !rep.OK() || rep.Summary.Pruned != 2 {
+	if !rep.OK() || rep.Summary.Pruned != len(want) {
 		t.Errorf("--prune: %s", rep.SummaryLine())
 	}
 	for _, p := range want {
