@@ -3,22 +3,21 @@ package golden
 import (
 	"os"
 	"path/filepath"
-	"slices"
-	"sync"
-	"syscall"
+
+	"github.com/ka2/ka2/internal/inputfile"
 )
 
-// fastFolder reads the goldens of one golden folder with openat relative
-// to the folder's descriptor, one pread and a close: 3 system calls a
-// golden, where os.Root's Stat and OpenFile and the read to the end take
-// 7 (a stat, the open, the poller's epoll_ctl, an fstat, two reads, the
-// close). The folder is the one its tree's os.Root opened, so it is
-// inside the tree; a name is one element opened without following a
-// link, so nothing outside is reached. Only a name the folder's listing
-// shows as a regular file is opened (the listing is the check before
-// opening that inputfile.ReadFile makes with a stat); anything else, and
-// any read that is not plainly a whole small regular file, is left to
-// os.Root (ok false), which reads, refuses and words it as before.
+// fastFolder reads the goldens of one golden folder with inputfile.ReadAt
+// relative to the folder's descriptor (openat, one pread, close): 3
+// system calls a golden, where os.Root's Stat and OpenFile and the read
+// to the end take 7 (a stat, the open, the poller's epoll_ctl, an fstat,
+// two reads, the close). The folder is the one its tree's os.Root
+// opened, so it is inside the tree; a name is one element opened without
+// following a link, so nothing outside is reached. Only a name the
+// folder's listing shows as a regular file is opened (the listing is the
+// check before opening that inputfile.ReadFile makes with a stat);
+// anything else, and any read ReadAt leaves to the careful way, is left
+// to os.Root (ok false), which reads, refuses and words it as before.
 //
 // Measured beside main (os.Root's Stat, OpenFile, read to the end, and
 // a listing that stats every entry), 2026-12-02: `strace -f ka2perf
@@ -75,11 +74,7 @@ func openDirIn(r *os.Root, name string) (*os.File, error) {
 		return d, nil
 	}
 	nfd := -1
-	rc.Control(func(p uintptr) {
-		nfd, _ = retry(func() (int, error) {
-			return syscall.Openat(int(p), ".", syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
-		})
-	})
+	rc.Control(func(p uintptr) { nfd, _ = inputfile.OpenDirAt(int(p), ".") })
 	if nfd < 0 {
 		return d, nil
 	}
@@ -87,56 +82,19 @@ func openDirIn(r *os.Root, name string) (*os.File, error) {
 	return os.NewFile(uintptr(nfd), filepath.Join(r.Name(), filepath.FromSlash(name))), nil
 }
 
-// readBufs are read buffers of fastFolder.read, larger than most goldens
-// (a sample golden is about 1 KB; one at the largest default budget,
-// 4096 tokens, about 16 KB); a golden read is copied out of one. Against
-// a new buffer for each read: `go test ./golden -bench FastFolderRead
-// -count 5`, 2026-12-02, 1.27 ms against 3.44 ms per 100 goldens of 1 KB,
-// medians, and 155 KB allocated against 3.3 MB.
-var readBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
-
 // read reads the listed regular file name: ok with its bytes, or not ok,
-// and the caller reads it through os.Root. The file is opened without
-// following a link and without blocking (a named pipe put there since
-// the listing opens at once), and read with pread, which a pipe, a
-// socket or a terminal refuses. A first read shorter than the buffer and
-// not empty is the whole file, as for any regular file; an empty read,
-// or one that fills the buffer (a larger golden, or a device), is left
-// to os.Root.
+// and the caller reads it through os.Root.
 func (ff *fastFolder) read(name string) ([]byte, bool) {
 	if ff == nil || !ff.regular[name] {
 		return nil, false
 	}
-	fd, err := retry(func() (int, error) {
-		return syscall.Openat(ff.fd, name, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
-	})
-	if err != nil {
-		return nil, false
-	}
-	defer syscall.Close(fd)
-	bp := readBufs.Get().(*[]byte)
-	defer readBufs.Put(bp)
-	buf := *bp
-	n, err := retry(func() (int, error) { return syscall.Pread(fd, buf, 0) })
-	if err != nil || n == 0 || n == len(buf) {
-		return nil, false
-	}
-	return slices.Clone(buf[:n]), true
+	data, ok, _ := inputfile.ReadAt(ff.fd, name, inputfile.MaxSize)
+	return data, ok
 }
 
 // close closes the folder's descriptor.
 func (ff *fastFolder) close() {
 	if ff != nil {
 		ff.dir.Close()
-	}
-}
-
-// retry calls f again while it is interrupted by a signal.
-func retry(f func() (int, error)) (int, error) {
-	for {
-		n, err := f()
-		if err != syscall.EINTR {
-			return n, err
-		}
 	}
 }

@@ -10,15 +10,17 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/ka2/ka2/internal/inputfile"
 )
 
 // TestFastFolderReadsWhatRootReads: every golden a run reads through the
 // fast folder reader has the bytes os.Root reads (inTree.read), and every
 // one it does not read plainly (a link, inside the folder or out of the
 // tree, a named pipe listed as one or swapped in after the listing, a
-// folder, an empty file, one larger than the read buffer, a missing one)
+// folder, an empty file, one over inputfile.MaxSize, a missing one)
 // is left to os.Root, which reads or refuses it as before. The plain
-// goldens, small, at the buffer's edge or with odd names, take the fast
+// goldens, small, around the read buffer's size or with odd names, take the fast
 // path: the system calls it saves are what it is for.
 func TestFastFolderReadsWhatRootReads(t *testing.T) {
 	outside := t.TempDir()
@@ -27,7 +29,7 @@ func TestFastFolderReadsWhatRootReads(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	bufLen := len(*readBufs.Get().(*[]byte))
+	bufLen := inputfile.ReadAtBuffer
 	write := func(name string, data []byte) {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 			t.Fatal(err)
@@ -40,13 +42,14 @@ func TestFastFolderReadsWhatRootReads(t *testing.T) {
 		"edge-1.golden":      bytes.Repeat([]byte("e"), bufLen-1),
 		"b.golden.pending":   []byte("pending\n"),
 		"crlf\r\nend.golden": []byte("a\r\nb\r\n"),
+		"edge.golden":        bytes.Repeat([]byte("e"), bufLen),
+		"big.golden":         bytes.Repeat([]byte("b"), bufLen+1),
 	}
 	for name, data := range fast {
 		write(name, data)
 	}
 	write("empty.golden", nil)
-	write("edge.golden", bytes.Repeat([]byte("e"), bufLen))
-	write("big.golden", bytes.Repeat([]byte("b"), bufLen+1))
+	write("huge.golden", bytes.Repeat([]byte("h"), inputfile.MaxSize+1))
 	write("swapped.golden", []byte("a file when listed\n"))
 	if err := os.WriteFile(filepath.Join(outside, "secret"), []byte("FAKE_SECRET=do-not-print\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -62,7 +65,7 @@ func TestFastFolderReadsWhatRootReads(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, "folder.golden"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	slow := []string{"empty.golden", "edge.golden", "big.golden", "swapped.golden", "inside.golden", "out.golden", "abs.golden", "dangling.golden", "loop.golden", "pipe.golden", "folder.golden", "missing.golden", "..", "."}
+	slow := []string{"empty.golden", "huge.golden", "swapped.golden", "inside.golden", "out.golden", "abs.golden", "dangling.golden", "loop.golden", "pipe.golden", "folder.golden", "missing.golden", "..", "."}
 	var cases []*Case
 	for _, name := range append(slow, slices.Collect(maps.Keys(fast))...) {
 		cases = append(cases, &Case{golden: inTree{root: tree, rel: "testdata/golden/cases/" + name}})
