@@ -291,6 +291,13 @@ var newline = []byte{'\n'}
 // capacity 1, so no response's header writes into another's.
 var jsonContentType = []string{"application/json"}[0:1:1]
 
+// bufPool keeps the buffers request bodies are read into. It earns its
+// place by memory, which the collector pays for at every answer: a
+// sample contract through the handler (`go test ./serve -run '^$' -bench
+// 'BenchmarkHandlerContract$' -benchmem -count 4`, 2026-12-02) allocates
+// 6.9 KB in 29 allocations with the pool and 8.5 KB in 32 without it
+// (0.81× the bytes); the time per answer was 0.87× (medians of four,
+// 15.2 against 17.5 µs, a shared machine).
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // borrowBuffer takes a body buffer from the pool; returnBuffer gives it
