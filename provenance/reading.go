@@ -41,9 +41,8 @@ func slowReading(text string) string {
 	s := strings.Map(dropIgnorable, text)
 	s = Canonical(s)
 	s = confusables.Skeleton(s)
-	f := folders.Get().(*cases.Caser)
+	f := cases.Fold() // its own, as in Canonical
 	s = f.String(norm.NFKC.String(s))
-	folders.Put(f)
 	return strings.Join(strings.FieldsFunc(s, unicode.IsSpace), " ")
 }
 
