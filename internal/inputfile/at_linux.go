@@ -28,6 +28,11 @@ func OpenDirAt(dirfd int, name string) (int, error) {
 // goldens a few KB; a file of exactly this size is the edge tests try.
 const ReadAtBuffer = 32 << 10
 
+// bufs keeps ReadAt's buffers. It earns its place: reading a 1.4 KB
+// file (`go test ./internal/inputfile -run '^$' -bench ReadAt -count 3`,
+// 2026-12-02, a busy machine) allocates 1.4 KB a read with the pool and
+// 34 KB without it, and took 5.7–7.4 µs against 17–35 µs (the zeroing
+// of a fresh buffer and the collections it brings).
 var bufs = sync.Pool{New: func() any { b := make([]byte, ReadAtBuffer); return &b }}
 
 // ReadAt reads name, one element in the folder dirfd, if it is a plain
