@@ -75,6 +75,24 @@ func ratios(args []string) error {
 	if r.baseline != "" {
 		limit *= 2
 	}
+	type step struct {
+		name string
+		run  func() error
+	}
+	steps := []step{{"none", func() error { return nil }}, {"service", r.service}, {"build", r.build}, {"scale", r.scale}, {"lint", r.lint}, {"regress", r.regress}, {"count", r.count}}
+	want := map[string]bool{}
+	for name := range strings.SplitSeq(*only, ",") {
+		if name == "" {
+			continue
+		}
+		if !slices.ContainsFunc(steps, func(s step) bool { return s.name == name }) {
+			return fmt.Errorf("-only %s: use service, scale, lint, regress, count or build (or none, to only build ka2 and write the corpora)", name)
+		}
+		want[name] = true
+	}
+	// Only the scale rows load the 1M corpus: a run without them does not
+	// write it (1.4 GB in a fresh -work).
+	r.million = !r.quick && (len(want) == 0 || want["scale"] || want["none"])
 	if err := os.MkdirAll(r.work, 0o755); err != nil {
 		return err
 	}
@@ -92,21 +110,6 @@ func ratios(args []string) error {
 	defer cancel()
 	r.ctx = ctx
 	r.measured = time.Now()
-	type step struct {
-		name string
-		run  func() error
-	}
-	steps := []step{{"none", func() error { return nil }}, {"service", r.service}, {"build", r.build}, {"scale", r.scale}, {"lint", r.lint}, {"regress", r.regress}, {"count", r.count}}
-	want := map[string]bool{}
-	for name := range strings.SplitSeq(*only, ",") {
-		if name == "" {
-			continue
-		}
-		if !slices.ContainsFunc(steps, func(s step) bool { return s.name == name }) {
-			return fmt.Errorf("-only %s: use service, scale, lint, regress, count or build (or none, to only build ka2 and write the corpora)", name)
-		}
-		want[name] = true
-	}
 	for _, step := range steps {
 		if len(want) > 0 && !want[step.name] {
 			continue
@@ -125,6 +128,7 @@ func ratios(args []string) error {
 type ratioRun struct {
 	ctx      context.Context
 	quick    bool
+	million  bool // the 1M corpus is written (see prepare)
 	work     string
 	self     string // this program, run again for each measure
 	ka2      string // the ka2 binary built from this tree
@@ -182,7 +186,7 @@ func (r *ratioRun) prepare() error {
 		return fmt.Errorf("go build ./cmd/ka2: %w", err)
 	}
 	sizes := []int{r.big()}
-	if !r.quick {
+	if r.million {
 		sizes = append(sizes, 1_000_000)
 	}
 	for _, n := range sizes {
