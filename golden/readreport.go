@@ -282,6 +282,10 @@ func (rc *reportChecker) bad(n *yaml.Node, format string, args ...any) {
 func (rc *reportChecker) value(n *yaml.Node, t reflect.Type, at *reportLoc, enum []string) {
 	n = strict.Deref(n)
 	if strict.IsNull(n) {
+		if enum != nil && t.Kind() == reflect.String {
+			// The zero value, "", is in no set: a report writes one of them.
+			rc.bad(n, "%s: null is not one of %s", at, strings.Join(enum, ", "))
+		}
 		return // encoding/json leaves the zero value, which is valid
 	}
 	switch t.Kind() {
@@ -290,9 +294,19 @@ func (rc *reportChecker) value(n *yaml.Node, t reflect.Type, at *reportLoc, enum
 	case reflect.Struct:
 		rt := typeOf(t)
 		rc.at = at
+		var present []string
 		for _, e := range rc.d.Mapping(n, rt.m).All() {
 			f := rt.fields[e.Name]
+			present = append(present, e.Name)
 			rc.value(e.Value, f.typ, &reportLoc{parent: at, key: e.Name}, f.enum)
+		}
+		// A field of a known set is always written (none is omitempty
+		// but lists): left out, it would read as "", which is in no set,
+		// and the report could not be read again once written.
+		for _, k := range rt.m.Keys {
+			if f := rt.fields[k.Name]; f.enum != nil && f.typ.Kind() == reflect.String && !slices.Contains(present, k.Name) {
+				rc.bad(n, "%s: %q is missing; want one of %s", at, k.Name, strings.Join(f.enum, ", "))
+			}
 		}
 	case reflect.Slice:
 		if n.Kind != yaml.SequenceNode {
