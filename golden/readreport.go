@@ -65,6 +65,11 @@ var reportTypes sync.Map // reflect.Type → *reportType
 type reportType struct {
 	m      *strict.Map
 	fields map[string]reportField
+	// required are the keys of a string of a known set: a report always
+	// writes them (only lists are omitempty), and one left out would read
+	// as "", which is in no set, so that the report could not be read
+	// again once written.
+	required []string
 }
 
 // typeOf returns the keys of struct type t, worked out once.
@@ -73,7 +78,13 @@ func typeOf(t reflect.Type) *reportType {
 		return rt.(*reportType)
 	}
 	m, fields := reportFields(t)
-	rt, _ := reportTypes.LoadOrStore(t, &reportType{m, fields})
+	var required []string
+	for _, k := range m.Keys {
+		if f := fields[k.Name]; f.enum != nil && f.typ.Kind() == reflect.String {
+			required = append(required, k.Name)
+		}
+	}
+	rt, _ := reportTypes.LoadOrStore(t, &reportType{m, fields, required})
 	return rt.(*reportType)
 }
 
@@ -294,18 +305,14 @@ func (rc *reportChecker) value(n *yaml.Node, t reflect.Type, at *reportLoc, enum
 	case reflect.Struct:
 		rt := typeOf(t)
 		rc.at = at
-		var present []string
-		for _, e := range rc.d.Mapping(n, rt.m).All() {
+		fields := rc.d.Mapping(n, rt.m)
+		for _, e := range fields.All() {
 			f := rt.fields[e.Name]
-			present = append(present, e.Name)
 			rc.value(e.Value, f.typ, &reportLoc{parent: at, key: e.Name}, f.enum)
 		}
-		// A field of a known set is always written (none is omitempty
-		// but lists): left out, it would read as "", which is in no set,
-		// and the report could not be read again once written.
-		for _, k := range rt.m.Keys {
-			if f := rt.fields[k.Name]; f.enum != nil && f.typ.Kind() == reflect.String && !slices.Contains(present, k.Name) {
-				rc.bad(n, "%s: %q is missing; want one of %s", at, k.Name, strings.Join(f.enum, ", "))
+		for _, k := range rt.required {
+			if fields != nil && !fields.Has(k) {
+				rc.bad(n, "%s: %q is missing; want one of %s", at, k, strings.Join(rt.fields[k].enum, ", "))
 			}
 		}
 	case reflect.Slice:
